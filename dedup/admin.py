@@ -1,0 +1,234 @@
+"""The Django admin over the palace. Writes go through `dedup.services`, as from the API: a drawer
+added here is deduplicated, a deletion is audited, and the audit log is read-only."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count
+from django.utils.html import format_html
+
+from dedup import services
+from dedup.errors import DomainError
+from palace.models import (
+    AuditEntry,
+    Checkpoint,
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityAlias,
+    EntityLink,
+    Mention,
+    Room,
+    Wing,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class RoomInline(admin.TabularInline):
+    model = Room
+    extra = 0
+    fields = ["name", "created_at"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(Wing)
+class WingAdmin(admin.ModelAdmin):
+    list_display = ["name", "room_count", "created_at"]
+    search_fields = ["name"]
+    inlines = [RoomInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(room_count=Count("rooms"))
+
+    @admin.display(ordering="room_count")
+    def room_count(self, wing):
+        return wing.room_count
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = ["name", "wing", "created_at"]
+    list_filter = ["wing"]
+    search_fields = ["name", "wing__name"]
+    list_select_related = ["wing"]
+
+
+@admin.register(Drawer)
+class DrawerAdmin(admin.ModelAdmin):
+    list_display = ["preview", "room", "name", "kind", "agent", "is_current", "created_at"]
+    list_filter = [("valid_to", admin.EmptyFieldListFilter), "kind", "room__wing"]
+    search_fields = ["content", "name", "agent", "uuid"]
+    list_select_related = ["room__wing"]
+    date_hierarchy = "created_at"
+    add_fields = ["room", "content", "name", "kind", "agent"]
+    readonly_fields = [
+        "uuid",
+        "room",
+        "content",
+        "content_hash",
+        "fingerprint",
+        "name",
+        "kind",
+        "agent",
+        "source",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+        "created_at",
+    ]
+    actions = ["supersede_selected"]
+
+    @admin.display(description="content")
+    def preview(self, drawer):
+        return str(drawer)
+
+    @admin.display(boolean=True, description="current")
+    def is_current(self, drawer):
+        return drawer.valid_to is None
+
+    def get_fields(self, request, obj=None):
+        return self.add_fields if obj is None else self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        # Content is verbatim and never rewritten, so an existing drawer is read-only here.
+        return [] if obj is None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        if change:  # pragma: no cover - every field is read-only on change
+            return
+        try:
+            result = services.drawer_write(
+                room=obj.room,
+                content=obj.content,
+                name=obj.name or None,
+                kind=obj.kind,
+                agent=obj.agent or request.user.get_username(),
+                source={"via": "admin", "user": request.user.get_username()},
+            )
+        except DomainError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            raise
+        # Point the admin at the drawer that holds the memory (the new one, or the existing copy).
+        obj.pk = result.drawer.pk
+        obj.__dict__.update(
+            {k: v for k, v in result.drawer.__dict__.items() if not k.startswith("_")}
+        )
+        if not result.created:
+            self.message_user(
+                request,
+                f"An exact copy is already in this room (drawer {result.drawer.uuid}); "
+                "nothing new was stored.",
+                messages.WARNING,
+            )
+        elif result.links:
+            self.message_user(
+                request,
+                f"Stored and linked to {len(result.links)} similar drawer(s).",
+                messages.INFO,
+            )
+
+    def delete_model(self, request, obj):
+        services.drawer_delete(drawer=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for drawer in queryset:
+            services.drawer_delete(drawer=drawer, actor=request.user)
+
+    @admin.action(description="Supersede selected drawers")
+    def supersede_selected(self, request, queryset):
+        done = 0
+        for drawer in queryset.filter(valid_to__isnull=True):
+            services.drawer_supersede(drawer=drawer, actor=request.user)
+            done += 1
+        self.message_user(request, f"Superseded {done} drawer(s).")
+
+
+@admin.register(DrawerLink)
+class DrawerLinkAdmin(ReadOnlyAdmin):
+    list_display = ["id", "newer", "older", "verdict", "similarity", "created_at"]
+    list_filter = ["verdict"]
+    list_select_related = ["newer", "older"]
+    search_fields = ["newer__uuid", "older__uuid", "newer__content", "older__content"]
+
+
+class AliasInline(admin.TabularInline):
+    model = EntityAlias
+    extra = 0
+    fields = ["alias", "key", "created_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Entity)
+class EntityAdmin(ReadOnlyAdmin):
+    list_display = ["name", "kind", "key", "mention_count", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["name", "key", "alias_set__alias", "uuid"]
+    inlines = [AliasInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(mention_count=Count("mentions"))
+
+    @admin.display(ordering="mention_count")
+    def mention_count(self, entity):
+        return entity.mention_count
+
+
+@admin.register(EntityLink)
+class EntityLinkAdmin(ReadOnlyAdmin):
+    list_display = ["id", "newer", "older", "similarity", "created_at"]
+    list_select_related = ["newer", "older"]
+    search_fields = ["newer__name", "older__name"]
+
+
+@admin.register(Mention)
+class MentionAdmin(ReadOnlyAdmin):
+    list_display = ["entity", "drawer", "observed_name", "rule", "created_at"]
+    list_select_related = ["entity", "drawer"]
+    search_fields = ["entity__name"]
+
+    @admin.display(description="observed as")
+    def observed_name(self, mention):
+        return mention.observation.get("name")
+
+    @admin.display(description="rule")
+    def rule(self, mention):
+        return mention.observation.get("rule")
+
+
+@admin.register(Checkpoint)
+class CheckpointAdmin(ReadOnlyAdmin):
+    list_display = ["key", "created_by", "created_at"]
+    search_fields = ["key"]
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    """The audit log: read-only (no add, change or delete), here as everywhere."""
+
+    list_display = ["created_at", "actor_label", "action", "target_type", "target_link"]
+    list_filter = ["action", "target_type"]
+    search_fields = ["actor_label", "target_id", "action"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="target")
+    def target_link(self, entry):
+        return format_html("<code>{}</code>", entry.target_id)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_staff

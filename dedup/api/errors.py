@@ -1,0 +1,83 @@
+"""One error shape for the whole API: {"error": "<message>", "code": "<stable code>"}.
+
+Domain errors carry their own code and status; DRF's and Django's exceptions are mapped here, so
+a client can branch on `code` and show `error`.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from dedup.errors import DomainError
+
+_DRF_CODES = {
+    exceptions.ParseError: "invalid_json",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+}
+
+
+class ApiError(exceptions.APIException):
+    """Raised by views for errors that are the interface's own (unknown ids in a URL)."""
+
+    def __init__(self, message: str, *, code: str, status_code: int, details: dict | None = None):
+        super().__init__(message)
+        self.status_code = status_code
+        self.error_code = code
+        self.details = details or {}
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(f"No {what} with that id.", code=f"{what}_not_found", status_code=404)
+
+
+def body(message: str, code: str, details: dict | None = None) -> dict:
+    payload = {"error": message, "code": code}
+    if details:
+        payload["details"] = details
+    return payload
+
+
+def _first_message(detail) -> str:
+    if isinstance(detail, dict):
+        for field, value in detail.items():
+            text = _first_message(value)
+            return text if field == "non_field_errors" else f"{field}: {text}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return Response(body(exc.message, exc.code, exc.details), status=exc.status)
+    if isinstance(exc, ApiError):
+        return Response(body(str(exc.detail), exc.error_code, exc.details), status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            body("The request body is too large.", "content_too_large"),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = body(_first_message(exc.detail), "invalid", {"fields": exc.detail})
+        return response
+    code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    message = exc.detail if isinstance(exc.detail, str) else _first_message(exc.detail)
+    response.data = body(str(message), code)
+    return response

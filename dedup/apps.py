@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DedupConfig(AppConfig):
+    name = "dedup"
+    verbose_name = "Deduplication"

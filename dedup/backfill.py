@@ -1,0 +1,75 @@
+"""Fill the derived columns of rows written before they existed: drawers' hashes, normalised text
+and fingerprints, entities' and aliases' keys. Merges nothing; running it twice changes nothing.
+
+The functions take the model classes, so the data migration can pass its historical models and
+the `dedup_backfill` command the current ones: one implementation for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dedup import policy
+
+BATCH_SIZE = 500
+Progress = Callable[[int], None]
+
+
+def _noop(_: int) -> None:
+    pass
+
+
+def drawers_needing_backfill(drawer_model):
+    # A drawer with no letter or digit legitimately has no fingerprint; its normalised text is
+    # empty too, so it is re-examined each run (cheap, and rare) but never counted as filled.
+    return drawer_model.objects.filter(fingerprint__isnull=True, normalized_content="")
+
+
+def backfill_fingerprints(drawer_model, *, progress: Progress = _noop) -> int:
+    """Returns the number of drawers that gained a fingerprint."""
+    filled = 0
+    last_id = 0
+    queryset = drawers_needing_backfill(drawer_model).order_by("id")
+    while True:
+        batch = list(
+            queryset.filter(id__gt=last_id).only("id", "content", "content_hash")[:BATCH_SIZE]
+        )
+        if not batch:
+            return filled
+        for drawer in batch:
+            normalized = policy.normalize_text(drawer.content)
+            drawer.normalized_content = normalized
+            drawer.fingerprint = policy.fingerprint_of_normalized(normalized)
+            drawer.content_hash = drawer.content_hash or policy.content_hash(drawer.content)
+            filled += drawer.fingerprint is not None
+        changed = [d for d in batch if d.normalized_content]
+        drawer_model.objects.bulk_update(
+            changed, ["normalized_content", "fingerprint", "content_hash"]
+        )
+        progress(len(batch))
+        last_id = batch[-1].id
+
+
+def backfill_entity_keys(entity_model, alias_model, *, progress: Progress = _noop) -> int:
+    """Returns the number of entities and aliases that gained a key."""
+    filled = 0
+    for model, text_field in ((entity_model, "name"), (alias_model, "alias")):
+        last_id = 0
+        while True:
+            batch = list(
+                model.objects.filter(key="", id__gt=last_id)
+                .order_by("id")
+                .only("id", text_field)[:BATCH_SIZE]
+            )
+            if not batch:
+                break
+            for row in batch:
+                row.key = policy.entity_key(getattr(row, text_field))
+                if model is entity_model:
+                    row.key_length = len(row.key)
+            fields = ["key", "key_length"] if model is entity_model else ["key"]
+            model.objects.bulk_update(batch, fields)
+            filled += len(batch)
+            progress(len(batch))
+            last_id = batch[-1].id
+    return filled

@@ -1,0 +1,37 @@
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from dedup import mining
+from dedup.errors import DomainError
+
+
+class Command(BaseCommand):
+    help = (
+        "Mine text and Markdown files into a wing: every chunk is stored and linked to what it "
+        "resembles. Re-running on unchanged files stores nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--wing", required=True)
+        parser.add_argument("--room", help="Room to file into (default: the folder's name).")
+        parser.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
+
+    def handle(self, *args, path: Path, wing: str, room: str | None, no_progress: bool, **options):
+        if not path.exists():
+            raise CommandError(f"{path} does not exist.")
+        documents = mining.documents_under(path.resolve())
+        bar = tqdm(
+            total=len(documents), unit="doc", desc="mining", disable=no_progress, file=sys.stderr
+        )
+        try:
+            result = mining.mine(path, wing=wing, room=room, on_document=lambda _: bar.update())
+        except DomainError as error:
+            raise CommandError(error.message) from error
+        finally:
+            bar.close()
+        for key, value in result.as_dict().items():
+            self.stdout.write(f"{key}: {value}")

@@ -1,0 +1,137 @@
+"""Mining: file text and Markdown documents into a room, one drawer per chunk.
+
+Nothing is skipped (two identical files are two records); each chunk goes through the write path
+in mined mode, so it is linked to what it resembles. A chunk's id is derived from the file, its
+position and its text, so mining unchanged files again is a replay that stores nothing; chunks
+that a changed file no longer contains are superseded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dedup import services
+from palace.models import Drawer
+
+logger = logging.getLogger("castellan.mining")
+
+EXTENSIONS = {".txt", ".md", ".markdown"}
+CHUNK_CHARS = 1500
+MINING_NAMESPACE = uuid.UUID("0d8a3f5e-5b7e-4a53-9a5e-8f0f4a1c2b37")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+@dataclass
+class MiningResult:
+    documents: int = 0
+    created: int = 0
+    similar: int = 0
+    unchanged: int = 0
+    superseded: int = 0
+    skipped: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+def documents_under(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path] if path.suffix.lower() in EXTENSIONS else []
+    return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS)
+
+
+def chunks(text: str, *, size: int = CHUNK_CHARS) -> Iterator[str]:
+    """Paragraphs packed into chunks of at most `size` characters; a longer paragraph is cut at
+    line ends, then hard."""
+    pending = ""
+    for paragraph in (p.strip() for p in _PARAGRAPH_BREAK.split(text)):
+        if not paragraph:
+            continue
+        pieces = [paragraph] if len(paragraph) <= size else list(_cut(paragraph, size))
+        for piece in pieces:
+            if pending and len(pending) + 2 + len(piece) > size:
+                yield pending
+                pending = ""
+            pending = f"{pending}\n\n{piece}" if pending else piece
+    if pending:
+        yield pending
+
+
+def _cut(paragraph: str, size: int) -> Iterator[str]:
+    line_buffer = ""
+    for line in paragraph.splitlines():
+        while len(line) > size:
+            if line_buffer:
+                yield line_buffer
+                line_buffer = ""
+            yield line[:size]
+            line = line[size:]
+        if line_buffer and len(line_buffer) + 1 + len(line) > size:
+            yield line_buffer
+            line_buffer = ""
+        line_buffer = f"{line_buffer}\n{line}" if line_buffer else line
+    if line_buffer:
+        yield line_buffer
+
+
+def mine(
+    path: Path,
+    *,
+    wing: str,
+    room: str | None = None,
+    on_document: Callable[[Path], None] = lambda _: None,
+) -> MiningResult:
+    path = path.resolve()
+    base = path if path.is_dir() else path.parent
+    target = services.room_get_or_create(wing=wing, room=room or base.name or "documents")
+    result = MiningResult()
+    for document in documents_under(path):
+        relative = document.relative_to(base).as_posix()
+        try:
+            text = document.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as error:
+            logger.warning("skipped %s: %s", relative, error)
+            result.skipped += 1
+            on_document(document)
+            continue
+        result.documents += 1
+        _mine_document(target, relative, text, document.stat().st_mtime, result)
+        on_document(document)
+    return result
+
+
+def _mine_document(room, relative: str, text: str, mtime: float, result: MiningResult) -> None:
+    kept: set[uuid.UUID] = set()
+    for index, chunk in enumerate(chunks(text)):
+        digest = hashlib.sha256(chunk.encode()).hexdigest()
+        drawer_id = uuid.uuid5(
+            MINING_NAMESPACE,
+            f"{room.wing.name}\x1f{room.name}\x1f{relative}\x1f{index}\x1f{digest}",
+        )
+        kept.add(drawer_id)
+        written = services.drawer_write(
+            room=room,
+            content=chunk,
+            mode=services.WriteMode.MINED,
+            source={"kind": "mined", "path": relative, "chunk": index, "mtime": mtime},
+            drawer_id=drawer_id,
+        )
+        if written.created:
+            result.created += 1
+            result.similar += bool(written.links)
+        else:
+            result.unchanged += 1
+    stale = (
+        Drawer.objects.current()
+        .filter(room=room, source__kind="mined", source__path=relative)
+        .exclude(uuid__in=kept)
+    )
+    for drawer in stale:
+        services.drawer_supersede(drawer=drawer)
+        result.superseded += 1

@@ -1,0 +1,96 @@
+"""The verdict on a new drawer against an older one: exact, normalized, near or nothing."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from dedup.policy.similarity import similarity_of_normalized
+
+MIN_NEAR_CHARS = 12
+DEFAULT_NEAR_THRESHOLD = 0.9
+NEAR_THRESHOLD_RANGE = (0.5, 1.0)
+
+
+class Verdict(enum.StrEnum):
+    EXACT = "exact"
+    NORMALIZED = "normalized"
+    NEAR = "near"
+
+    @property
+    def strength(self) -> int:
+        """Higher is stronger: exact beats normalized beats near."""
+        return {Verdict.EXACT: 3, Verdict.NORMALIZED: 2, Verdict.NEAR: 1}[self]
+
+
+def classify(
+    same_hash: bool,
+    same_fingerprint: bool,
+    similarity: float,
+    threshold: float,
+    *,
+    near_allowed: bool = True,
+) -> Verdict | None:
+    """The strongest signal decides; mere similarity counts only at or above the threshold.
+
+    `near_allowed` is false for a new text under MIN_NEAR_CHARS normalised characters: one letter
+    in a short phrase is another word (cat / car), not a typo.
+    """
+    if same_hash:
+        return Verdict.EXACT
+    if same_fingerprint:
+        return Verdict.NORMALIZED
+    if near_allowed and similarity >= threshold:
+        return Verdict.NEAR
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """The evidence behind a verdict, stored on the link so the UI and the audit can say why."""
+
+    same_hash: bool
+    same_fingerprint: bool
+    similarity: float
+    threshold: float
+
+    def as_dict(self) -> dict[str, bool | float]:
+        return {
+            "same_hash": self.same_hash,
+            "same_fingerprint": self.same_fingerprint,
+            "similarity": self.similarity,
+            "threshold": self.threshold,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    verdict: Verdict | None
+    signals: Signals
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """What a comparison needs of one text; computed once per write, not once per pair."""
+
+    content_hash: str
+    normalized: str
+    fingerprint: str | None
+
+
+def assess(new: Text, old: Text, *, threshold: float) -> Assessment:
+    """Compare a new text with an older one and explain the verdict."""
+    same_hash = new.content_hash == old.content_hash
+    same_fingerprint = new.fingerprint is not None and new.fingerprint == old.fingerprint
+    if same_hash or same_fingerprint:
+        score = 1.0 if new.normalized else 0.0
+    else:
+        score = similarity_of_normalized(new.normalized, old.normalized)
+    verdict = classify(
+        same_hash,
+        same_fingerprint,
+        score,
+        threshold,
+        near_allowed=len(new.normalized) >= MIN_NEAR_CHARS,
+    )
+    return Assessment(verdict, Signals(same_hash, same_fingerprint, score, threshold))

@@ -1,0 +1,169 @@
+"""Entity keys and the resolution of a sighted name to a known entity, or to none."""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import regex
+
+from dedup.policy.similarity import edit_distance
+
+# Kept: letters, digits, and the symbols that carry meaning in names (C++ is not C, C# is not C).
+_KEY_DROPPED = regex.compile(r"[.'\u2019]")
+_KEY_SEPARATOR = regex.compile(r"[^\p{Alphabetic}\p{N}+#]+")
+
+VAGUE_KIND = "other"
+MIN_TYPO_KEY_CHARS = 6
+MIN_POSSIBLE_KEY_CHARS = 4
+MAX_POSSIBLE = 5
+POSSIBLE_SIMILARITY = 0.75
+MAX_POSSIBLE_EDITS = 2
+KEY_LENGTH_BAND = MAX_POSSIBLE_EDITS
+
+
+class Rule(enum.StrEnum):
+    EXACT = "exact"
+    NORMALIZED = "normalized"
+    ALIAS = "alias"
+    TYPO = "typo"
+    DISTINCT = "distinct"
+
+
+CONFIDENCE = {Rule.EXACT: 1.0, Rule.NORMALIZED: 0.98, Rule.ALIAS: 0.95}
+
+
+def entity_key(name: str) -> str:
+    """Casefold; keep letters, digits, + and #; drop dots and apostrophes; any other run is one
+    space. A name with nothing left keys as its trimmed, casefolded self ("???")."""
+    folded = unicodedata.normalize("NFC", name).casefold()
+    key = _KEY_SEPARATOR.sub(" ", _KEY_DROPPED.sub("", folded)).strip()
+    return key or folded.strip()
+
+
+def key_similarity(a: str, b: str, distance: int | None = None) -> float:
+    longer = max(len(a), len(b))
+    if longer == 0:
+        return 0.0
+    if distance is None:
+        distance = edit_distance(a, b)
+    return (longer - distance) / longer
+
+
+@dataclass(frozen=True, slots=True)
+class EntityCandidate:
+    """A known entity as resolution sees it. `age` orders entities oldest first (a creation
+    sequence or time); ties go to the oldest, never to input order."""
+
+    id: Hashable
+    name: str
+    kind: str
+    aliases: Sequence[str] = ()
+    age: tuple | int | float = 0
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", entity_key(self.name))
+
+
+@dataclass(frozen=True, slots=True)
+class PossibleMatch:
+    entity: Hashable
+    similarity: float
+    distance: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """`entity` is the id converged on, or None for a new, distinct entity."""
+
+    entity: Hashable | None
+    rule: Rule
+    confidence: float
+    possible: tuple[PossibleMatch, ...] = field(default=())
+
+
+def kind_matches(observed: str, known: str) -> bool:
+    """A specific kind matches only itself; a vague observation may match any kind."""
+    return observed in (VAGUE_KIND, known)
+
+
+def _preference(observed_kind: str, candidate: EntityCandidate) -> tuple:
+    # A vague observation prefers an entity of a specific kind; then the oldest wins.
+    vague_penalty = 1 if observed_kind == VAGUE_KIND and candidate.kind == VAGUE_KIND else 0
+    return (vague_penalty, candidate.age)
+
+
+def resolve(
+    name: str,
+    kind: str,
+    candidates: Iterable[EntityCandidate],
+    fuzzy: bool,
+    *,
+    distinct_from: frozenset[Hashable] = frozenset(),
+) -> Resolution:
+    """Resolve a sighted name, in order: exact name, same key, recorded alias, then (when fuzzy) a
+    single unambiguous typo in a key of MIN_TYPO_KEY_CHARS or more. Anything else is distinct,
+    with the entities it resembles as possible matches, closest first.
+
+    `distinct_from` holds entities a person has said are not this one; they are never proposed.
+    The result does not depend on the order the candidates arrive in.
+    """
+    key = entity_key(name)
+    eligible = [c for c in candidates if kind_matches(kind, c.kind)]
+
+    def best(matches: list[EntityCandidate]) -> EntityCandidate | None:
+        return min(matches, key=lambda c: _preference(kind, c), default=None)
+
+    exact = best([c for c in eligible if c.name == name])
+    if exact is not None:
+        return Resolution(exact.id, Rule.EXACT, CONFIDENCE[Rule.EXACT])
+    same_key = best([c for c in eligible if c.key == key])
+    if same_key is not None:
+        return Resolution(same_key.id, Rule.NORMALIZED, CONFIDENCE[Rule.NORMALIZED])
+    alias = best([c for c in eligible if any(entity_key(a) == key for a in c.aliases)])
+    if alias is not None:
+        return Resolution(alias.id, Rule.ALIAS, CONFIDENCE[Rule.ALIAS])
+    if not fuzzy:
+        return Resolution(None, Rule.DISTINCT, 0.0)
+
+    # Only the canonical name's key is compared here, not aliases: an alias may itself have
+    # been a typo, and comparing against it would let spellings drift one edit at a time.
+    close: list[tuple[int, float, EntityCandidate]] = []
+    for candidate in eligible:
+        if candidate.id in distinct_from:
+            continue
+        if abs(len(candidate.key) - len(key)) > MAX_POSSIBLE_EDITS:
+            continue
+        distance = edit_distance(key, candidate.key)
+        if distance <= MAX_POSSIBLE_EDITS:
+            close.append((distance, key_similarity(key, candidate.key, distance), candidate))
+
+    one_edit = [c for d, _, c in close if d == 1]
+    if (
+        len(one_edit) == 1
+        and len(key) >= MIN_TYPO_KEY_CHARS
+        and len(one_edit[0].key) >= MIN_TYPO_KEY_CHARS
+    ):
+        match = one_edit[0]
+        return Resolution(match.id, Rule.TYPO, key_similarity(key, match.key))
+
+    possible = sorted(
+        (
+            (distance, score, candidate)
+            for distance, score, candidate in close
+            if len(key) >= MIN_POSSIBLE_KEY_CHARS
+            and len(candidate.key) >= MIN_POSSIBLE_KEY_CHARS
+            and score >= POSSIBLE_SIMILARITY
+        ),
+        key=lambda item: (-item[1], item[0], _preference(kind, item[2])),
+    )[:MAX_POSSIBLE]
+    return Resolution(
+        None,
+        Rule.DISTINCT,
+        0.0,
+        tuple(PossibleMatch(c.id, score, distance) for distance, score, c in possible),
+    )

@@ -1,0 +1,292 @@
+"""The memory palace: wings, rooms, drawers, entities, their links, and the audit log.
+
+Models are thin: fields, constraints and indexes. Writes go through `dedup.services`, reads
+through `palace.selectors`. Every internal primary key is an integer sequence, so "oldest" is a
+plain comparison; the public id of a drawer or an entity is a UUID.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+LABEL_MAX_LENGTH = 100
+
+
+class Wing(models.Model):
+    name = models.CharField(max_length=LABEL_MAX_LENGTH, unique=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Room(models.Model):
+    wing = models.ForeignKey(Wing, on_delete=models.PROTECT, related_name="rooms")
+    name = models.CharField(max_length=LABEL_MAX_LENGTH)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["wing__name", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["wing", "name"], name="room_unique_name_in_wing"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.wing.name}/{self.name}"
+
+
+class DrawerQuerySet(models.QuerySet["Drawer"]):
+    def current(self) -> DrawerQuerySet:
+        return self.filter(valid_to__isnull=True)
+
+
+class Drawer(models.Model):
+    """One memory. `content` is verbatim and never rewritten; everything used to compare two
+    drawers (hash, normalised text, fingerprint) is derived and stored beside it."""
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="drawers")
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the UTF-8 bytes.")
+    normalized_content = models.TextField(
+        blank=True, help_text="The text as compared: NFC, casefolded, letters and digits."
+    )
+    fingerprint = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text="SHA-256 of the normalised text; empty when it has no letter or digit.",
+    )
+    name = models.CharField(max_length=200, null=True, blank=True)
+    kind = models.CharField(max_length=32, blank=True, help_text="fact, event, preference, ...")
+    agent = models.CharField(max_length=150, blank=True)
+    source = models.JSONField(default=dict, blank=True)
+    valid_from = models.DateTimeField(default=timezone.now)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = DrawerQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["room", "name"],
+                condition=Q(name__isnull=False, valid_to__isnull=True),
+                name="drawer_unique_current_name_in_room",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["room", "content_hash"],
+                condition=Q(valid_to__isnull=True),
+                name="drawer_current_hash",
+            ),
+            models.Index(
+                fields=["room", "fingerprint"],
+                condition=Q(valid_to__isnull=True),
+                name="drawer_current_fingerprint",
+            ),
+            models.Index(fields=["room", "-id"], name="drawer_room_newest"),
+        ]
+        permissions = [("write_as_any_agent", "Can write diary entries as another agent")]
+
+    def __str__(self) -> str:
+        preview = self.content[:60].replace("\n", " ")
+        return f"{preview}…" if len(self.content) > 60 else preview
+
+    @property
+    def is_current(self) -> bool:
+        return self.valid_to is None
+
+
+class DrawerLink(models.Model):
+    """A `similar_to` link: the newer drawer resembles the older one, with the evidence."""
+
+    class Verdict(models.TextChoices):
+        EXACT = "exact"
+        NORMALIZED = "normalized"
+        NEAR = "near"
+
+    newer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_older")
+    older = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_newer")
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    similarity = models.FloatField()
+    signals = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-similarity", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["newer", "older"], name="drawer_link_unique_pair"),
+            models.CheckConstraint(
+                condition=~Q(newer=models.F("older")), name="drawer_link_not_to_itself"
+            ),
+        ]
+        verbose_name = "similar_to link"
+
+    def __str__(self) -> str:
+        return f"{self.newer_id} similar_to {self.older_id} ({self.verdict} {self.similarity:.3f})"
+
+
+class Entity(models.Model):
+    """A person, tool, project... named in drawers. `name` is the first spelling seen and is
+    never rewritten; other spellings are aliases."""
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32, default="other")
+    key = models.CharField(max_length=200, blank=True)
+    key_length = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(fields=["name", "kind"], name="entity_unique_name_kind"),
+        ]
+        indexes = [
+            models.Index(fields=["key"], name="entity_key"),
+            models.Index(fields=["kind", "key_length"], name="entity_kind_key_length"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class EntityAlias(models.Model):
+    """Another spelling of an entity, with its key (indexed) so later sightings converge."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="alias_set")
+    alias = models.CharField(max_length=200)
+    key = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "alias"], name="entity_alias_unique"),
+        ]
+        indexes = [models.Index(fields=["key"], name="entity_alias_key")]
+        verbose_name_plural = "entity aliases"
+
+    def __str__(self) -> str:
+        return self.alias
+
+
+class Mention(models.Model):
+    """A drawer names an entity. The observation keeps the name as the drawer spelled it, the
+    rule that resolved it and the confidence; provenance says where the sighting came from."""
+
+    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="mentions")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
+    observation = models.JSONField(default=dict)
+    provenance = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["drawer", "entity"], name="mention_unique_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.drawer_id} mentions {self.entity_id}"
+
+
+class EntityLink(models.Model):
+    """A `possibly_same_as` link: the newer entity resembles the older one."""
+
+    newer = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_older")
+    older = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_newer")
+    similarity = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-similarity", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["newer", "older"], name="entity_link_unique_pair"),
+            models.CheckConstraint(
+                condition=~Q(newer=models.F("older")), name="entity_link_not_to_itself"
+            ),
+        ]
+        verbose_name = "possibly_same_as link"
+
+    def __str__(self) -> str:
+        return f"{self.newer_id} possibly_same_as {self.older_id} ({self.similarity:.3f})"
+
+
+class Checkpoint(models.Model):
+    """A batch of items written under a client-chosen id; replaying the id replays the result."""
+
+    key = models.CharField(max_length=200, unique=True)
+    payload_hash = models.CharField(max_length=64)
+    result = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
+    def delete(self):  # type: ignore[override]
+        raise PermissionError("The audit log is append-only.")
+
+    def update(self, **kwargs):  # type: ignore[override]
+        raise PermissionError("The audit log is append-only.")
+
+
+class AuditEntry(models.Model):
+    """Append-only: who did what to which record, with the state before and after."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    actor_label = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    action = models.CharField(max_length=64)
+    target_type = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    batch = models.UUIDField(null=True, blank=True)
+
+    objects = AuditEntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "audit entries"
+        indexes = [
+            models.Index(fields=["target_type", "target_id"], name="audit_target"),
+            models.Index(fields=["action", "-id"], name="audit_action"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.target_id}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise PermissionError("The audit log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("The audit log is append-only.")

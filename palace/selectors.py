@@ -1,0 +1,117 @@
+"""Reads. Each returns a queryset or rows shaped for one screen or endpoint, with the joins it
+needs done up front, so no caller loops into N+1 queries."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
+
+
+def parse_uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def drawers_with_place() -> QuerySet[Drawer]:
+    return Drawer.objects.select_related("room__wing", "superseded_by")
+
+
+def drawer_by_uuid(drawer_id: uuid.UUID) -> Drawer | None:
+    return drawers_with_place().filter(uuid=drawer_id).first()
+
+
+def room_by_names(*, wing: str, room: str) -> Room | None:
+    return Room.objects.select_related("wing").filter(wing__name=wing, name=room).first()
+
+
+def wings_with_rooms() -> QuerySet[Wing]:
+    rooms = Room.objects.annotate(
+        drawer_count=Count("drawers", filter=Q(drawers__valid_to__isnull=True))
+    ).order_by("name")
+    return Wing.objects.prefetch_related(Prefetch("rooms", queryset=rooms)).order_by("name")
+
+
+def room_drawers(room: Room, *, include_superseded: bool = False) -> QuerySet[Drawer]:
+    queryset = drawers_with_place().filter(room=room)
+    if not include_superseded:
+        queryset = queryset.filter(valid_to__isnull=True)
+    return queryset.order_by("-id")
+
+
+@dataclass(frozen=True)
+class SimilarDrawer:
+    link: DrawerLink
+    drawer: Drawer
+    side: str  # "older" or "newer", seen from the drawer asked about
+
+
+def drawer_similar(drawer: Drawer) -> list[SimilarDrawer]:
+    """The drawer's similar_to links from both ends, closest first (then oldest link first)."""
+    links = DrawerLink.objects.filter(Q(newer=drawer) | Q(older=drawer)).select_related(
+        "newer__room__wing", "older__room__wing", "newer__superseded_by", "older__superseded_by"
+    )
+    similar = [
+        SimilarDrawer(link, link.older, "older")
+        if link.newer_id == drawer.id
+        else SimilarDrawer(link, link.newer, "newer")
+        for link in links
+    ]
+    similar.sort(key=lambda s: (-s.link.similarity, s.link.id))
+    return similar
+
+
+def entities_with_aliases() -> QuerySet[Entity]:
+    return Entity.objects.prefetch_related(
+        Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
+    ).annotate(mention_count=Count("mentions", distinct=True))
+
+
+def entity_by_uuid(entity_id: uuid.UUID) -> Entity | None:
+    return entities_with_aliases().filter(uuid=entity_id).first()
+
+
+def entities_search(*, kind: str | None = None, name: str | None = None) -> QuerySet[Entity]:
+    queryset = entities_with_aliases()
+    if kind:
+        queryset = queryset.filter(kind=kind)
+    if name:
+        matching_aliases = EntityAlias.objects.filter(alias__icontains=name).values("entity_id")
+        queryset = queryset.filter(Q(name__icontains=name) | Q(id__in=matching_aliases))
+    return queryset.order_by("id")
+
+
+def entity_mentions(entity: Entity) -> QuerySet[Mention]:
+    return (
+        Mention.objects.filter(entity=entity)
+        .select_related("drawer__room__wing", "drawer__superseded_by")
+        .order_by("id")
+    )
+
+
+@dataclass(frozen=True)
+class EntityCandidateLink:
+    link: EntityLink
+    entity: Entity
+    side: str
+
+
+def entity_candidates(entity: Entity) -> list[EntityCandidateLink]:
+    """The entity's possibly_same_as links from both ends, closest first."""
+    related = entities_with_aliases()
+    links = EntityLink.objects.filter(Q(newer=entity) | Q(older=entity)).prefetch_related(
+        Prefetch("newer", queryset=related), Prefetch("older", queryset=related)
+    )
+    found = [
+        EntityCandidateLink(link, link.older, "older")
+        if link.newer_id == entity.id
+        else EntityCandidateLink(link, link.newer, "newer")
+        for link in links
+    ]
+    found.sort(key=lambda c: (-c.link.similarity, c.link.id))
+    return found
