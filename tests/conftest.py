@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(autouse=True)
+def test_environment(settings):
+    """Only what tests need differs from production: quick password hashing, plain HTTP."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.SECURE_SSL_REDIRECT = False
+
+
+@pytest.fixture
+def dedup_settings(settings):
+    """The dedup settings at their documented defaults; tests change what they need."""
+    settings.CASTELLAN_DEDUP_ENABLED = True
+    settings.CASTELLAN_DEDUP_NEAR_THRESHOLD = 0.9
+    settings.CASTELLAN_DEDUP_ENTITY_FUZZY = True
+    settings.CASTELLAN_MAX_CONTENT_BYTES = 1024 * 1024
+    return settings
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("agent-smith", password="secret-pass-1")
+
+
+@pytest.fixture
+def api(user, dedup_settings) -> APIClient:
+    """An API client authenticated with a real token, as an agent would be."""
+    token = Token.objects.create(user=user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def anonymous_api(dedup_settings) -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def grant():
+    def grant(user, codename: str):
+        user.user_permissions.add(Permission.objects.get(codename=codename))
+        # Permissions are cached on the instance; the API loads the user afresh per request.
+        return user
+
+    return grant

@@ -1,0 +1,95 @@
+import pytest
+
+from dedup.policy import MIN_NEAR_CHARS, Text, Verdict, assess, classify, content_hash
+from dedup.policy import fingerprint, normalize_text
+from tests.conformance.loader import params
+
+
+@pytest.mark.parametrize("case", params("classify"))
+def test_classify_conformance(case):
+    given = case["input"]
+    verdict = classify(
+        given["same_hash"], given["same_fingerprint"], given["similarity"], given["threshold"]
+    )
+    assert (verdict.value if verdict else None) == case["expect"]["kind"]
+
+
+@pytest.mark.parametrize(
+    ("same_hash", "same_fingerprint", "score", "threshold", "expected"),
+    [
+        pytest.param(True, False, 0.0, 0.9, Verdict.EXACT, id="hash-wins-over-everything"),
+        pytest.param(False, True, 0.0, 0.9, Verdict.NORMALIZED, id="fingerprint-beats-score"),
+        pytest.param(False, False, 0.9, 0.9, Verdict.NEAR, id="threshold-is-inclusive"),
+        pytest.param(False, False, 0.8999999, 0.9, None, id="just-below-threshold"),
+        pytest.param(False, False, 1.0, 1.0, Verdict.NEAR, id="threshold-one-inclusive"),
+        pytest.param(False, False, 0.5, 0.5, Verdict.NEAR, id="lowest-threshold-inclusive"),
+    ],
+)
+def test_classify_rules(same_hash, same_fingerprint, score, threshold, expected):
+    assert classify(same_hash, same_fingerprint, score, threshold) == expected
+
+
+def test_short_text_is_never_near():
+    assert classify(False, False, 0.99, 0.9, near_allowed=False) is None
+    assert classify(False, True, 1.0, 0.9, near_allowed=False) == Verdict.NORMALIZED
+    assert classify(True, True, 1.0, 0.9, near_allowed=False) == Verdict.EXACT
+
+
+def text(raw: str) -> Text:
+    return Text(content_hash(raw), normalize_text(raw), fingerprint(raw))
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        # "abcdefghijk" is 11 normalised characters, "abcdefghijkl" 12.
+        pytest.param("abcdefghijX", "abcdefghijk", None, id="11-chars-one-letter-off-not-near"),
+        pytest.param("Use cat.", "Use car.", None, id="cat-car"),
+        pytest.param("USE CAT", "Use cat.", Verdict.NORMALIZED, id="short-normalized-ok"),
+        pytest.param("Use cat.", "Use cat.", Verdict.EXACT, id="short-exact-ok"),
+    ],
+)
+def test_assess_short_texts(new, old, expected):
+    assert assess(text(new), text(old), threshold=0.9).verdict == expected
+
+
+def test_twelve_normalised_characters_may_be_near():
+    # 12 characters, one edit: similarity 11/12 = 0.9166 >= 0.9.
+    new, old = "abcdefghijkX", "abcdefghijkl"
+    assert len(normalize_text(new)) == MIN_NEAR_CHARS
+    result = assess(text(new), text(old), threshold=0.9)
+    assert result.signals.similarity == 11 / 12
+    # Just under the limit, the same one-letter change is never near, even at a low threshold.
+    eleven = assess(text("abcdefghijX"), text("abcdefghijk"), threshold=0.5)
+    assert eleven.verdict is None and eleven.signals.similarity == 10 / 11
+    assert assess(text(new), text(old), threshold=0.5).verdict == Verdict.NEAR
+
+
+def test_near_at_threshold_is_inclusive_end_to_end():
+    # 20 characters, 2 edits: similarity exactly 0.9.
+    new, old = "abcdefghijklmnopqrXY", "abcdefghijklmnopqrst"
+    result = assess(text(new), text(old), threshold=0.9)
+    assert result.signals.similarity == 0.9
+    assert result.verdict == Verdict.NEAR
+    assert assess(text(new), text(old), threshold=0.91).verdict is None
+
+
+def test_assessment_explains_itself():
+    result = assess(text("We use port 8080 today"), text("we use port 8080 today!"), threshold=0.9)
+    assert result.verdict == Verdict.NORMALIZED
+    assert result.signals.as_dict() == {
+        "same_hash": False,
+        "same_fingerprint": True,
+        "similarity": 1.0,
+        "threshold": 0.9,
+    }
+
+
+def test_near_miss_numbers_are_near_not_normalized():
+    result = assess(
+        text("Always use port 8081 for the API"),
+        text("Always use port 8080 for the API"),
+        threshold=0.9,
+    )
+    assert result.verdict == Verdict.NEAR
+    assert not result.signals.same_fingerprint

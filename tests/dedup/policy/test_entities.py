@@ -1,0 +1,215 @@
+import itertools
+
+import pytest
+
+from dedup.policy import EntityCandidate, Rule, entity_key, resolve
+from tests.conformance.loader import holds, params
+
+
+@pytest.mark.parametrize("case", params("entity_key"))
+def test_entity_key_conformance(case):
+    given, expect = case["input"], case["expect"]
+    if "name" in given:
+        assert entity_key(given["name"]) == expect["key"]
+    else:
+        assert (entity_key(given["a"]) == entity_key(given["b"])) is expect["equal"]
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        pytest.param("Node.js", "nodejs", id="dot-joins"),
+        pytest.param("O’Brien", "obrien", id="typographic-apostrophe-joins"),
+        pytest.param("C++", "c++", id="plus-kept"),
+        pytest.param("F#", "f#", id="hash-kept"),
+        pytest.param("  Ada   LOVELACE ", "ada lovelace", id="casefold-trim-collapse"),
+        pytest.param("Jean_Luc/Picard", "jean luc picard", id="other-runs-one-space"),
+        pytest.param("Café", "café", id="accents-kept"),
+        pytest.param("Straße", "strasse", id="casefold"),
+        pytest.param(" ??? ", "???", id="nothing-left-keys-as-itself"),
+    ],
+)
+def test_entity_key_rules(name, key):
+    assert entity_key(name) == key
+
+
+def candidates_of(case) -> tuple[list[EntityCandidate], dict]:
+    """Conformance candidates are listed in creation order: position is age."""
+    refs = {}
+    built = []
+    for age, c in enumerate(case["input"]["candidates"]):
+        built.append(EntityCandidate(c["id"], c["name"], c["kind"], tuple(c["aliases"]), age=age))
+        refs[c["id"]] = c["ref"]
+    return built, refs
+
+
+@pytest.mark.parametrize("case", params("resolve"))
+def test_resolve_conformance(case):
+    given, expect = case["input"], case["expect"]
+    candidates, refs = candidates_of(case)
+    result = resolve(given["name"], given["kind"], candidates, given["fuzzy"])
+    if "same" in expect:
+        assert refs[result.entity] == expect["same"]
+        assert result.rule == expect["rule"]
+        if "confidence" in expect:
+            assert holds(result.confidence, expect["confidence"])
+    if expect.get("distinct"):
+        assert result.entity is None
+        possible = [refs[p.entity] for p in result.possible]
+        if "possible" in expect:
+            assert sorted(possible) == sorted(expect["possible"])
+        if "possible_contains" in expect:
+            assert set(expect["possible_contains"]) <= set(possible)
+        if "possible_ordered" in expect:
+            assert possible == expect["possible_ordered"]
+        if "possible_count" in expect:
+            assert len(possible) == expect["possible_count"]
+    if expect.get("order_independent"):
+        reversed_result = resolve(given["name"], given["kind"], candidates[::-1], given["fuzzy"])
+        assert reversed_result == result
+
+
+def person(id_, name, age=None, aliases=(), kind="person"):
+    return EntityCandidate(id_, name, kind, aliases, age=id_ if age is None else age)
+
+
+@pytest.mark.parametrize(
+    ("name", "known", "entity", "rule", "confidence"),
+    [
+        pytest.param("Ada", [person(1, "Ada")], 1, Rule.EXACT, 1.0, id="exact"),
+        pytest.param("ada", [person(1, "Ada")], 1, Rule.NORMALIZED, 0.98, id="key"),
+        pytest.param(
+            "Lady Ada",
+            [person(1, "Ada", aliases=("lady ada",))],
+            1,
+            Rule.ALIAS,
+            0.95,
+            id="alias-by-key",
+        ),
+        pytest.param(
+            "Lovelase",
+            [person(1, "Lovelace")],
+            1,
+            Rule.TYPO,
+            7 / 8,
+            id="typo-confidence-is-similarity",
+        ),
+        # Six characters on both sides is the floor for the typo rule.
+        pytest.param(
+            "Kathie",
+            [person(1, "Kathy")],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="typo-five-char-key-refused",
+        ),
+        pytest.param(
+            "Martha", [person(1, "Marthe")], 1, Rule.TYPO, 5 / 6, id="typo-six-char-keys-accepted"
+        ),
+        pytest.param(
+            "Marta",
+            [person(1, "Martha")],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="typo-one-side-five-refused",
+        ),
+    ],
+)
+def test_resolution_rules(name, known, entity, rule, confidence):
+    result = resolve(name, "person", known, True)
+    assert (result.entity, result.rule) == (entity, rule)
+    assert result.confidence == pytest.approx(confidence)
+
+
+def test_rule_order_exact_then_key_then_alias_then_typo():
+    known = [
+        person(1, "Grace Hoppers"),  # one edit: typo
+        person(2, "Admiral", aliases=("grace hopper",)),  # alias
+        person(3, "GRACE HOPPER"),  # same key
+        person(4, "Grace Hopper"),  # exact
+    ]
+    assert resolve("Grace Hopper", "person", known, True).entity == 4
+    assert resolve("Grace Hopper", "person", known[:3], True).entity == 3
+    assert resolve("Grace Hopper", "person", known[:2], True).entity == 2
+    assert resolve("Grace Hopper", "person", known[:1], True).rule == Rule.TYPO
+
+
+def test_ties_go_to_the_oldest_whatever_the_order_or_ids():
+    # Ids sort the other way round on purpose: age decides, not the id's string form.
+    older = EntityCandidate("zzz", "Ada", "person", age=1)
+    newer = EntityCandidate("aaa", "ADA", "person", age=2)
+    newest = EntityCandidate("mmm", "ada", "person", age=3)
+    for order in itertools.permutations([older, newer, newest]):
+        assert resolve("aDa", "person", order, True).entity == "zzz"
+
+
+def test_ambiguous_typo_stays_distinct_and_names_both():
+    known = [person(1, "Johnson"), person(2, "Johnsen")]
+    result = resolve("Johnsin", "person", known, True)
+    assert result.entity is None
+    assert {p.entity for p in result.possible} == {1, 2}
+
+
+def test_possible_matches_two_edits_four_chars_and_similarity_floor():
+    known = [
+        person(1, "Katarina"),  # 1 edit from Katerino? no: 2 edits, 8 chars, 0.75: kept
+        person(2, "Kat"),  # key under 4 characters: never possible
+        person(3, "Katerina"),  # 1 edit
+        person(4, "Kaxxrino"),  # 2 edits but similarity 0.75: kept
+        person(5, "Kxxxrino"),  # 3 edits: not possible
+    ]
+    result = resolve("Katerino", "person", known, True)
+    assert result.entity == 3 and result.rule == Rule.TYPO
+    distinct = resolve("Katerino", "person", [known[0], known[1], known[3], known[4]], True)
+    assert [p.entity for p in distinct.possible] == [1, 4]
+    assert all(p.similarity >= 0.75 for p in distinct.possible)
+
+
+def test_possible_similarity_floor_is_inclusive():
+    # 4 characters, 1 edit: similarity exactly 0.75.
+    result = resolve("Mara", "person", [person(1, "Mira")], True)
+    assert [(p.entity, p.similarity) for p in result.possible] == [(1, 0.75)]
+    # 5 characters, 2 edits: 0.6, below the floor.
+    assert resolve("Maria", "person", [person(1, "Moxia")], True).possible == ()
+
+
+def test_at_most_five_possible_closest_first_then_oldest():
+    known = [person(i, f"Katerin{c}") for i, c in enumerate("bcdefgh", start=1)]
+    known.append(person(99, "Katerxya", age=0))  # two edits: further away, even though oldest
+    result = resolve("Katerina", "person", known, True)
+    assert result.entity is None  # seven entities one edit away: ambiguous
+    assert [p.entity for p in result.possible] == [1, 2, 3, 4, 5]
+
+
+def test_kinds_specific_only_matches_own_and_other_matches_any_preferring_specific():
+    known = [
+        EntityCandidate(1, "Mercury", "other", age=1),
+        EntityCandidate(2, "Mercury", "planet", age=2),
+    ]
+    assert resolve("Mercury", "element", known, True).entity is None
+    assert resolve("Mercury", "planet", known, True).entity == 2
+    # A vague sighting prefers the specific kind even though the vague entity is older.
+    assert resolve("mercury", "other", known, True).entity == 2
+    assert resolve("Mercury", "other", known[:1], True).entity == 1
+
+
+def test_fuzzy_off_keeps_rules_one_to_three_only():
+    known = [person(1, "SurrealDB", kind="tool", aliases=("surreal",))]
+    assert resolve("surrealdb", "tool", known, False).rule == Rule.NORMALIZED
+    assert resolve("Surreal", "tool", known, False).rule == Rule.ALIAS
+    result = resolve("SurealDB", "tool", known, False)
+    assert result.entity is None and result.possible == ()
+
+
+def test_aliases_are_not_used_for_typos():
+    # An alias may itself have been a typo; chaining typos through aliases would drift.
+    known = [person(1, "Lovelace", aliases=("Lovelase",))]
+    assert resolve("Lovelaze", "person", known, True).rule == Rule.TYPO  # via the name
+    assert resolve("Lovelasz", "person", known, True).entity is None
+
+
+def test_distinct_from_is_never_proposed_or_converged():
+    known = [person(1, "Lovelace")]
+    result = resolve("Lovelase", "person", known, True, distinct_from=frozenset({1}))
+    assert result.entity is None and result.possible == ()

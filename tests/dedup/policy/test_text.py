@@ -1,0 +1,88 @@
+"""Normalised text, fingerprints and query words: no database."""
+
+import pytest
+
+from dedup.policy import content_hash, fingerprint, normalize_text, query_words
+from tests.conformance.loader import holds, params, text_of
+
+
+@pytest.mark.parametrize("case", params("normalize_text"))
+def test_normalize_text_conformance(case):
+    normalized = normalize_text(text_of(case["input"]))
+    expect = case["expect"]
+    if "output" in expect:
+        assert normalized == expect["output"]
+    if "length" in expect:
+        assert holds(len(normalized), expect["length"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("Hello,   World!", "hello world", id="punctuation-and-spaces-collapse"),
+        pytest.param("  --trim--  ", "trim", id="trimmed"),
+        pytest.param("café", "café", id="accents-kept"),
+        pytest.param("cafe\u0301", "café", id="nfc-before-comparing"),
+        pytest.param("Straße", "strasse", id="casefold-not-lower"),
+        pytest.param("C++ & C#", "c c", id="symbols-separate"),
+        pytest.param("port 8080", "port 8080", id="digits-kept"),
+        pytest.param("٣ apples", "٣ apples", id="non-ascii-digits-are-numbers"),
+        pytest.param("½ cup", "½ cup", id="number-other-category-kept"),
+        # U+093F (a vowel sign, category Mc) has the Alphabetic property though str.isalnum()
+        # says False; U+094D (virama) has neither and separates.
+        pytest.param("कि", "कि", id="alphabetic-property-not-isalnum"),
+        pytest.param("...", "", id="nothing-left"),
+    ],
+)
+def test_normalize_text_rules(text, expected):
+    assert normalize_text(text) == expected
+
+
+def test_alphabetic_property_differs_from_isalnum():
+    assert not "\u093f".isalnum()
+    assert normalize_text("\u0915\u093f") == "\u0915\u093f"
+
+
+@pytest.mark.parametrize("case", params("fingerprint_equal"))
+def test_fingerprint_conformance(case):
+    given, expect = case["input"], case["expect"]
+    if "text" in given:
+        assert (fingerprint(given["text"]) or "") == expect["fingerprint"]
+    else:
+        assert (fingerprint(given["a"]) == fingerprint(given["b"])) is expect["equal"]
+
+
+def test_fingerprint_is_sha256_of_normalised_text():
+    import hashlib
+
+    assert fingerprint("Hello, World") == hashlib.sha256(b"hello world").hexdigest()
+
+
+def test_content_hash_is_sha256_of_utf8_bytes():
+    import hashlib
+
+    assert content_hash("café") == hashlib.sha256("café".encode()).hexdigest()
+    assert content_hash("a") != content_hash("a ")
+
+
+def test_query_words_are_distinct_longest_first_and_capped():
+    words = query_words("The cat and the Cat sat on a mat, magnificently")
+    assert words[0] == "magnificently"
+    assert words.count("cat") == 1
+    assert "on" not in words and "a" not in words
+    # Ties keep text order.
+    assert words == ["magnificently", "the", "cat", "and", "sat", "mat"]
+    assert len(query_words(" ".join(f"word{n}" for n in range(200)))) == 48
+
+
+def test_query_words_conformance():
+    from tests.conformance.loader import cases
+
+    (scenario,) = [s for s in cases()["scenario"] if s["id"] == "st-query-words"]
+    first, second = scenario["input"]["steps"]
+    words = query_words(first["lexical_query_words"]["text"])
+    assert words[0] == first["expect"]["index_0"]
+    for word, count in first["expect"]["occurrences"].items():
+        assert words.count(word) == count
+    assert not set(first["expect"]["excludes"]) & set(words)
+    assert len(query_words(text_of(second["lexical_query_words"]))) == second["expect"]["length"]
