@@ -321,9 +321,7 @@ def drawer_supersede(*, drawer: Drawer, by: Drawer | None = None, actor=None) ->
     """End a drawer's validity, optionally naming the drawer that replaces it. A superseded
     drawer is never a duplicate candidate again, so saying the same thing later is stored."""
     with transaction.atomic():
-        drawer = (
-            Drawer.objects.select_for_update().select_related("superseded_by").get(pk=drawer.pk)
-        )
+        drawer = Drawer.objects.select_for_update(of=("self",)).get(pk=drawer.pk)
         if drawer.valid_to is not None:
             raise Conflict("The drawer is already superseded.", code="drawer_not_current")
         if by is not None:
