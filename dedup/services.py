@@ -239,6 +239,13 @@ def drawer_write(
     return DrawerWrite(drawer, created=True, links=tuple(links))
 
 
+def drawer_write_in(*, wing: str, room: str, **write) -> DrawerWrite:
+    """`drawer_write` into a wing and room named by the caller, created on first use; a write
+    that is refused leaves no new wing or room behind."""
+    with transaction.atomic():
+        return drawer_write(room=room_get_or_create(wing=wing, room=room), **write)
+
+
 def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
     existing = Drawer.objects.filter(uuid=drawer_id).first()
     if existing is None:

@@ -166,11 +166,19 @@ class MentionWriteSerializer(serializers.Serializer):
     provenance = JSONObjectField(required=False, allow_null=True)
 
 
+class ResolutionSerializer(serializers.Serializer):
+    """How this sighting resolved (the stored observation is the first sighting's)."""
+
+    rule = serializers.CharField()
+    confidence = serializers.FloatField()
+
+
 class MentionWrittenSerializer(serializers.Serializer):
     drawer = serializers.UUIDField(source="mention.drawer.uuid")
     entity = EntitySerializer(source="resolution.entity")
     created = serializers.BooleanField()
     entity_created = serializers.BooleanField(source="resolution.created")
+    resolution = ResolutionSerializer()
     observation = serializers.JSONField(source="mention.observation")
     provenance = serializers.JSONField(source="mention.provenance")
 

@@ -149,9 +149,9 @@ class RoomDrawersView(GenericAPIView):
         """Write a memory. An exact copy in the room is not stored again: the existing drawer
         comes back with `created: false`. A variant is stored and linked (`similar`)."""
         data = parsed(s.DrawerWriteSerializer, request)
-        target = services.room_get_or_create(wing=wing, room=room)
-        result = services.drawer_write(
-            room=target,
+        result = services.drawer_write_in(
+            wing=wing,
+            room=room,
             content=data["content"],
             name=data.get("name"),
             kind=data.get("kind") or "",
@@ -232,7 +232,12 @@ class DrawerMentionsView(APIView):
         payload = SimpleNamespace(
             mention=result.mention,
             created=result.created,
-            resolution=SimpleNamespace(entity=entity, created=result.resolution.created),
+            resolution=SimpleNamespace(
+                entity=entity,
+                created=result.resolution.created,
+                rule=str(result.resolution.rule),
+                confidence=result.resolution.confidence,
+            ),
         )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
         return Response(s.MentionWrittenSerializer(payload).data, status=code)
@@ -251,9 +256,9 @@ class DiaryView(APIView):
         """Write a diary entry, compared only with the same agent's entries."""
         data = parsed(s.DiaryWriteSerializer, request)
         agent = agent_for(request, data.get("agent"))
-        room = services.room_get_or_create(wing=data["wing"], room="diary")
-        result = services.drawer_write(
-            room=room,
+        result = services.drawer_write_in(
+            wing=data["wing"],
+            room="diary",
             content=data["content"],
             mode=services.WriteMode.DIARY,
             kind=data.get("kind") or "",

@@ -1,0 +1,172 @@
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from palace.models import Checkpoint, Drawer
+
+pytestmark = pytest.mark.django_db
+
+ENTRY = "Today I refactored the ingestion pipeline and the tests finally pass."
+
+
+def client_as(username: str, grant=None) -> APIClient:
+    user = get_user_model().objects.create_user(username)
+    if grant:
+        grant(user, "write_as_any_agent")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def test_diary_is_filed_in_the_wings_diary_room_as_the_caller(api, user):
+    response = api.post("/api/diary", {"wing": "journal", "content": ENTRY}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["wing"], body["room"], body["agent"]) == ("journal", "diary", user.username)
+
+
+def test_diary_compares_only_the_same_agents_entries(dedup_settings):
+    alice, bob = client_as("alice"), client_as("bob")
+    first = alice.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json").json()
+    bobs = bob.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json")
+    assert bobs.status_code == 201 and bobs.json()["similar"] == []
+    again = alice.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json")
+    assert again.status_code == 200 and again.json()["id"] == first["id"]
+    assert Drawer.objects.filter(room__name="diary").count() == 2
+
+
+def test_writing_as_another_agent_needs_the_permission(dedup_settings, grant):
+    plain = client_as("plain")
+    refused = plain.post(
+        "/api/diary", {"wing": "w", "content": ENTRY, "agent": "someone"}, format="json"
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "permission_denied"
+    assert Drawer.objects.count() == 0
+    trusted = client_as("orchestrator", grant)
+    allowed = trusted.post(
+        "/api/diary", {"wing": "w", "content": ENTRY, "agent": "someone"}, format="json"
+    )
+    assert allowed.status_code == 201 and allowed.json()["agent"] == "someone"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"wing": "w"}, "invalid"),
+        ({"wing": "w", "content": "  "}, "invalid"),
+        ({"wing": " ", "content": ENTRY}, "empty_label"),
+        ({"wing": 3, "content": ENTRY}, "invalid"),
+    ],
+)
+def test_bad_diary_input(api, body, code):
+    response = api.post("/api/diary", body, format="json")
+    assert response.status_code == 400 and response.json()["code"] == code
+    assert Drawer.objects.count() == 0
+
+
+def item(content, **extra):
+    return {"content": content, "destination": "general", **extra}
+
+
+def test_checkpoint_counts_and_files_by_destination(api, user):
+    body = {
+        "id": "job-1",
+        "items": [
+            item("We decided to use SurrealDB for storage because one engine covers it all."),
+            item("We decided to use SurrealDB for storage because one engine covers it all."),
+            item("We decided to use SurrealDB for storge because one engine covers it all."),
+            {"content": "Prefers dark mode in every editor.", "destination": "preference"},
+            {"content": "Castellan ships in March.", "destination": "project", "wing": "castellan"},
+            {"content": "Wrote the checkpoint code today.", "destination": "diary"},
+        ],
+    }
+    response = api.post("/api/checkpoints", body, format="json")
+    assert response.status_code == 201
+    result = response.json()
+    assert (result["items"], result["stored"], result["duplicates"], result["similar"]) == (
+        6,
+        5,
+        1,
+        1,
+    )
+    assert result["replayed"] is False
+    places = [(d["wing"], d["room"], d["created"]) for d in result["drawers"]]
+    assert places == [
+        ("general", "entries", True),
+        ("general", "entries", False),
+        ("general", "entries", True),
+        ("preferences", "entries", True),
+        ("castellan", "entries", True),
+        ("diary", "diary", True),
+    ]
+    assert result["drawers"][1]["drawer"] == result["drawers"][0]["drawer"]
+    diary = Drawer.objects.get(room__name="diary")
+    assert diary.agent == user.username and diary.source["checkpoint"] == "job-1"
+
+
+def test_checkpoint_replay_stores_nothing_and_returns_the_same_result(api):
+    body = {"id": "job-2", "items": [item("A memory worth keeping for later.")]}
+    first = api.post("/api/checkpoints", body, format="json").json()
+    replay = api.post("/api/checkpoints", body, format="json")
+    assert replay.status_code == 200
+    assert {**replay.json(), "replayed": False} == first
+    assert Drawer.objects.count() == 1 and Checkpoint.objects.count() == 1
+
+
+def test_checkpoint_id_reused_with_other_items_conflicts(api):
+    api.post("/api/checkpoints", {"id": "job-3", "items": [item("First.")]}, format="json")
+    response = api.post(
+        "/api/checkpoints", {"id": "job-3", "items": [item("Second.")]}, format="json"
+    )
+    assert response.status_code == 409 and response.json()["code"] == "checkpoint_id_taken"
+    assert Drawer.objects.count() == 1
+
+
+def test_checkpoint_with_a_failing_item_writes_nothing(api):
+    api.post(
+        "/api/wings/general/rooms/entries/drawers",
+        {"content": "first", "name": "context"},
+        format="json",
+    )
+    body = {
+        "id": "job-4",
+        "items": [item("A fine memory."), item("second", name="context")],
+    }
+    response = api.post("/api/checkpoints", body, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "drawer_name_taken"
+    assert Drawer.objects.count() == 1 and not Checkpoint.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"items": [item("x")]},
+        {"id": "j", "items": []},
+        {"id": "j", "items": "nope"},
+        {"id": "j", "items": [{"content": "x", "destination": "elsewhere"}]},
+        {"id": "j", "items": [{"destination": "general"}]},
+        {"id": "j", "items": [item("x"), item(" ")]},
+        {"id": 7, "items": [item("x")]},
+    ],
+    ids=[
+        "no-id",
+        "no-items",
+        "items-not-list",
+        "bad-destination",
+        "no-content",
+        "blank-item",
+        "id-number",
+    ],
+)
+def test_bad_checkpoint_input_writes_nothing(api, body):
+    response = api.post("/api/checkpoints", body, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert Drawer.objects.count() == 0 and not Checkpoint.objects.exists()
+
+
+def test_checkpoint_diary_item_as_another_agent_needs_permission(api):
+    body = {"id": "j", "items": [{"content": "x y z", "destination": "diary", "agent": "other"}]}
+    response = api.post("/api/checkpoints", body, format="json")
+    assert response.status_code == 403
+    assert Drawer.objects.count() == 0
