@@ -1,7 +1,15 @@
 import pytest
 
-from dedup.policy import MIN_NEAR_CHARS, Text, Verdict, assess, classify, content_hash
-from dedup.policy import fingerprint, normalize_text
+from dedup.policy import (
+    MIN_NEAR_CHARS,
+    Text,
+    Verdict,
+    assess,
+    classify,
+    content_hash,
+    fingerprint,
+    normalize_text,
+)
 from tests.conformance.loader import params
 
 

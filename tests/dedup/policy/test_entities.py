@@ -19,7 +19,7 @@ def test_entity_key_conformance(case):
     ("name", "key"),
     [
         pytest.param("Node.js", "nodejs", id="dot-joins"),
-        pytest.param("O’Brien", "obrien", id="typographic-apostrophe-joins"),
+        pytest.param("O\u2019Brien", "obrien", id="typographic-apostrophe-joins"),
         pytest.param("C++", "c++", id="plus-kept"),
         pytest.param("F#", "f#", id="hash-kept"),
         pytest.param("  Ada   LOVELACE ", "ada lovelace", id="casefold-trim-collapse"),
