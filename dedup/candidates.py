@@ -24,7 +24,7 @@ LEXICAL_CANDIDATES = 10
 LEXICAL_GROUP_SIZE = 3
 LEXICAL_GROUPS = 4
 
-_CANDIDATE_FIELDS = ("id", "content_hash", "normalized_content", "fingerprint")
+_CANDIDATE_FIELDS = ("id", "uuid", "content_hash", "normalized_content", "fingerprint")
 
 
 @dataclass(frozen=True, slots=True)

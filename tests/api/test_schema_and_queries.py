@@ -1,0 +1,98 @@
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def test_openapi_schema_is_served(api):
+    response = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for path in [
+        "/api/wings/{wing}/rooms/{room}/drawers",
+        "/api/drawers/{drawer_id}/duplicates",
+        "/api/diary",
+        "/api/checkpoints",
+        "/api/entities/{entity_id}/candidates",
+        "/api/entities/{entity_id}/aliases",
+    ]:
+        assert path in paths
+
+
+def test_swagger_ui_is_served_locally(admin_client):
+    response = admin_client.get("/api/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
+    assert "cdn" not in page.lower() and "https://" not in page
+
+
+def test_swagger_assets_exist_in_static_files():
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
+
+
+def write(api, n, room="entries"):
+    return api.post(
+        f"/api/wings/w/rooms/{room}/drawers",
+        {"content": f"Memory number {n} about the migration of the billing service."},
+        format="json",
+    ).json()
+
+
+def count_queries(django_assert_max_num_queries, call):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        response = call()
+    assert response.status_code == 200
+    return len(captured)
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ["list", "duplicates", "entities", "mentions", "candidates", "wings"],
+)
+def test_no_n_plus_one(api, django_assert_max_num_queries, endpoint):
+    """The same number of queries for one row as for many."""
+
+    def populate(n):
+        ids = [write(api, i) for i in range(n)]
+        first = ids[0]["id"]
+        # Two edits apart, the first two are linked; the others link to several.
+        names = ["Katarina", "Katerino", "Katerina", "Kathrina", "Katrina"][: max(2, n // 3)]
+        entity = None
+        for i, name in enumerate(names):
+            body = api.post(
+                f"/api/drawers/{ids[i % len(ids)]['id']}/mentions",
+                {"name": name, "kind": "person"},
+                format="json",
+            ).json()
+            entity = entity or body["entity"]["id"]
+            api.post(
+                f"/api/entities/{body['entity']['id']}/aliases",
+                {"alias": f"{name} alias"},
+                format="json",
+            )
+        return first, entity
+
+    calls = {
+        "list": lambda first, entity: api.get("/api/wings/w/rooms/entries/drawers"),
+        "duplicates": lambda first, entity: api.get(f"/api/drawers/{first}/duplicates"),
+        "entities": lambda first, entity: api.get("/api/entities"),
+        "mentions": lambda first, entity: api.get(f"/api/entities/{entity}/mentions"),
+        "candidates": lambda first, entity: api.get(f"/api/entities/{entity}/candidates"),
+        "wings": lambda first, entity: api.get("/api/wings"),
+    }
+    first, entity = populate(2)
+    few = count_queries(django_assert_max_num_queries, lambda: calls[endpoint](first, entity))
+    first, entity = populate(15)
+    many = count_queries(django_assert_max_num_queries, lambda: calls[endpoint](first, entity))
+    assert many == few
+
+
+def test_root_redirects_somewhere_useful():
+    response = Client().get("/")
+    assert response.status_code == 302

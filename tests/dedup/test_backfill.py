@@ -1,0 +1,52 @@
+import pytest
+from django.core.management import call_command
+
+from dedup import policy, services
+from palace.models import Drawer, Entity, EntityAlias
+
+pytestmark = pytest.mark.django_db
+
+
+def legacy_drawer(room, content):
+    return Drawer.objects.create(
+        room=room,
+        content=content,
+        content_hash=policy.content_hash(content),
+        normalized_content="",
+        fingerprint=None,
+    )
+
+
+def test_backfill_command_fills_once_and_merges_nothing(capsys, dedup_settings):
+    room = services.room_get_or_create(wing="old", room="r")
+    legacy_drawer(room, "The same words.")
+    legacy_drawer(room, "The same words.")
+    legacy_drawer(room, "...")  # nothing to fingerprint
+    Entity.objects.create(name="Ada", kind="person", key="", key_length=0)
+    Entity.objects.create(name="ADA", kind="person", key="", key_length=0)
+    call_command("dedup_backfill")
+    out = capsys.readouterr().out
+    assert "fingerprints filled: 2" in out and "entity keys filled: 2" in out
+    assert Drawer.objects.count() == 3 and Entity.objects.count() == 2
+    assert Drawer.objects.filter(fingerprint=policy.fingerprint("the same words")).count() == 2
+    assert set(Entity.objects.values_list("key", flat=True)) == {"ada"}
+    call_command("dedup_backfill", "--no-progress")
+    assert "fingerprints filled: 0" in capsys.readouterr().out
+
+
+def test_legacy_drawers_become_candidates_after_backfill(dedup_settings):
+    room = services.room_get_or_create(wing="old", room="r")
+    legacy = legacy_drawer(room, "We chose SurrealDB for storage in the early days.")
+    from dedup.backfill import backfill_entity_keys, backfill_fingerprints
+
+    backfill_fingerprints(Drawer)
+    backfill_entity_keys(Entity, EntityAlias)
+    result = services.drawer_write(
+        room=room, content="We chose SurrealDB for storage in the early days!"
+    )
+    assert [link.older for link in result.links] == [legacy]
+    assert result.links[0].verdict == "normalized"
+    typo = services.drawer_write(
+        room=room, content="We chose SurrealDB for storge in the early days."
+    )
+    assert legacy in [link.older for link in typo.links]  # found through the full-text index

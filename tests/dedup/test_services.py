@@ -1,0 +1,148 @@
+"""The write path as a service: what the API, the admin and the commands all call."""
+
+import pytest
+from django.db import connection
+
+from dedup import candidates, services
+from dedup.errors import EmptyLabel, InvalidInput
+from palace.models import AuditEntry, Drawer, DrawerLink, Entity, EntityLink
+
+pytestmark = pytest.mark.django_db
+
+# PostgreSQL takes a transaction-scoped advisory lock per write; SQLite's lock is the IMMEDIATE
+# transaction itself.
+LOCK = 1 if connection.vendor == "postgresql" else 0
+
+TEXT = "The deploy script must run database migrations before restarting the web workers."
+
+
+@pytest.fixture
+def room(dedup_settings):
+    return services.room_get_or_create(wing="ops", room="runbooks")
+
+
+def test_a_drawer_is_never_its_own_candidate(room):
+    drawer = services.drawer_write(room=room, content=TEXT).drawer
+    scope = candidates.Scope(room=room, exclude_id=drawer.id)
+    assert candidates.same_hash(scope, drawer.content_hash) == []
+    assert candidates.lexical(scope, ["deploy", "migrations", "restarting"]) == []
+
+
+def test_candidates_never_cross_rooms_or_agents_diaries(room):
+    other = services.room_get_or_create(wing="ops", room="elsewhere")
+    services.drawer_write(room=other, content=TEXT)
+    services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.DIARY, agent="alice")
+    bob = candidates.Scope(room=room, agent="bob")
+    assert candidates.same_hash(bob, services.policy.content_hash(TEXT)) == []
+    assert candidates.lexical(bob, ["deploy", "migrations"]) == []
+
+
+def test_lexical_query_finds_a_typo_through_unbroken_words(room):
+    original = services.drawer_write(room=room, content=TEXT).drawer
+    for n in range(30):
+        services.drawer_write(
+            room=room, content=f"Unrelated note {n} about lunch menus and holidays."
+        )
+    typo = TEXT.replace("migrations", "migratoins")
+    found = candidates.lexical(candidates.Scope(room=room), services.policy.query_words(typo))
+    assert found[0] == original
+
+
+def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
+    words = [f"word{n:02d}" for n in range(14)]
+    groups = candidates.lexical_groups(words)
+    assert len(groups) == 4 and sum(len(g) for g in groups) == 12
+    assert all(len(group) == 3 for group in groups)
+    assert candidates.lexical_groups(["alpha", "beta"]) == [["alpha"], ["beta"]]
+    assert candidates.lexical_groups([]) == []
+
+
+def test_short_text_skips_the_lexical_query(room, django_assert_num_queries):
+    services.drawer_write(room=room, content="Use cat.")
+    # savepoint, hash, fingerprint, insert, release: no full-text query for a short text.
+    with django_assert_num_queries(5 + LOCK):
+        services.drawer_write(room=room, content="Use car.")
+
+
+def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_queries):
+    for n in range(40):
+        services.drawer_write(room=room, content=f"{TEXT} Variant number {n}.")
+    # savepoint, hash, fingerprint, full text, fetch candidates, insert, links, release.
+    with django_assert_num_queries(8 + LOCK):
+        result = services.drawer_write(room=room, content=f"{TEXT} Variant number 41!")
+    assert len(result.links) == services.MAX_LINKS_PER_WRITE
+
+
+def test_replayed_write_adds_no_reverse_link(room):
+    first = services.drawer_write(room=room, content=TEXT)
+    second = services.drawer_write(room=room, content=TEXT.upper())
+    again = services.drawer_write(room=room, content=TEXT.upper(), drawer_id=second.drawer.uuid)
+    assert again.drawer == second.drawer and again.links == ()
+    assert list(DrawerLink.objects.values_list("newer", "older")) == [
+        (second.drawer.id, first.drawer.id)
+    ]
+
+
+def test_link_is_idempotent_and_always_newer_to_older(room):
+    old = services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.MINED).drawer
+    new = services.drawer_write(room=room, content="A different text about cats and dogs.").drawer
+    link, created = services.drawer_link(
+        newer=old, older=new, verdict="near", signals={"similarity": 0.91}
+    )
+    assert created and (link.newer, link.older) == (new, old)
+    _, created_again = services.drawer_link(newer=new, older=old, verdict="near", signals={})
+    assert not created_again and DrawerLink.objects.count() == 1
+    with pytest.raises(InvalidInput):
+        services.drawer_link(newer=old, older=old, verdict="near", signals={})
+
+
+def test_exact_copy_returns_the_oldest_copy(room):
+    first = services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.MINED).drawer
+    services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.MINED)
+    result = services.drawer_write(room=room, content=TEXT)
+    assert not result.created and result.drawer == first and result.duplicate_of == first
+
+
+def test_diary_needs_an_agent(room):
+    with pytest.raises(InvalidInput):
+        services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.DIARY)
+    assert not Drawer.objects.exists()
+
+
+def test_content_is_stored_verbatim(room):
+    raw = "  Spaces\tand\r\nline ends — kept exactly.  "
+    drawer = services.drawer_write(room=room, content=raw).drawer
+    drawer.refresh_from_db()
+    assert drawer.content == raw
+
+
+def test_entity_link_per_resemblance_and_no_merge(dedup_settings):
+    services.entity_resolve(name="Johnson", kind="person")
+    # One edit from Johnson, Johnsen would converge on it: it predates fuzzy matching here.
+    strict = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    services.entity_resolve(name="Johnsen", kind="person", config=strict)
+    result = services.entity_resolve(name="Johnsin", kind="person")
+    assert result.created and result.rule == "distinct"
+    assert sorted(link.older.name for link in result.possible) == ["Johnsen", "Johnson"]
+    assert Entity.objects.count() == 3
+    assert EntityLink.objects.filter(newer=result.entity).count() == 2
+
+
+def test_resolving_again_changes_nothing(dedup_settings):
+    services.entity_resolve(name="SurrealDB", kind="tool")
+    services.entity_resolve(name="surrealdb", kind="tool")
+    services.entity_resolve(name="surrealdb", kind="tool")
+    entity = Entity.objects.get()
+    assert list(entity.alias_set.values_list("alias", flat=True)) == ["surrealdb"]
+
+
+def test_entity_key_and_length_are_stored(dedup_settings):
+    entity = services.entity_resolve(name="Node.js", kind="tool").entity
+    assert (entity.key, entity.key_length) == ("nodejs", 6)
+
+
+def test_alias_add_unknown_blank(dedup_settings):
+    entity = services.entity_resolve(name="MemCastle", kind="project").entity
+    with pytest.raises(EmptyLabel):
+        services.entity_alias_add(entity=entity, alias="   ")
+    assert not AuditEntry.objects.exists()

@@ -1,0 +1,103 @@
+"""The admin writes through the same service as the API, and the audit log is read-only."""
+
+import pytest
+
+from dedup import services
+from palace.models import AuditEntry, Drawer, DrawerLink
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "Backups run nightly at two in the morning and are kept for thirty days."
+
+
+@pytest.fixture
+def staff(admin_client, dedup_settings):
+    return admin_client
+
+
+@pytest.fixture
+def room(dedup_settings):
+    return services.room_get_or_create(wing="ops", room="backups")
+
+
+def add(client, room, content):
+    return client.post(
+        "/admin/palace/drawer/add/",
+        {"room": room.pk, "content": content, "name": "", "kind": "", "agent": ""},
+        follow=True,
+    )
+
+
+def test_drawer_added_in_admin_goes_through_the_write_path(staff, room):
+    add(staff, room, TEXT)
+    drawer = Drawer.objects.get()
+    assert drawer.fingerprint and drawer.normalized_content
+    assert drawer.source == {"via": "admin", "user": "admin"}
+    response = add(staff, room, TEXT.replace("nightly", "nigthly"))
+    assert Drawer.objects.count() == 2
+    assert DrawerLink.objects.get().verdict == "near"
+    assert b"linked to 1 similar drawer" in response.content
+
+
+def test_exact_copy_added_in_admin_is_not_stored(staff, room):
+    add(staff, room, TEXT)
+    response = add(staff, room, TEXT)
+    assert Drawer.objects.count() == 1
+    assert b"An exact copy is already in this room" in response.content
+
+
+def test_blank_content_in_admin_is_refused(staff, room):
+    response = add(staff, room, "   ")
+    assert response.status_code == 200 and Drawer.objects.count() == 0
+
+
+def test_admin_delete_is_audited(staff, room):
+    drawer = services.drawer_write(room=room, content=TEXT).drawer
+    staff.post(f"/admin/palace/drawer/{drawer.pk}/delete/", {"post": "yes"})
+    assert not Drawer.objects.exists()
+    assert AuditEntry.objects.get().action == "drawer.delete"
+
+
+def test_existing_drawer_is_read_only_in_admin(staff, room):
+    drawer = services.drawer_write(room=room, content=TEXT).drawer
+    response = staff.get(f"/admin/palace/drawer/{drawer.pk}/change/")
+    assert response.status_code == 200
+    assert b'name="content"' not in response.content
+
+
+def test_audit_log_is_read_only_in_admin_and_in_code(staff, room):
+    drawer = services.drawer_write(room=room, content=TEXT).drawer
+    services.drawer_supersede(drawer=drawer)
+    entry = AuditEntry.objects.get()
+    assert staff.get("/admin/palace/auditentry/").status_code == 200
+    assert staff.get("/admin/palace/auditentry/add/").status_code == 403
+    assert (
+        staff.post(f"/admin/palace/auditentry/{entry.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
+    with pytest.raises(PermissionError):
+        entry.delete()
+    with pytest.raises(PermissionError):
+        entry.save()
+    with pytest.raises(PermissionError):
+        AuditEntry.objects.all().delete()
+    assert AuditEntry.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "wing",
+        "room",
+        "drawer",
+        "drawerlink",
+        "entity",
+        "entitylink",
+        "mention",
+        "checkpoint",
+        "auditentry",
+    ],
+)
+def test_every_admin_list_renders(staff, room, page):
+    services.drawer_write(room=room, content=TEXT)
+    assert staff.get(f"/admin/palace/{page}/").status_code == 200
