@@ -25,8 +25,9 @@ class Command(BaseCommand):
             file=sys.stderr,
         ) as bar:
             drawers = backfill.backfill_fingerprints(Drawer, progress=bar.update)
+        unkeyed = Entity.objects.filter(key="").count() + EntityAlias.objects.filter(key="").count()
         with tqdm(
-            total=Entity.objects.filter(key="").count() + EntityAlias.objects.filter(key="").count(),
+            total=unkeyed,
             desc="entities",
             unit="row",
             disable=no_progress,
