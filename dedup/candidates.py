@@ -6,6 +6,7 @@ per-database details (SQLite FTS5, PostgreSQL full-text search) stay in this mod
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,13 +19,25 @@ from palace.models import Drawer, Entity, Room
 
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
-LEXICAL_CANDIDATES = 10
-# The longest query words are split into groups of this size; a group matches only when all its
-# words do (selective, so cheap), and any intact group finds the original of a variant.
+LEXICAL_CANDIDATES = 30
+# The longest query words are split into small groups; a group matches only when all its words
+# do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
+# each AND cheap; four groups survive up to three broken words.
 LEXICAL_GROUP_SIZE = 3
 LEXICAL_GROUPS = 4
+# Function words match half a room and find nothing: never worth a lexical query.
+STOP_WORDS = frozenset(
+    (
+        "about after also and any are because been before being both but can could did does "
+        "doing each for from had has have her here him his how into its just more most must "
+        "not now off only other our out over same she should some such than that the their "
+        "them then there these they this those through too under until very was were what "
+        "when where which while who why will with would you your"
+    ).split(" ")
+)
 
 _CANDIDATE_FIELDS = ("id", "uuid", "content_hash", "normalized_content", "fingerprint")
+_SELECT = ", ".join(f"d.{field}" for field in _CANDIDATE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,31 +58,83 @@ class Scope:
         return queryset
 
 
+def same_text(scope: Scope, content_hash: str, fingerprint: str | None) -> list[Drawer]:
+    """Current drawers of the scope with the same bytes or the same normalised text, oldest
+    first: two lookups on the partial indexes, in one round trip. (An OR of the two would make
+    SQLite scan the room.)"""
+    return _drawers(*_same_text_sql(scope, content_hash, fingerprint))
+
+
+def _same_text_sql(scope: Scope, content_hash: str, fingerprint: str | None) -> tuple[str, list]:
+    where, params = _scope_sql(scope, "d")
+    sql = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.content_hash = %s"
+    all_params = [*params, content_hash]
+    if fingerprint is not None:
+        sql += f" UNION SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
+        all_params += [*params, fingerprint]
+    return f"SELECT * FROM ({sql}) u ORDER BY 1 LIMIT %s", [*all_params, 2 * EXACT_CANDIDATES]
+
+
 def same_hash(scope: Scope, content_hash: str) -> list[Drawer]:
     """Current drawers of the scope with the very same bytes, oldest first."""
-    return list(
-        scope.drawers()
-        .filter(content_hash=content_hash)
-        .only(*_CANDIDATE_FIELDS)
-        .order_by("id")[:EXACT_CANDIDATES]
-    )
+    return same_text(scope, content_hash, None)[:EXACT_CANDIDATES]
 
 
 def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Drawer]:
     """Current drawers of the scope with the same normalised text, oldest first."""
     if fingerprint is None:
         return []
-    return list(
-        scope.drawers()
-        .filter(fingerprint=fingerprint)
-        .only(*_CANDIDATE_FIELDS)
-        .order_by("id")[:EXACT_CANDIDATES]
-    )
+    where, params = _scope_sql(scope, "d")
+    sql = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
+    return _drawers(f"{sql} ORDER BY 1 LIMIT %s", [*params, fingerprint, EXACT_CANDIDATES])
+
+
+def _drawers(sql: str, params: list) -> list[Drawer]:
+    """Run a candidate query; raw SQL because this is the hot path of every write, where the
+    ORM's own cost would be most of the query's."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [_drawer(row) for row in rows]
+
+
+def _drawer(row) -> Drawer:
+    return Drawer(**dict(zip(_CANDIDATE_FIELDS, _uuid_column(row), strict=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    same: list[Drawer]  # same bytes or same normalised text, oldest first
+    lexical: list[Drawer]  # sharing a group of rare words, newest first
+
+
+def for_text(
+    scope: Scope, content_hash: str, fingerprint: str | None, words: Sequence[str]
+) -> Found:
+    """Every candidate a write needs, in one round trip: the hash and fingerprint lookups and,
+    when there are words to query, the lexical one. Each part keeps its own limit."""
+    same_sql, same_params = _same_text_sql(scope, content_hash, fingerprint)
+    groups = lexical_groups(words)
+    if not groups:
+        return Found(_drawers(same_sql, same_params), [])
+    lexical_sql, lexical_params = _lexical_sql(scope, groups, LEXICAL_CANDIDATES)
+    sql = f"SELECT 0, s.* FROM ({same_sql}) s UNION ALL SELECT 1, x.* FROM ({lexical_sql}) x"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*same_params, *lexical_params])
+        rows = cursor.fetchall()
+    found = Found([], [])
+    for part, *row in rows:
+        (found.lexical if part else found.same).append(_drawer(row))
+    return found
+
+
+def lexical_words(words: Sequence[str]) -> list[str]:
+    return [word for word in words if word not in STOP_WORDS]
 
 
 def lexical_groups(words: Sequence[str]) -> list[list[str]]:
     """Split the longest words into small groups: a typo breaks one word, so one group."""
-    chosen = list(words[: LEXICAL_GROUP_SIZE * LEXICAL_GROUPS])
+    chosen = lexical_words(words)[: LEXICAL_GROUP_SIZE * LEXICAL_GROUPS]
     if len(chosen) <= LEXICAL_GROUP_SIZE:
         return [[word] for word in chosen]
     count = -(-len(chosen) // LEXICAL_GROUP_SIZE)
@@ -77,20 +142,33 @@ def lexical_groups(words: Sequence[str]) -> list[list[str]]:
 
 
 def lexical(scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES) -> list[Drawer]:
-    """Current drawers of the scope that share the rarest words of the text, best ranked first."""
+    """Current drawers of the scope holding every word of at least one group, newest first.
+
+    Not ranked: the groups are selective enough that the matches are few, every one of them is
+    compared (cheaply, in C), and ranking (bm25, ts_rank) would cost more than the match itself.
+    """
     groups = lexical_groups(words)
     if not groups:
         return []
+    return _drawers(*_lexical_sql(scope, groups, limit))
+
+
+def _lexical_sql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
     if connection.vendor == "postgresql":
-        ids = _lexical_postgresql(scope, groups, limit)
-    elif connection.vendor == "sqlite":
-        ids = _lexical_sqlite(scope, groups, limit)
-    else:  # pragma: no cover - only SQLite and PostgreSQL are supported
-        raise NotImplementedError(connection.vendor)
-    if not ids:
-        return []
-    by_id = {d.id: d for d in Drawer.objects.filter(id__in=ids).only(*_CANDIDATE_FIELDS)}
-    return [by_id[i] for i in ids if i in by_id]
+        return _lexical_postgresql(scope, groups, limit)
+    if connection.vendor == "sqlite":
+        return _lexical_sqlite(scope, groups, limit)
+    raise NotImplementedError(connection.vendor)  # pragma: no cover
+
+
+def _uuid_column(row: tuple) -> tuple:
+    # SQLite hands back the uuid column as hex text, PostgreSQL as a UUID.
+    drawer_id, public_id, *rest = row
+    return (
+        drawer_id,
+        public_id if isinstance(public_id, uuid.UUID) else uuid.UUID(public_id),
+        *rest,
+    )
 
 
 def _scope_sql(scope: Scope, alias: str) -> tuple[str, list]:
@@ -105,35 +183,32 @@ def _scope_sql(scope: Scope, alias: str) -> tuple[str, list]:
     return " AND ".join(clauses), params
 
 
-def _lexical_sqlite(scope: Scope, groups: list[list[str]], limit: int) -> list[int]:
+def _lexical_sqlite(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
     # Words are normalised (letters and digits only); quoting keeps FTS5 from reading any as an
     # operator such as AND or NEAR.
     match = " OR ".join("(" + " AND ".join(f'"{word}"' for word in group) + ")" for group in groups)
     where, params = _scope_sql(scope, "d")
     sql = (
-        "SELECT d.id FROM palace_drawer_fts f JOIN palace_drawer d ON d.id = f.rowid "
-        f"WHERE palace_drawer_fts MATCH %s AND {where} ORDER BY f.rank LIMIT %s"
+        f"SELECT {_SELECT} FROM palace_drawer d WHERE d.id IN "
+        "(SELECT rowid FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s) "
+        f"AND {where} ORDER BY d.id DESC LIMIT %s"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *params, limit])
-        return [row[0] for row in cursor.fetchall()]
+    return sql, [match, *params, limit]
 
 
 # The expression must be the one the GIN index was built on (migration 0002).
 PG_TSVECTOR = "to_tsvector('simple'::regconfig, left(d.normalized_content, 100000))"
 
 
-def _lexical_postgresql(scope: Scope, groups: list[list[str]], limit: int) -> list[int]:
+def _lexical_postgresql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
     query = " | ".join("(" + " & ".join(f"'{word}'" for word in group) + ")" for group in groups)
     where, params = _scope_sql(scope, "d")
     sql = (
-        f"SELECT d.id FROM palace_drawer d, to_tsquery('simple'::regconfig, %s) q "
+        f"SELECT {_SELECT} FROM palace_drawer d, to_tsquery('simple'::regconfig, %s) q "
         f"WHERE {PG_TSVECTOR} @@ q AND {where} "
-        f"ORDER BY ts_rank({PG_TSVECTOR}, q) DESC, d.id LIMIT %s"
+        "ORDER BY d.id DESC LIMIT %s"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [query, *params, limit])
-        return [row[0] for row in cursor.fetchall()]
+    return sql, [query, *params, limit]
 
 
 def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:

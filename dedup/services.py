@@ -201,12 +201,13 @@ def drawer_write(
 
         scope = candidates.Scope(room=room, agent=agent if mode.per_agent else None)
         skip_exact = mode.skips_exact_copy and name is None
-        exact = candidates.same_hash(scope, text.content_hash) if config.enabled else []
+        found = _candidates(scope, text) if config.enabled else candidates.Found([], [])
+        exact = [d for d in found.same if d.content_hash == text.content_hash]
         if skip_exact and exact:
             logger.debug("exact copy of drawer %s in room %s", exact[0].uuid, room)
             return DrawerWrite(exact[0], created=False, duplicate_of=exact[0])
 
-        assessed = _assess_candidates(scope, text, exact, config) if config.enabled else []
+        assessed = _assess_candidates(text, found, config) if config.enabled else []
         drawer = Drawer.objects.create(
             uuid=drawer_id or uuid_module.uuid4(),
             room=room,
@@ -259,20 +260,21 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
     return existing
 
 
-def _assess_candidates(
-    scope: candidates.Scope,
-    text: policy.Text,
-    exact: list[Drawer],
-    config: DedupConfig,
-) -> list[tuple[Drawer, policy.Assessment]]:
-    """Gather a bounded set of candidates and keep the strongest verdicts, strongest first."""
-    pool: dict[int, Drawer] = {d.id: d for d in exact}
-    for drawer in candidates.same_fingerprint(scope, text.fingerprint):
-        pool.setdefault(drawer.id, drawer)
+def _candidates(scope: candidates.Scope, text: policy.Text) -> candidates.Found:
     # A short text can only be exact or normalized, so a lexical query would find nothing usable.
-    if len(text.normalized) >= policy.MIN_NEAR_CHARS:
-        for drawer in candidates.lexical(scope, policy.query_words(text.normalized)):
-            pool.setdefault(drawer.id, drawer)
+    words = (
+        policy.query_words(text.normalized) if len(text.normalized) >= policy.MIN_NEAR_CHARS else []
+    )
+    return candidates.for_text(scope, text.content_hash, text.fingerprint, words)
+
+
+def _assess_candidates(
+    text: policy.Text, found: candidates.Found, config: DedupConfig
+) -> list[tuple[Drawer, policy.Assessment]]:
+    """Judge the bounded set of candidates and keep the strongest verdicts, strongest first."""
+    pool: dict[int, Drawer] = {d.id: d for d in found.same}
+    for drawer in found.lexical:
+        pool.setdefault(drawer.id, drawer)
 
     assessed = []
     for drawer in pool.values():

@@ -51,24 +51,41 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
 def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     words = [f"word{n:02d}" for n in range(14)]
     groups = candidates.lexical_groups(words)
-    assert len(groups) == 4 and sum(len(g) for g in groups) == 12
-    assert all(len(group) == 3 for group in groups)
+    assert groups == [
+        ["word00", "word04", "word08"],
+        ["word01", "word05", "word09"],
+        ["word02", "word06", "word10"],
+        ["word03", "word07", "word11"],
+    ]
+    # Every word is in exactly one group, so one broken word leaves three groups intact.
     assert candidates.lexical_groups(["alpha", "beta"]) == [["alpha"], ["beta"]]
+    assert candidates.lexical_groups(["a1", "b2", "c3", "d4"]) == [["a1", "c3"], ["b2", "d4"]]
     assert candidates.lexical_groups([]) == []
+
+
+def test_stop_words_are_never_query_words():
+    words = candidates.lexical_words(["because", "migrations", "their", "deploy"])
+    assert words == ["migrations", "deploy"]
 
 
 def test_short_text_skips_the_lexical_query(room, django_assert_num_queries):
     services.drawer_write(room=room, content="Use cat.")
-    # savepoint, hash, fingerprint, insert, release: no full-text query for a short text.
-    with django_assert_num_queries(5 + LOCK):
+    # savepoint, hash and fingerprint lookup, insert, release: no full text for a short text.
+    with django_assert_num_queries(4 + LOCK) as captured:
         services.drawer_write(room=room, content="Use car.")
+    assert not [
+        q for q in captured.captured_queries if "MATCH" in q["sql"] or "tsquery" in q["sql"]
+    ]
+    with django_assert_num_queries(4 + LOCK) as captured:
+        services.drawer_write(room=room, content="Use a longer sentence about carrots here.")
+    assert [q for q in captured.captured_queries if "MATCH" in q["sql"] or "tsquery" in q["sql"]]
 
 
 def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_queries):
     for n in range(40):
         services.drawer_write(room=room, content=f"{TEXT} Variant number {n}.")
-    # savepoint, hash, fingerprint, full text, fetch candidates, insert, links, release.
-    with django_assert_num_queries(8 + LOCK):
+    # savepoint, every candidate in one round trip, insert, links, release.
+    with django_assert_num_queries(5 + LOCK):
         result = services.drawer_write(room=room, content=f"{TEXT} Variant number 41!")
     assert len(result.links) == services.MAX_LINKS_PER_WRITE
 

@@ -1,0 +1,41 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11+:
+#   make run   - virtualenv, packages, SQLite database, demo data, app on http://127.0.0.1:8000
+#   make test  - the whole test suite (set DATABASE_URL to run it on PostgreSQL)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+
+.PHONY: install run test lint check bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Castellan needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	DEBUG=true $(BIN)/python manage.py migrate --noinput
+	DEBUG=true $(BIN)/python manage.py seed_demo
+	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+test: install
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+check: install
+	$(BIN)/python manage.py check
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+bench: install
+	$(BIN)/python bench/write_path.py
+
+clean:
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-shm db.sqlite3-wal

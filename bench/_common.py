@@ -1,0 +1,126 @@
+"""Shared helpers for the benchmarks: a throwaway database per backend, synthetic text, tables."""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/castellan_bench")
+
+
+def setup_django(database_url: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("CASTELLAN_LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def fresh_database_url(backend: str) -> str:
+    if backend == "sqlite":
+        path = Path(tempfile.mkdtemp(prefix="castellan-bench-")) / "bench.sqlite3"
+        return f"sqlite:///{path}"
+    name = PG_URL.rsplit("/", 1)[1]
+    admin = PG_URL.rsplit("/", 1)[0] + "/postgres"
+    for sql in (f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}"'):
+        subprocess.run(["psql", admin, "-q", "-c", sql], check=True, capture_output=True)
+    return PG_URL
+
+
+class Vocabulary:
+    """Pronounceable made-up words with a skewed frequency, like a real palace's vocabulary."""
+
+    SYLLABLES = [
+        "ka",
+        "lo",
+        "ri",
+        "men",
+        "tas",
+        "vor",
+        "il",
+        "de",
+        "nu",
+        "sha",
+        "pre",
+        "ton",
+        "gar",
+        "bel",
+        "qui",
+        "mo",
+        "sen",
+        "tra",
+        "ul",
+        "fi",
+        "zer",
+        "ank",
+        "po",
+        "hel",
+    ]
+
+    def __init__(self, rng: random.Random, size: int = 6000):
+        words = set()
+        while len(words) < size:
+            words.add("".join(rng.choice(self.SYLLABLES) for _ in range(rng.randint(2, 4))))
+        self.words = sorted(words)
+        self.weights = [1 / (rank + 10) for rank in range(size)]
+        self.rng = rng
+        self.common = ["the", "and", "for", "with", "was", "that", "from", "our", "we", "to"]
+
+    def sentence(self) -> str:
+        count = self.rng.randint(14, 28)
+        picks = self.rng.choices(self.words, weights=self.weights, k=count)
+        words = [w if self.rng.random() > 0.3 else self.rng.choice(self.common) for w in picks]
+        return (" ".join(words)).capitalize() + "."
+
+
+def one_typo(text: str, rng: random.Random) -> str:
+    """Swap, drop, or replace one letter inside a word of five letters or more."""
+    words = text.split(" ")
+    eligible = [i for i, w in enumerate(words) if len(w.strip(".")) >= 5]
+    i = rng.choice(eligible)
+    word = words[i]
+    j = rng.randrange(1, len(word.strip(".")) - 2)
+    kind = rng.choice(["swap", "drop", "replace"])
+    if kind == "swap":
+        word = word[:j] + word[j + 1] + word[j] + word[j + 2 :]
+    elif kind == "drop":
+        word = word[:j] + word[j + 1 :]
+    else:
+        word = word[:j] + ("x" if word[j] != "x" else "y") + word[j + 1 :]
+    words[i] = word
+    return " ".join(words)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def summary(latencies: list[float]) -> dict[str, float]:
+    return {
+        "per_second": len(latencies) / sum(latencies),
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+    }
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+        for row in cells
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)

@@ -1,0 +1,182 @@
+#!/usr/bin/env python
+"""Write path benchmark: the dedup write (candidate queries, comparisons, links) against a plain
+ORM insert of the same kind of rows into the same tables and indexes, at growing room sizes, on
+SQLite and PostgreSQL; and the recall of planted one-typo variants.
+
+Both kinds of write are interleaved in one run, so machine noise hits both alike; read the ratio.
+
+    .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import Vocabulary, fresh_database_url, one_typo, setup_django, summary, table
+
+
+def fill(room, vocabulary, count, policy, Drawer) -> None:
+    """Grow the room with plain bulk inserts (derived columns filled, indexes live)."""
+    batch = []
+    for _ in range(count):
+        content = vocabulary.sentence()
+        normalized = policy.normalize_text(content)
+        batch.append(
+            Drawer(
+                room=room,
+                content=content,
+                content_hash=policy.content_hash(content),
+                normalized_content=normalized,
+                fingerprint=policy.fingerprint_of_normalized(normalized),
+            )
+        )
+        if len(batch) == 2000:
+            Drawer.objects.bulk_create(batch)
+            batch = []
+    Drawer.objects.bulk_create(batch)
+
+
+def settle(backend: str) -> None:
+    """After a bulk load, do what autovacuum would do before long: fresh statistics and visible
+    pages, so the planner and the indexes are in their steady state."""
+    from django.db import connection
+
+    if backend == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE palace_drawer")
+
+
+def child(backend: str, sizes: list[int], writes: int) -> None:
+    setup_django(fresh_database_url(backend))
+    from django.db import transaction
+
+    from dedup import policy, services
+    from palace.models import Drawer
+
+    rng = random.Random(7)
+    vocabulary = Vocabulary(rng)
+    room = services.room_get_or_create(wing="bench", room="room")
+    present = 0
+    for size in sizes:
+        fill(room, vocabulary, size - present, policy, Drawer)
+        settle(backend)
+        originals = list(
+            Drawer.objects.filter(room=room)
+            .order_by("?")
+            .values_list("id", "content")[: writes // 2]
+        )
+        dedup_times, plain_times, found = [], [], 0
+        for index in range(writes):
+            planted = index % 2 == 0 and index // 2 < len(originals)
+            original_id, original = originals[index // 2] if planted else (None, None)
+            text = one_typo(original, rng) if planted else vocabulary.sentence()
+            started = time.perf_counter()
+            result = services.drawer_write(room=room, content=text)
+            dedup_times.append(time.perf_counter() - started)
+            if planted:
+                found += any(link.older_id == original_id for link in result.links)
+
+            plain = vocabulary.sentence()
+            started = time.perf_counter()
+            with transaction.atomic():
+                normalized = policy.normalize_text(plain)
+                Drawer.objects.create(
+                    room=room,
+                    content=plain,
+                    content_hash=policy.content_hash(plain),
+                    normalized_content=normalized,
+                    fingerprint=policy.fingerprint_of_normalized(normalized),
+                )
+            plain_times.append(time.perf_counter() - started)
+        present = Drawer.objects.filter(room=room).count()
+        dedup, plain = summary(dedup_times), summary(plain_times)
+        print(
+            json.dumps(
+                {
+                    "backend": backend,
+                    "size": size,
+                    "dedup": dedup,
+                    "plain": plain,
+                    "planted": len(originals),
+                    "found": found,
+                }
+            ),
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--writes", type=int, default=300)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.child:
+        child(args.child, sizes, args.writes)
+        return
+
+    rows = []
+    for backend in args.backends.split(","):
+        print(f"running {backend} ...", file=sys.stderr, flush=True)
+        process = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                backend,
+                "--sizes",
+                args.sizes,
+                "--writes",
+                str(args.writes),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if process.returncode != 0:
+            sys.exit(process.stderr)
+        for line in process.stdout.splitlines():
+            r = json.loads(line)
+            d, p = r["dedup"], r["plain"]
+            rows.append(
+                [
+                    r["backend"],
+                    f"{r['size']:,}",
+                    f"{d['per_second']:,.0f}",
+                    f"{p['per_second']:,.0f}",
+                    f"{p['per_second'] / d['per_second']:.2f}x",
+                    f"{d['p50_ms']:.2f} / {d['p99_ms']:.2f}",
+                    f"{p['p50_ms']:.2f} / {p['p99_ms']:.2f}",
+                    f"{r['found']}/{r['planted']} ({100 * r['found'] / r['planted']:.1f}%)",
+                ]
+            )
+    print(
+        table(
+            [
+                "backend",
+                "room size",
+                "dedup writes/s",
+                "plain inserts/s",
+                "cost ratio",
+                "dedup p50 / p99 ms",
+                "plain p50 / p99 ms",
+                "typo recall",
+            ],
+            rows,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
