@@ -39,7 +39,12 @@ def fresh_database_url(backend: str) -> str:
 
 
 class Vocabulary:
-    """Pronounceable made-up words with a skewed frequency, like a real palace's vocabulary."""
+    """Pronounceable made-up words with a Zipf-like frequency, like a real palace's vocabulary.
+
+    As in natural language (Zipf's law of abbreviation), frequent words tend to be short and rare
+    words long: ranks are assigned by length, with noise. Without that, length would tell nothing
+    about rarity, which real text does not look like.
+    """
 
     SYLLABLES = [
         "ka",
@@ -72,7 +77,7 @@ class Vocabulary:
         words = set()
         while len(words) < size:
             words.add("".join(rng.choice(self.SYLLABLES) for _ in range(rng.randint(2, 4))))
-        self.words = sorted(words)
+        self.words = sorted(words, key=lambda w: len(w) + rng.uniform(-3, 3))
         self.weights = [1 / (rank + 10) for rank in range(size)]
         self.rng = rng
         self.common = ["the", "and", "for", "with", "was", "that", "from", "our", "we", "to"]
@@ -85,7 +90,14 @@ class Vocabulary:
 
 
 def one_typo(text: str, rng: random.Random) -> str:
-    """Swap, drop, or replace one letter inside a word of five letters or more."""
+    """Swap, drop, or replace one letter inside a word of five letters or more. Always a change:
+    swapping two equal neighbours would leave an exact copy, not a typo."""
+    while (changed := _one_edit(text, rng)) == text:
+        pass
+    return changed
+
+
+def _one_edit(text: str, rng: random.Random) -> str:
     words = text.split(" ")
     eligible = [i for i, w in enumerate(words) if len(w.strip(".")) >= 5]
     i = rng.choice(eligible)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -45,13 +46,11 @@ def fill(room, vocabulary, count, policy, Drawer) -> None:
 
 
 def settle(backend: str) -> None:
-    """After a bulk load, do what autovacuum would do before long: fresh statistics and visible
-    pages, so the planner and the indexes are in their steady state."""
-    from django.db import connection
+    """After the bulk load, what `manage.py dedup_maintain` does (and autovacuum would do on
+    PostgreSQL before long): the indexes in their steady state."""
+    from dedup.maintenance import optimize_candidate_indexes
 
-    if backend == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("VACUUM ANALYZE palace_drawer")
+    optimize_candidate_indexes()
 
 
 def child(backend: str, sizes: list[int], writes: int) -> None:
@@ -82,7 +81,15 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
             result = services.drawer_write(room=room, content=text)
             dedup_times.append(time.perf_counter() - started)
             if planted:
-                found += any(link.older_id == original_id for link in result.links)
+                hit = any(link.older_id == original_id for link in result.links)
+                found += hit
+                if not hit and os.environ.get("BENCH_DEBUG"):
+                    print(
+                        f"missed: {original!r} -> {text!r}",
+                        result.created,
+                        result.links,
+                        file=sys.stderr,
+                    )
 
             plain = vocabulary.sentence()
             started = time.perf_counter()
@@ -146,6 +153,8 @@ def main() -> None:
         )
         if process.returncode != 0:
             sys.exit(process.stderr)
+        if os.environ.get("BENCH_DEBUG"):
+            print(process.stderr, file=sys.stderr)
         for line in process.stdout.splitlines():
             r = json.loads(line)
             d, p = r["dedup"], r["plain"]

@@ -19,7 +19,7 @@ from palace.models import Drawer, Entity, Room
 
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
-LEXICAL_CANDIDATES = 30
+LEXICAL_CANDIDATES = 60
 # The longest query words are split into small groups; a group matches only when all its words
 # do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
 # each AND cheap; four groups survive up to three broken words.
@@ -58,11 +58,11 @@ class Scope:
         return queryset
 
 
-def same_text(scope: Scope, content_hash: str, fingerprint: str | None) -> list[Drawer]:
+def same_text(scope: Scope, content_hash: str, fingerprint: str | None) -> list[Candidate]:
     """Current drawers of the scope with the same bytes or the same normalised text, oldest
     first: two lookups on the partial indexes, in one round trip. (An OR of the two would make
     SQLite scan the room.)"""
-    return _drawers(*_same_text_sql(scope, content_hash, fingerprint))
+    return _candidates(*_same_text_sql(scope, content_hash, fingerprint))
 
 
 def _same_text_sql(scope: Scope, content_hash: str, fingerprint: str | None) -> tuple[str, list]:
@@ -75,37 +75,49 @@ def _same_text_sql(scope: Scope, content_hash: str, fingerprint: str | None) -> 
     return f"SELECT * FROM ({sql}) u ORDER BY 1 LIMIT %s", [*all_params, 2 * EXACT_CANDIDATES]
 
 
-def same_hash(scope: Scope, content_hash: str) -> list[Drawer]:
+def same_hash(scope: Scope, content_hash: str) -> list[Candidate]:
     """Current drawers of the scope with the very same bytes, oldest first."""
     return same_text(scope, content_hash, None)[:EXACT_CANDIDATES]
 
 
-def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Drawer]:
+def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Candidate]:
     """Current drawers of the scope with the same normalised text, oldest first."""
     if fingerprint is None:
         return []
     where, params = _scope_sql(scope, "d")
     sql = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
-    return _drawers(f"{sql} ORDER BY 1 LIMIT %s", [*params, fingerprint, EXACT_CANDIDATES])
+    return _candidates(f"{sql} ORDER BY 1 LIMIT %s", [*params, fingerprint, EXACT_CANDIDATES])
 
 
-def _drawers(sql: str, params: list) -> list[Drawer]:
+def _candidates(sql: str, params: list) -> list[Candidate]:
     """Run a candidate query; raw SQL because this is the hot path of every write, where the
     ORM's own cost would be most of the query's."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return [_drawer(row) for row in rows]
+    return [_candidate(row) for row in rows]
 
 
-def _drawer(row) -> Drawer:
-    return Drawer(**dict(zip(_CANDIDATE_FIELDS, _uuid_column(row), strict=True)))
+def _candidate(row) -> Candidate:
+    return Candidate(*_uuid_column(row))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What a comparison needs of a stored drawer; lighter than a model instance, since most
+    candidates are only compared and dropped."""
+
+    id: int
+    uuid: uuid.UUID
+    content_hash: str
+    normalized_content: str
+    fingerprint: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    same: list[Drawer]  # same bytes or same normalised text, oldest first
-    lexical: list[Drawer]  # sharing a group of rare words, newest first
+    same: list[Candidate]  # same bytes or same normalised text, oldest first
+    lexical: list[Candidate]  # sharing a group of rare words, newest first
 
 
 def for_text(
@@ -116,7 +128,7 @@ def for_text(
     same_sql, same_params = _same_text_sql(scope, content_hash, fingerprint)
     groups = lexical_groups(words)
     if not groups:
-        return Found(_drawers(same_sql, same_params), [])
+        return Found(_candidates(same_sql, same_params), [])
     lexical_sql, lexical_params = _lexical_sql(scope, groups, LEXICAL_CANDIDATES)
     sql = f"SELECT 0, s.* FROM ({same_sql}) s UNION ALL SELECT 1, x.* FROM ({lexical_sql}) x"
     with connection.cursor() as cursor:
@@ -124,7 +136,7 @@ def for_text(
         rows = cursor.fetchall()
     found = Found([], [])
     for part, *row in rows:
-        (found.lexical if part else found.same).append(_drawer(row))
+        (found.lexical if part else found.same).append(_candidate(row))
     return found
 
 
@@ -141,16 +153,20 @@ def lexical_groups(words: Sequence[str]) -> list[list[str]]:
     return [chosen[i::count] for i in range(count)]
 
 
-def lexical(scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES) -> list[Drawer]:
-    """Current drawers of the scope holding every word of at least one group, newest first.
+def lexical(
+    scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES
+) -> list[Candidate]:
+    """Current drawers of the scope holding every word of at least one group, those matching
+    the most groups first, then the newest.
 
-    Not ranked: the groups are selective enough that the matches are few, every one of them is
-    compared (cheaply, in C), and ranking (bm25, ts_rank) would cost more than the match itself.
+    Not ranked by bm25 or ts_rank: those cost more than the match itself (ts_rank re-parses every
+    matching row). Counting the groups a drawer matches is nearly free and is what tells a
+    variant's original from a chance match.
     """
     groups = lexical_groups(words)
     if not groups:
         return []
-    return _drawers(*_lexical_sql(scope, groups, limit))
+    return _candidates(*_lexical_sql(scope, groups, limit))
 
 
 def _lexical_sql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
@@ -186,14 +202,12 @@ def _scope_sql(scope: Scope, alias: str) -> tuple[str, list]:
 def _lexical_sqlite(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
     # Words are normalised (letters and digits only); quoting keeps FTS5 from reading any as an
     # operator such as AND or NEAR.
-    match = " OR ".join("(" + " AND ".join(f'"{word}"' for word in group) + ")" for group in groups)
-    where, params = _scope_sql(scope, "d")
-    sql = (
-        f"SELECT {_SELECT} FROM palace_drawer d WHERE d.id IN "
-        "(SELECT rowid FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s) "
-        f"AND {where} ORDER BY d.id DESC LIMIT %s"
+    matches = [" AND ".join(f'"{word}"' for word in group) for group in groups]
+    per_group = " UNION ALL ".join(
+        "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
+        for _ in matches
     )
-    return sql, [match, *params, limit]
+    return _ranked_by_groups(scope, per_group, matches, limit)
 
 
 # The expression must be the one the GIN index was built on (migration 0002).
@@ -201,14 +215,25 @@ PG_TSVECTOR = "to_tsvector('simple'::regconfig, left(d.normalized_content, 10000
 
 
 def _lexical_postgresql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
-    query = " | ".join("(" + " & ".join(f"'{word}'" for word in group) + ")" for group in groups)
-    where, params = _scope_sql(scope, "d")
-    sql = (
-        f"SELECT {_SELECT} FROM palace_drawer d, to_tsquery('simple'::regconfig, %s) q "
-        f"WHERE {PG_TSVECTOR} @@ q AND {where} "
-        "ORDER BY d.id DESC LIMIT %s"
+    queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
+    per_group = " UNION ALL ".join(
+        f"SELECT d.id FROM palace_drawer d WHERE {PG_TSVECTOR} @@ "
+        "to_tsquery('simple'::regconfig, %s) AND d.valid_to IS NULL"
+        for _ in queries
     )
-    return sql, [query, *params, limit]
+    return _ranked_by_groups(scope, per_group, queries, limit)
+
+
+def _ranked_by_groups(scope: Scope, per_group: str, params: list, limit: int) -> tuple[str, list]:
+    """Drawers matching the most groups first, then the newest. A variant's original matches
+    every group its typos left intact; a chance match usually shares one group."""
+    where, scope_params = _scope_sql(scope, "d")
+    sql = (
+        f"SELECT {_SELECT} FROM palace_drawer d JOIN "
+        f"(SELECT g.id, COUNT(*) AS hits FROM ({per_group}) g GROUP BY g.id) m ON m.id = d.id "
+        f"WHERE {where} ORDER BY m.hits DESC, d.id DESC LIMIT %s"
+    )
+    return sql, [*params, *scope_params, limit]
 
 
 def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:

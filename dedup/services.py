@@ -202,10 +202,11 @@ def drawer_write(
         scope = candidates.Scope(room=room, agent=agent if mode.per_agent else None)
         skip_exact = mode.skips_exact_copy and name is None
         found = _candidates(scope, text) if config.enabled else candidates.Found([], [])
-        exact = [d for d in found.same if d.content_hash == text.content_hash]
+        exact = [c for c in found.same if c.content_hash == text.content_hash]
         if skip_exact and exact:
             logger.debug("exact copy of drawer %s in room %s", exact[0].uuid, room)
-            return DrawerWrite(exact[0], created=False, duplicate_of=exact[0])
+            existing = Drawer.objects.get(pk=exact[0].id)
+            return DrawerWrite(existing, created=False, duplicate_of=existing)
 
         assessed = _assess_candidates(text, found, config) if config.enabled else []
         drawer = Drawer.objects.create(
@@ -223,7 +224,7 @@ def drawer_write(
         links = DrawerLink.objects.bulk_create(
             DrawerLink(
                 newer=drawer,
-                older=older,
+                older_id=older.id,
                 verdict=assessment.verdict,
                 similarity=assessment.signals.similarity,
                 signals=assessment.signals.as_dict(),
@@ -235,7 +236,7 @@ def drawer_write(
             "drawer %s stored in %s, similar_to %s",
             drawer.uuid,
             room,
-            ", ".join(f"{link.older.uuid} ({link.verdict})" for link in links),
+            ", ".join(f"{older.uuid} ({assessment.verdict})" for older, assessment in assessed),
         )
     return DrawerWrite(drawer, created=True, links=tuple(links))
 
@@ -270,18 +271,20 @@ def _candidates(scope: candidates.Scope, text: policy.Text) -> candidates.Found:
 
 def _assess_candidates(
     text: policy.Text, found: candidates.Found, config: DedupConfig
-) -> list[tuple[Drawer, policy.Assessment]]:
+) -> list[tuple[candidates.Candidate, policy.Assessment]]:
     """Judge the bounded set of candidates and keep the strongest verdicts, strongest first."""
-    pool: dict[int, Drawer] = {d.id: d for d in found.same}
-    for drawer in found.lexical:
-        pool.setdefault(drawer.id, drawer)
+    pool: dict[int, candidates.Candidate] = {c.id: c for c in found.same}
+    for candidate in found.lexical:
+        pool.setdefault(candidate.id, candidate)
 
     assessed = []
-    for drawer in pool.values():
-        old = policy.Text(drawer.content_hash, drawer.normalized_content, drawer.fingerprint)
+    for candidate in pool.values():
+        old = policy.Text(
+            candidate.content_hash, candidate.normalized_content, candidate.fingerprint
+        )
         assessment = policy.assess(text, old, threshold=config.near_threshold)
         if assessment.verdict is not None:
-            assessed.append((drawer, assessment))
+            assessed.append((candidate, assessment))
     assessed.sort(
         key=lambda pair: (-pair[1].verdict.strength, -pair[1].signals.similarity, pair[0].id)
     )

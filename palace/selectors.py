@@ -66,6 +66,18 @@ def drawer_similar(drawer: Drawer) -> list[SimilarDrawer]:
     return similar
 
 
+def links_to_older(link_ids: list[int]) -> list[SimilarDrawer]:
+    """Links just recorded by a write, seen from the new drawer, strongest first."""
+    if not link_ids:
+        return []
+    links = DrawerLink.objects.filter(pk__in=link_ids).select_related("older__room__wing")
+    order = {pk: position for position, pk in enumerate(link_ids)}
+    return [
+        SimilarDrawer(link, link.older, "older")
+        for link in sorted(links, key=lambda found: order[found.pk])
+    ]
+
+
 def entities_with_aliases() -> QuerySet[Entity]:
     return Entity.objects.prefetch_related(
         Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))

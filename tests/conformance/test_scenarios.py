@@ -92,13 +92,13 @@ class Run:
         if "outcome" in expect:
             assert result.created is (expect["outcome"] == "stored")
         if "existing_step" in expect:
-            assert result.drawer == self.drawers[expect["existing_step"]]
+            assert result.drawer.pk == self.drawers[expect["existing_step"]].pk
         if "similar_count" in expect:
             assert len(result.links) == expect["similar_count"]
         for position, item in enumerate(expect.get("similar", [])):
             link = result.links[item.get("index", position)]
             if "drawer_step" in item:
-                assert link.older == self.drawers[item["drawer_step"]]
+                assert link.older_id == self.drawers[item["drawer_step"]].pk
             assert link.verdict == item["kind"]
             for signal in ("same_hash", "same_fingerprint", "threshold"):
                 if signal in item:
@@ -183,7 +183,7 @@ class Run:
                 policy.content_hash(args["probe"]),
                 policy.fingerprint(args["probe"]),
             )
-        found = {d.id: d for d in candidates.same_hash(scope, probe_hash)}
+        found = {c.id: c for c in candidates.same_hash(scope, probe_hash)}
         if args.get("use_fingerprint", True):
             for drawer in candidates.same_fingerprint(scope, probe_fingerprint):
                 found.setdefault(drawer.id, drawer)

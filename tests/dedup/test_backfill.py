@@ -50,3 +50,17 @@ def test_legacy_drawers_become_candidates_after_backfill(dedup_settings):
         room=room, content="We chose SurrealDB for storge in the early days."
     )
     assert legacy in [link.older for link in typo.links]  # found through the full-text index
+
+
+@pytest.mark.django_db(transaction=True)
+def test_maintain_command_keeps_candidates_working(capsys, dedup_settings):
+    room = services.room_get_or_create(wing="w", room="r")
+    original = services.drawer_write(
+        room=room, content="The nightly compaction job rotates the audit report files."
+    )
+    call_command("dedup_maintain")
+    assert capsys.readouterr().out.strip()
+    typo = services.drawer_write(
+        room=room, content="The nightly compaction job rotates the audit reprot files."
+    )
+    assert [link.older_id for link in typo.links] == [original.drawer.id]
