@@ -246,9 +246,12 @@ def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:
 
 def entities_in_key_band(*, kind: str, key_length: int) -> QuerySet[Entity]:
     """Entities whose key length is within two of the name's: only they can be two edits away."""
+    # A redirected entity answers through its canonical one and is never proposed itself.
     queryset = Entity.objects.filter(
-        key_length__gte=key_length - KEY_LENGTH_BAND, key_length__lte=key_length + KEY_LENGTH_BAND
+        key_length__gte=key_length - KEY_LENGTH_BAND,
+        key_length__lte=key_length + KEY_LENGTH_BAND,
+        redirect_to__isnull=True,
     )
     if kind != VAGUE_KIND:
         queryset = queryset.filter(kind=kind)
-    return queryset.only("id", "name", "kind", "key")
+    return queryset.only("id", "name", "kind", "key", "redirect_to")

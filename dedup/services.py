@@ -31,6 +31,7 @@ from dedup.validation import (
 from palace.models import (
     AuditEntry,
     Checkpoint,
+    DistinctPair,
     Drawer,
     DrawerLink,
     Entity,
@@ -301,6 +302,12 @@ def drawer_link(
     if newer.pk < older.pk:
         newer, older = older, newer
     with transaction.atomic():
+        low, high = DistinctPair.ordered(older.pk, newer.pk)
+        if DistinctPair.objects.filter(kind=DistinctPair.Kind.DRAWER, low=low, high=high).exists():
+            raise Conflict(
+                "A curator said these drawers are not the same; they are not linked again.",
+                code="remembered_distinct",
+            )
         return DrawerLink.objects.get_or_create(
             newer=newer,
             older=older,
@@ -439,6 +446,17 @@ def entity_resolve(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def canonical_entity(entity: Entity) -> Entity:
+    """Follow the redirects a curator made (alias or merge) to the entity that now answers."""
+    seen = {entity.pk}
+    while entity.redirect_to_id is not None:
+        entity = Entity.objects.get(pk=entity.redirect_to_id)
+        if entity.pk in seen:  # pragma: no cover - decisions never make a cycle
+            raise RuntimeError(f"redirect cycle at entity {entity.pk}")
+        seen.add(entity.pk)
+    return entity
+
+
 def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) -> EntityResolution:
     matching = list(candidates.entities_matching(kind=kind, name=name, key=key))
     if matching:
@@ -453,14 +471,19 @@ def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) 
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
 
     if resolution.entity is not None:
-        entity = by_id[resolution.entity]
+        entity = canonical_entity(by_id[resolution.entity])
         if name != entity.name:
             EntityAlias.objects.get_or_create(entity=entity, alias=name, defaults={"key": key})
         return EntityResolution(entity, False, resolution.rule, resolution.confidence)
 
     entity = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
     links = EntityLink.objects.bulk_create(
-        EntityLink(newer=entity, older=by_id[match.entity], similarity=match.similarity)
+        EntityLink(
+            newer=entity,
+            older=by_id[match.entity],
+            similarity=match.similarity,
+            distance=match.distance,
+        )
         for match in resolution.possible
     )
     if links:

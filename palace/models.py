@@ -74,6 +74,12 @@ class Drawer(models.Model):
     superseded_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
+    consolidation = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="On a canonical drawer: the drawers merged into it, their provenance, the "
+        "earliest and latest time the fact was seen, and the count of restatements.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = DrawerQuerySet.as_manager()
@@ -119,11 +125,21 @@ class DrawerLink(models.Model):
         NORMALIZED = "normalized"
         NEAR = "near"
 
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        MERGED = "merged"
+
     newer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_older")
     older = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_newer")
     verdict = models.CharField(max_length=16, choices=Verdict.choices)
     similarity = models.FloatField()
     signals = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -134,6 +150,11 @@ class DrawerLink(models.Model):
                 condition=~Q(newer=models.F("older")), name="drawer_link_not_to_itself"
             ),
         ]
+        indexes = [
+            models.Index(fields=["status", "-similarity", "-id"], name="drawer_link_queue"),
+            models.Index(fields=["status", "-id"], name="drawer_link_queue_age"),
+        ]
+        permissions = [("decide", "Can decide review items (curator)")]
         verbose_name = "similar_to link"
 
     def __str__(self) -> str:
@@ -147,8 +168,17 @@ class Entity(models.Model):
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=32, default="other")
+
+    class Redirect(models.TextChoices):
+        ALIAS = "alias", "alias: later sightings go to the canonical entity"
+        MERGE = "merge", "merge: mentions and aliases are served from the canonical entity"
+
     key = models.CharField(max_length=200, blank=True)
     key_length = models.PositiveIntegerField(default=0)
+    redirect_to = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="redirected_from"
+    )
+    redirect_kind = models.CharField(max_length=8, choices=Redirect.choices, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -209,9 +239,23 @@ class Mention(models.Model):
 class EntityLink(models.Model):
     """A `possibly_same_as` link: the newer entity resembles the older one."""
 
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        ALIASED = "aliased"
+        MERGED = "merged"
+
     newer = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_older")
     older = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_newer")
     similarity = models.FloatField()
+    distance = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Edits between the keys: 1 is an ambiguous typo."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -222,10 +266,42 @@ class EntityLink(models.Model):
                 condition=~Q(newer=models.F("older")), name="entity_link_not_to_itself"
             ),
         ]
+        indexes = [
+            models.Index(fields=["status", "-similarity", "-id"], name="entity_link_queue"),
+            models.Index(fields=["status", "-id"], name="entity_link_queue_age"),
+        ]
         verbose_name = "possibly_same_as link"
 
     def __str__(self) -> str:
         return f"{self.newer_id} possibly_same_as {self.older_id} ({self.similarity:.3f})"
+
+
+class DistinctPair(models.Model):
+    """Two drawers or two entities a curator said are not the same: never linked again."""
+
+    class Kind(models.TextChoices):
+        DRAWER = "drawer"
+        ENTITY = "entity"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    low = models.BigIntegerField(help_text="The smaller internal id of the pair.")
+    high = models.BigIntegerField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "low", "high"], name="distinct_pair_unique"),
+            models.CheckConstraint(
+                condition=Q(low__lt=models.F("high")), name="distinct_pair_ordered"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.low} is not {self.high}"
+
+    @classmethod
+    def ordered(cls, a: int, b: int) -> tuple[int, int]:
+        return (a, b) if a < b else (b, a)
 
 
 class Checkpoint(models.Model):
