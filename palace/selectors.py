@@ -79,9 +79,11 @@ def links_to_older(link_ids: list[int]) -> list[SimilarDrawer]:
 
 
 def entities_with_aliases() -> QuerySet[Entity]:
-    return Entity.objects.prefetch_related(
-        Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
-    ).annotate(mention_count=Count("mentions", distinct=True))
+    return (
+        Entity.objects.select_related("redirect_to")
+        .prefetch_related(Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id")))
+        .annotate(mention_count=Count("mentions", distinct=True))
+    )
 
 
 def entity_by_uuid(entity_id: uuid.UUID) -> Entity | None:
@@ -99,8 +101,10 @@ def entities_search(*, kind: str | None = None, name: str | None = None) -> Quer
 
 
 def entity_mentions(entity: Entity) -> QuerySet[Mention]:
+    """The entity's mentions, and those of the entities merged into it."""
+    merged = Q(entity__redirect_to=entity, entity__redirect_kind=Entity.Redirect.MERGE)
     return (
-        Mention.objects.filter(entity=entity)
+        Mention.objects.filter(Q(entity=entity) | merged)
         .select_related("drawer__room__wing", "drawer__superseded_by")
         .order_by("id")
     )

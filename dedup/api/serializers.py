@@ -150,10 +150,25 @@ class EntitySerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     aliases = serializers.SerializerMethodField()
     mention_count = serializers.IntegerField(read_only=True, default=None)
+    redirect_to = serializers.SlugRelatedField(
+        slug_field="uuid",
+        read_only=True,
+        help_text="Set when a curator settled this entity into another one (alias or merge).",
+    )
 
     class Meta:
         model = Entity
-        fields = ["id", "name", "kind", "key", "aliases", "mention_count", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "key",
+            "aliases",
+            "mention_count",
+            "redirect_to",
+            "redirect_kind",
+            "created_at",
+        ]
         read_only_fields = fields
 
     def get_aliases(self, entity: Entity) -> list[str]:

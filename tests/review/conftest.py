@@ -1,0 +1,45 @@
+import pytest
+from django.contrib.auth.models import Group, Permission
+
+from dedup import services
+
+
+@pytest.fixture
+def curator(django_user_model):
+    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(Permission.objects.get(codename="decide"))
+    user.groups.add(group)
+    return user
+
+
+@pytest.fixture
+def other_curator(django_user_model, curator):
+    user = django_user_model.objects.create_user("otto", password="secret-pass-1")
+    user.groups.add(*curator.groups.all())
+    return user
+
+
+@pytest.fixture
+def viewer(django_user_model):
+    return django_user_model.objects.create_user("vic", password="secret-pass-1")
+
+
+BASE = "For local development always use port 8080 for the API server."
+
+
+@pytest.fixture
+def drawer_link(dedup_settings):
+    """A near-miss pair: port 8080 and port 8081."""
+    room = services.room_get_or_create(wing="ops", room="dev")
+    services.drawer_write(room=room, content=BASE)
+    (link,) = services.drawer_write(room=room, content=BASE.replace("8080", "8081")).links
+    return link
+
+
+@pytest.fixture
+def entity_link(dedup_settings):
+    services.entity_resolve(name="Katarina", kind="person")
+    result = services.entity_resolve(name="Katerino", kind="person")
+    (link,) = result.possible
+    return link
