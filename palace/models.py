@@ -152,7 +152,7 @@ class DrawerLink(models.Model):
         ]
         indexes = [
             models.Index(fields=["status", "-similarity", "-id"], name="drawer_link_queue"),
-            models.Index(fields=["status", "-id"], name="drawer_link_queue_age"),
+            models.Index(fields=["status", "-created_at", "-id"], name="drawer_link_queue_age"),
         ]
         permissions = [("decide", "Can decide review items (curator)")]
         verbose_name = "similar_to link"
@@ -268,7 +268,7 @@ class EntityLink(models.Model):
         ]
         indexes = [
             models.Index(fields=["status", "-similarity", "-id"], name="entity_link_queue"),
-            models.Index(fields=["status", "-id"], name="entity_link_queue_age"),
+            models.Index(fields=["status", "-created_at", "-id"], name="entity_link_queue_age"),
         ]
         verbose_name = "possibly_same_as link"
 

@@ -6,13 +6,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 
-@pytest.fixture(autouse=True)
-def test_environment(settings):
-    """Only what tests need differs from production: quick password hashing, plain HTTP."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.SECURE_SSL_REDIRECT = False
-
-
 @pytest.fixture
 def dedup_settings(settings):
     """The dedup settings at their documented defaults; tests change what they need."""

@@ -1,0 +1,8 @@
+"""Test settings: production settings with only what tests need changed."""
+
+from config.settings import *  # noqa: F403
+
+# Tests (and the live server of the browser tests) talk plain HTTP.
+SECURE_SSL_REDIRECT = False
+# Hashing at full strength only slows the suite down.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,501 @@
+"""Reads for the review console: the queue (both kinds of item, filtered, keyset-paginated with a
+constant number of queries whatever its size), one item with its evidence, the audit log, and the
+detector's measured precision."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Count, F, FloatField, Q, QuerySet
+from django.db.models.functions import Abs, Cast
+from django.utils import timezone
+
+from dedup import policy
+from dedup.errors import InvalidInput
+from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
+from review.diff import differing_numbers, side_by_side
+from review.services import DECISION_PREFIX, REVERT_ACTION, ItemRef
+
+PAGE_SIZE = 25
+DRAWER_RULES = ("exact", "normalized", "near")
+ENTITY_RULES = ("typo", "possible")
+ORDERS = {
+    "similarity": "Most similar first",
+    "similarity_asc": "Least similar first",
+    "newest": "Newest first",
+    "oldest": "Oldest first",
+    "uncertain": "Most uncertain first",
+}
+STATUSES = ("open", "decided", "all")
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    type: str = ""  # "drawer", "entity" or both
+    rule: str = ""  # exact, normalized, near (drawer links); typo, possible (entity links)
+    wing: str = ""
+    room: str = ""
+    kind: str = ""  # entity kind
+    min_similarity: float | None = None
+    max_similarity: float | None = None
+    status: str = "open"
+    q: str = ""
+    order: str = "similarity"
+
+    @classmethod
+    def from_params(cls, params) -> QueueFilters:
+        """Parse query parameters; anything malformed is a clear error, not a silent default."""
+
+        def number(name: str) -> float | None:
+            raw = (params.get(name) or "").strip()
+            if not raw:
+                return None
+            try:
+                value = float(raw)
+            except ValueError:
+                raise InvalidInput(f"{name} must be a number from 0 to 1.") from None
+            if not 0 <= value <= 1:
+                raise InvalidInput(f"{name} must be a number from 0 to 1.")
+            return value
+
+        def choice(name: str, allowed, default: str = "") -> str:
+            value = (params.get(name) or default).strip()
+            if value and value not in allowed:
+                raise InvalidInput(f"{name} must be one of: {', '.join(allowed)}.")
+            return value
+
+        return cls(
+            type=choice("type", ("drawer", "entity")),
+            rule=choice("rule", DRAWER_RULES + ENTITY_RULES),
+            wing=(params.get("wing") or "").strip(),
+            room=(params.get("room") or "").strip(),
+            kind=(params.get("kind") or "").strip(),
+            min_similarity=number("min_similarity"),
+            max_similarity=number("max_similarity"),
+            status=choice("status", STATUSES, "open"),
+            q=(params.get("q") or "").strip()[:200],
+            order=choice("order", tuple(ORDERS), "similarity"),
+        )
+
+    @property
+    def includes_drawers(self) -> bool:
+        return self.type in ("", "drawer") and self.rule not in ENTITY_RULES and not self.kind
+
+    @property
+    def includes_entities(self) -> bool:
+        return (
+            self.type in ("", "entity")
+            and self.rule not in DRAWER_RULES
+            and not self.wing
+            and not self.room
+        )
+
+
+def _common(queryset: QuerySet, filters: QueueFilters) -> QuerySet:
+    if filters.status == "open":
+        queryset = queryset.filter(status="open")
+    elif filters.status == "decided":
+        queryset = queryset.exclude(status="open")
+    if filters.min_similarity is not None:
+        queryset = queryset.filter(similarity__gte=filters.min_similarity)
+    if filters.max_similarity is not None:
+        queryset = queryset.filter(similarity__lte=filters.max_similarity)
+    return queryset
+
+
+def drawer_links(filters: QueueFilters) -> QuerySet[DrawerLink]:
+    queryset = _common(DrawerLink.objects.all(), filters)
+    if filters.rule:
+        queryset = queryset.filter(verdict=filters.rule)
+    if filters.wing:
+        queryset = queryset.filter(newer__room__wing__name=filters.wing)
+    if filters.room:
+        queryset = queryset.filter(newer__room__name=filters.room)
+    if filters.q:
+        queryset = queryset.filter(
+            Q(newer__content__icontains=filters.q) | Q(older__content__icontains=filters.q)
+        )
+    return queryset
+
+
+def entity_links(filters: QueueFilters) -> QuerySet[EntityLink]:
+    queryset = _common(EntityLink.objects.all(), filters)
+    if filters.rule == "typo":
+        queryset = queryset.filter(distance=1)
+    elif filters.rule == "possible":
+        queryset = queryset.exclude(distance=1)
+    if filters.kind:
+        queryset = queryset.filter(newer__kind=filters.kind)
+    if filters.q:
+        queryset = queryset.filter(
+            Q(newer__name__icontains=filters.q) | Q(older__name__icontains=filters.q)
+        )
+    return queryset
+
+
+@dataclass
+class QueueItem:
+    ref: ItemRef
+    link: DrawerLink | EntityLink
+    sort_key: float | str
+
+    @property
+    def is_drawer(self) -> bool:
+        return self.ref.is_drawer
+
+    @property
+    def id(self) -> str:
+        return str(self.ref)
+
+
+@dataclass
+class QueuePage:
+    items: list[QueueItem]
+    next_cursor: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _sort(order: str, threshold: float):
+    """(annotation, descending) for an order. Ties go to the item kind, then the id."""
+    if order in ("similarity", "similarity_asc"):
+        return Cast(F("similarity"), FloatField()), order == "similarity"
+    if order in ("newest", "oldest"):
+        return F("created_at"), order == "newest"
+    return Abs(F("similarity") - threshold), False  # uncertain: closest to the threshold first
+
+
+def _encode(item: QueueItem) -> str:
+    key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
+    raw = json.dumps([key, item.ref.kind, item.ref.pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode(cursor: str, order: str):
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        key, kind, pk = json.loads(raw)
+        if order in ("newest", "oldest"):
+            from datetime import datetime
+
+            key = datetime.fromisoformat(key)
+        else:
+            key = float(key)
+        return key, kind, int(pk)
+    except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
+        raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None
+
+
+def queue_page(
+    filters: QueueFilters, *, cursor: str | None = None, size: int = PAGE_SIZE
+) -> QueuePage:
+    """One page of the queue: at most `size` items of both kinds in one order. Each kind is one
+    indexed keyset query; the two are merged here. Cost does not grow with the queue."""
+    threshold = settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
+    expression, descending = _sort(filters.order, threshold)
+    after = _decode(cursor, filters.order) if cursor else None
+    sources = []
+    if filters.includes_drawers:
+        sources.append(
+            ("d", drawer_links(filters).select_related("newer__room__wing", "older__room__wing"))
+        )
+    if filters.includes_entities:
+        sources.append(("e", entity_links(filters).select_related("newer", "older")))
+
+    items: list[QueueItem] = []
+    for kind, queryset in sources:
+        queryset = queryset.annotate(sort_key=expression)
+        if after is not None:
+            key, after_kind, after_pk = after
+            past = Q(sort_key__lt=key) if descending else Q(sort_key__gt=key)
+            same = Q(sort_key=key)
+            # Within equal keys, items go drawer links first, then entity links, each by id.
+            if kind == after_kind:
+                tie = Q(pk__lt=after_pk) if descending else Q(pk__gt=after_pk)
+                queryset = queryset.filter(past | (same & tie))
+            elif kind > after_kind:
+                queryset = queryset.filter(past | same)
+            else:
+                queryset = queryset.filter(past)
+        ordering = ("-sort_key", "-pk") if descending else ("sort_key", "pk")
+        items += [
+            QueueItem(ItemRef(kind, link.pk), link, link.sort_key)
+            for link in queryset.order_by(*ordering)[: size + 1]
+        ]
+
+    # The keyset order: the sort key, then drawer links before entity links, then the id in the
+    # key's direction. Two stable sorts give it without negating dates.
+    items.sort(key=lambda i: (i.ref.kind, -i.ref.pk if descending else i.ref.pk))
+    items.sort(key=lambda i: i.sort_key, reverse=descending)
+    page = items[:size]
+    return QueuePage(page, _encode(page[-1]) if len(items) > size else None)
+
+
+def queue_counts(filters: QueueFilters, user) -> dict[str, int]:
+    """Counts for the current filters, per kind, and the progress line."""
+    today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    decisions_today = AuditEntry.objects.filter(
+        action__startswith=DECISION_PREFIX, created_at__gte=today
+    ).exclude(action=REVERT_ACTION)
+    return {
+        "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
+        "entity": entity_links(filters).count() if filters.includes_entities else 0,
+        "open": DrawerLink.objects.filter(status="open").count()
+        + EntityLink.objects.filter(status="open").count(),
+        "decided_today": decisions_today.count(),
+        "decided_today_by_you": decisions_today.filter(actor=user).count()
+        if user.is_authenticated
+        else 0,
+    }
+
+
+# --- one item ----------------------------------------------------------------------------------
+
+
+@dataclass
+class DrawerItem:
+    ref: ItemRef
+    link: DrawerLink
+    left: list
+    right: list
+    numbers_left: list[str]
+    numbers_right: list[str]
+    other_links: dict[int, list[DrawerLink]]
+    mentions: dict[int, list[Mention]]
+    last_decision: AuditEntry | None
+
+
+@dataclass
+class EntityItem:
+    ref: ItemRef
+    link: EntityLink
+    distance: int
+    samples: dict[int, list[Mention]]
+    other_candidates: dict[int, list[EntityLink]]
+    last_decision: AuditEntry | None
+
+
+def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | None:
+    from review.services import last_decision
+
+    if ref.is_drawer:
+        link = (
+            DrawerLink.objects.select_related(
+                "newer__room__wing", "older__room__wing", "decided_by"
+            )
+            .filter(pk=ref.pk)
+            .first()
+        )
+        if link is None:
+            return None
+        pair = (link.older_id, link.newer_id)
+        others = (
+            DrawerLink.objects.filter(Q(newer_id__in=pair) | Q(older_id__in=pair))
+            .exclude(pk=link.pk)
+            .select_related("newer", "older")
+        )
+        other_links = {pk: [] for pk in pair}
+        for other in others:
+            for pk in pair:
+                if pk in (other.newer_id, other.older_id):
+                    other_links[pk].append(other)
+        mentions = {pk: [] for pk in pair}
+        for mention in Mention.objects.filter(drawer_id__in=pair).select_related("entity"):
+            mentions[mention.drawer_id].append(mention)
+        left, right = side_by_side(link.older.content, link.newer.content)
+        numbers_left, numbers_right = differing_numbers(link.older.content, link.newer.content)
+        return DrawerItem(
+            ref,
+            link,
+            left,
+            right,
+            numbers_left,
+            numbers_right,
+            other_links,
+            mentions,
+            last_decision(ref),
+        )
+
+    entities = Entity.objects.prefetch_related("alias_set").annotate(
+        mention_count=Count("mentions", distinct=True)
+    )
+    link = EntityLink.objects.select_related("decided_by").filter(pk=ref.pk).first()
+    if link is None:
+        return None
+    by_id = {e.pk: e for e in entities.filter(pk__in=(link.older_id, link.newer_id))}
+    link.older, link.newer = by_id[link.older_id], by_id[link.newer_id]
+    pair = (link.older_id, link.newer_id)
+    samples = {pk: [] for pk in pair}
+    for mention in (
+        Mention.objects.filter(entity_id__in=pair)
+        .select_related("drawer__room__wing")
+        .order_by("-id")[:40]
+    ):
+        if len(samples[mention.entity_id]) < 3:
+            samples[mention.entity_id].append(mention)
+    candidates = {pk: [] for pk in pair}
+    for other in (
+        EntityLink.objects.filter(Q(newer_id__in=pair) | Q(older_id__in=pair))
+        .exclude(pk=link.pk)
+        .select_related("newer", "older")
+    ):
+        for pk in pair:
+            if pk in (other.newer_id, other.older_id):
+                candidates[pk].append(other)
+    distance = policy.edit_distance(link.older.key, link.newer.key)
+    return EntityItem(ref, link, distance, samples, candidates, last_decision(ref))
+
+
+# --- audit log ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    actor: str = ""
+    action: str = ""
+    item: str = ""
+    since: str = ""
+    until: str = ""
+
+    @classmethod
+    def from_params(cls, params) -> AuditFilters:
+        return cls(
+            *(
+                (params.get(name) or "").strip()
+                for name in ("actor", "action", "item", "since", "until")
+            )
+        )
+
+
+def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
+    from datetime import date
+
+    queryset = AuditEntry.objects.select_related("actor").order_by("-id")
+    if filters.actor:
+        queryset = queryset.filter(actor_label=filters.actor)
+    if filters.action:
+        queryset = queryset.filter(action=filters.action)
+    if filters.item:
+        queryset = queryset.filter(Q(target_id=filters.item) | Q(data__item=filters.item))
+    for name, lookup, shift in (("since", "created_at__gte", 0), ("until", "created_at__lt", 1)):
+        raw = getattr(filters, name)
+        if raw:
+            try:
+                day = date.fromisoformat(raw)
+            except ValueError:
+                raise InvalidInput(f"{name} must be a date like 2026-11-29.") from None
+            queryset = queryset.filter(
+                **{
+                    lookup: timezone.make_aware(
+                        timezone.datetime.combine(
+                            day + timedelta(days=shift), timezone.datetime.min.time()
+                        )
+                    )
+                }
+            )
+    return queryset
+
+
+def reverted_ids(entries) -> set[int]:
+    ids = [str(e.pk) for e in entries]
+    return {
+        int(t)
+        for t in AuditEntry.objects.filter(action=REVERT_ACTION, target_id__in=ids).values_list(
+            "target_id", flat=True
+        )
+    }
+
+
+# --- how good is the detector ------------------------------------------------------------------
+
+BANDS = ((0.0, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 1.0), (1.0, 1.01))
+
+
+def _band(similarity: float) -> str:
+    for low, high in BANDS:
+        if low <= similarity < high:
+            return f"{low:.2f} to {min(high, 1.0):.2f}" if high <= 1 else "1.00"
+    return "1.00"
+
+
+def precision_stats() -> dict:
+    """Per tier and similarity band: how many links were decided, and the share settled as the
+    same thing (merge or alias) against those found wrong (delete link). Dismissals count as
+    decided but in neither direction."""
+    tiers: dict[tuple[str, str], dict[str, int]] = {}
+
+    def add(tier: str, similarity: float, status: str, deleted: bool = False):
+        row = tiers.setdefault(
+            (tier, _band(similarity)), {"open": 0, "same": 0, "wrong": 0, "dismissed": 0}
+        )
+        if deleted:
+            row["wrong"] += 1
+        elif status == "open":
+            row["open"] += 1
+        elif status in ("merged", "aliased"):
+            row["same"] += 1
+        else:
+            row["dismissed"] += 1
+
+    for verdict, similarity, status in DrawerLink.objects.values_list(
+        "verdict", "similarity", "status"
+    ):
+        add(verdict, similarity, status)
+    for distance, similarity, status in EntityLink.objects.values_list(
+        "distance", "similarity", "status"
+    ):
+        add("typo candidate" if distance == 1 else "possible match", similarity, status)
+    # Deleted links live on only in the audit log.
+    deleted = AuditEntry.objects.filter(action=f"{DECISION_PREFIX}delete_link").exclude(
+        pk__in=[
+            int(t)
+            for t in AuditEntry.objects.filter(action=REVERT_ACTION).values_list(
+                "target_id", flat=True
+            )
+        ]
+    )
+    for entry in deleted.only("before"):
+        link = entry.before["link"]
+        tier = link.get("verdict") or (
+            "typo candidate" if link.get("distance") == 1 else "possible match"
+        )
+        add(tier, link["similarity"], "deleted", deleted=True)
+
+    rows = []
+    for (tier, band), row in sorted(tiers.items()):
+        judged = row["same"] + row["wrong"]
+        rows.append(
+            {
+                "tier": tier,
+                "band": band,
+                **row,
+                "decided": row["same"] + row["wrong"] + row["dismissed"],
+                "precision": round(row["same"] / judged, 3) if judged else None,
+            }
+        )
+    return {"tiers": rows, "queue": queue_history()}
+
+
+def queue_history(days: int = 14) -> list[dict]:
+    """Open items at the end of each of the last days: created up to then, minus decided by then."""
+    from bisect import bisect_right
+
+    now = timezone.now()
+    created, decided = [], []
+    for model in (DrawerLink, EntityLink):
+        for created_at, decided_at in model.objects.values_list("created_at", "decided_at"):
+            created.append(created_at)
+            if decided_at is not None:
+                decided.append(decided_at)
+    created.sort()
+    decided.sort()
+    points = []
+    for back in range(days - 1, -1, -1):
+        moment = now - timedelta(days=back)
+        open_then = bisect_right(created, moment) - bisect_right(decided, moment)
+        points.append({"date": moment.date().isoformat(), "open": open_then})
+    return points
