@@ -151,9 +151,9 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 
-LOGIN_URL = "login"
+LOGIN_URL = "review:login"
 LOGIN_REDIRECT_URL = "/"
-LOGOUT_REDIRECT_URL = "login"
+LOGOUT_REDIRECT_URL = "review:login"
 
 # A checkpoint carries several items, each up to CASTELLAN_MAX_CONTENT_BYTES.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_positive_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16 * 1024 * 1024)

@@ -1,8 +1,18 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from review import views
 
 app_name = "review"
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", views.queue, name="queue"),
+    path("items/<str:item_id>/", views.item, name="item"),
+    path("items/<str:item_id>/decide", views.decide, name="decide"),
+    path("bulk", views.decide_many, name="bulk"),
+    path("undo", views.undo, name="undo"),
+    path("audit/", views.audit, name="audit"),
+    path("audit/<int:decision_id>/revert", views.revert, name="revert"),
+    path("stats/", views.stats, name="stats"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

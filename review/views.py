@@ -1,5 +1,341 @@
-from django.shortcuts import redirect
+"""The curators' console: thin views over `review.selectors` and `review.services`.
+
+Every page works without JavaScript (plain links and forms). With htmx, the queue's results and an
+item's panel are swapped in place: a view renders the partial when `request.htmx` is set.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from dedup.errors import DomainError
+from review import charts, selectors, services
+from review.api import DECIDE_PERMISSION
+from review.services import ItemRef
+
+AUDIT_PAGE = 50
 
 
-def home(request):
-    return redirect("swagger-ui")
+def _can_decide(request: HttpRequest) -> None:
+    if not request.user.has_perm(DECIDE_PERMISSION):
+        raise PermissionDenied("Deciding needs the curators' decide permission.")
+
+
+def _filters(request: HttpRequest) -> tuple[selectors.QueueFilters | None, str | None]:
+    try:
+        return selectors.QueueFilters.from_params(request.GET), None
+    except DomainError as error:
+        return None, error.message
+
+
+@login_required
+@require_GET
+def queue(request: HttpRequest) -> HttpResponse:
+    filters, error = _filters(request)
+    if filters is None:
+        filters = selectors.QueueFilters()
+    try:
+        page = selectors.queue_page(filters, cursor=request.GET.get("cursor"))
+    except DomainError as failure:
+        error, page = failure.message, selectors.queue_page(filters)
+    context = {
+        "filters": filters,
+        "page": page,
+        "counts": selectors.queue_counts(filters, request.user),
+        "error": error,
+        "orders": selectors.ORDERS,
+        "rules": selectors.DRAWER_RULES + selectors.ENTITY_RULES,
+        "statuses": selectors.STATUSES,
+        "query": _query_without(request, "cursor"),
+        "actions": [a.value for a in services.Action],
+    }
+    template = "review/_queue_results.html" if request.htmx else "review/queue.html"
+    return render(request, template, context, status=400 if error else 200)
+
+
+def _query_without(request: HttpRequest, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
+
+
+def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
+    detail = selectors.item_detail(ref)
+    if detail is None:
+        raise Http404("No such review item.")
+    link = detail.link
+    context = {
+        "item": detail,
+        "ref": ref,
+        "query": request.GET.urlencode() or request.POST.get("query", ""),
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+    }
+    if ref.is_drawer:
+        context["sides"] = [
+            {
+                "label": label,
+                "drawer": drawer,
+                "segments": segments,
+                "mentions": detail.mentions[drawer.pk],
+                "links": [(ItemRef.of(other), other) for other in detail.other_links[drawer.pk]],
+            }
+            for label, drawer, segments in (
+                ("older", link.older, detail.left),
+                ("newer", link.newer, detail.right),
+            )
+        ]
+        context["evidence"] = json.dumps({"signals": link.signals, "similarity": link.similarity})
+    else:
+        context["sides"] = [
+            {
+                "label": label,
+                "entity": entity,
+                "samples": detail.samples[entity.pk],
+                "candidates": [(ItemRef.of(o), o) for o in detail.other_candidates[entity.pk]],
+            }
+            for label, entity in (("older", link.older), ("newer", link.newer))
+        ]
+        context["evidence"] = json.dumps(
+            {"similarity": link.similarity, "distance": detail.distance}
+        )
+        if link.status == "open":
+            context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
+    return context
+
+
+@login_required
+@require_GET
+def item(request: HttpRequest, item_id: str) -> HttpResponse:
+    try:
+        ref = ItemRef.parse(item_id)
+    except DomainError as error:
+        raise Http404(error.message) from error
+    context = _item_context(request, ref)
+    template = "review/_item.html" if request.htmx else "review/item.html"
+    return render(request, template, context)
+
+
+def _next_item_url(query: str) -> str:
+    from django.http import QueryDict
+
+    filters = selectors.QueueFilters.from_params(QueryDict(query))
+    page = selectors.queue_page(filters, size=1)
+    suffix = f"?{query}" if query else ""
+    if page.items:
+        return reverse("review:item", args=[page.items[0].id]) + suffix
+    return reverse("review:queue") + suffix
+
+
+@login_required
+@require_POST
+def decide(request: HttpRequest, item_id: str) -> HttpResponse:
+    _can_decide(request)
+    query = request.POST.get("query", "")
+    try:
+        ref = ItemRef.parse(item_id)
+        evidence = json.loads(request.POST.get("evidence") or "{}")
+        entry = services.decide(
+            item=ref,
+            action=request.POST.get("action", ""),
+            actor=request.user,
+            canonical=request.POST.get("canonical") or None,
+            note=request.POST.get("note", ""),
+            evidence=evidence if isinstance(evidence, dict) else {},
+        )
+    except (DomainError, json.JSONDecodeError) as error:
+        message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
+        status = getattr(error, "status", 400)
+        if request.htmx:
+            context = _item_context(request, ItemRef.parse(item_id)) if status != 404 else {}
+            context |= {"error": message}
+            return render(request, "review/_item.html", context, status=status)
+        messages.error(request, message)
+        return redirect(reverse("review:item", args=[item_id]) + (f"?{query}" if query else ""))
+
+    done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
+    messages.success(request, f"Done: {done}. Press u to undo.")
+    next_url = _next_item_url(query)
+    if request.htmx:
+        response = HttpResponse(status=200)
+        if next_url.startswith(reverse("review:queue")):
+            response["HX-Redirect"] = next_url  # the queue is a full page
+        else:
+            response["HX-Location"] = json.dumps({"path": next_url, "target": "#main"})
+        return response
+    return redirect(next_url)
+
+
+@login_required
+@require_POST
+def decide_many(request: HttpRequest) -> HttpResponse:
+    _can_decide(request)
+    items = request.POST.getlist("items")
+    action = request.POST.get("action", "")
+    if not items:
+        messages.error(request, "Select at least one item.")
+    else:
+        result = services.decide_many(
+            items=items, action=action, actor=request.user, note=request.POST.get("note", "")
+        )
+        if result.decided:
+            messages.success(
+                request, f"{len(result.decided)} item(s) decided in batch {result.batch}."
+            )
+        for item_id, why in result.refused.items():
+            messages.error(request, f"{item_id}: {why}")
+    return redirect(_safe_next(request, reverse("review:queue")))
+
+
+def _safe_next(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or ""
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return default
+
+
+@login_required
+@require_POST
+def undo(request: HttpRequest) -> HttpResponse:
+    _can_decide(request)
+    entry = services.last_own_decision(request.user)
+    if entry is None:
+        messages.info(request, "Nothing of yours to undo.")
+        return redirect(_safe_next(request, reverse("review:queue")))
+    return _revert(request, entry.pk, redirect_to=reverse("review:item", args=[entry.data["item"]]))
+
+
+@login_required
+@require_POST
+def revert(request: HttpRequest, decision_id: int) -> HttpResponse:
+    _can_decide(request)
+    return _revert(request, decision_id, redirect_to=_safe_next(request, reverse("review:audit")))
+
+
+def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> HttpResponse:
+    cascade = request.POST.get("cascade") == "1"
+    try:
+        entries = services.revert(
+            decision=decision_id,
+            actor=request.user,
+            cascade=cascade,
+            note=request.POST.get("note", ""),
+        )
+    except services.RevertBlocked as error:
+        depends = error.details.get("depends_on_this", [])
+        if depends:
+            return render(
+                request,
+                "review/revert_confirm.html",
+                {"decision_id": decision_id, "depends": depends, "next": redirect_to},
+                status=409,
+            )
+        messages.error(request, error.message)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
+        messages.success(request, f"Reverted decision {reverted}.")
+    return redirect(redirect_to)
+
+
+@login_required
+@require_GET
+def audit(request: HttpRequest) -> HttpResponse:
+    filters = selectors.AuditFilters.from_params(request.GET)
+    try:
+        entries = selectors.audit_entries(filters)
+        error = None
+    except DomainError as failure:
+        entries, error = selectors.audit_entries(selectors.AuditFilters()), failure.message
+    export = request.GET.get("format")
+    if export in ("csv", "json"):
+        return _export(entries, export)
+    try:
+        before = int(request.GET.get("before", "0"))
+    except ValueError:
+        before = 0
+    if before:
+        entries = entries.filter(pk__lt=before)
+    rows = list(entries[: AUDIT_PAGE + 1])
+    page, more = rows[:AUDIT_PAGE], len(rows) > AUDIT_PAGE
+    context = {
+        "entries": page,
+        "reverted": selectors.reverted_ids(page),
+        "filters": filters,
+        "error": error,
+        "more_before": page[-1].pk if more else None,
+        "query": _query_without(request, "before", "format"),
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+    }
+    template = "review/_audit_rows.html" if request.htmx else "review/audit.html"
+    return render(request, template, context, status=400 if error else 200)
+
+
+EXPORT_FIELDS = (
+    "id",
+    "created_at",
+    "actor",
+    "action",
+    "target_type",
+    "target_id",
+    "batch",
+    "before",
+    "after",
+    "data",
+)
+
+
+def _export(entries, kind: str) -> HttpResponse:
+    def row(entry) -> dict:
+        return {
+            "id": entry.pk,
+            "created_at": entry.created_at.isoformat(),
+            "actor": entry.actor_label,
+            "action": entry.action,
+            "target_type": entry.target_type,
+            "target_id": entry.target_id,
+            "batch": str(entry.batch) if entry.batch else "",
+            "before": entry.before,
+            "after": entry.after,
+            "data": entry.data,
+        }
+
+    rows = (row(e) for e in entries.iterator(chunk_size=500))
+    if kind == "json":
+        response = JsonResponse(list(rows), safe=False)
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        writer = csv.DictWriter(response, fieldnames=EXPORT_FIELDS)
+        writer.writeheader()
+        for item in rows:
+            writer.writerow(
+                {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in item.items()}
+            )
+    response["Content-Disposition"] = f'attachment; filename="castellan-audit.{kind}"'
+    return response
+
+
+@login_required
+@require_GET
+def stats(request: HttpRequest) -> HttpResponse:
+    numbers = selectors.precision_stats()
+    return render(
+        request,
+        "review/stats.html",
+        {
+            "stats": numbers,
+            "precision_chart": charts.precision_bars(numbers["tiers"]),
+            "queue_chart": charts.queue_line(numbers["queue"]),
+        },
+    )

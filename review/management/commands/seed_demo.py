@@ -13,6 +13,7 @@ import sys
 import uuid
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -297,11 +298,18 @@ class Command(BaseCommand):
 
     def curator(self):
         User = get_user_model()
-        user, created = User.objects.get_or_create(
-            username=DEMO_USER, defaults={"is_staff": True, "is_superuser": True}
-        )
+        user, created = User.objects.get_or_create(username=DEMO_USER, defaults={"is_staff": True})
         if created:
             user.set_password(DEMO_PASSWORD)
             user.save()
+        # The curators group and its permission come with the review app, which dedup does not
+        # import; the permission is the palace's.
+        group, _ = Group.objects.get_or_create(name="curators")
+        group.permissions.add(
+            Permission.objects.get(content_type__app_label="palace", codename="decide")
+        )
+        user.groups.add(group)
+        # Let the demo curator use the admin over the palace too.
+        user.user_permissions.add(*Permission.objects.filter(content_type__app_label="palace"))
         token, _ = Token.objects.get_or_create(user=user)
         return user, token

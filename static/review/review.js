@@ -1,0 +1,55 @@
+// Keyboard for the review console. Everything also works with plain links and forms.
+(function () {
+  "use strict";
+  function typing(event) {
+    var t = event.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+  function rows() { return Array.prototype.slice.call(document.querySelectorAll("tr.row")); }
+  function move(step) {
+    var list = rows();
+    if (!list.length) return false;
+    var at = list.findIndex(function (r) { return r.classList.contains("selected"); });
+    var next = list[Math.min(list.length - 1, Math.max(0, at + step))];
+    list.forEach(function (r) { r.classList.remove("selected"); });
+    next.classList.add("selected");
+    var link = next.querySelector("a");
+    if (link) link.focus();
+    return true;
+  }
+  function click(selector) {
+    var el = document.querySelector(selector);
+    if (el) { el.click(); return true; }
+    return false;
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
+    var key = event.key, done = false;
+    if (key === "?") {
+      var dialog = document.getElementById("keys");
+      if (dialog && !dialog.open) { dialog.showModal(); done = true; }
+    } else if (key === "j" || key === "k") {
+      if (!move(key === "j" ? 1 : -1)) {
+        // On an item page: j opens the next item (the first open one), k goes back.
+        if (key === "k") { history.back(); done = true; }
+        else done = click("[data-key-next]") || click("a[data-key-prev]");
+      } else done = true;
+    } else if (key === "Enter" && document.querySelector("tr.row.selected") && !event.target.closest("a,button")) {
+      window.location = document.querySelector("tr.row.selected").dataset.href; done = true;
+    } else if ("amdx".indexOf(key) !== -1 && key.length === 1) {
+      done = click('.decide button[data-key="' + key + '"]');
+    } else if (key === "u") {
+      var undo = document.getElementById("undo-form");
+      if (undo) { undo.submit(); done = true; }
+    }
+    if (done) event.preventDefault();
+  });
+  // A refused decision (409 already decided, 403) still shows its message in place.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var status = event.detail.xhr.status;
+    if (status === 409 || status === 403 || status === 400) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+})();
