@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 from tqdm import tqdm
 
 from dedup import services
+from review.curators import curators_group
 
 NAMESPACE = uuid.UUID("5e3c7c1a-1f0b-4a8e-9d2c-3b6f0e9a7d41")
 DEMO_USER = "curator"
@@ -302,13 +303,7 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_PASSWORD)
             user.save()
-        # The curators group and its permission come with the review app, which dedup does not
-        # import; the permission is the palace's.
-        group, _ = Group.objects.get_or_create(name="curators")
-        group.permissions.add(
-            Permission.objects.get(content_type__app_label="palace", codename="decide")
-        )
-        user.groups.add(group)
+        user.groups.add(curators_group())
         # Let the demo curator use the admin over the palace too.
         user.user_permissions.add(*Permission.objects.filter(content_type__app_label="palace"))
         token, _ = Token.objects.get_or_create(user=user)
