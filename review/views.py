@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -157,9 +158,13 @@ def decide(request: HttpRequest, item_id: str) -> HttpResponse:
         message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
         status = getattr(error, "status", 400)
         if request.htmx:
-            context = _item_context(request, ItemRef.parse(item_id)) if status != 404 else {}
-            context |= {"error": message}
-            return render(request, "review/_item.html", context, status=status)
+            try:
+                context = _item_context(request, ItemRef.parse(item_id))
+            except (Http404, DomainError):  # gone: its link was deleted by a decision
+                return render(
+                    request, "review/_gone.html", {"error": message, "query": query}, status=status
+                )
+            return render(request, "review/_item.html", context | {"error": message}, status=status)
         messages.error(request, message)
         return redirect(reverse("review:item", args=[item_id]) + (f"?{query}" if query else ""))
 
@@ -168,7 +173,7 @@ def decide(request: HttpRequest, item_id: str) -> HttpResponse:
     next_url = _next_item_url(query)
     if request.htmx:
         response = HttpResponse(status=200)
-        if next_url.startswith(reverse("review:queue")):
+        if urlsplit(next_url).path == reverse("review:queue"):
             response["HX-Redirect"] = next_url  # the queue is a full page
         else:
             response["HX-Location"] = json.dumps({"path": next_url, "target": "#main"})
