@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install run test lint check bench clean
+.PHONY: install chromium run test lint check bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Castellan needs Python 3.11 or newer")'
@@ -17,12 +17,21 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# The browser tests drive Debian's Chromium (Playwright cannot download its own browser here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "Chromium is not installed: the browser tests will be skipped (sudo apt-get install chromium)."; \
+	  fi; }
+
 run: install
 	DEBUG=true $(BIN)/python manage.py migrate --noinput
 	DEBUG=true $(BIN)/python manage.py seed_demo
 	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: install
+test: install chromium
 	$(BIN)/pytest
 
 lint: install
