@@ -19,6 +19,9 @@ def setup_django(database_url: str) -> None:
     os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("CASTELLAN_LOG_LEVEL", "WARNING")
+    # Production settings (DEBUG off), reached in-process over plain HTTP by the test client.
+    os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+    os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
     import django
 
     django.setup()

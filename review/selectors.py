@@ -8,11 +8,10 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, FloatField, Q, QuerySet
-from django.db.models.functions import Abs, Cast
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from dedup import policy
@@ -160,15 +159,6 @@ class QueuePage:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def _sort(order: str, threshold: float):
-    """(annotation, descending) for an order. Ties go to the item kind, then the id."""
-    if order in ("similarity", "similarity_asc"):
-        return Cast(F("similarity"), FloatField()), order == "similarity"
-    if order in ("newest", "oldest"):
-        return F("created_at"), order == "newest"
-    return Abs(F("similarity") - threshold), False  # uncertain: closest to the threshold first
-
-
 def _encode(item: QueueItem) -> str:
     key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
     raw = json.dumps([key, item.ref.kind, item.ref.pk]).encode()
@@ -179,24 +169,59 @@ def _decode(cursor: str, order: str):
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         key, kind, pk = json.loads(raw)
-        if order in ("newest", "oldest"):
-            from datetime import datetime
-
-            key = datetime.fromisoformat(key)
-        else:
-            key = float(key)
+        key = datetime.fromisoformat(key) if order in ("newest", "oldest") else float(key)
+        if kind not in ("d", "e"):
+            raise ValueError(kind)
         return key, kind, int(pk)
     except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
         raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One indexed range of one table, walked in one direction along one column."""
+
+    column: str
+    descending: bool
+    bound: object = None  # walk past this value (None: from the start)
+    side: Q = field(default_factory=Q)
+
+
+def _runs(order: str, threshold: float, after) -> list[_Run]:
+    """The index ranges an order reads. "Most uncertain first" (closest to the threshold) is two
+    ranges walked outward from the threshold, above it upward and below it downward, so it uses
+    the similarity index like the others instead of sorting every open item."""
+    if order in ("similarity", "similarity_asc"):
+        return [_Run("similarity", order == "similarity", after[0] if after else None)]
+    if order in ("newest", "oldest"):
+        return [_Run("created_at", order == "newest", after[0] if after else None)]
+    above, below = Q(similarity__gte=threshold), Q(similarity__lt=threshold)
+    if after is None:
+        return [_Run("similarity", False, None, above), _Run("similarity", True, None, below)]
+    similarity = after[0]
+    distance = abs(similarity - threshold)
+    # The bound is the cursor's own similarity on its side (exact) and its mirror on the other.
+    upper = similarity if similarity >= threshold else threshold + distance
+    lower = similarity if similarity < threshold else threshold - distance
+    return [_Run("similarity", False, upper, above), _Run("similarity", True, lower, below)]
+
+
+def _sort_key(order: str, threshold: float, link):
+    if order == "uncertain":
+        return abs(link.similarity - threshold)
+    return link.created_at if order in ("newest", "oldest") else link.similarity
+
+
 def queue_page(
     filters: QueueFilters, *, cursor: str | None = None, size: int = PAGE_SIZE
 ) -> QueuePage:
-    """One page of the queue: at most `size` items of both kinds in one order. Each kind is one
-    indexed keyset query; the two are merged here. Cost does not grow with the queue."""
+    """One page of the queue: at most `size` items of both kinds in one order.
+
+    Each kind is read by keyset over an index (one range, or two for "most uncertain first"),
+    at most size + 1 rows each, and the runs are merged here: the cost does not grow with the
+    queue. The order is the sort key, then drawer links before entity links, then the id.
+    """
     threshold = settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
-    expression, descending = _sort(filters.order, threshold)
     after = _decode(cursor, filters.order) if cursor else None
     sources = []
     if filters.includes_drawers:
@@ -206,33 +231,40 @@ def queue_page(
     if filters.includes_entities:
         sources.append(("e", entity_links(filters).select_related("newer", "older")))
 
+    descending = filters.order in ("similarity", "newest")
     items: list[QueueItem] = []
     for kind, queryset in sources:
-        queryset = queryset.annotate(sort_key=expression)
-        if after is not None:
-            key, after_kind, after_pk = after
-            past = Q(sort_key__lt=key) if descending else Q(sort_key__gt=key)
-            same = Q(sort_key=key)
-            # Within equal keys, items go drawer links first, then entity links, each by id.
-            if kind == after_kind:
-                tie = Q(pk__lt=after_pk) if descending else Q(pk__gt=after_pk)
-                queryset = queryset.filter(past | (same & tie))
-            elif kind > after_kind:
-                queryset = queryset.filter(past | same)
-            else:
-                queryset = queryset.filter(past)
-        ordering = ("-sort_key", "-pk") if descending else ("sort_key", "pk")
-        items += [
-            QueueItem(ItemRef(kind, link.pk), link, link.sort_key)
-            for link in queryset.order_by(*ordering)[: size + 1]
-        ]
+        for run in _runs(filters.order, threshold, after):
+            rows = queryset.filter(run.side)
+            if run.bound is not None:
+                _, after_kind, after_pk = after
+                past = Q(**{f"{run.column}__{'lt' if run.descending else 'gt'}": run.bound})
+                same = Q(**{run.column: run.bound})
+                # Equal keys: drawer links before entity links, each by id in the order's sense.
+                if kind == after_kind:
+                    tie = Q(pk__lt=after_pk) if descending else Q(pk__gt=after_pk)
+                    rows = rows.filter(past | (same & tie))
+                elif kind > after_kind:
+                    rows = rows.filter(past | same)
+                else:
+                    rows = rows.filter(past)
+            direction = "-" if run.descending else ""
+            tie_direction = "-" if descending else ""
+            rows = rows.order_by(f"{direction}{run.column}", f"{tie_direction}pk")[: size + 1]
+            items += [
+                QueueItem(ItemRef(kind, link.pk), link, _sort_key(filters.order, threshold, link))
+                for link in rows
+            ]
 
-    # The keyset order: the sort key, then drawer links before entity links, then the id in the
-    # key's direction. Two stable sorts give it without negating dates.
     items.sort(key=lambda i: (i.ref.kind, -i.ref.pk if descending else i.ref.pk))
     items.sort(key=lambda i: i.sort_key, reverse=descending)
     page = items[:size]
-    return QueuePage(page, _encode(page[-1]) if len(items) > size else None)
+    if len(items) <= size or not page:
+        return QueuePage(page, None)
+    last = page[-1]
+    # The cursor keeps the raw column value (similarity or time), so bounds stay exact.
+    raw = last.link.created_at if filters.order in ("newest", "oldest") else last.link.similarity
+    return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
 
 
 def queue_counts(filters: QueueFilters, user) -> dict[str, int]:
