@@ -241,11 +241,13 @@ def queue_page(
                 past = Q(**{f"{run.column}__{'lt' if run.descending else 'gt'}": run.bound})
                 same = Q(**{run.column: run.bound})
                 # Equal keys: drawer links before entity links, each by id in the order's sense.
+                # `within` (<= or >=) is the index range; the rest only breaks ties.
+                within = Q(**{f"{run.column}__{'lte' if run.descending else 'gte'}": run.bound})
                 if kind == after_kind:
                     tie = Q(pk__lt=after_pk) if descending else Q(pk__gt=after_pk)
-                    rows = rows.filter(past | (same & tie))
+                    rows = rows.filter(within & (past | (same & tie)))
                 elif kind > after_kind:
-                    rows = rows.filter(past | same)
+                    rows = rows.filter(within)
                 else:
                     rows = rows.filter(past)
             direction = "-" if run.descending else ""
@@ -273,11 +275,20 @@ def queue_counts(filters: QueueFilters, user) -> dict[str, int]:
     decisions_today = AuditEntry.objects.filter(
         action__startswith=DECISION_PREFIX, created_at__gte=today
     ).exclude(action=REVERT_ACTION)
-    return {
+    counts = {
         "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
         "entity": entity_links(filters).count() if filters.includes_entities else 0,
-        "open": DrawerLink.objects.filter(status="open").count()
-        + EntityLink.objects.filter(status="open").count(),
+    }
+    if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
+        open_items = counts["drawer"] + counts["entity"]
+    else:
+        open_items = (
+            DrawerLink.objects.filter(status="open").count()
+            + EntityLink.objects.filter(status="open").count()
+        )
+    return {
+        **counts,
+        "open": open_items,
         "decided_today": decisions_today.count(),
         "decided_today_by_you": decisions_today.filter(actor=user).count()
         if user.is_authenticated

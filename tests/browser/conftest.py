@@ -6,10 +6,6 @@ from pathlib import Path
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; the test's own database calls are
-# still synchronous and made between browser steps, never inside the loop.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 ARGS = [
@@ -23,8 +19,10 @@ ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for the package, stopped with it: Playwright's event loop must not outlive
+    the browser tests (Django refuses database calls from a thread with a running loop)."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):
             pytest.fail(f"Chromium is not installed at {CHROMIUM}; .ci/run installs it.")
@@ -35,6 +33,16 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="package", autouse=True)
+def allow_database_beside_playwright():
+    """Playwright's sync API runs an event loop in this thread; the test's own database calls
+    are still synchronous and made between browser steps. Set for this package only, and for
+    all of it: the database is flushed after each test's own teardown."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
 @pytest.fixture
