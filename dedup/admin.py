@@ -13,10 +13,8 @@ from palace.models import (
     AuditEntry,
     Checkpoint,
     Drawer,
-    DrawerLink,
     Entity,
     EntityAlias,
-    EntityLink,
     Mention,
     Room,
     Wing,
@@ -153,14 +151,6 @@ class DrawerAdmin(admin.ModelAdmin):
         self.message_user(request, f"Superseded {done} drawer(s).")
 
 
-@admin.register(DrawerLink)
-class DrawerLinkAdmin(ReadOnlyAdmin):
-    list_display = ["id", "newer", "older", "verdict", "similarity", "created_at"]
-    list_filter = ["verdict"]
-    list_select_related = ["newer", "older"]
-    search_fields = ["newer__uuid", "older__uuid", "newer__content", "older__content"]
-
-
 class AliasInline(admin.TabularInline):
     model = EntityAlias
     extra = 0
@@ -187,13 +177,6 @@ class EntityAdmin(ReadOnlyAdmin):
     @admin.display(ordering="mention_count")
     def mention_count(self, entity):
         return entity.mention_count
-
-
-@admin.register(EntityLink)
-class EntityLinkAdmin(ReadOnlyAdmin):
-    list_display = ["id", "newer", "older", "similarity", "created_at"]
-    list_select_related = ["newer", "older"]
-    search_fields = ["newer__name", "older__name"]
 
 
 @admin.register(Mention)

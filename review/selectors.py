@@ -269,6 +269,15 @@ def queue_page(
     return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
 
 
+def next_item(filters: QueueFilters, link) -> ItemRef | None:
+    """The item after this one in the queue's order (whatever this one's status now)."""
+    ref = ItemRef.of(link)
+    raw = link.created_at if filters.order in ("newest", "oldest") else link.similarity
+    cursor = _encode(QueueItem(ref, link, raw))
+    page = queue_page(filters, cursor=cursor, size=1)
+    return page.items[0].ref if page.items else None
+
+
 def queue_counts(filters: QueueFilters, user) -> dict[str, int]:
     """Counts for the current filters, per kind, and the progress line."""
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)

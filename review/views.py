@@ -76,11 +76,14 @@ def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
     if detail is None:
         raise Http404("No such review item.")
     link = detail.link
+    query = request.GET.urlencode() or request.POST.get("query", "")
+    filters, _ = _filters(request)
     context = {
         "item": detail,
         "ref": ref,
-        "query": request.GET.urlencode() or request.POST.get("query", ""),
+        "query": query,
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+        "next_ref": selectors.next_item(filters or selectors.QueueFilters(), link),
     }
     if ref.is_drawer:
         context["sides"] = [

@@ -121,3 +121,18 @@ def test_phone_width_queue_is_usable(page, live_server, palace):
     expect(first).to_be_visible()
     box = first.bounding_box()
     assert box["width"] <= 390
+
+
+def test_keyboard_moves_through_the_queue(page, live_server, palace):
+    log_in(page, live_server)
+    rows = page.locator("table.queue tbody tr.row")
+    page.keyboard.press("j")
+    expect(rows.nth(0)).to_have_class(re.compile("selected"))
+    page.keyboard.press("j")
+    expect(rows.nth(1)).to_have_class(re.compile("selected"))
+    second = rows.nth(1).get_attribute("data-href")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(f"{live_server.url}{second}")
+    page.keyboard.press("j")  # on an item: the next one in the queue
+    expect(page).not_to_have_url(f"{live_server.url}{second}")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()

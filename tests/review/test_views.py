@@ -222,3 +222,32 @@ def test_queue_and_item_pages_keep_a_constant_query_count(as_curator, dedup_sett
     grow(3, 30)
     assert DrawerLink.objects.count() > 60  # more rows, more links, more mentions...
     assert [count(as_curator, url) for url in pages] == before  # ...the same queries
+
+
+def test_admin_actions_on_links_decide_through_the_service(admin_client, drawer_link, entity_link):
+    response = admin_client.post(
+        "/admin/palace/drawerlink/",
+        {"action": "delete_link", "_selected_action": [drawer_link.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    entry = AuditEntry.objects.get()
+    assert entry.action == "review.delete_link" and entry.data["evidence"] == {"via": "admin"}
+    assert not DrawerLink.objects.exists()
+    admin_client.post(
+        "/admin/palace/entitylink/", {"action": "add_alias", "_selected_action": [entity_link.pk]}
+    )
+    assert EntityLink.objects.get().status == "aliased"
+    again = admin_client.post(
+        "/admin/palace/entitylink/",
+        {"action": "dismiss", "_selected_action": [entity_link.pk]},
+        follow=True,
+    )
+    assert b"already decided" in again.content and AuditEntry.objects.count() == 2
+
+
+def test_item_page_links_the_next_item_in_queue_order(as_curator, drawer_link, entity_link):
+    body = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
+    assert f'href="/items/e{entity_link.pk}/" data-key-next' in body
+    last = as_curator.get(f"/items/e{entity_link.pk}/").content.decode()
+    assert "data-key-next" not in last
