@@ -12,6 +12,7 @@ from dedup.errors import DomainError
 from palace.models import (
     AuditEntry,
     Checkpoint,
+    DistinctPair,
     Drawer,
     Entity,
     EntityAlias,
@@ -192,6 +193,14 @@ class MentionAdmin(ReadOnlyAdmin):
     @admin.display(description="rule")
     def rule(self, mention):
         return mention.observation.get("rule")
+
+
+@admin.register(DistinctPair)
+class DistinctPairAdmin(ReadOnlyAdmin):
+    """Pairs a curator said are not the same; written and reverted by review decisions."""
+
+    list_display = ["kind", "low", "high", "created_at"]
+    list_filter = ["kind"]
 
 
 @admin.register(Checkpoint)

@@ -79,11 +79,29 @@ def links_to_older(link_ids: list[int]) -> list[SimilarDrawer]:
 
 
 def entities_with_aliases() -> QuerySet[Entity]:
+    """Entities with their aliases, and the entities merged into them (whose names and aliases
+    the canonical entity answers for)."""
+    aliases = Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
+    merged = Entity.objects.filter(redirect_kind=Entity.Redirect.MERGE).order_by("id")
     return (
         Entity.objects.select_related("redirect_to")
-        .prefetch_related(Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id")))
+        .prefetch_related(
+            aliases,
+            Prefetch(
+                "redirected_from", queryset=merged.prefetch_related(aliases), to_attr="merged"
+            ),
+        )
         .annotate(mention_count=Count("mentions", distinct=True))
     )
+
+
+def served_aliases(entity: Entity) -> list[str]:
+    """Every spelling an entity answers for: its aliases, then each merged entity's name and
+    aliases, in order, without repeats (needs `entities_with_aliases`)."""
+    spellings = [alias.alias for alias in entity.alias_set.all()]
+    for merged in getattr(entity, "merged", []):
+        spellings += [merged.name, *(alias.alias for alias in merged.alias_set.all())]
+    return [s for i, s in enumerate(spellings) if s != entity.name and s not in spellings[:i]]
 
 
 def entity_by_uuid(entity_id: uuid.UUID) -> Entity | None:

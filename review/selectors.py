@@ -269,6 +269,24 @@ def queue_page(
     return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
 
 
+MAX_BULK = 1000
+
+
+def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]:
+    """Every item matching a filter (for "apply to all"), at most `limit`."""
+    refs = []
+    if filters.includes_drawers:
+        refs += [
+            ItemRef("d", pk) for pk in drawer_links(filters).values_list("pk", flat=True)[:limit]
+        ]
+    if filters.includes_entities:
+        rest = limit - len(refs)
+        refs += [
+            ItemRef("e", pk) for pk in entity_links(filters).values_list("pk", flat=True)[:rest]
+        ]
+    return refs
+
+
 def next_item(filters: QueueFilters, link) -> ItemRef | None:
     """The item after this one in the queue's order (whatever this one's status now)."""
     ref = ItemRef.of(link)

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
@@ -350,20 +351,27 @@ _ENTITY_HANDLERS = {
 
 
 def aliases_would_settle(ref: ItemRef, canonical: str | None = None) -> list[EntityLink]:
-    """Other open pairs an alias decision would settle: open links between the entity that
-    becomes an alias and any entity with the canonical entity's key."""
+    """Open pairs an alias decision makes redundant: once the other entity answers through the
+    canonical one, a pair between it and a third entity asks the same question as the pair
+    between the canonical entity and that third entity, which is kept."""
     link = EntityLink.objects.select_related("newer", "older").get(pk=ref.pk)
-    keep, other = (link.older, link.newer)
+    keep, other = link.older, link.newer
     if canonical and canonical == str(link.newer.uuid):
         keep, other = other, keep
-    from django.db.models import Q
-
-    return list(
+    with_other = (
         EntityLink.objects.filter(status=EntityLink.Status.OPEN)
         .filter(Q(newer=other) | Q(older=other))
         .exclude(pk=link.pk)
         .select_related("newer", "older")
     )
+    candidates = {
+        (lk.older_id if lk.newer_id == other.pk else lk.newer_id): lk for lk in with_other
+    }
+    kept = EntityLink.objects.filter(
+        Q(newer=keep, older_id__in=candidates) | Q(older=keep, newer_id__in=candidates)
+    ).values_list("newer_id", "older_id")
+    thirds = {newer if older == keep.pk else older for newer, older in kept}
+    return [candidates[third] for third in sorted(thirds)]
 
 
 # --- revert ------------------------------------------------------------------------------------

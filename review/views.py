@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
+import uuid
 from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -149,14 +151,26 @@ def decide(request: HttpRequest, item_id: str) -> HttpResponse:
     try:
         ref = ItemRef.parse(item_id)
         evidence = json.loads(request.POST.get("evidence") or "{}")
-        entry = services.decide(
-            item=ref,
-            action=request.POST.get("action", ""),
-            actor=request.user,
-            canonical=request.POST.get("canonical") or None,
-            note=request.POST.get("note", ""),
-            evidence=evidence if isinstance(evidence, dict) else {},
-        )
+        also = request.POST.getlist("also_dismiss")
+        batch = uuid.uuid4() if also else None
+        with transaction.atomic():
+            entry = services.decide(
+                item=ref,
+                action=request.POST.get("action", ""),
+                actor=request.user,
+                canonical=request.POST.get("canonical") or None,
+                note=request.POST.get("note", ""),
+                evidence=evidence if isinstance(evidence, dict) else {},
+                batch=batch,
+            )
+            for other in also if entry.action == "review.add_alias" else []:
+                services.decide(
+                    item=other,
+                    action="dismiss",
+                    actor=request.user,
+                    note=f"settled by the alias decided on {ref}",
+                    batch=batch,
+                )
     except (DomainError, json.JSONDecodeError) as error:
         message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
         status = getattr(error, "status", 400)
@@ -190,6 +204,20 @@ def decide_many(request: HttpRequest) -> HttpResponse:
     _can_decide(request)
     items = request.POST.getlist("items")
     action = request.POST.get("action", "")
+    if request.POST.get("all_matching") == "1":
+        from django.http import QueryDict
+
+        try:
+            filters = selectors.QueueFilters.from_params(QueryDict(request.POST.get("filter", "")))
+        except DomainError as error:
+            messages.error(request, error.message)
+            return redirect(_safe_next(request, reverse("review:queue")))
+        items = [str(ref) for ref in selectors.queue_refs(filters, limit=selectors.MAX_BULK + 1)]
+        if len(items) > selectors.MAX_BULK:
+            messages.error(
+                request, f"More than {selectors.MAX_BULK} items match: narrow the filter."
+            )
+            return redirect(_safe_next(request, reverse("review:queue")))
     if not items:
         messages.error(request, "Select at least one item.")
     else:

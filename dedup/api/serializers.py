@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from dedup.services import Destination
 from palace.models import Drawer, Entity
+from palace.selectors import served_aliases
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -172,7 +173,7 @@ class EntitySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_aliases(self, entity: Entity) -> list[str]:
-        return [alias.alias for alias in entity.alias_set.all()]
+        return served_aliases(entity)
 
 
 class MentionWriteSerializer(serializers.Serializer):

@@ -1,6 +1,7 @@
 """Every decision, its audit row, its refusal when already decided, and its exact revert."""
 
 import pytest
+from django.db import transaction
 
 from dedup import errors
 from dedup import services as write
@@ -209,3 +210,22 @@ def test_item_ref_parsing():
     for bad in ["d0", "12", "d-1", "dx", "", None]:
         with pytest.raises(errors.InvalidInput):
             ItemRef.parse(bad)
+
+
+def test_merged_entity_is_served_from_the_canonical_and_revert_restores_it(
+    entity_link, curator, api
+):
+    from dedup.services import DedupConfig
+
+    strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    write.entity_resolve(name="KATERINO", kind="person", config=strict)  # an alias of Katerino
+    prior = state(entity_link)
+    entry = services.decide(item=f"e{entity_link.pk}", action="merge", actor=curator)
+    canonical = api.get(f"/api/entities/{entity_link.older.uuid}").json()
+    assert canonical["aliases"] == ["Katerino", "KATERINO"]
+    with transaction.atomic():  # a sighting while merged converges (then undo its alias)
+        assert write.entity_resolve(name="katerino", kind="person").entity == entity_link.older
+        transaction.set_rollback(True)
+    services.revert(decision=entry, actor=curator)
+    assert state(entity_link) == prior
+    assert api.get(f"/api/entities/{entity_link.older.uuid}").json()["aliases"] == []

@@ -251,3 +251,36 @@ def test_item_page_links_the_next_item_in_queue_order(as_curator, drawer_link, e
     assert f'href="/items/e{entity_link.pk}/" data-key-next' in body
     last = as_curator.get(f"/items/e{entity_link.pk}/").content.decode()
     assert "data-key-next" not in last
+
+
+def test_alias_offers_to_settle_the_pairs_it_makes_redundant(as_curator, dedup_settings):
+    # Katerina is one edit from both Katarina and Katerino: two open pairs.
+    write.entity_resolve(name="Katarina", kind="person")
+    write.entity_resolve(name="Katerino", kind="person")
+    write.entity_resolve(name="Katerina", kind="person")
+    first = EntityLink.objects.get(newer__name="Katerino", older__name="Katarina")
+    redundant = EntityLink.objects.get(newer__name="Katerina", older__name="Katerino")
+    kept = EntityLink.objects.get(newer__name="Katerina", older__name="Katarina")
+    page = as_curator.get(f"/items/e{first.pk}/").content.decode()
+    assert f'name="also_dismiss" value="e{redundant.pk}"' in page
+    assert f'value="e{kept.pk}"' not in page
+    as_curator.post(
+        f"/items/e{first.pk}/decide", {"action": "add_alias", "also_dismiss": [f"e{redundant.pk}"]}
+    )
+    statuses = dict(EntityLink.objects.values_list("pk", "status"))
+    assert statuses == {first.pk: "aliased", redundant.pk: "dismissed", kept.pk: "open"}
+    batches = set(AuditEntry.objects.values_list("batch", flat=True))
+    assert len(batches) == 1 and None not in batches
+
+
+def test_bulk_over_every_item_of_a_filter(as_curator, drawer_link, entity_link):
+    response = as_curator.post(
+        "/bulk", {"all_matching": "1", "filter": "type=entity", "action": "dismiss", "next": "/"}
+    )
+    assert response.status_code == 302
+    assert EntityLink.objects.get().status == "dismissed"
+    assert DrawerLink.objects.get().status == "open"
+    bad = as_curator.post(
+        "/bulk", {"all_matching": "1", "filter": "type=planet", "action": "dismiss"}
+    )
+    assert bad.status_code == 302 and AuditEntry.objects.count() == 1
