@@ -7,6 +7,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/review/", include("review.api_urls")),
+    path("api/", include("review.sweep_urls")),
     path("api/", include("dedup.api.urls")),
     path("", include("review.urls")),
 ]

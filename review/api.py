@@ -223,3 +223,180 @@ class StatsView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(selectors.precision_stats())
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+
+
+class SweepRequestSerializer(serializers.Serializer):
+    wing = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    room = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    threshold = serializers.FloatField(required=False, min_value=0.5, max_value=1.0)
+    same_kind = serializers.BooleanField(required=False, default=True)
+    entities = serializers.BooleanField(required=False, default=False)
+
+
+class ApplyRequestSerializer(serializers.Serializer):
+    threshold = serializers.FloatField(min_value=0.5, max_value=1.0)
+    tiers = serializers.ListField(child=serializers.CharField(), required=False)
+    merge = serializers.BooleanField(required=False, default=True)
+    discard_below = serializers.BooleanField(required=False, default=False)
+
+
+def sweep_payload(run) -> dict:
+    from review import sweeps
+
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "wing": run.wing,
+        "room": run.room,
+        "threshold": run.threshold,
+        "same_kind": run.same_kind,
+        "entities": run.entities,
+        "done": run.done,
+        "total": run.total,
+        "progress": round(run.progress, 4),
+        "counts": run.counts,
+        "summary": sweeps.summary(run) if run.status == "done" else None,
+        "error": run.error,
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+
+
+def sweep_or_404(run_id: int):
+    from dedup.api.errors import not_found
+    from review.models import SweepRun
+
+    run = SweepRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise not_found("sweep")
+    return run
+
+
+class SweepListView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=SweepRequestSerializer,
+        responses={
+            202: OpenApiResponse(description="Queued."),
+            **{c: ERRORS[c] for c in (400, 401, 403)},
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Start a sweep in the background (`manage.py db_worker` runs it). It only proposes."""
+        from django.conf import settings
+
+        from review import sweeps
+        from review.tasks import run_sweep
+
+        data = parsed(SweepRequestSerializer, request)
+        run = sweeps.start(
+            wing=data.get("wing", ""),
+            room=data.get("room", ""),
+            threshold=data.get("threshold", settings.CASTELLAN_DEDUP_NEAR_THRESHOLD),
+            same_kind=data["same_kind"],
+            entities=data["entities"],
+            actor=request.user,
+        )
+        run_sweep.enqueue(run.pk)
+        run.refresh_from_db()
+        return Response(sweep_payload(run), status=status.HTTP_202_ACCEPTED)
+
+
+class SweepDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        responses={200: OpenApiResponse(description="Status, progress, counts."), 404: ERRORS[404]}
+    )
+    def get(self, request: Request, run_id: int) -> Response:
+        return Response(sweep_payload(sweep_or_404(run_id)))
+
+
+class SweepProposalsView(GenericAPIView):
+    permission_classes = [permissions.IsAuthenticated]
+    pagination_class = NewestFirst
+    serializer_class = DecisionSerializer  # for the schema's pagination only
+
+    @extend_schema(
+        parameters=[OpenApiParameter("tier", str), OpenApiParameter("status", str)],
+        responses={200: OpenApiResponse(description="The run's proposals."), 404: ERRORS[404]},
+    )
+    def get(self, request: Request, run_id: int) -> Response:
+        from review import sweeps
+
+        run = sweep_or_404(run_id)
+        rows = self.paginate_queryset(
+            sweeps.proposals_for(
+                run,
+                tier=request.query_params.get("tier", ""),
+                status=request.query_params.get("status", ""),
+            )
+        )
+        return self.get_paginated_response(
+            [
+                {
+                    "id": p.pk,
+                    "kind": p.kind,
+                    "tier": p.tier,
+                    "score": p.score,
+                    "gates": p.gates,
+                    "texts": p.texts,
+                    "status": p.status,
+                    "applied_link": p.applied_link,
+                }
+                for p in rows
+            ]
+        )
+
+
+class SweepApplyView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=ApplyRequestSerializer,
+        responses={
+            200: OpenApiResponse(description="Applied."),
+            **{c: ERRORS[c] for c in (400, 403, 404, 409)},
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        from review import sweeps
+
+        run = sweep_or_404(run_id)
+        data = parsed(ApplyRequestSerializer, request)
+        done = sweeps.apply(
+            run,
+            threshold=data["threshold"],
+            tiers=data.get("tiers"),
+            merge_tiers=sweeps.MERGE_TIERS if data["merge"] else (),
+            discard_below=data["discard_below"],
+            actor=request.user,
+        )
+        return Response(
+            {
+                "batch": str(done.batch),
+                "linked": done.linked,
+                "merged": done.merged,
+                "discarded": done.discarded,
+            }
+        )
+
+
+class SweepReverseView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiResponse(description="Undone."),
+            **{c: ERRORS[c] for c in (403, 404)},
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        from review import sweeps
+
+        return Response({"undone": sweeps.reverse(sweep_or_404(run_id), actor=request.user)})

@@ -1,0 +1,80 @@
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from dedup.errors import DomainError
+from review import sweeps
+from review.tasks import run_sweep
+
+
+class Command(BaseCommand):
+    help = (
+        "Find duplicates already in the store and write proposals into quarantine (nothing is "
+        "linked or merged). Compares current drawers within each room, and each agent's diary on "
+        "its own; --entities proposes possibly_same_as pairs among existing entities."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--wing", default="")
+        parser.add_argument("--room", default="")
+        parser.add_argument("--threshold", type=float, default=None)
+        kinds = parser.add_mutually_exclusive_group()
+        kinds.add_argument(
+            "--same-kind",
+            dest="same_kind",
+            action="store_true",
+            default=True,
+            help="Skip pairs whose memory kinds differ (the default).",
+        )
+        kinds.add_argument(
+            "--any-kind",
+            dest="same_kind",
+            action="store_false",
+            help="Propose pairs whatever their kinds (the gate is still recorded).",
+        )
+        parser.add_argument("--entities", action="store_true")
+        parser.add_argument(
+            "--background",
+            action="store_true",
+            help="Enqueue the sweep for `manage.py db_worker` instead of running it here.",
+        )
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(
+        self, *args, wing, room, threshold, same_kind, entities, background, no_progress, **options
+    ):
+        try:
+            run = sweeps.start(
+                wing=wing,
+                room=room,
+                threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
+                if threshold is None
+                else threshold,
+                same_kind=same_kind,
+                entities=entities,
+            )
+        except DomainError as error:
+            raise CommandError(error.message) from error
+        if background:
+            result = run_sweep.enqueue(run.pk)
+            self.stdout.write(
+                f"sweep {run.pk} queued (task {result.id}); `manage.py db_worker` runs it"
+            )
+            return
+        bar = tqdm(desc=f"sweep {run.pk}", unit="row", disable=no_progress, file=sys.stderr)
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        try:
+            sweeps.execute(run, progress=progress)
+        finally:
+            bar.close()
+        self.stdout.write(f"sweep {run.pk}: {run.done} compared")
+        for tier, count in sorted(run.counts.items()):
+            self.stdout.write(f"{tier}: {count}")
+        self.stdout.write(f"proposals: {run.proposals.count()}")

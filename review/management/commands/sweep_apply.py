@@ -1,0 +1,36 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from dedup.errors import DomainError
+from review import sweeps
+from review.models import SweepRun
+
+
+class Command(BaseCommand):
+    help = (
+        "Apply a sweep's proposals at a threshold: links, and merges for exact and normalized "
+        "pairs whose gates all pass. One audited batch; sweep_reverse undoes it."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("run", type=int)
+        parser.add_argument("--threshold", type=float, required=True)
+        parser.add_argument("--tiers", nargs="*", help="Only these tiers (default: all).")
+        parser.add_argument("--no-merge", action="store_true", help="Only links, never merges.")
+        parser.add_argument("--discard-below", action="store_true")
+
+    def handle(self, *args, run, threshold, tiers, no_merge, discard_below, **options):
+        sweep = SweepRun.objects.filter(pk=run).first()
+        if sweep is None:
+            raise CommandError(f"No sweep {run}.")
+        try:
+            done = sweeps.apply(
+                sweep,
+                threshold=threshold,
+                tiers=tiers,
+                merge_tiers=() if no_merge else sweeps.MERGE_TIERS,
+                discard_below=discard_below,
+            )
+        except DomainError as error:
+            raise CommandError(error.message) from error
+        self.stdout.write(f"batch {done.batch}: linked {done.linked}, merged {done.merged}")
+        self.stdout.write(f"discarded: {done.discarded}")

@@ -1,0 +1,13 @@
+"""Background work through Django's tasks API (django-tasks, database backend): run the worker
+with `manage.py db_worker`, on as many machines as the database serves."""
+
+from django_tasks import task
+
+from review import sweeps
+from review.models import SweepRun
+
+
+@task()
+def run_sweep(run_id: int) -> dict:
+    run = sweeps.execute(SweepRun.objects.get(pk=run_id))
+    return run.counts

@@ -1,0 +1,251 @@
+"""Consolidation sweeps: scope, gates, idempotence, apply at a threshold, bulk reverse."""
+
+import pytest
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from dedup import services as write
+from dedup.services import DedupConfig
+from palace.models import DistinctPair, Drawer, DrawerLink, EntityLink
+from review import services as decisions
+from review import sweeps
+from review.models import Proposal
+
+pytestmark = pytest.mark.django_db
+OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
+FACT = "The staging database is refreshed from an anonymised production dump every Monday."
+
+
+def legacy(room, content, **extra):
+    """A drawer written while deduplication was off."""
+    return write.drawer_write(
+        room=room, content=content, mode=write.WriteMode.MINED, config=OFF, **extra
+    ).drawer
+
+
+@pytest.fixture
+def palace(dedup_settings):
+    ops = write.room_get_or_create(wing="ops", room="runbooks")
+    other = write.room_get_or_create(wing="ops", room="elsewhere")
+    diary = write.room_get_or_create(wing="agents", room="diary")
+    rows = {
+        "original": legacy(ops, FACT),
+        "copy": legacy(ops, FACT),
+        "shout": legacy(ops, FACT.upper()),
+        "typo": legacy(ops, FACT.replace("refreshed", "refershed")),
+        "near_miss": legacy(ops, FACT.replace("Monday", "Friday")),
+        "unrelated": legacy(
+            ops, "Rotate the API tokens of departed agents within one working day."
+        ),
+        "other_room": legacy(other, FACT),
+        "alice": legacy(diary, FACT, agent="alice"),
+        "bob": legacy(diary, FACT, agent="bob"),
+        "alice_again": legacy(diary, FACT, agent="alice"),
+    }
+    return rows
+
+
+def run_sweep(**options):
+    options.setdefault("threshold", 0.9)
+    return sweeps.execute(sweeps.start(**options))
+
+
+def pairs(run):
+    return {(p.newer_id, p.older_id): p for p in run.proposals.all()}
+
+
+def test_sweep_proposes_within_scope_and_acts_on_nothing(palace):
+    before = (Drawer.objects.current().count(), DrawerLink.objects.count())
+    run = run_sweep()
+    assert run.status == "done" and run.done == run.total == 10
+    found = pairs(run)
+    p = {name: drawer.pk for name, drawer in palace.items()}
+    assert found[(p["copy"], p["original"])].tier == "exact"
+    assert found[(p["shout"], p["original"])].tier == "normalized"
+    assert found[(p["typo"], p["original"])].tier == "near"
+    assert found[(p["alice_again"], p["alice"])].tier == "exact"
+    # Never across rooms, never across agents' diaries.
+    assert not [k for k in found if p["other_room"] in k]
+    assert not [k for k in found if p["bob"] in k]
+    assert run.counts["exact"] == 2 and run.counts["normalized"] >= 2
+    assert (Drawer.objects.current().count(), DrawerLink.objects.count()) == before
+    proposal = found[(p["typo"], p["original"])]
+    assert proposal.texts == {"older": FACT, "newer": FACT.replace("refreshed", "refershed")}
+    assert proposal.gates["signals"]["threshold"] == 0.9
+
+
+def test_near_miss_numbers_and_dates_are_flagged(palace, dedup_settings):
+    ops = palace["original"].room
+    legacy(ops, "Release 2026.11.1 ships on 2026-11-30 to every customer in the north region.")
+    legacy(ops, "Release 2026.11.2 ships on 2026-11-30 to every customer in the north region.")
+    run = run_sweep()
+    flagged = [p for p in run.proposals.all() if p.gates["numbers_differ"]]
+    assert len(flagged) == 1 and "2026.11.2" in flagged[0].texts["newer"]
+
+
+def test_sweeping_twice_proposes_nothing_new(palace):
+    first = run_sweep()
+    second = run_sweep()
+    assert first.proposals.count() > 0 and second.proposals.count() == 0
+    assert second.counts == {}
+
+
+def test_linked_decided_and_distinct_pairs_are_not_proposed(palace, curator):
+    first = run_sweep()
+    # Forget the proposals, keep a link, a decision and a distinct pair.
+    p = {name: drawer.pk for name, drawer in palace.items()}
+    Proposal.objects.all().delete()
+    write.drawer_link(
+        newer=palace["shout"], older=palace["original"], verdict="normalized", signals={}
+    )
+    typo_link, _ = write.drawer_link(
+        newer=palace["typo"], older=palace["original"], verdict="near", signals={}
+    )
+    decisions.decide(item=f"d{typo_link.pk}", action="delete_link", actor=curator)
+    second = run_sweep()
+    found = pairs(second)
+    assert (p["shout"], p["original"]) not in found  # linked
+    assert (p["typo"], p["original"]) not in found  # remembered as distinct
+    assert DistinctPair.objects.count() == 1
+    assert (p["copy"], p["original"]) in found and first.pk != second.pk
+
+
+def test_kind_gate_and_entity_gate(dedup_settings):
+    room = write.room_get_or_create(wing="w", room="r")
+    event = legacy(room, "Priya was diagnosed with a gluten intolerance in March.", kind="event")
+    state = legacy(room, "Priya was diagnosed with a gluten intolerance in March!", kind="state")
+    assert not pairs(run_sweep())  # same words, different kinds: skipped
+    Proposal.objects.all().delete()
+    run = run_sweep(same_kind=False)
+    (proposal,) = run.proposals.all()
+    assert proposal.gates["same_kind"] is False and (proposal.newer_id, proposal.older_id) == (
+        state.pk,
+        event.pk,
+    )
+    a = legacy(room, "Sam moved to the platform team and now leads the storage migration.")
+    b = legacy(room, "Sam moved to the platform team and now leads the storage migration!")
+    write.mention_add(drawer=a, name="Sam Carter", kind="person")
+    write.mention_add(drawer=b, name="Sam Okafor", kind="person")
+    run = run_sweep()
+    (different_people,) = [p for p in run.proposals.all() if p.newer_id == b.pk]
+    assert different_people.gates["same_entities"] is False
+    assert not sweeps.gates_pass(different_people.gates)
+
+
+def snapshot():
+    return (
+        list(
+            Drawer.objects.order_by("pk").values("pk", "valid_to", "superseded_by", "consolidation")
+        ),
+        list(DrawerLink.objects.order_by("pk").values("pk", "newer", "older", "status")),
+    )
+
+
+def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, curator):
+    run = run_sweep()
+    prior = snapshot()
+    applied = sweeps.apply(run, threshold=0.99, actor=curator)
+    p = {name: drawer.pk for name, drawer in palace.items()}
+    statuses = {(x.newer_id, x.older_id): x.status for x in run.proposals.all()}
+    assert statuses[(p["copy"], p["original"])] == "merged"  # exact, gates pass
+    assert statuses[(p["shout"], p["original"])] == "merged"  # normalized, gates pass
+    assert (
+        statuses[(p["typo"], p["original"])] == "proposed"
+        or statuses[(p["typo"], p["original"])] == "linked"
+    )
+    assert Drawer.objects.get(pk=p["copy"]).superseded_by_id == p["original"]
+    assert applied.merged >= 2 and applied.batch
+    # A later write is left untouched by the reverse.
+    later = write.drawer_write(
+        room=palace["original"].room, content="A brand new runbook entry about DNS."
+    ).drawer
+    assert sweeps.reverse(run, actor=curator) == applied.linked + applied.merged
+    after = snapshot()
+    assert [d for d in after[0] if d["pk"] != later.pk] == prior[0]
+    assert after[1] == prior[1]
+    assert Drawer.objects.filter(pk=later.pk).exists()
+    assert set(run.proposals.values_list("status", flat=True)) == {"proposed"}
+
+
+def test_near_pairs_become_links_never_merges_and_below_threshold_stay_or_are_discarded(
+    palace, curator
+):
+    run = run_sweep()
+    sweeps.apply(run, threshold=1.0, tiers=["exact"], actor=curator)
+    assert set(run.proposals.filter(tier="near").values_list("status", flat=True)) == {"proposed"}
+    sweeps.apply(run, threshold=0.9, tiers=["near"], actor=curator)
+    current = set(Drawer.objects.current().values_list("pk", flat=True))
+    for proposal in run.proposals.filter(tier="near"):
+        if {proposal.newer_id, proposal.older_id} <= current:
+            assert proposal.status == "linked"
+            assert DrawerLink.objects.get(pk=proposal.applied_link).verdict == "near"
+        else:  # a side was merged away by the first application: nothing to link
+            assert proposal.status == "proposed"
+
+
+def test_discard_below_the_threshold_and_never_propose_again(palace, curator):
+    run = run_sweep()
+    sweeps.apply(run, threshold=1.0, merge_tiers=(), discard_below=True, actor=curator)
+    statuses = dict(run.proposals.values_list("tier", "status").distinct())
+    assert statuses["near"] == "discarded" and statuses["exact"] == "linked"
+    assert not run_sweep().proposals.exists()
+
+
+def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
+    strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    # Written while fuzzy matching was off: typos became their own entities.
+    for name in ("SurrealDB", "SurealDB", "Katarina", "Katerino"):
+        write.entity_resolve(name=name, kind="tool", config=strict)
+    run = run_sweep(entities=True)
+    found = {(p.texts["newer"], p.texts["older"]): p.tier for p in run.proposals.all()}
+    assert found == {("SurealDB", "SurrealDB"): "typo", ("Katerino", "Katarina"): "possible"}
+    assert not EntityLink.objects.exists()
+    sweeps.apply(run, threshold=0.75, actor=None)
+    assert EntityLink.objects.count() == 2
+    assert not run_sweep(entities=True).proposals.exists()
+
+
+def test_command_shows_progress_and_counts(palace, capsys):
+    call_command("dedup_sweep", "--wing", "ops")
+    out, err = capsys.readouterr()
+    assert "exact: 1" in out and "proposals:" in out
+    assert "sweep" in err  # the progress bar
+    run_id = Proposal.objects.first().run_id
+    call_command("sweep_apply", str(run_id), "--threshold", "1.0")
+    assert "merged" in capsys.readouterr().out
+    call_command("sweep_reverse", str(run_id))
+    assert "undone:" in capsys.readouterr().out
+
+
+def test_bad_sweep_options_are_refused(palace):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="No such wing"):
+        call_command("dedup_sweep", "--wing", "nowhere")
+    with pytest.raises(CommandError, match="threshold"):
+        call_command("dedup_sweep", "--threshold", "0.2")
+
+
+def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    response = client.post("/api/sweeps", {"wing": "ops", "room": "runbooks"}, format="json")
+    assert response.status_code == 202
+    run_id = response.json()["id"]
+    status = client.get(f"/api/sweeps/{run_id}").json()
+    assert status["status"] == "done" and status["progress"] == 1.0
+    assert status["summary"]["tiers"]["exact"] == 1
+    assert status["summary"]["if_applied_at"]["1.00"]["merges"] >= 1
+    proposals = client.get(f"/api/sweeps/{run_id}/proposals", {"tier": "near"}).json()["results"]
+    assert proposals and all(p["tier"] == "near" for p in proposals)
+    applied = client.post(f"/api/sweeps/{run_id}/apply", {"threshold": 0.99}, format="json").json()
+    assert applied["merged"] >= 1
+    assert client.post(f"/api/sweeps/{run_id}/reverse", {}, format="json").json()["undone"] >= 1
+    assert client.get("/api/sweeps/999999").status_code == 404
+    bad = client.post("/api/sweeps", {"threshold": 0.1}, format="json")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
+    assert reader.post("/api/sweeps", {}, format="json").status_code == 403
+    assert reader.get(f"/api/sweeps/{run_id}").status_code == 200
