@@ -256,6 +256,7 @@ def sweep_payload(run) -> dict:
         "entities": run.entities,
         "done": run.done,
         "total": run.total,
+        "compared": run.compared,
         "progress": round(run.progress, 4),
         "counts": run.counts,
         "summary": sweeps.summary(run) if run.status == "done" else None,

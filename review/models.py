@@ -27,6 +27,7 @@ class SweepRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    compared = models.PositiveBigIntegerField(default=0, help_text="Pairs compared.")
     counts = models.JSONField(default=dict, blank=True, help_text="Proposals per tier.")
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(

@@ -85,7 +85,7 @@ def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> 
         logger.exception("sweep %s failed", run.pk)
         raise
     run.status, run.counts, run.finished_at = SweepRun.Status.DONE, counts, timezone.now()
-    run.save(update_fields=["status", "counts", "finished_at"])
+    run.save(update_fields=["status", "counts", "compared", "done", "finished_at"])
     logger.info("sweep %s done: %s", run.pk, counts)
     return run
 
@@ -162,6 +162,7 @@ def _sweep_batch(run, scope, batch, counts, progress) -> None:
             if candidate.id >= pk or candidate.id in seen:  # each pair once, from its newer side
                 continue
             seen.add(candidate.id)
+            run.compared += 1
             old = policy.Text(
                 candidate.content_hash, candidate.normalized_content, candidate.fingerprint
             )
@@ -171,7 +172,7 @@ def _sweep_batch(run, scope, batch, counts, progress) -> None:
     if found:
         _propose_drawer_pairs(run, found, counts)
     run.done += len(batch)
-    SweepRun.objects.filter(pk=run.pk).update(done=run.done)
+    SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
     progress(run.done, run.total)
 
 
@@ -264,6 +265,7 @@ def _sweep_entities(run: SweepRun, progress: Progress) -> dict[str, int]:
             )
             for e in pool.values()
         ]
+        run.compared += len(known)
         result = policy.resolve(entity.name, entity.kind, known, True)
         pairs = (
             [(result.entity, str(result.rule), result.confidence)]
@@ -292,7 +294,7 @@ def _sweep_entities(run: SweepRun, progress: Progress) -> dict[str, int]:
             Proposal.objects.bulk_create(new, ignore_conflicts=True)
         run.done += 1
         if run.done % 200 == 0 or run.done == run.total:
-            SweepRun.objects.filter(pk=run.pk).update(done=run.done)
+            SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
             progress(run.done, run.total)
     return counts
 
