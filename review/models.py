@@ -76,6 +76,10 @@ class Proposal(models.Model):
     texts = models.JSONField(default=dict, help_text="Both sides as they were when proposed.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PROPOSED)
     applied_link = models.BigIntegerField(null=True, blank=True)
+    sampled = models.BooleanField(default=False, help_text="Drawn for review to measure precision.")
+    verdict = models.CharField(
+        max_length=8, blank=True, choices=[("same", "the same"), ("wrong", "not the same")]
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

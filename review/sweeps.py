@@ -10,6 +10,7 @@ proposed before is never proposed again: sweeping the same data twice proposes n
 from __future__ import annotations
 
 import logging
+import random
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -440,6 +441,84 @@ def reverse(run: SweepRun, *, actor=None) -> int:
             batch=batch,
         )
     return undone
+
+
+BANDS = ((0.0, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 1.0), (1.0, 1.01))
+
+
+def band(score: float) -> str:
+    for low, high in BANDS:
+        if low <= score < high:
+            return f"{low:.2f}" if high > 1 else "1.00"
+    return "1.00"
+
+
+def draw_sample(run: SweepRun, *, per_stratum: int = 5, actor=None) -> int:
+    """Mark a random sample for review, stratified by tier and similarity band: up to
+    `per_stratum` of each, drawn with the run's id as seed (the same sample every time)."""
+    strata: dict[tuple[str, str], list[int]] = {}
+    for pk, tier, score in run.proposals.values_list("pk", "tier", "score").order_by("pk"):
+        strata.setdefault((tier, band(score)), []).append(pk)
+    rng = random.Random(run.pk)
+    chosen = [pk for ids in strata.values() for pk in rng.sample(ids, min(per_stratum, len(ids)))]
+    with transaction.atomic():
+        marked = run.proposals.filter(pk__in=chosen, sampled=False).update(sampled=True)
+        audit_record(
+            actor=actor,
+            action="sweep.sample",
+            target_type="sweep",
+            target_id=run.pk,
+            after={"per_stratum": per_stratum, "sampled": marked},
+        )
+    return marked
+
+
+def judge(proposal: Proposal, *, verdict: str, actor=None) -> Proposal:
+    """A curator's verdict on a sampled proposal: the same thing, or not."""
+    if verdict not in ("same", "wrong"):
+        raise InvalidInput("verdict must be 'same' or 'wrong'.", code="invalid_action")
+    with transaction.atomic():
+        proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
+        if proposal.verdict:
+            raise Conflict("This proposal was already judged.", code="already_decided")
+        proposal.verdict = verdict
+        proposal.save(update_fields=["verdict"])
+        audit_record(
+            actor=actor,
+            action="sweep.judge",
+            target_type="proposal",
+            target_id=proposal.pk,
+            before={"verdict": ""},
+            after={"verdict": verdict},
+            data={"run": proposal.run_id},
+        )
+    return proposal
+
+
+def precision(run: SweepRun) -> list[dict]:
+    """From the judged sample: per tier and band, how many were judged and the share the same."""
+    rows: dict[tuple[str, str], dict] = {}
+    for tier, score, verdict, sampled in run.proposals.values_list(
+        "tier", "score", "verdict", "sampled"
+    ):
+        row = rows.setdefault(
+            (tier, band(score)), {"proposals": 0, "sampled": 0, "same": 0, "wrong": 0}
+        )
+        row["proposals"] += 1
+        row["sampled"] += sampled
+        if verdict:
+            row[verdict] += 1
+    return [
+        {
+            "tier": tier,
+            "band": band_,
+            **row,
+            "precision": round(row["same"] / (row["same"] + row["wrong"]), 3)
+            if row["same"] + row["wrong"]
+            else None,
+        }
+        for (tier, band_), row in sorted(rows.items())
+    ]
 
 
 def proposals_for(run: SweepRun, *, tier: str = "", status: str = ""):

@@ -13,6 +13,8 @@ urlpatterns = [
     path("audit/", views.audit, name="audit"),
     path("audit/<int:decision_id>/revert", views.revert, name="revert"),
     path("stats/", views.stats, name="stats"),
+    path("sweeps/", views.sweep_list, name="sweeps"),
+    path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

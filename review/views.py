@@ -375,3 +375,101 @@ def stats(request: HttpRequest) -> HttpResponse:
             "queue_chart": charts.queue_line(numbers["queue"]),
         },
     )
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+
+
+@login_required
+def sweep_list(request: HttpRequest) -> HttpResponse:
+    from review import sweeps
+    from review.models import SweepRun
+    from review.tasks import run_sweep
+
+    if request.method == "POST":
+        _can_decide(request)
+        try:
+            threshold = float(request.POST.get("threshold") or 0.9)
+            run = sweeps.start(
+                wing=request.POST.get("wing", "").strip(),
+                room=request.POST.get("room", "").strip(),
+                threshold=threshold,
+                same_kind=request.POST.get("any_kind") != "1",
+                entities=request.POST.get("entities") == "1",
+                actor=request.user,
+            )
+        except (DomainError, ValueError) as error:
+            messages.error(request, getattr(error, "message", "threshold must be a number."))
+            return redirect("review:sweeps")
+        run_sweep.enqueue(run.pk)
+        messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")
+        return redirect("review:sweep", run_id=run.pk)
+    runs = SweepRun.objects.order_by("-pk")[:50]
+    return render(
+        request,
+        "review/sweeps.html",
+        {"runs": runs, "can_decide": request.user.has_perm(DECIDE_PERMISSION)},
+    )
+
+
+@login_required
+def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    from review import sweeps
+    from review.models import Proposal, SweepRun
+
+    run = SweepRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise Http404("No such sweep.")
+    if request.method == "POST":
+        _can_decide(request)
+        action = request.POST.get("action")
+        try:
+            if action == "sample":
+                marked = sweeps.draw_sample(
+                    run, per_stratum=int(request.POST.get("per_stratum") or 5), actor=request.user
+                )
+                messages.success(request, f"{marked} proposal(s) drawn for review.")
+            elif action in ("same", "wrong"):
+                proposal = run.proposals.get(pk=int(request.POST.get("proposal", "0")))
+                sweeps.judge(proposal, verdict=action, actor=request.user)
+            elif action == "apply":
+                done = sweeps.apply(
+                    run,
+                    threshold=float(request.POST.get("threshold") or 1.0),
+                    tiers=request.POST.getlist("tiers") or None,
+                    merge_tiers=sweeps.MERGE_TIERS if request.POST.get("merge") == "1" else (),
+                    discard_below=request.POST.get("discard_below") == "1",
+                    actor=request.user,
+                )
+                messages.success(
+                    request,
+                    f"Applied: {done.linked} linked, {done.merged} merged, "
+                    f"{done.discarded} discarded (batch {done.batch}).",
+                )
+            elif action == "reverse":
+                messages.success(
+                    request, f"Reversed: {sweeps.reverse(run, actor=request.user)} undone."
+                )
+            else:
+                messages.error(request, "Unknown action.")
+        except (DomainError, ValueError, Proposal.DoesNotExist) as error:
+            messages.error(request, getattr(error, "message", "That request was not understood."))
+        return redirect("review:sweep", run_id=run.pk)
+    tier = request.GET.get("tier", "")
+    proposals = sweeps.proposals_for(run, tier=tier)[:100]
+    context = {
+        "run": run,
+        "summary": sweeps.summary(run) if run.status == "done" else None,
+        "precision": sweeps.precision(run),
+        "sample": run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")[:20],
+        "proposals": proposals,
+        "tier": tier,
+        "tiers": sweeps.ENTITY_TIERS if run.entities else sweeps.DRAWER_TIERS,
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+    }
+    if request.htmx:
+        response = render(request, "review/_sweep_status.html", context)
+        if run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):
+            response["HX-Refresh"] = "true"  # the summary and proposals are now to show
+        return response
+    return render(request, "review/sweep.html", context)

@@ -10,7 +10,7 @@ from dedup.services import DedupConfig
 from palace.models import DistinctPair, Drawer, DrawerLink, EntityLink
 from review import services as decisions
 from review import sweeps
-from review.models import Proposal
+from review.models import Proposal, SweepRun
 
 pytestmark = pytest.mark.django_db
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
@@ -249,3 +249,49 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
     reader.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
     assert reader.post("/api/sweeps", {}, format="json").status_code == 403
     assert reader.get(f"/api/sweeps/{run_id}").status_code == 200
+
+
+def test_sample_judge_and_measure_precision(palace, curator):
+    run = run_sweep()
+    marked = sweeps.draw_sample(run, per_stratum=1, actor=curator)
+    strata = {(p.tier, sweeps.band(p.score)) for p in run.proposals.all()}
+    assert marked == len(strata)
+    assert sweeps.draw_sample(run, per_stratum=1, actor=curator) == 0  # the same sample again
+    sampled = list(run.proposals.filter(sampled=True).order_by("pk"))
+    sweeps.judge(sampled[0], verdict="same", actor=curator)
+    sweeps.judge(sampled[1], verdict="wrong", actor=curator)
+    with pytest.raises(Exception, match="already judged"):
+        sweeps.judge(sampled[0], verdict="wrong", actor=curator)
+    rows = sweeps.precision(run)
+    judged = [r for r in rows if r["same"] + r["wrong"]]
+    assert {r["precision"] for r in judged} <= {0.0, 1.0} and len(judged) in (1, 2)
+
+
+def test_sweep_pages(client, curator, viewer, palace):
+    client.force_login(curator)
+    response = client.post("/sweeps/", {"wing": "ops", "threshold": "0.9"})
+    run = SweepRun.objects.get()
+    assert response["Location"] == f"/sweeps/{run.pk}/"
+    page = client.get(f"/sweeps/{run.pk}/").content.decode()
+    assert "What applying would do" in page and "Apply" in page
+    client.post(f"/sweeps/{run.pk}/", {"action": "sample", "per_stratum": "2"})
+    page = client.get(f"/sweeps/{run.pk}/").content.decode()
+    assert "To judge" in page
+    proposal = run.proposals.filter(sampled=True).first()
+    client.post(f"/sweeps/{run.pk}/", {"action": "same", "proposal": proposal.pk})
+    proposal.refresh_from_db()
+    assert proposal.verdict == "same"
+    client.post(
+        f"/sweeps/{run.pk}/",
+        {"action": "apply", "threshold": "1.0", "merge": "1", "tiers": ["exact"]},
+    )
+    assert run.proposals.filter(status="merged").exists()
+    client.post(f"/sweeps/{run.pk}/", {"action": "reverse"})
+    assert not run.proposals.filter(status="merged").exists()
+    partial = client.get(f"/sweeps/{run.pk}/", HTTP_HX_REQUEST="true")
+    assert partial["HX-Refresh"] == "true" and b"<html" not in partial.content
+    client.force_login(viewer)
+    assert client.get(f"/sweeps/{run.pk}/").status_code == 200
+    assert client.post(f"/sweeps/{run.pk}/", {"action": "reverse"}).status_code == 403
+    assert client.post("/sweeps/", {"wing": "ops"}).status_code == 403
+    assert client.get("/sweeps/99999/").status_code == 404
