@@ -20,3 +20,41 @@ def test_fulltext_index_exists_with_fastupdate_off():
     with connection.cursor() as cursor:
         cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'palace_drawer_fulltext'")
         assert cursor.fetchone()[0] == ["fastupdate=off"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_data_migration_fills_legacy_rows_once_and_merges_nothing():
+    """Migrate back before dedup's data migration, lay rows down as a pre-deduplication palace
+    would hold them (no fingerprint, no keys), and migrate forward: the real migration runs."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    from dedup import policy
+    from palace.models import Drawer, Entity, Room, Wing
+
+    def migrate(target):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate([target])
+
+    migrate(("dedup", None))
+    room = Room.objects.create(wing=Wing.objects.create(name="old"), name="r")
+    for content in ("The same words.", "The same words.", "..."):
+        Drawer.objects.create(
+            room=room,
+            content=content,
+            content_hash=policy.content_hash(content),
+            normalized_content="",
+            fingerprint=None,
+        )
+    Entity.objects.create(name="Ada", kind="person", key="", key_length=0)
+    Entity.objects.create(name="ADA", kind="person", key="", key_length=0)
+
+    migrate(("dedup", "0001_dedup_keys"))
+    fingerprints = list(Drawer.objects.order_by("pk").values_list("fingerprint", flat=True))
+    assert fingerprints == [policy.fingerprint("the same words")] * 2 + [None]  # no letter: none
+    assert Drawer.objects.count() == 3 and Entity.objects.count() == 2  # nothing merged
+    assert set(Entity.objects.values_list("key", "key_length")) == {("ada", 3)}
+
+    migrate(("dedup", None))  # the reverse changes nothing
+    migrate(("dedup", "0001_dedup_keys"))  # and running it twice changes nothing
+    assert list(Drawer.objects.order_by("pk").values_list("fingerprint", flat=True)) == fingerprints

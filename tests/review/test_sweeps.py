@@ -295,3 +295,16 @@ def test_sweep_pages(client, curator, viewer, palace):
     assert client.post(f"/sweeps/{run.pk}/", {"action": "reverse"}).status_code == 403
     assert client.post("/sweeps/", {"wing": "ops"}).status_code == 403
     assert client.get("/sweeps/99999/").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_background_sweep_through_the_database_task_backend(palace, settings, capsys):
+    """The production path: the command enqueues into the database, `db_worker` runs it."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    call_command("dedup_sweep", "--wing", "ops", "--background")
+    assert "queued" in capsys.readouterr().out
+    run = SweepRun.objects.get()
+    assert run.status == "queued"
+    call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0")
+    run.refresh_from_db()
+    assert run.status == "done" and run.proposals.exists()
