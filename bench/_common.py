@@ -139,3 +139,36 @@ def table(headers: list[str], rows: list[list]) -> str:
     ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def drawer_row(room, text: str):
+    """An unsaved drawer with its derived columns, for bulk loads that skip the write path."""
+    from dedup import policy
+    from palace.models import Drawer
+
+    normalized = policy.normalize_text(text)
+    return Drawer(
+        room=room,
+        content=text,
+        content_hash=policy.content_hash(text),
+        normalized_content=normalized,
+        fingerprint=policy.fingerprint_of_normalized(normalized),
+    )
+
+
+def run_children(script: str, backends: str, arguments: list[str]):
+    """Run the benchmark once per backend, each in its own process (settings are read once per
+    process), and yield the JSON rows each prints."""
+    import json
+
+    for backend in backends.split(","):
+        print(f"running {backend} ...", file=sys.stderr, flush=True)
+        process = subprocess.run(
+            [sys.executable, script, "--child", backend, *arguments], capture_output=True, text=True
+        )
+        if process.returncode != 0:
+            sys.exit(process.stderr)
+        if os.environ.get("BENCH_DEBUG"):
+            print(process.stderr, file=sys.stderr)
+        for line in process.stdout.splitlines():
+            yield json.loads(line)

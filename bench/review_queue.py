@@ -12,38 +12,32 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Vocabulary, fresh_database_url, setup_django, table
+from bench._common import (
+    Vocabulary,
+    drawer_row,
+    fresh_database_url,
+    run_children,
+    setup_django,
+    table,
+)
 
 
 def grow(target: int, present: int, rng, vocabulary) -> None:
     """Add open items up to `target`: nine drawer links for each entity link, like a palace."""
-    from dedup import policy, services
+    from dedup import services
     from palace.models import Drawer, DrawerLink, Entity, EntityLink
 
     room = services.room_get_or_create(wing="bench", room=f"room{rng.randrange(10)}")
     need = target - present
     entity_links = need // 10
     drawer_links = need - entity_links
-    drawers = []
-    for _ in range(drawer_links * 2):
-        text = vocabulary.sentence()
-        normalized = policy.normalize_text(text)
-        drawers.append(
-            Drawer(
-                room=room,
-                content=text,
-                content_hash=policy.content_hash(text),
-                normalized_content=normalized,
-                fingerprint=policy.fingerprint_of_normalized(normalized),
-            )
-        )
+    drawers = [drawer_row(room, vocabulary.sentence()) for _ in range(drawer_links * 2)]
     drawers = Drawer.objects.bulk_create(drawers, batch_size=2000)
     DrawerLink.objects.bulk_create(
         (
@@ -162,37 +156,18 @@ def main() -> None:
     if args.child:
         child(args.child, sizes, args.repeat)
         return
-    rows = []
-    for backend in args.backends.split(","):
-        print(f"running {backend} ...", file=sys.stderr, flush=True)
-        process = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--child",
-                backend,
-                "--sizes",
-                args.sizes,
-                "--repeat",
-                str(args.repeat),
-            ],
-            capture_output=True,
-            text=True,
-        )
-        if process.returncode != 0:
-            sys.exit(process.stderr)
-        for line in process.stdout.splitlines():
-            r = json.loads(line)
-            rows.append(
-                [
-                    r["backend"],
-                    f"{r['size']:,}",
-                    r["page"],
-                    f"{r['median']:.1f}",
-                    f"{r['worst']:.1f}",
-                    r["queries"],
-                ]
-            )
+    arguments = ["--sizes", args.sizes, "--repeat", str(args.repeat)]
+    rows = [
+        [
+            r["backend"],
+            f"{r['size']:,}",
+            r["page"],
+            f"{r['median']:.1f}",
+            f"{r['worst']:.1f}",
+            r["queries"],
+        ]
+        for r in run_children(__file__, args.backends, arguments)
+    ]
     print(table(["backend", "open items", "page", "median ms", "worst ms", "queries"], rows))
 
 

@@ -12,14 +12,21 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Vocabulary, fresh_database_url, one_typo, setup_django, table
+from bench._common import (
+    Vocabulary,
+    drawer_row,
+    fresh_database_url,
+    one_typo,
+    run_children,
+    setup_django,
+    table,
+)
 
 PLANTED_SHARE = 0.01  # one drawer in a hundred is a one-typo variant of an earlier one
 
@@ -27,7 +34,7 @@ PLANTED_SHARE = 0.01  # one drawer in a hundred is a one-typo variant of an earl
 def build_room(size: int, rng: random.Random):
     """Drawers written while deduplication was off, with planted variants; returns the room, the
     planted pairs (newer, older) and the normalised texts in id order."""
-    from dedup import policy, services
+    from dedup import services
     from palace.models import Drawer
 
     vocabulary = Vocabulary(rng)
@@ -41,18 +48,7 @@ def build_room(size: int, rng: random.Random):
             planted_at[index] = original
         else:
             texts.append(vocabulary.sentence())
-    rows = []
-    for text in texts:
-        normalized = policy.normalize_text(text)
-        rows.append(
-            Drawer(
-                room=room,
-                content=text,
-                content_hash=policy.content_hash(text),
-                normalized_content=normalized,
-                fingerprint=policy.fingerprint_of_normalized(normalized),
-            )
-        )
+    rows = [drawer_row(room, text) for text in texts]
     created = Drawer.objects.bulk_create(rows, batch_size=2000)
     ids = [d.pk for d in created]
     planted = {(ids[newer], ids[older]) for newer, older in planted_at.items()}
@@ -140,30 +136,20 @@ def main() -> None:
         child(args.child, sizes, sizes[0])
         return
     rows = []
-    for backend in args.backends.split(","):
-        print(f"running {backend} ...", file=sys.stderr, flush=True)
-        process = subprocess.run(
-            [sys.executable, __file__, "--child", backend, "--sizes", args.sizes],
-            capture_output=True,
-            text=True,
+    for r in run_children(__file__, args.backends, ["--sizes", args.sizes]):
+        measured = "" if r.get("all_pairs_measured") else " (extrapolated)"
+        rows.append(
+            [
+                r["backend"],
+                f"{r['size']:,}",
+                f"{r['sweep_seconds']:.1f}",
+                f"{r['compared']:,}",
+                f"{r['all_pairs']:,}",
+                f"{r['all_pairs'] / max(1, r['compared']):,.0f}x",
+                f"{r['all_pairs_seconds']:.0f}{measured}",
+                recall(r["found"], r["planted_by_all_pairs"]),
+            ]
         )
-        if process.returncode != 0:
-            sys.exit(process.stderr)
-        for line in process.stdout.splitlines():
-            r = json.loads(line)
-            measured = "" if r.get("all_pairs_measured") else " (extrapolated)"
-            rows.append(
-                [
-                    r["backend"],
-                    f"{r['size']:,}",
-                    f"{r['sweep_seconds']:.1f}",
-                    f"{r['compared']:,}",
-                    f"{r['all_pairs']:,}",
-                    f"{r['all_pairs'] / max(1, r['compared']):,.0f}x",
-                    f"{r['all_pairs_seconds']:.0f}{measured}",
-                    recall(r["found"], r["planted_by_all_pairs"]),
-                ]
-            )
     print(
         table(
             [

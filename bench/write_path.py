@@ -14,35 +14,31 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Vocabulary, fresh_database_url, one_typo, setup_django, summary, table
+from bench._common import (
+    Vocabulary,
+    drawer_row,
+    fresh_database_url,
+    one_typo,
+    run_children,
+    setup_django,
+    summary,
+    table,
+)
 
 
-def fill(room, vocabulary, count, policy, Drawer) -> None:
+def fill(room, vocabulary, count: int) -> None:
     """Grow the room with plain bulk inserts (derived columns filled, indexes live)."""
-    batch = []
-    for _ in range(count):
-        content = vocabulary.sentence()
-        normalized = policy.normalize_text(content)
-        batch.append(
-            Drawer(
-                room=room,
-                content=content,
-                content_hash=policy.content_hash(content),
-                normalized_content=normalized,
-                fingerprint=policy.fingerprint_of_normalized(normalized),
-            )
-        )
-        if len(batch) == 2000:
-            Drawer.objects.bulk_create(batch)
-            batch = []
-    Drawer.objects.bulk_create(batch)
+    from palace.models import Drawer
+
+    for start in range(0, count, 2000):
+        rows = [drawer_row(room, vocabulary.sentence()) for _ in range(min(2000, count - start))]
+        Drawer.objects.bulk_create(rows)
 
 
 def settle(backend: str) -> None:
@@ -57,7 +53,7 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
     setup_django(fresh_database_url(backend))
     from django.db import transaction
 
-    from dedup import policy, services
+    from dedup import services
     from palace.models import Drawer
 
     rng = random.Random(7)
@@ -65,7 +61,7 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
     room = services.room_get_or_create(wing="bench", room="room")
     present = 0
     for size in sizes:
-        fill(room, vocabulary, size - present, policy, Drawer)
+        fill(room, vocabulary, size - present)
         settle(backend)
         originals = list(
             Drawer.objects.filter(room=room)
@@ -94,14 +90,7 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
             plain = vocabulary.sentence()
             started = time.perf_counter()
             with transaction.atomic():
-                normalized = policy.normalize_text(plain)
-                Drawer.objects.create(
-                    room=room,
-                    content=plain,
-                    content_hash=policy.content_hash(plain),
-                    normalized_content=normalized,
-                    fingerprint=policy.fingerprint_of_normalized(normalized),
-                )
+                drawer_row(room, plain).save()
             plain_times.append(time.perf_counter() - started)
         present = Drawer.objects.filter(room=room).count()
         dedup, plain = summary(dedup_times), summary(plain_times)
@@ -135,41 +124,22 @@ def main() -> None:
         return
 
     rows = []
-    for backend in args.backends.split(","):
-        print(f"running {backend} ...", file=sys.stderr, flush=True)
-        process = subprocess.run(
+    for r in run_children(
+        __file__, args.backends, ["--sizes", args.sizes, "--writes", str(args.writes)]
+    ):
+        d, p = r["dedup"], r["plain"]
+        rows.append(
             [
-                sys.executable,
-                __file__,
-                "--child",
-                backend,
-                "--sizes",
-                args.sizes,
-                "--writes",
-                str(args.writes),
-            ],
-            capture_output=True,
-            text=True,
+                r["backend"],
+                f"{r['size']:,}",
+                f"{d['per_second']:,.0f}",
+                f"{p['per_second']:,.0f}",
+                f"{p['per_second'] / d['per_second']:.2f}x",
+                f"{d['p50_ms']:.2f} / {d['p99_ms']:.2f}",
+                f"{p['p50_ms']:.2f} / {p['p99_ms']:.2f}",
+                f"{r['found']}/{r['planted']} ({100 * r['found'] / r['planted']:.1f}%)",
+            ]
         )
-        if process.returncode != 0:
-            sys.exit(process.stderr)
-        if os.environ.get("BENCH_DEBUG"):
-            print(process.stderr, file=sys.stderr)
-        for line in process.stdout.splitlines():
-            r = json.loads(line)
-            d, p = r["dedup"], r["plain"]
-            rows.append(
-                [
-                    r["backend"],
-                    f"{r['size']:,}",
-                    f"{d['per_second']:,.0f}",
-                    f"{p['per_second']:,.0f}",
-                    f"{p['per_second'] / d['per_second']:.2f}x",
-                    f"{d['p50_ms']:.2f} / {d['p99_ms']:.2f}",
-                    f"{p['p50_ms']:.2f} / {p['p99_ms']:.2f}",
-                    f"{r['found']}/{r['planted']} ({100 * r['found'] / r['planted']:.1f}%)",
-                ]
-            )
     print(
         table(
             [

@@ -3,34 +3,19 @@ console: audited, refused when already decided, reversible from the audit log.""
 
 from django.contrib import admin, messages
 
+from dedup.admin import ReadOnlyAdmin
 from dedup.errors import DomainError
 from palace.models import DrawerLink, EntityLink
 from review import services
 from review.api import DECIDE_PERMISSION
 
 
-class LinkAdmin(admin.ModelAdmin):
+class LinkAdmin(ReadOnlyAdmin):
+    """Read-only: a link changes only by a decision (deleting one is the "delete link" decision:
+    audited, remembered, reversible)."""
+
     list_filter = ["status"]
-    readonly_fields = [
-        "newer",
-        "older",
-        "similarity",
-        "status",
-        "decided_at",
-        "decided_by",
-        "created_at",
-    ]
     actions = ["dismiss", "delete_link", "merge"]
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        # A link is deleted by deciding "delete link" (audited, remembered, reversible).
-        return False
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
