@@ -43,6 +43,19 @@ def side(obj) -> dict:
 
 def item_payload(item: selectors.QueueItem) -> dict:
     link = item.link
+    if item.ref.is_proposal:
+        return {
+            "id": item.id,
+            "type": "proposal",
+            "run": link.run_id,
+            "status": link.status,
+            "verdict": link.verdict,
+            "similarity": link.score,
+            "rule": link.tier,
+            "gates": link.gates,
+            "texts": link.texts,
+            "created_at": link.created_at.isoformat(),
+        }
     payload = {
         "id": item.id,
         "type": "similar_to" if item.is_drawer else "possibly_same_as",

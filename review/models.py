@@ -93,3 +93,8 @@ class Proposal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.newer_id} ~ {self.older_id} ({self.tier} {self.score:.3f})"
+
+    @property
+    def similarity(self) -> float:
+        """The score, under the name the review queue sorts links by."""
+        return self.score

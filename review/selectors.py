@@ -18,11 +18,13 @@ from dedup import policy
 from dedup.errors import InvalidInput
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
 from review.diff import differing_numbers, side_by_side
+from review.models import Proposal
 from review.services import DECISION_PREFIX, REVERT_ACTION, ItemRef
 
 PAGE_SIZE = 25
 DRAWER_RULES = ("exact", "normalized", "near")
 ENTITY_RULES = ("typo", "possible")
+PROPOSAL_RULES = ("alias",)  # and every drawer and entity rule
 ORDERS = {
     "similarity": "Most similar first",
     "similarity_asc": "Least similar first",
@@ -45,6 +47,7 @@ class QueueFilters:
     status: str = "open"
     q: str = ""
     order: str = "similarity"
+    run: int | None = None  # a sweep: the queue shows that run's proposals
 
     @classmethod
     def from_params(cls, params) -> QueueFilters:
@@ -70,7 +73,7 @@ class QueueFilters:
 
         return cls(
             type=choice("type", ("drawer", "entity")),
-            rule=choice("rule", DRAWER_RULES + ENTITY_RULES),
+            rule=choice("rule", DRAWER_RULES + ENTITY_RULES + PROPOSAL_RULES),
             wing=(params.get("wing") or "").strip(),
             room=(params.get("room") or "").strip(),
             kind=(params.get("kind") or "").strip(),
@@ -79,20 +82,60 @@ class QueueFilters:
             status=choice("status", STATUSES, "open"),
             q=(params.get("q") or "").strip()[:200],
             order=choice("order", tuple(ORDERS), "similarity"),
+            run=run_id(params.get("run")),
         )
 
     @property
     def includes_drawers(self) -> bool:
-        return self.type in ("", "drawer") and self.rule not in ENTITY_RULES and not self.kind
+        return (
+            self.run is None
+            and self.type in ("", "drawer")
+            and self.rule not in ENTITY_RULES
+            and not self.kind
+        )
+
+    @property
+    def includes_proposals(self) -> bool:
+        return self.run is not None
 
     @property
     def includes_entities(self) -> bool:
         return (
-            self.type in ("", "entity")
+            self.run is None
+            and self.type in ("", "entity")
             and self.rule not in DRAWER_RULES
             and not self.wing
             and not self.room
         )
+
+
+def run_id(raw) -> int | None:
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise InvalidInput("run must be a sweep's number.")
+    return int(raw)
+
+
+def proposals(filters: QueueFilters) -> QuerySet[Proposal]:
+    """A sweep's proposals in quarantine; "open" means not judged yet."""
+    queryset = Proposal.objects.filter(run_id=filters.run)
+    if filters.status == "open":
+        queryset = queryset.filter(verdict="", status=Proposal.Status.PROPOSED)
+    elif filters.status == "decided":
+        queryset = queryset.exclude(verdict="", status=Proposal.Status.PROPOSED)
+    if filters.rule:
+        queryset = queryset.filter(tier="typo" if filters.rule == "typo" else filters.rule)
+    if filters.min_similarity is not None:
+        queryset = queryset.filter(score__gte=filters.min_similarity)
+    if filters.max_similarity is not None:
+        queryset = queryset.filter(score__lte=filters.max_similarity)
+    if filters.q:
+        queryset = queryset.filter(
+            Q(texts__newer__icontains=filters.q) | Q(texts__older__icontains=filters.q)
+        )
+    return queryset
 
 
 def _common(queryset: QuerySet, filters: QueueFilters) -> QuerySet:
@@ -170,7 +213,7 @@ def _decode(cursor: str, order: str):
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         key, kind, pk = json.loads(raw)
         key = datetime.fromisoformat(key) if order in ("newest", "oldest") else float(key)
-        if kind not in ("d", "e"):
+        if kind not in ("d", "e", "p"):
             raise ValueError(kind)
         return key, kind, int(pk)
     except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
@@ -187,23 +230,24 @@ class _Run:
     side: Q = field(default_factory=Q)
 
 
-def _runs(order: str, threshold: float, after) -> list[_Run]:
+def _runs(order: str, threshold: float, after, similarity: str = "similarity") -> list[_Run]:
     """The index ranges an order reads. "Most uncertain first" (closest to the threshold) is two
     ranges walked outward from the threshold, above it upward and below it downward, so it uses
     the similarity index like the others instead of sorting every open item."""
     if order in ("similarity", "similarity_asc"):
-        return [_Run("similarity", order == "similarity", after[0] if after else None)]
+        return [_Run(similarity, order == "similarity", after[0] if after else None)]
     if order in ("newest", "oldest"):
         return [_Run("created_at", order == "newest", after[0] if after else None)]
-    above, below = Q(similarity__gte=threshold), Q(similarity__lt=threshold)
+    above = Q(**{f"{similarity}__gte": threshold})
+    below = Q(**{f"{similarity}__lt": threshold})
     if after is None:
-        return [_Run("similarity", False, None, above), _Run("similarity", True, None, below)]
-    similarity = after[0]
-    distance = abs(similarity - threshold)
+        return [_Run(similarity, False, None, above), _Run(similarity, True, None, below)]
+    at = after[0]
+    distance = abs(at - threshold)
     # The bound is the cursor's own similarity on its side (exact) and its mirror on the other.
-    upper = similarity if similarity >= threshold else threshold + distance
-    lower = similarity if similarity < threshold else threshold - distance
-    return [_Run("similarity", False, upper, above), _Run("similarity", True, lower, below)]
+    upper = at if at >= threshold else threshold + distance
+    lower = at if at < threshold else threshold - distance
+    return [_Run(similarity, False, upper, above), _Run(similarity, True, lower, below)]
 
 
 def _sort_key(order: str, threshold: float, link):
@@ -230,11 +274,14 @@ def queue_page(
         )
     if filters.includes_entities:
         sources.append(("e", entity_links(filters).select_related("newer", "older")))
+    if filters.includes_proposals:
+        sources.append(("p", proposals(filters).select_related("run")))
 
     descending = filters.order in ("similarity", "newest")
     items: list[QueueItem] = []
     for kind, queryset in sources:
-        for run in _runs(filters.order, threshold, after):
+        column = "score" if kind == "p" else "similarity"  # a proposal's similarity is its score
+        for run in _runs(filters.order, threshold, after, column):
             rows = queryset.filter(run.side)
             if run.bound is not None:
                 _, after_kind, after_pk = after
@@ -279,6 +326,8 @@ def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]
         refs += [
             ItemRef("d", pk) for pk in drawer_links(filters).values_list("pk", flat=True)[:limit]
         ]
+    if filters.includes_proposals:
+        refs += [ItemRef("p", pk) for pk in proposals(filters).values_list("pk", flat=True)[:limit]]
     if filters.includes_entities:
         rest = limit - len(refs)
         refs += [
@@ -305,6 +354,7 @@ def queue_counts(filters: QueueFilters, user) -> dict[str, int]:
     counts = {
         "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
         "entity": entity_links(filters).count() if filters.includes_entities else 0,
+        "proposal": proposals(filters).count() if filters.includes_proposals else 0,
     }
     if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
         open_items = counts["drawer"] + counts["entity"]
@@ -349,8 +399,30 @@ class EntityItem:
     last_decision: AuditEntry | None
 
 
-def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | None:
+@dataclass
+class ProposalItem:
+    ref: ItemRef
+    link: Proposal  # named like the links' for the shared templates
+    left: list
+    right: list
+    numbers_left: list[str]
+    numbers_right: list[str]
+    last_decision: AuditEntry | None
+
+
+def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | ProposalItem | None:
     from review.services import last_decision
+
+    if ref.is_proposal:
+        proposal = Proposal.objects.select_related("run").filter(pk=ref.pk).first()
+        if proposal is None:
+            return None
+        older, newer = proposal.texts.get("older", ""), proposal.texts.get("newer", "")
+        left, right = side_by_side(older, newer)
+        numbers_left, numbers_right = differing_numbers(older, newer)
+        return ProposalItem(
+            ref, proposal, left, right, numbers_left, numbers_right, last_decision(ref)
+        )
 
     if ref.is_drawer:
         link = (

@@ -40,10 +40,14 @@ class Action(enum.StrEnum):
     MERGE = "merge"
     DELETE_LINK = "delete_link"
     DISMISS = "dismiss"
+    # Judgements of a sweep's proposal (sampled for precision): nothing is applied.
+    SAME = "same"
+    WRONG = "wrong"
 
 
 DRAWER_ACTIONS = (Action.MERGE, Action.DELETE_LINK, Action.DISMISS)
 ENTITY_ACTIONS = (Action.ADD_ALIAS, Action.MERGE, Action.DELETE_LINK, Action.DISMISS)
+PROPOSAL_ACTIONS = (Action.SAME, Action.WRONG)
 
 
 class InvalidAction(DomainError):
@@ -60,9 +64,9 @@ class RevertBlocked(Conflict):
 
 @dataclass(frozen=True)
 class ItemRef:
-    """A queue item: "d12" is drawer link 12, "e7" entity link 7."""
+    """A queue item: "d12" is drawer link 12, "e7" entity link 7, "p3" a sweep's proposal 3."""
 
-    kind: str  # "d" or "e"
+    kind: str  # "d", "e" or "p"
     pk: int
 
     def __str__(self) -> str:
@@ -73,24 +77,33 @@ class ItemRef:
         return self.kind == "d"
 
     @property
+    def is_proposal(self) -> bool:
+        return self.kind == "p"
+
+    @property
     def actions(self) -> tuple[Action, ...]:
+        if self.is_proposal:
+            return PROPOSAL_ACTIONS
         return DRAWER_ACTIONS if self.is_drawer else ENTITY_ACTIONS
 
     @classmethod
     def parse(cls, value: object) -> ItemRef:
         if isinstance(value, ItemRef):
             return value
-        match = re.fullmatch(r"([de])([1-9][0-9]{0,17})", str(value))
+        match = re.fullmatch(r"([dep])([1-9][0-9]{0,17})", str(value))
         if not match:
             raise InvalidInput(
-                "An item id is 'd' (drawer link) or 'e' (entity link) and a number, like d12.",
+                "An item id is 'd' (drawer link), 'e' (entity link) or 'p' (a sweep's proposal) "
+                "and a number, like d12.",
                 code="invalid_id",
             )
         return cls(match[1], int(match[2]))
 
     @classmethod
-    def of(cls, link: DrawerLink | EntityLink) -> ItemRef:
-        return cls("d" if isinstance(link, DrawerLink) else "e", link.pk)
+    def of(cls, link) -> ItemRef:
+        if isinstance(link, DrawerLink):
+            return cls("d", link.pk)
+        return cls("e" if isinstance(link, EntityLink) else "p", link.pk)
 
 
 def last_decision(ref: ItemRef) -> AuditEntry | None:
@@ -102,7 +115,7 @@ def last_decision(ref: ItemRef) -> AuditEntry | None:
     )
 
 
-def _already_decided(ref: ItemRef) -> AlreadyDecided:
+def already_decided(ref: ItemRef) -> AlreadyDecided:
     entry = last_decision(ref)
     if entry is None:
         return AlreadyDecided("This item was already decided.")
@@ -124,10 +137,10 @@ def _locked_link(ref: ItemRef) -> DrawerLink | EntityLink:
     link = model.objects.select_for_update(of=("self",)).filter(pk=ref.pk).first()
     if link is None:
         if last_decision(ref) is not None:  # its link was deleted by a decision
-            raise _already_decided(ref)
+            raise already_decided(ref)
         raise NotFound("No review item with that id.", code="item_not_found")
     if link.status != model.Status.OPEN:
-        raise _already_decided(ref)
+        raise already_decided(ref)
     return link
 
 
@@ -152,6 +165,14 @@ def decide(
         raise InvalidAction(f"{action!r} is not a decision for this item; use one of {allowed}.")
     if not isinstance(note, str) or len(note) > 2000:
         raise InvalidInput("note must be text of at most 2,000 characters.")
+    if ref.is_proposal:
+        from review import sweeps  # sweeps build on these decisions
+        from review.models import Proposal
+
+        proposal = Proposal.objects.filter(pk=ref.pk).first()
+        if proposal is None:
+            raise NotFound("No review item with that id.", code="item_not_found")
+        return sweeps.judge(proposal, verdict=str(chosen), actor=actor, note=note, batch=batch)
     with transaction.atomic():
         link = _locked_link(ref)
         apply = _DRAWER_HANDLERS[chosen] if ref.is_drawer else _ENTITY_HANDLERS[chosen]
@@ -441,7 +462,15 @@ def _revert_one(entry: AuditEntry, actor, note: str, batch) -> AuditEntry:
     before, after = entry.before, entry.after
     model = DrawerLink if ref.is_drawer else EntityLink
     try:
-        if action is Action.DELETE_LINK:
+        if ref.is_proposal:
+            from review.models import Proposal
+
+            undone = Proposal.objects.filter(pk=ref.pk, verdict=after["verdict"]).update(verdict="")
+            if not undone:
+                raise Conflict(
+                    "The proposal changed since; it cannot be reverted.", code="revert_blocked"
+                )
+        elif action is Action.DELETE_LINK:
             _restore_link(model, before["link"])
             low, high = after["distinct"]
             if after.get("remembered"):

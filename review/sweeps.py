@@ -473,26 +473,34 @@ def draw_sample(run: SweepRun, *, per_stratum: int = 5, actor=None) -> int:
     return marked
 
 
-def judge(proposal: Proposal, *, verdict: str, actor=None) -> Proposal:
-    """A curator's verdict on a sampled proposal: the same thing, or not."""
+def judge(proposal: Proposal, *, verdict: str, actor=None, note: str = "", batch=None):
+    """A curator's verdict on a proposal: the same thing, or not. Nothing is applied; the
+    verdicts measure the run's precision. Audited as a review decision on item p<id>, so it is
+    refused when already given and can be reverted like any decision."""
     if verdict not in ("same", "wrong"):
         raise InvalidInput("verdict must be 'same' or 'wrong'.", code="invalid_action")
+    ref = decisions.ItemRef("p", proposal.pk)
     with transaction.atomic():
         proposal = Proposal.objects.select_for_update().get(pk=proposal.pk)
         if proposal.verdict:
-            raise Conflict("This proposal was already judged.", code="already_decided")
+            raise decisions.already_decided(ref)
         proposal.verdict = verdict
         proposal.save(update_fields=["verdict"])
-        audit_record(
+        return audit_record(
             actor=actor,
-            action="sweep.judge",
-            target_type="proposal",
-            target_id=proposal.pk,
+            action=f"{decisions.DECISION_PREFIX}{verdict}",
+            target_type=decisions.ITEM_TARGET,
+            target_id=ref,
             before={"verdict": ""},
             after={"verdict": verdict},
-            data={"run": proposal.run_id},
+            data={
+                "item": str(ref),
+                "run": proposal.run_id,
+                "touches": [f"proposal:{proposal.pk}"],
+                "note": note,
+            },
+            batch=batch,
         )
-    return proposal
 
 
 def precision(run: SweepRun) -> list[dict]:

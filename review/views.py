@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from dedup.errors import DomainError
 from review import charts, selectors, services
 from review.api import DECIDE_PERMISSION
+from review.models import SweepRun
 from review.services import ItemRef
 
 AUDIT_PAGE = 50
@@ -57,7 +58,8 @@ def queue(request: HttpRequest) -> HttpResponse:
         "counts": selectors.queue_counts(filters, request.user),
         "error": error,
         "orders": selectors.ORDERS,
-        "rules": selectors.DRAWER_RULES + selectors.ENTITY_RULES,
+        "rules": selectors.DRAWER_RULES + selectors.ENTITY_RULES + selectors.PROPOSAL_RULES,
+        "runs": SweepRun.objects.filter(status="done").order_by("-pk")[:20],
         "statuses": selectors.STATUSES,
         "query": _query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],
@@ -86,8 +88,16 @@ def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
         "query": query,
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
         "next_ref": selectors.next_item(filters or selectors.QueueFilters(), link),
+        "open": getattr(link, "status", "") == "open",
     }
-    if ref.is_drawer:
+    if ref.is_proposal:
+        context["open"] = not link.verdict and link.status == "proposed"
+        context["sides"] = [
+            {"label": "older", "segments": detail.left},
+            {"label": "newer", "segments": detail.right},
+        ]
+        context["evidence"] = json.dumps({"score": link.score, "gates": link.gates})
+    elif ref.is_drawer:
         context["sides"] = [
             {
                 "label": label,
@@ -383,7 +393,6 @@ def stats(request: HttpRequest) -> HttpResponse:
 @login_required
 def sweep_list(request: HttpRequest) -> HttpResponse:
     from review import sweeps
-    from review.models import SweepRun
     from review.tasks import run_sweep
 
     if request.method == "POST":
@@ -415,7 +424,7 @@ def sweep_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     from review import sweeps
-    from review.models import Proposal, SweepRun
+    from review.models import Proposal
 
     run = SweepRun.objects.filter(pk=run_id).first()
     if run is None:

@@ -260,7 +260,7 @@ def test_sample_judge_and_measure_precision(palace, curator):
     sampled = list(run.proposals.filter(sampled=True).order_by("pk"))
     sweeps.judge(sampled[0], verdict="same", actor=curator)
     sweeps.judge(sampled[1], verdict="wrong", actor=curator)
-    with pytest.raises(Exception, match="already judged"):
+    with pytest.raises(decisions.AlreadyDecided, match="already decided this item"):
         sweeps.judge(sampled[0], verdict="wrong", actor=curator)
     rows = sweeps.precision(run)
     judged = [r for r in rows if r["same"] + r["wrong"]]
@@ -308,3 +308,75 @@ def test_background_sweep_through_the_database_task_backend(palace, settings, ca
     call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0")
     run.refresh_from_db()
     assert run.status == "done" and run.proposals.exists()
+
+
+def test_proposals_appear_in_the_review_queue_under_their_run(client, curator, palace):
+    run = run_sweep()
+    client.force_login(curator)
+    links_only = client.get("/").content.decode()
+    assert "sweep #" not in links_only.split("<tbody>")[1]  # proposals stay out of the links' queue
+    page = client.get("/", {"run": run.pk, "rule": "near"}).content.decode()
+    near = run.proposals.filter(tier="near")
+    assert f"{near.count()} proposal" in page
+    assert all(f'href="/items/p{p.pk}/' in page for p in near)
+    target = near.order_by("pk").first()
+    item = client.get(f"/items/p{target.pk}/").content.decode()
+    assert "The same" in item and "Not the same" in item and f"sweep #{run.pk}" in item
+    client.post(f"/items/p{target.pk}/decide", {"action": "wrong", "query": f"run={run.pk}"})
+    target.refresh_from_db()
+    assert target.verdict == "wrong" and target.status == "proposed"  # judged, nothing applied
+    assert not DrawerLink.objects.exists()
+    judged = [r for r in sweeps.precision(run) if r["wrong"]]
+    assert judged and judged[0]["precision"] == 0.0
+    after = client.get("/", {"run": run.pk, "rule": "near"}).content.decode()
+    assert f'href="/items/p{target.pk}/' not in after  # decided: out of the open queue
+
+
+def test_judging_a_proposal_through_the_api_refuses_twice_and_reverts(
+    palace, curator, other_curator
+):
+    run = run_sweep()
+    proposal = run.proposals.order_by("pk").first()
+    mine, theirs = APIClient(), APIClient()
+    mine.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    theirs.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=other_curator).key}")
+    queue = mine.get("/api/review/queue", {"run": run.pk}).json()
+    assert {i["type"] for i in queue["items"]} == {"proposal"} and queue["counts"][
+        "proposal"
+    ] == run.proposals.count()
+    response = mine.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
+    )
+    assert response.status_code == 201
+    refused = theirs.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "wrong"}, format="json"
+    )
+    assert refused.status_code == 409 and "cora already decided" in refused.json()["error"]
+    bad = mine.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "merge"}, format="json"
+    )
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_action"
+    decisions.revert(decision=response.json()["id"], actor=curator)
+    proposal.refresh_from_db()
+    assert proposal.verdict == ""
+
+
+def test_proposal_pages_of_the_queue_cover_every_proposal_once(palace):
+    from review import selectors
+
+    run = run_sweep()
+    seen, cursor = [], None
+    while True:
+        page = selectors.queue_page(
+            selectors.QueueFilters(run=run.pk, order="uncertain"), cursor=cursor, size=2
+        )
+        seen += [i.id for i in page.items]
+        if not (cursor := page.next_cursor):
+            break
+    assert sorted(seen) == sorted(f"p{pk}" for pk in run.proposals.values_list("pk", flat=True))
+    assert len(seen) == len(set(seen))
+
+
+def test_bad_run_filter(client, curator):
+    client.force_login(curator)
+    assert client.get("/", {"run": "abc"}).status_code == 400
