@@ -181,14 +181,15 @@ def drawer_write(
     )
 
     with transaction.atomic():
+        # Writers of the same text (or the same name) in a room queue here, so a race stores one;
+        # replays of one id carry one text, so they queue here too before checking the id.
+        if name is not None:
+            advisory_lock("drawer-name", room.id, name)
+        advisory_lock("drawer", room.id, text.content_hash)
         if drawer_id is not None:
             replayed = _replayed(drawer_id, room)
             if replayed is not None:
                 return DrawerWrite(replayed, created=False)
-        # Writers of the same text (or the same name) in a room queue here, so a race stores one.
-        if name is not None:
-            advisory_lock("drawer-name", room.id, name)
-        advisory_lock("drawer", room.id, text.content_hash)
 
         if name is not None:
             named = Drawer.objects.current().filter(room=room, name=name).first()

@@ -15,7 +15,8 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import CharField, Exists, OuterRef, Q
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
@@ -535,8 +536,13 @@ def _restore_link(model, snapshot: dict) -> None:
 
 def last_own_decision(actor) -> AuditEntry | None:
     """The curator's latest decision that is not reverted yet (for "undo")."""
-    own = AuditEntry.objects.filter(actor=actor, action__startswith=DECISION_PREFIX).exclude(
-        action=REVERT_ACTION
+    reverted = AuditEntry.objects.filter(
+        action=REVERT_ACTION, target_id=Cast(OuterRef("pk"), CharField())
     )
-    reverted = AuditEntry.objects.filter(action=REVERT_ACTION).values_list("target_id", flat=True)
-    return own.exclude(pk__in=[int(r) for r in reverted]).order_by("-pk").first()
+    return (
+        AuditEntry.objects.filter(actor=actor, action__startswith=DECISION_PREFIX)
+        .exclude(action=REVERT_ACTION)
+        .exclude(Exists(reverted))
+        .order_by("-pk")
+        .first()
+    )

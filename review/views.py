@@ -160,7 +160,8 @@ def decide(request: HttpRequest, item_id: str) -> HttpResponse:
     query = request.POST.get("query", "")
     try:
         ref = ItemRef.parse(item_id)
-        evidence = json.loads(request.POST.get("evidence") or "{}")
+        # What the page showed, recorded with the decision; bounded, since the client sends it.
+        evidence = json.loads(request.POST.get("evidence", "{}")[:10_000] or "{}")
         also = request.POST.getlist("also_dismiss")
         batch = uuid.uuid4() if also else None
         with transaction.atomic():

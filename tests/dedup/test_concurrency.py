@@ -61,3 +61,19 @@ def test_sightings_of_one_name_racing_make_one_entity(dedup_settings):
     results = race(lambda i: services.entity_resolve(name=spellings[i % 4], kind="person"))
     assert Entity.objects.count() == 1
     assert sum(r.created for r in results) == 1
+
+
+def test_replays_of_one_drawer_id_racing_store_it_once(dedup_settings):
+    """Mined writes keep exact copies, so only the id tells a replay from a second record."""
+    import uuid
+
+    room = services.room_get_or_create(wing="race", room="mined")
+    drawer_id = uuid.uuid4()
+    results = race(
+        lambda _: services.drawer_write(
+            room=room, content=TEXT, mode=services.WriteMode.MINED, drawer_id=drawer_id
+        )
+    )
+    assert Drawer.objects.filter(room=room).count() == 1
+    assert sum(r.created for r in results) == 1
+    assert {r.drawer.uuid for r in results} == {drawer_id}
