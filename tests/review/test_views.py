@@ -284,3 +284,10 @@ def test_bulk_over_every_item_of_a_filter(as_curator, drawer_link, entity_link):
         "/bulk", {"all_matching": "1", "filter": "type=planet", "action": "dismiss"}
     )
     assert bad.status_code == 302 and AuditEntry.objects.count() == 1
+
+
+def test_error_pages_are_the_apps_own(as_viewer, drawer_link):
+    missing = as_viewer.get("/items/d99999/")
+    assert missing.status_code == 404 and b"Back to the review queue" in missing.content
+    forbidden = as_viewer.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    assert forbidden.status_code == 403 and b"curators' permission" in forbidden.content
