@@ -3,6 +3,7 @@ through the same services, with the core API's error shape and codes."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.generics import GenericAPIView
@@ -10,8 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dedup.api.errors import not_found
 from dedup.api.views import ERRORS, NewestFirst, parsed
-from review import selectors, services
+from review import selectors, services, sweeps
+from review.models import SweepRun
+from review.tasks import run_sweep
 
 DECIDE_PERMISSION = "palace.decide"
 
@@ -257,8 +261,6 @@ class ApplyRequestSerializer(serializers.Serializer):
 
 
 def sweep_payload(run) -> dict:
-    from review import sweeps
-
     return {
         "id": run.pk,
         "status": run.status,
@@ -280,9 +282,6 @@ def sweep_payload(run) -> dict:
 
 
 def sweep_or_404(run_id: int):
-    from dedup.api.errors import not_found
-    from review.models import SweepRun
-
     run = SweepRun.objects.filter(pk=run_id).first()
     if run is None:
         raise not_found("sweep")
@@ -301,11 +300,6 @@ class SweepListView(APIView):
     )
     def post(self, request: Request) -> Response:
         """Start a sweep in the background (`manage.py db_worker` runs it). It only proposes."""
-        from django.conf import settings
-
-        from review import sweeps
-        from review.tasks import run_sweep
-
         data = parsed(SweepRequestSerializer, request)
         run = sweeps.start(
             wing=data.get("wing", ""),
@@ -340,7 +334,6 @@ class SweepProposalsView(GenericAPIView):
         responses={200: OpenApiResponse(description="The run's proposals."), 404: ERRORS[404]},
     )
     def get(self, request: Request, run_id: int) -> Response:
-        from review import sweeps
 
         run = sweep_or_404(run_id)
         rows = self.paginate_queryset(
@@ -378,7 +371,6 @@ class SweepApplyView(APIView):
         },
     )
     def post(self, request: Request, run_id: int) -> Response:
-        from review import sweeps
 
         run = sweep_or_404(run_id)
         data = parsed(ApplyRequestSerializer, request)
@@ -411,6 +403,5 @@ class SweepReverseView(APIView):
         },
     )
     def post(self, request: Request, run_id: int) -> Response:
-        from review import sweeps
 
         return Response({"undone": sweeps.reverse(sweep_or_404(run_id), actor=request.user)})

@@ -15,17 +15,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from dedup.errors import DomainError
-from review import charts, selectors, services
+from review import charts, selectors, services, sweeps
 from review.api import DECIDE_PERMISSION
-from review.models import SweepRun
+from review.models import Proposal, SweepRun
 from review.services import ItemRef
+from review.tasks import run_sweep
 
 AUDIT_PAGE = 50
 
@@ -143,7 +144,6 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
 
 
 def _next_item_url(query: str) -> str:
-    from django.http import QueryDict
 
     filters = selectors.QueueFilters.from_params(QueryDict(query))
     page = selectors.queue_page(filters, size=1)
@@ -216,8 +216,6 @@ def decide_many(request: HttpRequest) -> HttpResponse:
     items = request.POST.getlist("items")
     action = request.POST.get("action", "")
     if request.POST.get("all_matching") == "1":
-        from django.http import QueryDict
-
         try:
             filters = selectors.QueueFilters.from_params(QueryDict(request.POST.get("filter", "")))
         except DomainError as error:
@@ -393,9 +391,6 @@ def stats(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def sweep_list(request: HttpRequest) -> HttpResponse:
-    from review import sweeps
-    from review.tasks import run_sweep
-
     if request.method == "POST":
         _can_decide(request)
         try:
@@ -424,9 +419,6 @@ def sweep_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
-    from review import sweeps
-    from review.models import Proposal
-
     run = SweepRun.objects.filter(pk=run_id).first()
     if run is None:
         raise Http404("No such sweep.")
