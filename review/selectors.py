@@ -410,6 +410,25 @@ class ProposalItem:
     last_decision: AuditEntry | None
 
 
+SAMPLE_MENTIONS = 3
+
+
+def _other_links(link, pair: tuple[int, int]) -> dict[int, list]:
+    """The other links of each side of a pair (one query)."""
+    others = (
+        type(link)
+        .objects.filter(Q(newer_id__in=pair) | Q(older_id__in=pair))
+        .exclude(pk=link.pk)
+        .select_related("newer", "older")
+    )
+    by_side: dict[int, list] = {pk: [] for pk in pair}
+    for other in others:
+        for pk in pair:
+            if pk in (other.newer_id, other.older_id):
+                by_side[pk].append(other)
+    return by_side
+
+
 def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | ProposalItem | None:
     from review.services import last_decision
 
@@ -435,16 +454,7 @@ def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | ProposalItem | None:
         if link is None:
             return None
         pair = (link.older_id, link.newer_id)
-        others = (
-            DrawerLink.objects.filter(Q(newer_id__in=pair) | Q(older_id__in=pair))
-            .exclude(pk=link.pk)
-            .select_related("newer", "older")
-        )
-        other_links = {pk: [] for pk in pair}
-        for other in others:
-            for pk in pair:
-                if pk in (other.newer_id, other.older_id):
-                    other_links[pk].append(other)
+        other_links = _other_links(link, pair)
         mentions = {pk: [] for pk in pair}
         for mention in Mention.objects.filter(drawer_id__in=pair).select_related("entity"):
             mentions[mention.drawer_id].append(mention)
@@ -471,23 +481,16 @@ def item_detail(ref: ItemRef) -> DrawerItem | EntityItem | ProposalItem | None:
     by_id = {e.pk: e for e in entities.filter(pk__in=(link.older_id, link.newer_id))}
     link.older, link.newer = by_id[link.older_id], by_id[link.newer_id]
     pair = (link.older_id, link.newer_id)
-    samples = {pk: [] for pk in pair}
-    for mention in (
-        Mention.objects.filter(entity_id__in=pair)
-        .select_related("drawer__room__wing")
-        .order_by("-id")[:40]
-    ):
-        if len(samples[mention.entity_id]) < 3:
-            samples[mention.entity_id].append(mention)
-    candidates = {pk: [] for pk in pair}
-    for other in (
-        EntityLink.objects.filter(Q(newer_id__in=pair) | Q(older_id__in=pair))
-        .exclude(pk=link.pk)
-        .select_related("newer", "older")
-    ):
-        for pk in pair:
-            if pk in (other.newer_id, other.older_id):
-                candidates[pk].append(other)
+    # The newest three mentions of each side: one query per side, whatever their numbers.
+    samples = {
+        pk: list(
+            Mention.objects.filter(entity_id=pk)
+            .select_related("drawer__room__wing")
+            .order_by("-id")[:SAMPLE_MENTIONS]
+        )
+        for pk in pair
+    }
+    candidates = _other_links(link, pair)
     distance = policy.edit_distance(link.older.key, link.newer.key)
     return EntityItem(ref, link, distance, samples, candidates, last_decision(ref))
 

@@ -291,3 +291,20 @@ def test_error_pages_are_the_apps_own(as_viewer, drawer_link):
     assert missing.status_code == 404 and b"Back to the review queue" in missing.content
     forbidden = as_viewer.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
     assert forbidden.status_code == 403 and b"curators' permission" in forbidden.content
+
+
+def test_entity_item_samples_both_sides_however_many_mentions_one_has(
+    as_curator, entity_link, dedup_settings
+):
+    room = write.room_get_or_create(wing="w", room="r")
+    strict = write.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    older = write.drawer_write(room=room, content="Katarina wrote the onboarding guide.").drawer
+    write.mention_add(drawer=older, name="Katarina", kind="person", config=strict)
+    for n in range(45):  # many newer mentions of the other side
+        drawer = write.drawer_write(
+            room=room, content=f"Note {n}: Katerino reviewed change {n}."
+        ).drawer
+        write.mention_add(drawer=drawer, name="Katerino", kind="person", config=strict)
+    body = as_curator.get(f"/items/e{entity_link.pk}/").content.decode()
+    assert "Katarina wrote the onboarding guide." in body
+    assert body.count("reviewed change") == 3
