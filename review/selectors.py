@@ -560,7 +560,8 @@ def reverted_ids(entries) -> set[int]:
 BANDS = ((0.0, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 1.0), (1.0, 1.01))
 
 
-def _band(similarity: float) -> str:
+def similarity_band(similarity: float) -> str:
+    """The band a similarity falls in, as the precision pages and the sweep's sample use it."""
     for low, high in BANDS:
         if low <= similarity < high:
             return f"{low:.2f} to {min(high, 1.0):.2f}" if high <= 1 else "1.00"
@@ -575,7 +576,7 @@ def precision_stats() -> dict:
 
     def add(tier: str, similarity: float, status: str, deleted: bool = False):
         row = tiers.setdefault(
-            (tier, _band(similarity)), {"open": 0, "same": 0, "wrong": 0, "dismissed": 0}
+            (tier, similarity_band(similarity)), {"open": 0, "same": 0, "wrong": 0, "dismissed": 0}
         )
         if deleted:
             row["wrong"] += 1

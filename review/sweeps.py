@@ -35,6 +35,7 @@ from palace.models import (
 from review import services as decisions
 from review.diff import differing_numbers
 from review.models import Proposal, SweepRun
+from review.selectors import similarity_band
 
 logger = logging.getLogger("castellan.sweeps")
 
@@ -443,22 +444,12 @@ def reverse(run: SweepRun, *, actor=None) -> int:
     return undone
 
 
-BANDS = ((0.0, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 1.0), (1.0, 1.01))
-
-
-def band(score: float) -> str:
-    for low, high in BANDS:
-        if low <= score < high:
-            return f"{low:.2f}" if high > 1 else "1.00"
-    return "1.00"
-
-
 def draw_sample(run: SweepRun, *, per_stratum: int = 5, actor=None) -> int:
     """Mark a random sample for review, stratified by tier and similarity band: up to
     `per_stratum` of each, drawn with the run's id as seed (the same sample every time)."""
     strata: dict[tuple[str, str], list[int]] = {}
     for pk, tier, score in run.proposals.values_list("pk", "tier", "score").order_by("pk"):
-        strata.setdefault((tier, band(score)), []).append(pk)
+        strata.setdefault((tier, similarity_band(score)), []).append(pk)
     rng = random.Random(run.pk)
     chosen = [pk for ids in strata.values() for pk in rng.sample(ids, min(per_stratum, len(ids)))]
     with transaction.atomic():
@@ -510,7 +501,7 @@ def precision(run: SweepRun) -> list[dict]:
         "tier", "score", "verdict", "sampled"
     ):
         row = rows.setdefault(
-            (tier, band(score)), {"proposals": 0, "sampled": 0, "same": 0, "wrong": 0}
+            (tier, similarity_band(score)), {"proposals": 0, "sampled": 0, "same": 0, "wrong": 0}
         )
         row["proposals"] += 1
         row["sampled"] += sampled

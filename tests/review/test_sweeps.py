@@ -11,6 +11,7 @@ from palace.models import DistinctPair, Drawer, DrawerLink, EntityLink
 from review import services as decisions
 from review import sweeps
 from review.models import Proposal, SweepRun
+from review.selectors import similarity_band
 
 pytestmark = pytest.mark.django_db
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
@@ -254,7 +255,7 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
 def test_sample_judge_and_measure_precision(palace, curator):
     run = run_sweep()
     marked = sweeps.draw_sample(run, per_stratum=1, actor=curator)
-    strata = {(p.tier, sweeps.band(p.score)) for p in run.proposals.all()}
+    strata = {(p.tier, similarity_band(p.score)) for p in run.proposals.all()}
     assert marked == len(strata)
     assert sweeps.draw_sample(run, per_stratum=1, actor=curator) == 0  # the same sample again
     sampled = list(run.proposals.filter(sampled=True).order_by("pk"))
@@ -380,3 +381,15 @@ def test_proposal_pages_of_the_queue_cover_every_proposal_once(palace):
 def test_bad_run_filter(client, curator):
     client.force_login(curator)
     assert client.get("/", {"run": "abc"}).status_code == 400
+
+
+def test_sample_is_stratified_by_similarity_band(palace):
+    run = run_sweep()
+    near = list(run.proposals.filter(tier="near"))
+    Proposal.objects.filter(pk=near[0].pk).update(score=0.91)
+    Proposal.objects.filter(pk__in=[p.pk for p in near[1:]]).update(score=0.99)
+    assert sweeps.draw_sample(run, per_stratum=1) == len(
+        {(p.tier, similarity_band(p.score)) for p in run.proposals.all()}
+    )
+    sampled_near = {p.score for p in run.proposals.filter(tier="near", sampled=True)}
+    assert sampled_near == {0.91, 0.99}  # one from each band, not one for the whole tier
