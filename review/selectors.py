@@ -19,7 +19,7 @@ from dedup.errors import InvalidInput
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
 from review.diff import differing_numbers, side_by_side
 from review.models import Proposal
-from review.services import DECISION_PREFIX, REVERT_ACTION, ItemRef
+from review.services import DECISION_PREFIX, REVERT_ACTION, ItemRef, not_reverted
 
 PAGE_SIZE = 25
 DRAWER_RULES = ("exact", "normalized", "near")
@@ -596,14 +596,7 @@ def precision_stats() -> dict:
     ):
         add("typo candidate" if distance == 1 else "possible match", similarity, status)
     # Deleted links live on only in the audit log.
-    deleted = AuditEntry.objects.filter(action=f"{DECISION_PREFIX}delete_link").exclude(
-        pk__in=[
-            int(t)
-            for t in AuditEntry.objects.filter(action=REVERT_ACTION).values_list(
-                "target_id", flat=True
-            )
-        ]
-    )
+    deleted = not_reverted(AuditEntry.objects.filter(action=f"{DECISION_PREFIX}delete_link"))
     for entry in deleted.only("before"):
         link = entry.before["link"]
         tier = link.get("verdict") or (

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import CharField, Exists, OuterRef, Q
+from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -406,19 +406,20 @@ def reverts_of(entry: AuditEntry) -> AuditEntry | None:
 def dependents(entry: AuditEntry) -> list[AuditEntry]:
     """Later decisions, not reverted, that touched any object this one touched."""
     touched = set(entry.data.get("touches", []))
-    later = (
-        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entry.pk)
-        .exclude(action=REVERT_ACTION)
-        .order_by("pk")
-    )
-    reverted = set(
-        AuditEntry.objects.filter(action=REVERT_ACTION, pk__gt=entry.pk).values_list(
-            "target_id", flat=True
+    later = not_reverted(
+        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entry.pk).exclude(
+            action=REVERT_ACTION
         )
+    ).order_by("pk")
+    return [e for e in later if touched & set(e.data.get("touches", []))]
+
+
+def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
+    """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
+    reverts = AuditEntry.objects.filter(
+        action=REVERT_ACTION, target_type="decision", target_id=Cast(OuterRef("pk"), CharField())
     )
-    return [
-        e for e in later if str(e.pk) not in reverted and touched & set(e.data.get("touches", []))
-    ]
+    return entries.exclude(Exists(reverts))
 
 
 def revert(
@@ -536,13 +537,7 @@ def _restore_link(model, snapshot: dict) -> None:
 
 def last_own_decision(actor) -> AuditEntry | None:
     """The curator's latest decision that is not reverted yet (for "undo")."""
-    reverted = AuditEntry.objects.filter(
-        action=REVERT_ACTION, target_id=Cast(OuterRef("pk"), CharField())
+    own = AuditEntry.objects.filter(actor=actor, action__startswith=DECISION_PREFIX).exclude(
+        action=REVERT_ACTION
     )
-    return (
-        AuditEntry.objects.filter(actor=actor, action__startswith=DECISION_PREFIX)
-        .exclude(action=REVERT_ACTION)
-        .exclude(Exists(reverted))
-        .order_by("-pk")
-        .first()
-    )
+    return not_reverted(own).order_by("-pk").first()
