@@ -203,7 +203,7 @@ def drawer_write(
 
         scope = candidates.Scope(room=room, agent=agent if mode.per_agent else None)
         skip_exact = mode.skips_exact_copy and name is None
-        found = _candidates(scope, text) if config.enabled else candidates.Found([], [])
+        found = candidates_for_text(scope, text) if config.enabled else candidates.Found([], [])
         exact = [c for c in found.same if c.content_hash == text.content_hash]
         if skip_exact and exact:
             logger.debug("exact copy of drawer %s in room %s", exact[0].uuid, room)
@@ -263,8 +263,9 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
     return existing
 
 
-def _candidates(scope: candidates.Scope, text: policy.Text) -> candidates.Found:
-    # A short text can only be exact or normalized, so a lexical query would find nothing usable.
+def candidates_for_text(scope: candidates.Scope, text: policy.Text) -> candidates.Found:
+    """Every candidate of a text in its scope, in one round trip (the write path's and the
+    sweeps'). A short text can only be exact or normalized, so it gets no lexical query."""
     words = (
         policy.query_words(text.normalized) if len(text.normalized) >= policy.MIN_NEAR_CHARS else []
     )

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from dedup import candidates, policy
 from dedup.errors import Conflict, DomainError, InvalidInput
-from dedup.services import audit_record, drawer_link
+from dedup.services import audit_record, candidates_for_text, drawer_link
 from palace.models import (
     AuditEntry,
     DistinctPair,
@@ -148,16 +148,8 @@ def _sweep_drawers(run: SweepRun, progress: Progress) -> dict[str, int]:
 def _sweep_batch(run, scope, batch, counts, progress) -> None:
     found: list[tuple[int, candidates.Candidate, policy.Assessment]] = []
     for pk, text in batch:
-        words = (
-            policy.query_words(text.normalized)
-            if len(text.normalized) >= policy.MIN_NEAR_CHARS
-            else []
-        )
-        hits = candidates.for_text(
-            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk),
-            text.content_hash,
-            text.fingerprint,
-            words,
+        hits = candidates_for_text(
+            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk), text
         )
         seen: set[int] = set()
         for candidate in [*hits.same, *hits.lexical]:
