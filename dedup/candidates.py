@@ -2,6 +2,13 @@
 
 The database only proposes; `dedup.policy` decides. Each function here is one indexed query, and
 per-database details (SQLite FTS5, PostgreSQL full-text search) stay in this module.
+
+A write's candidates come in one round trip (`for_text`). On SQLite that is one statement built
+here. On PostgreSQL it is a call of the function `castellan_drawer_candidates`
+(`POSTGRESQL_FUNCTION`, installed by dedup's migration 0002), for two reasons measured on the
+write path: planning that statement cost as much as running it, where the function keeps one
+plan per connection; and the function takes the writer's advisory lock and then reads, in one
+round trip instead of two.
 """
 
 from __future__ import annotations
@@ -58,50 +65,6 @@ class Scope:
         return queryset
 
 
-def same_text(scope: Scope, content_hash: str, fingerprint: str | None) -> list[Candidate]:
-    """Current drawers of the scope with the same bytes or the same normalised text, oldest
-    first: two lookups on the partial indexes, in one round trip. (An OR of the two would make
-    SQLite scan the room.)"""
-    return _candidates(*_same_text_sql(scope, content_hash, fingerprint))
-
-
-def _same_text_sql(scope: Scope, content_hash: str, fingerprint: str | None) -> tuple[str, list]:
-    where, params = _scope_sql(scope, "d")
-    sql = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.content_hash = %s"
-    all_params = [*params, content_hash]
-    if fingerprint is not None:
-        sql += f" UNION SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
-        all_params += [*params, fingerprint]
-    return f"SELECT * FROM ({sql}) u ORDER BY 1 LIMIT %s", [*all_params, 2 * EXACT_CANDIDATES]
-
-
-def same_hash(scope: Scope, content_hash: str) -> list[Candidate]:
-    """Current drawers of the scope with the very same bytes, oldest first."""
-    return same_text(scope, content_hash, None)[:EXACT_CANDIDATES]
-
-
-def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Candidate]:
-    """Current drawers of the scope with the same normalised text, oldest first."""
-    if fingerprint is None:
-        return []
-    where, params = _scope_sql(scope, "d")
-    sql = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
-    return _candidates(f"{sql} ORDER BY 1 LIMIT %s", [*params, fingerprint, EXACT_CANDIDATES])
-
-
-def _candidates(sql: str, params: list) -> list[Candidate]:
-    """Run a candidate query; raw SQL because this is the hot path of every write, where the
-    ORM's own cost would be most of the query's."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return [_candidate(row) for row in rows]
-
-
-def _candidate(row) -> Candidate:
-    return Candidate(*_uuid_column(row))
-
-
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """What a comparison needs of a stored drawer; lighter than a model instance, since most
@@ -117,27 +80,66 @@ class Candidate:
 @dataclass(frozen=True, slots=True)
 class Found:
     same: list[Candidate]  # same bytes or same normalised text, oldest first
-    lexical: list[Candidate]  # sharing a group of rare words, newest first
+    lexical: list[Candidate]  # sharing a group of rare words, most groups first, then newest
 
 
 def for_text(
-    scope: Scope, content_hash: str, fingerprint: str | None, words: Sequence[str]
+    scope: Scope,
+    content_hash: str,
+    fingerprint: str | None,
+    words: Sequence[str],
+    *,
+    lock: int | None = None,
+    lexical_limit: int = LEXICAL_CANDIDATES,
 ) -> Found:
-    """Every candidate a write needs, in one round trip: the hash and fingerprint lookups and,
-    when there are words to query, the lexical one. Each part keeps its own limit."""
-    same_sql, same_params = _same_text_sql(scope, content_hash, fingerprint)
+    """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
+    normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
+    query, those sharing a group of them (at most `lexical_limit`).
+
+    `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
+    PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
+    """
     groups = lexical_groups(words)
-    if not groups:
-        return Found(_candidates(same_sql, same_params), [])
-    lexical_sql, lexical_params = _lexical_sql(scope, groups, LEXICAL_CANDIDATES)
-    sql = f"SELECT 0, s.* FROM ({same_sql}) s UNION ALL SELECT 1, x.* FROM ({lexical_sql}) x"
+    if connection.vendor == "postgresql":
+        sql, params = _for_text_postgresql(
+            scope, content_hash, fingerprint, groups, lexical_limit, lock
+        )
+    elif connection.vendor == "sqlite":
+        sql, params = _for_text_sqlite(scope, content_hash, fingerprint, groups, lexical_limit)
+    else:  # pragma: no cover
+        raise NotImplementedError(connection.vendor)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*same_params, *lexical_params])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     found = Found([], [])
     for part, *row in rows:
         (found.lexical if part else found.same).append(_candidate(row))
     return found
+
+
+def same_hash(scope: Scope, content_hash: str) -> list[Candidate]:
+    """Current drawers of the scope with the very same bytes, oldest first."""
+    return for_text(scope, content_hash, None, []).same[:EXACT_CANDIDATES]
+
+
+def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Candidate]:
+    """Current drawers of the scope with the same normalised text, oldest first."""
+    if fingerprint is None:
+        return []
+    return for_text(scope, "", fingerprint, []).same[:EXACT_CANDIDATES]
+
+
+def lexical(
+    scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES
+) -> list[Candidate]:
+    """Current drawers of the scope holding every word of at least one group, those matching
+    the most groups first, then the newest.
+
+    Not ranked by bm25 or ts_rank: those cost more than the match itself (ts_rank re-parses every
+    matching row). Counting the groups a drawer matches is nearly free and is what tells a
+    variant's original from a chance match.
+    """
+    return for_text(scope, "", None, words, lexical_limit=limit).lexical
 
 
 def lexical_words(words: Sequence[str]) -> list[str]:
@@ -153,87 +155,162 @@ def lexical_groups(words: Sequence[str]) -> list[list[str]]:
     return [chosen[i::count] for i in range(count)]
 
 
-def lexical(
-    scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES
-) -> list[Candidate]:
-    """Current drawers of the scope holding every word of at least one group, those matching
-    the most groups first, then the newest.
-
-    Not ranked by bm25 or ts_rank: those cost more than the match itself (ts_rank re-parses every
-    matching row). Counting the groups a drawer matches is nearly free and is what tells a
-    variant's original from a chance match.
-    """
-    groups = lexical_groups(words)
-    if not groups:
-        return []
-    return _candidates(*_lexical_sql(scope, groups, limit))
-
-
-def _lexical_sql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
-    if connection.vendor == "postgresql":
-        return _lexical_postgresql(scope, groups, limit)
-    if connection.vendor == "sqlite":
-        return _lexical_sqlite(scope, groups, limit)
-    raise NotImplementedError(connection.vendor)  # pragma: no cover
-
-
-def _uuid_column(row: tuple) -> tuple:
+def _candidate(row: tuple) -> Candidate:
     # SQLite hands back the uuid column as hex text, PostgreSQL as a UUID.
     drawer_id, public_id, *rest = row
-    return (
-        drawer_id,
-        public_id if isinstance(public_id, uuid.UUID) else uuid.UUID(public_id),
-        *rest,
-    )
+    if not isinstance(public_id, uuid.UUID):
+        public_id = uuid.UUID(public_id)
+    return Candidate(drawer_id, public_id, *rest)
 
 
-def _scope_sql(scope: Scope, alias: str) -> tuple[str, list]:
-    clauses = [f"{alias}.room_id = %s", f"{alias}.valid_to IS NULL"]
-    params: list = [scope.room.id]
-    if scope.agent is not None:
-        clauses.append(f"{alias}.agent = %s")
-        params.append(scope.agent)
-    if scope.exclude_id is not None:
-        clauses.append(f"{alias}.id <> %s")
-        params.append(scope.exclude_id)
-    return " AND ".join(clauses), params
+# --- SQLite ------------------------------------------------------------------------------------
 
 
-def _lexical_sqlite(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
-    # Words are normalised (letters and digits only); quoting keeps FTS5 from reading any as an
-    # operator such as AND or NEAR.
+def _for_text_sqlite(
+    scope: Scope, content_hash: str, fingerprint: str | None, groups: list[list[str]], limit: int
+) -> tuple[str, list]:
+    where, scope_params = _scope_sql(scope)
+    # Two lookups on the partial indexes: an OR of the two would make SQLite scan the room.
+    same = f"SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.content_hash = %s"
+    params = [*scope_params, content_hash]
+    if fingerprint is not None:
+        same += f" UNION SELECT {_SELECT} FROM palace_drawer d WHERE {where} AND d.fingerprint = %s"
+        params += [*scope_params, fingerprint]
+    sql = f"SELECT 0, s.* FROM (SELECT * FROM ({same}) ORDER BY 1 LIMIT %s) s"
+    params.append(2 * EXACT_CANDIDATES)
+    if not groups:
+        return sql, params
+    # Quoting keeps FTS5 from reading a word as an operator such as AND or NEAR.
     matches = [" AND ".join(f'"{word}"' for word in group) for group in groups]
     per_group = " UNION ALL ".join(
         "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
         for _ in matches
     )
-    return _ranked_by_groups(scope, per_group, matches, limit)
-
-
-# The expression must be the one the GIN index was built on (migration 0002).
-PG_TSVECTOR = "to_tsvector('simple'::regconfig, left(d.normalized_content, 100000))"
-
-
-def _lexical_postgresql(scope: Scope, groups: list[list[str]], limit: int) -> tuple[str, list]:
-    queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
-    per_group = " UNION ALL ".join(
-        f"SELECT d.id FROM palace_drawer d WHERE {PG_TSVECTOR} @@ "
-        "to_tsquery('simple'::regconfig, %s) AND d.valid_to IS NULL"
-        for _ in queries
-    )
-    return _ranked_by_groups(scope, per_group, queries, limit)
-
-
-def _ranked_by_groups(scope: Scope, per_group: str, params: list, limit: int) -> tuple[str, list]:
-    """Drawers matching the most groups first, then the newest. A variant's original matches
-    every group its typos left intact; a chance match usually shares one group."""
-    where, scope_params = _scope_sql(scope, "d")
-    sql = (
-        f"SELECT {_SELECT} FROM palace_drawer d JOIN "
+    # Drawers matching the most groups first, then the newest: a variant's original matches
+    # every group its typos left intact, a chance match usually one.
+    sql += (
+        f" UNION ALL SELECT 1, x.* FROM (SELECT {_SELECT} FROM palace_drawer d JOIN "
         f"(SELECT g.id, COUNT(*) AS hits FROM ({per_group}) g GROUP BY g.id) m ON m.id = d.id "
-        f"WHERE {where} ORDER BY m.hits DESC, d.id DESC LIMIT %s"
+        f"WHERE {where} ORDER BY m.hits DESC, d.id DESC LIMIT %s) x"
     )
-    return sql, [*params, *scope_params, limit]
+    return sql, [*params, *matches, *scope_params, limit]
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list]:
+    clauses = ["d.room_id = %s", "d.valid_to IS NULL"]
+    params: list = [scope.room.id]
+    if scope.agent is not None:
+        clauses.append("d.agent = %s")
+        params.append(scope.agent)
+    if scope.exclude_id is not None:
+        clauses.append("d.id <> %s")
+        params.append(scope.exclude_id)
+    return " AND ".join(clauses), params
+
+
+# --- PostgreSQL --------------------------------------------------------------------------------
+
+POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
+
+
+def _for_text_postgresql(
+    scope: Scope,
+    content_hash: str,
+    fingerprint: str | None,
+    groups: list[list[str]],
+    limit: int,
+    lock: int | None,
+) -> tuple[str, list]:
+    # Words are normalised (letters and digits only); quoting keeps any from being read as an
+    # operator.
+    queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
+    sql = f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s)"
+    params = [
+        lock,
+        scope.room.id,
+        scope.agent,
+        scope.exclude_id,
+        content_hash,
+        fingerprint,
+        queries,
+        2 * EXACT_CANDIDATES,
+        limit,
+    ]
+    return sql, params
+
+
+# The tsvector expression must be the one the GIN index is built on (palace/fulltext.py).
+# A volatile PL/pgSQL function: each statement in it sees what committed before that statement
+# started, so candidates read after the lock include the rows of the writer that held it.
+# Its plan is generic (no per-call planning) and never parallel (starting workers costs more than
+# the whole lookup). The lexical part filters the room inside each group's index scan and ranks
+# before fetching the columns, so that plan stays a few index probes whatever the parameters.
+POSTGRESQL_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
+    p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
+    p_hash text, p_fingerprint text, p_groups text[], p_same_limit int, p_lexical_limit int)
+RETURNS TABLE (
+    part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
+    fingerprint varchar)
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+SET max_parallel_workers_per_gather = 0
+AS $$
+BEGIN
+    IF p_lock IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(p_lock);
+    END IF;
+    RETURN QUERY
+    SELECT 0, s.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        UNION
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        ORDER BY 1 LIMIT p_same_limit
+    ) s
+    UNION ALL
+    SELECT 1, x.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM (
+            SELECT g.id, count(*) AS hits
+            FROM unnest(p_groups) AS q(query)
+            CROSS JOIN LATERAL (
+                SELECT m.id FROM palace_drawer m
+                WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
+                      @@ to_tsquery('simple'::regconfig, q.query)
+                  AND m.valid_to IS NULL AND m.room_id = p_room
+                  AND (p_agent IS NULL OR m.agent = p_agent)
+                  AND (p_exclude IS NULL OR m.id <> p_exclude)
+            ) g
+            GROUP BY g.id
+            ORDER BY hits DESC, g.id DESC
+            LIMIT p_lexical_limit
+        ) h
+        JOIN palace_drawer d ON d.id = h.id
+        ORDER BY h.hits DESC, d.id DESC
+    ) x;
+END
+$$
+"""
+POSTGRESQL_FUNCTION_REMOVE = (
+    f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
+    "(bigint, bigint, text, bigint, text, text, text[], int, int)"
+)
+
+
+def install_postgresql_function(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(POSTGRESQL_FUNCTION)
+
+
+def remove_postgresql_function(apps, schema_editor) -> None:
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(POSTGRESQL_FUNCTION_REMOVE)
 
 
 def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from dedup import candidates, policy
 from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
-from dedup.locks import advisory_lock
+from dedup.locks import advisory_lock, lock_key
 from dedup.validation import (
     clean_content,
     clean_kind,
@@ -181,11 +181,16 @@ def drawer_write(
     )
 
     with transaction.atomic():
-        # Writers of the same text (or the same name) in a room queue here, so a race stores one;
-        # replays of one id carry one text, so they queue here too before checking the id.
+        # Writers of the same text (or the same name) in a room queue on a lock, so a race
+        # stores one. The text's lock is taken by the candidate query itself (one round trip),
+        # unless something must be checked under it first: replays of one id carry one text, so
+        # they queue on it before checking the id.
         if name is not None:
             advisory_lock("drawer-name", room.id, name)
-        advisory_lock("drawer", room.id, text.content_hash)
+        text_lock: int | None = lock_key("drawer", room.id, text.content_hash)
+        if drawer_id is not None or not config.enabled:
+            advisory_lock("drawer", room.id, text.content_hash)
+            text_lock = None
         if drawer_id is not None:
             replayed = _replayed(drawer_id, room)
             if replayed is not None:
@@ -203,7 +208,11 @@ def drawer_write(
 
         scope = candidates.Scope(room=room, agent=agent if mode.per_agent else None)
         skip_exact = mode.skips_exact_copy and name is None
-        found = candidates_for_text(scope, text) if config.enabled else candidates.Found([], [])
+        found = (
+            candidates_for_text(scope, text, lock=text_lock)
+            if config.enabled
+            else candidates.Found([], [])
+        )
         exact = [c for c in found.same if c.content_hash == text.content_hash]
         if skip_exact and exact:
             logger.debug("exact copy of drawer %s in room %s", exact[0].uuid, room)
@@ -263,13 +272,16 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
     return existing
 
 
-def candidates_for_text(scope: candidates.Scope, text: policy.Text) -> candidates.Found:
+def candidates_for_text(
+    scope: candidates.Scope, text: policy.Text, *, lock: int | None = None
+) -> candidates.Found:
     """Every candidate of a text in its scope, in one round trip (the write path's and the
-    sweeps'). A short text can only be exact or normalized, so it gets no lexical query."""
+    sweeps'), read once `lock` is held. A short text can only be exact or normalized, so it gets
+    no lexical query."""
     words = (
         policy.query_words(text.normalized) if len(text.normalized) >= policy.MIN_NEAR_CHARS else []
     )
-    return candidates.for_text(scope, text.content_hash, text.fingerprint, words)
+    return candidates.for_text(scope, text.content_hash, text.fingerprint, words, lock=lock)
 
 
 def _assess_candidates(
