@@ -90,6 +90,23 @@ def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_qu
     assert len(result.links) == services.MAX_LINKS_PER_WRITE
 
 
+def test_links_returned_by_a_write_are_the_stored_rows(room):
+    older = [services.drawer_write(room=room, content=f"{TEXT} Variant {n}.").drawer for n in "ab"]
+    result = services.drawer_write(room=room, content=f"{TEXT} Variant c.")
+    assert {link.older_id for link in result.links} == {drawer.pk for drawer in older}
+    for link in result.links:
+        stored = DrawerLink.objects.get(pk=link.pk)
+        assert not link._state.adding
+        assert (stored.newer_id, stored.older_id, stored.verdict, stored.status) == (
+            result.drawer.pk,
+            link.older_id,
+            link.verdict,
+            DrawerLink.Status.OPEN,
+        )
+        assert stored.similarity == link.similarity and stored.signals == link.signals
+        assert stored.signals["threshold"] == 0.9 and stored.created_at == link.created_at
+
+
 def test_replayed_write_adds_no_reverse_link(room):
     first = services.drawer_write(room=room, content=TEXT)
     second = services.drawer_write(room=room, content=TEXT.upper())
