@@ -220,7 +220,7 @@ def drawer_write(
             return DrawerWrite(existing, created=False, duplicate_of=existing)
 
         assessed = _assess_candidates(text, found, config) if config.enabled else []
-        drawer = Drawer.objects.create(
+        drawer = Drawer(
             uuid=drawer_id or uuid_module.uuid4(),
             room=room,
             content=content,
@@ -232,7 +232,7 @@ def drawer_write(
             agent=agent,
             source=source or {},
         )
-        links = _links_insert(
+        links = [
             DrawerLink(
                 newer=drawer,
                 older_id=older.id,
@@ -241,7 +241,8 @@ def drawer_write(
                 signals=assessment.signals.as_dict(),
             )
             for older, assessment in assessed
-        )
+        ]
+        _drawer_insert(drawer, links)
     if links:
         logger.info(
             "drawer %s stored in %s, similar_to %s",
@@ -252,38 +253,75 @@ def drawer_write(
     return DrawerWrite(drawer, created=True, links=tuple(links))
 
 
-_LINK_FIELDS = ("newer", "older", "verdict", "similarity", "signals", "status", "created_at")
+_LINK_FIELDS = ("older", "verdict", "similarity", "signals", "status", "created_at")
 
 
-def _links_insert(links: Iterable[DrawerLink]) -> list[DrawerLink]:
-    """Insert a new drawer's links in one statement and return them saved.
+def _drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> None:
+    """Insert a new drawer and its links, and mark them saved.
 
-    What `bulk_create` does, without its cost: on the hot path of every write that links, the
-    ORM's preparation took three times as long as the insert itself. Values are still prepared
-    by each field, so they are stored exactly as the ORM would store them.
+    What `save()` and `bulk_create()` do, without their cost on the hot path of every write: the
+    ORM's preparation took longer than the inserts themselves. Values are still prepared by each
+    model field, so they are stored exactly as the ORM would store them. A link names its newer
+    drawer by uuid, known before the insert, so on PostgreSQL both statements go in one round
+    trip.
     """
-    links = list(links)
-    if not links:
-        return links
-    fields = [DrawerLink._meta.get_field(name) for name in _LINK_FIELDS]
-    row = f"({', '.join(['%s'] * len(fields))})"
-    sql = (
-        f"INSERT INTO {DrawerLink._meta.db_table} ({', '.join(f.column for f in fields)}) "
-        f"VALUES {', '.join([row] * len(links))} RETURNING id, older_id"
-    )
-    params = [
-        field.get_db_prep_save(getattr(link, field.attname), connection)
-        for link in links
-        for field in fields
-    ]
+    drawer_fields = [f for f in Drawer._meta.local_concrete_fields if not f.primary_key]
+    statements = [_insert_sql(Drawer, [f.column for f in drawer_fields], 1, "id")]
+    params = [f.get_db_prep_save(f.pre_save(drawer, True), connection) for f in drawer_fields]
+    if links:
+        link_fields = [DrawerLink._meta.get_field(name) for name in _LINK_FIELDS]
+        newer = f"(SELECT id FROM {Drawer._meta.db_table} WHERE uuid = %s)"
+        statements.append(
+            _insert_sql(
+                DrawerLink,
+                ["newer_id", *(f.column for f in link_fields)],
+                len(links),
+                "id, older_id",
+                first_value=newer,
+            )
+        )
+        drawer_uuid = Drawer._meta.get_field("uuid").get_db_prep_save(drawer.uuid, connection)
+        link_params = [
+            value
+            for link in links
+            for value in (
+                drawer_uuid,
+                *(f.get_db_prep_save(getattr(link, f.attname), connection) for f in link_fields),
+            )
+        ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        ids = {older_id: link_id for link_id, older_id in cursor.fetchall()}
-    for link in links:  # one link per older drawer, and RETURNING keeps no promised order
-        link.id = ids[link.older_id]
-        link._state.adding = False
-        link._state.db = connection.alias
-    return links
+        if links and connection.vendor == "postgresql":
+            cursor.execute("; ".join(statements), [*params, *link_params])
+            drawer.pk = cursor.fetchone()[0]
+            cursor.nextset()
+        else:
+            cursor.execute(statements[0], params)
+            drawer.pk = cursor.fetchone()[0]
+            if links:
+                cursor.execute(statements[1], link_params)
+        link_ids = (
+            dict((older_id, link_id) for link_id, older_id in cursor.fetchall()) if links else {}
+        )
+    _mark_saved(drawer)
+    for link in links:  # one link per older drawer; RETURNING promises no order
+        link.pk = link_ids[link.older_id]
+        link.newer_id = drawer.pk
+        _mark_saved(link)
+
+
+def _insert_sql(
+    model, columns: list[str], rows: int, returning: str, *, first_value: str = "%s"
+) -> str:
+    row = f"({', '.join([first_value, *['%s'] * (len(columns) - 1)])})"
+    return (
+        f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
+        f"VALUES {', '.join([row] * rows)} RETURNING {returning}"
+    )
+
+
+def _mark_saved(instance) -> None:
+    instance._state.adding = False
+    instance._state.db = connection.alias
 
 
 def drawer_write_in(*, wing: str, room: str, **write) -> DrawerWrite:
