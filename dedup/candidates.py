@@ -29,9 +29,14 @@ EXACT_CANDIDATES = 10
 LEXICAL_CANDIDATES = 60
 # The longest query words are split into small groups; a group matches only when all its words
 # do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
-# each AND cheap; four groups survive up to three broken words.
-LEXICAL_GROUP_SIZE = 3
+# each AND cheap and are seldom broken; four groups survive up to three broken words.
+LEXICAL_GROUP_SIZE = 2
 LEXICAL_GROUPS = 4
+# SQLite's full-text index knows no rooms: of the drawers matching a group anywhere, only this
+# many, ranked by groups matched then newest, are looked up for their room and text. A bound on
+# the cost of a query whose word pairs are common, and a wide one: a drawer left out would need
+# this many drawers sharing as many pairs with the text (near-copies of it) newer than itself.
+SQLITE_RANKED_MATCHES = 4 * LEXICAL_CANDIDATES
 # Function words match half a room and find nothing: never worth a lexical query.
 STOP_WORDS = frozenset(
     (
@@ -188,12 +193,16 @@ def _for_text_sqlite(
     )
     # Drawers matching the most groups first, then the newest: a variant's original matches
     # every group its typos left intact, a chance match usually one.
-    sql += (
-        f" UNION ALL SELECT 1, x.* FROM (SELECT {_SELECT} FROM palace_drawer d JOIN "
-        f"(SELECT g.id, COUNT(*) AS hits FROM ({per_group}) g GROUP BY g.id) m ON m.id = d.id "
-        f"WHERE {where} ORDER BY m.hits DESC, d.id DESC LIMIT %s) x"
+    ranked = (
+        f"SELECT g.id, COUNT(*) AS hits FROM ({per_group}) g GROUP BY g.id "
+        "ORDER BY hits DESC, g.id DESC LIMIT %s"
     )
-    return sql, [*params, *matches, *scope_params, limit]
+    sql += (
+        f" UNION ALL SELECT 1, x.* FROM (SELECT {_SELECT} FROM ({ranked}) m "
+        f"JOIN palace_drawer d ON d.id = m.id WHERE {where} ORDER BY m.hits DESC, d.id DESC "
+        "LIMIT %s) x"
+    )
+    return sql, [*params, *matches, SQLITE_RANKED_MATCHES, *scope_params, limit]
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list]:

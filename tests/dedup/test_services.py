@@ -44,17 +44,42 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
     assert found[0].id == original.id
 
 
+def test_common_word_pairs_elsewhere_do_not_crowd_out_the_original(room):
+    """More drawers than a query ranks share one pair of the text's words, newer and in another
+    room: the original, sharing every pair its typo left intact, still ranks first."""
+    original = services.drawer_write(room=room, content=TEXT).drawer
+    other = services.room_get_or_create(wing="ops", room="elsewhere")
+    crowd = [
+        f"Deploy the migrations with care, ticket {n}."  # the pair (migrations, deploy)
+        for n in range(candidates.SQLITE_RANKED_MATCHES + 10)
+    ]
+    Drawer.objects.bulk_create(
+        Drawer(
+            room=other,
+            content=text,
+            content_hash=services.policy.content_hash(text),
+            normalized_content=services.policy.normalize_text(text),
+        )
+        for text in crowd
+    )
+    typo = TEXT.replace("restarting", "restartign")
+    found = candidates.lexical(candidates.Scope(room=room), services.policy.query_words(typo))
+    assert [c.id for c in found] == [original.id]
+
+
 def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     words = [f"word{n:02d}" for n in range(14)]
     groups = candidates.lexical_groups(words)
+    # The eight longest words, in four pairs: every word is in exactly one group, so one broken
+    # word leaves three groups intact, and three leave one.
     assert groups == [
-        ["word00", "word04", "word08"],
-        ["word01", "word05", "word09"],
-        ["word02", "word06", "word10"],
-        ["word03", "word07", "word11"],
+        ["word00", "word04"],
+        ["word01", "word05"],
+        ["word02", "word06"],
+        ["word03", "word07"],
     ]
-    # Every word is in exactly one group, so one broken word leaves three groups intact.
     assert candidates.lexical_groups(["alpha", "beta"]) == [["alpha"], ["beta"]]
+    assert candidates.lexical_groups(["a1", "b2", "c3"]) == [["a1", "c3"], ["b2"]]
     assert candidates.lexical_groups(["a1", "b2", "c3", "d4"]) == [["a1", "c3"], ["b2", "d4"]]
     assert candidates.lexical_groups([]) == []
 
