@@ -76,10 +76,16 @@ class Candidate:
     candidates are only compared and dropped."""
 
     id: int
-    uuid: uuid.UUID
+    public_id: uuid.UUID | str  # SQLite hands back the uuid column as hex text
     content_hash: str
     normalized_content: str
     fingerprint: str | None
+
+    @property
+    def uuid(self) -> uuid.UUID:
+        # Parsed only when asked for: most candidates are compared and dropped.
+        public_id = self.public_id
+        return public_id if isinstance(public_id, uuid.UUID) else uuid.UUID(public_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +167,7 @@ def lexical_groups(words: Sequence[str]) -> list[list[str]]:
 
 
 def _candidate(row: tuple) -> Candidate:
-    # SQLite hands back the uuid column as hex text, PostgreSQL as a UUID.
-    drawer_id, public_id, *rest = row
-    if not isinstance(public_id, uuid.UUID):
-        public_id = uuid.UUID(public_id)
-    return Candidate(drawer_id, public_id, *rest)
+    return Candidate(*row)
 
 
 # --- SQLite ------------------------------------------------------------------------------------

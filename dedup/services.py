@@ -351,7 +351,9 @@ def candidates_for_text(
     sweeps'), read once `lock` is held. A short text can only be exact or normalized, so it gets
     no lexical query."""
     words = (
-        policy.query_words(text.normalized) if len(text.normalized) >= policy.MIN_NEAR_CHARS else []
+        policy.query_words_of_normalized(text.normalized)
+        if len(text.normalized) >= policy.MIN_NEAR_CHARS
+        else []
     )
     return candidates.for_text(scope, text.content_hash, text.fingerprint, words, lock=lock)
 
@@ -369,6 +371,8 @@ def _assess_candidates(
         old = policy.Text(
             candidate.content_hash, candidate.normalized_content, candidate.fingerprint
         )
+        if not policy.may_have_verdict(text, old, threshold=config.near_threshold):
+            continue
         assessment = policy.assess(text, old, threshold=config.near_threshold)
         if assessment.verdict is not None:
             assessed.append((candidate, assessment))

@@ -14,6 +14,7 @@ from dedup.policy.classify import (
     Verdict,
     assess,
     classify,
+    may_have_verdict,
 )
 from dedup.policy.entities import (
     MAX_POSSIBLE,
@@ -43,6 +44,7 @@ from dedup.policy.text import (
     fingerprint_of_normalized,
     normalize_text,
     query_words,
+    query_words_of_normalized,
 )
 
 __all__ = [
@@ -73,8 +75,10 @@ __all__ = [
     "fingerprint_of_normalized",
     "key_similarity",
     "kind_matches",
+    "may_have_verdict",
     "normalize_text",
     "query_words",
+    "query_words_of_normalized",
     "resolve",
     "similarity",
     "similarity_of_normalized",

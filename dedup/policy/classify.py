@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from dedup.policy.similarity import similarity_of_normalized
+from dedup.policy.similarity import EDIT_DISTANCE_LIMIT, similarity_of_normalized
 
 MIN_NEAR_CHARS = 12
 DEFAULT_NEAR_THRESHOLD = 0.9
@@ -94,3 +94,24 @@ def assess(new: Text, old: Text, *, threshold: float) -> Assessment:
         near_allowed=len(new.normalized) >= MIN_NEAR_CHARS,
     )
     return Assessment(verdict, Signals(same_hash, same_fingerprint, score, threshold))
+
+
+def may_have_verdict(new: Text, old: Text, *, threshold: float) -> bool:
+    """False only when `assess` surely finds no verdict, without comparing the texts: a write
+    skips such candidates, most of those its lexical query returns.
+
+    Edit similarity is at most shorter / longer (every character of the difference is an edit),
+    computed as `similarity_of_normalized` computes it, so the bound holds at the threshold
+    itself. Beyond EDIT_DISTANCE_LIMIT the score is a trigram Jaccard, which lengths do not
+    bound: always compared.
+    """
+    if new.content_hash == old.content_hash:
+        return True
+    if new.fingerprint is not None and new.fingerprint == old.fingerprint:
+        return True
+    if len(new.normalized) < MIN_NEAR_CHARS:
+        return False
+    shorter, longer = sorted((len(new.normalized), len(old.normalized)))
+    if longer > EDIT_DISTANCE_LIMIT:
+        return True
+    return bool(shorter) and (longer - (longer - shorter)) / longer >= threshold

@@ -48,8 +48,13 @@ def query_words(text: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
     characters or fewer say little and are left out. Ties keep their order in the text, so the
     list is deterministic.
     """
+    return query_words_of_normalized(normalize_text(text), limit=limit)
+
+
+def query_words_of_normalized(normalized: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
+    """`query_words` of a text already normalised."""
     seen: dict[str, int] = {}
-    for position, word in enumerate(normalize_text(text).split(" ")):
+    for position, word in enumerate(normalized.split(" ")):
         if len(word) > QUERY_WORD_MIN_CHARS_EXCLUSIVE and word not in seen:
             seen[word] = position
     ordered = sorted(seen, key=lambda word: (-len(word), seen[word]))

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from dedup.policy import (
@@ -8,6 +10,7 @@ from dedup.policy import (
     classify,
     content_hash,
     fingerprint,
+    may_have_verdict,
     normalize_text,
 )
 from tests.conformance.loader import params
@@ -101,3 +104,38 @@ def test_near_miss_numbers_are_near_not_normalized():
     )
     assert result.verdict == Verdict.NEAR
     assert not result.signals.same_fingerprint
+
+
+def test_may_have_verdict_skips_only_pairs_lengths_rule_out():
+    # 20 against 18 characters: at best 18/20 = 0.9, near at 0.9 (inclusive), not at 0.91.
+    new, old = text("abcdefghijklmnopqrst"), text("abcdefghijklmnopqr")
+    assert may_have_verdict(new, old, threshold=0.9)
+    assert assess(new, old, threshold=0.9).verdict == Verdict.NEAR
+    assert not may_have_verdict(new, old, threshold=0.91)
+    assert not may_have_verdict(
+        text("abcdefghijklmnopqrst"), text("abcdefghijklmnopq"), threshold=0.9
+    )
+    # Same bytes or same normal form always have a verdict, whatever the lengths.
+    assert may_have_verdict(text("Hi!"), text("Hi!"), threshold=0.9)
+    assert may_have_verdict(text("HI"), text("hi!!!!!!"), threshold=0.9)
+    # A short new text is only ever exact or normalized.
+    assert not may_have_verdict(text("use cat"), text("use car"), threshold=0.5)
+    # Beyond the edit-distance limit lengths bound nothing.
+    assert may_have_verdict(text("a b " * 1200), text("a " * 1200), threshold=0.99)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.9, 0.95, 1.0])
+def test_may_have_verdict_never_hides_a_verdict(threshold):
+    rng = random.Random(threshold)
+    for _ in range(500):
+        base = "".join(rng.choice("ab ") for _ in range(rng.randint(10, 40)))
+        other = list(base)
+        for _ in range(rng.randint(0, 6)):
+            position = rng.randrange(len(other) + 1)
+            if rng.random() < 0.5 and other:
+                del other[position - 1]
+            else:
+                other.insert(position, rng.choice("abc"))
+        new, old = text(base), text("".join(other))
+        if assess(new, old, threshold=threshold).verdict is not None:
+            assert may_have_verdict(new, old, threshold=threshold), (base, other)
