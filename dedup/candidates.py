@@ -89,6 +89,19 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class LengthBand:
+    """The normalised lengths a lexical candidate may have: from `low` to `high`, or over
+    `any_over`. The policy says which (`policy.near_length_range`); the default is any."""
+
+    low: int = 0
+    high: int = 2**62
+    any_over: int = 2**62
+
+
+ANY_LENGTH = LengthBand()
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
     same: list[Candidate]  # same bytes or same normalised text, oldest first
     lexical: list[Candidate]  # sharing a group of rare words, most groups first, then newest
@@ -101,11 +114,13 @@ def for_text(
     words: Sequence[str],
     *,
     lock: int | None = None,
+    lengths: LengthBand = ANY_LENGTH,
     lexical_limit: int = LEXICAL_CANDIDATES,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
-    query, those sharing a group of them (at most `lexical_limit`).
+    query, those sharing a group of them with a normalised length in `lengths` (at most
+    `lexical_limit`).
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
@@ -113,10 +128,12 @@ def for_text(
     groups = lexical_groups(words)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
-            scope, content_hash, fingerprint, groups, lexical_limit, lock
+            scope, content_hash, fingerprint, groups, lengths, lexical_limit, lock
         )
     elif connection.vendor == "sqlite":
-        sql, params = _for_text_sqlite(scope, content_hash, fingerprint, groups, lexical_limit)
+        sql, params = _for_text_sqlite(
+            scope, content_hash, fingerprint, groups, lengths, lexical_limit
+        )
     else:  # pragma: no cover
         raise NotImplementedError(connection.vendor)
     with connection.cursor() as cursor:
@@ -174,7 +191,12 @@ def _candidate(row: tuple) -> Candidate:
 
 
 def _for_text_sqlite(
-    scope: Scope, content_hash: str, fingerprint: str | None, groups: list[list[str]], limit: int
+    scope: Scope,
+    content_hash: str,
+    fingerprint: str | None,
+    groups: list[list[str]],
+    lengths: LengthBand,
+    limit: int,
 ) -> tuple[str, list]:
     where, scope_params = _scope_sql(scope)
     # Two lookups on the partial indexes: an OR of the two would make SQLite scan the room.
@@ -201,10 +223,20 @@ def _for_text_sqlite(
     )
     sql += (
         f" UNION ALL SELECT 1, x.* FROM (SELECT {_SELECT} FROM ({ranked}) m "
-        f"JOIN palace_drawer d ON d.id = m.id WHERE {where} ORDER BY m.hits DESC, d.id DESC "
-        "LIMIT %s) x"
+        f"JOIN palace_drawer d ON d.id = m.id WHERE {where} AND (length(d.normalized_content) "
+        "BETWEEN %s AND %s OR length(d.normalized_content) > %s) "
+        "ORDER BY m.hits DESC, d.id DESC LIMIT %s) x"
     )
-    return sql, [*params, *matches, SQLITE_RANKED_MATCHES, *scope_params, limit]
+    return sql, [
+        *params,
+        *matches,
+        SQLITE_RANKED_MATCHES,
+        *scope_params,
+        lengths.low,
+        lengths.high,
+        lengths.any_over,
+        limit,
+    ]
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list]:
@@ -229,13 +261,17 @@ def _for_text_postgresql(
     content_hash: str,
     fingerprint: str | None,
     groups: list[list[str]],
+    lengths: LengthBand,
     limit: int,
     lock: int | None,
 ) -> tuple[str, list]:
     # Words are normalised (letters and digits only); quoting keeps any from being read as an
     # operator.
     queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
-    sql = f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s)"
+    sql = (
+        f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}"
+        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s)"
+    )
     params = [
         lock,
         scope.room.id,
@@ -244,6 +280,9 @@ def _for_text_postgresql(
         content_hash,
         fingerprint,
         queries,
+        lengths.low,
+        lengths.high,
+        lengths.any_over,
         2 * EXACT_CANDIDATES,
         limit,
     ]
@@ -259,7 +298,9 @@ def _for_text_postgresql(
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
-    p_hash text, p_fingerprint text, p_groups text[], p_same_limit int, p_lexical_limit int)
+    p_hash text, p_fingerprint text, p_groups text[],
+    p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
+    p_same_limit int, p_lexical_limit int)
 RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
@@ -297,6 +338,8 @@ BEGIN
                   AND m.valid_to IS NULL AND m.room_id = p_room
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
+                  AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
+                       OR char_length(m.normalized_content) > p_any_length_over)
             ) g
             GROUP BY g.id
             ORDER BY hits DESC, g.id DESC
@@ -310,7 +353,7 @@ $$
 """
 POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
-    "(bigint, bigint, text, bigint, text, text, text[], int, int)"
+    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int)"
 )
 
 

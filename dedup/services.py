@@ -209,7 +209,7 @@ def drawer_write(
         scope = candidates.Scope(room=room, agent=agent if mode.per_agent else None)
         skip_exact = mode.skips_exact_copy and name is None
         found = (
-            candidates_for_text(scope, text, lock=text_lock)
+            candidates_for_text(scope, text, threshold=config.near_threshold, lock=text_lock)
             if config.enabled
             else candidates.Found([], [])
         )
@@ -345,17 +345,26 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
 
 
 def candidates_for_text(
-    scope: candidates.Scope, text: policy.Text, *, lock: int | None = None
+    scope: candidates.Scope, text: policy.Text, *, threshold: float, lock: int | None = None
 ) -> candidates.Found:
     """Every candidate of a text in its scope, in one round trip (the write path's and the
     sweeps'), read once `lock` is held. A short text can only be exact or normalized, so it gets
-    no lexical query."""
-    words = (
-        policy.query_words_of_normalized(text.normalized)
-        if len(text.normalized) >= policy.MIN_NEAR_CHARS
-        else []
+    no lexical query; the lexical query, there to find near texts, asks only for lengths that
+    can be near at `threshold`."""
+    if len(text.normalized) < policy.MIN_NEAR_CHARS:
+        return candidates.for_text(scope, text.content_hash, text.fingerprint, [], lock=lock)
+    low, high = policy.near_length_range(len(text.normalized), threshold)
+    lengths = candidates.LengthBand(
+        low, candidates.ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT
     )
-    return candidates.for_text(scope, text.content_hash, text.fingerprint, words, lock=lock)
+    return candidates.for_text(
+        scope,
+        text.content_hash,
+        text.fingerprint,
+        policy.query_words_of_normalized(text.normalized),
+        lock=lock,
+        lengths=lengths,
+    )
 
 
 def _assess_candidates(

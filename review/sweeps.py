@@ -149,7 +149,9 @@ def _sweep_batch(run, scope, batch, counts, progress) -> None:
     found: list[tuple[int, candidates.Candidate, policy.Assessment]] = []
     for pk, text in batch:
         hits = candidates_for_text(
-            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk), text
+            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk),
+            text,
+            threshold=run.threshold,
         )
         seen: set[int] = set()
         for candidate in [*hits.same, *hits.lexical]:

@@ -15,6 +15,7 @@ from dedup.policy.classify import (
     assess,
     classify,
     may_have_verdict,
+    near_length_range,
 )
 from dedup.policy.entities import (
     MAX_POSSIBLE,
@@ -76,6 +77,7 @@ __all__ = [
     "key_similarity",
     "kind_matches",
     "may_have_verdict",
+    "near_length_range",
     "normalize_text",
     "query_words",
     "query_words_of_normalized",

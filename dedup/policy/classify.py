@@ -112,6 +112,26 @@ def may_have_verdict(new: Text, old: Text, *, threshold: float) -> bool:
     if len(new.normalized) < MIN_NEAR_CHARS:
         return False
     shorter, longer = sorted((len(new.normalized), len(old.normalized)))
-    if longer > EDIT_DISTANCE_LIMIT:
-        return True
-    return bool(shorter) and (longer - (longer - shorter)) / longer >= threshold
+    return longer > EDIT_DISTANCE_LIMIT or _lengths_allow(shorter, longer, threshold)
+
+
+def near_length_range(length: int, threshold: float) -> tuple[int, int | None]:
+    """The normalised lengths an older text may have and still be near a new one of `length`
+    characters, by the bound `may_have_verdict` applies: from low to high (None: no bound), and
+    any length over EDIT_DISTANCE_LIMIT, where the score is a trigram Jaccard that lengths do not
+    bound."""
+    if length > EDIT_DISTANCE_LIMIT:
+        return 0, None
+    low = max(1, int(length * threshold) - 1)
+    while not _lengths_allow(low, length, threshold):
+        low += 1
+    high = int(length / threshold) + 1
+    while not _lengths_allow(length, high, threshold):
+        high -= 1
+    return low, None if high > EDIT_DISTANCE_LIMIT else high
+
+
+def _lengths_allow(shorter: int, longer: int, threshold: float) -> bool:
+    # The best similarity two texts of these lengths can reach, computed as
+    # similarity_of_normalized computes a score, so the bound is exact at the threshold.
+    return shorter > 0 and (longer - (longer - shorter)) / longer >= threshold

@@ -44,6 +44,39 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
     assert found[0].id == original.id
 
 
+def test_lexical_candidates_keep_to_the_length_band(room):
+    short = services.drawer_write(room=room, content="Deploy the script: migrations.").drawer
+    original = services.drawer_write(room=room, content=TEXT).drawer
+    scope, words = candidates.Scope(room=room), services.policy.query_words(TEXT)
+
+    def found(lengths):
+        return {c.id for c in candidates.for_text(scope, "", None, words, lengths=lengths).lexical}
+
+    length = len(original.normalized_content)
+    assert found(candidates.ANY_LENGTH) == {short.id, original.id}
+    assert found(candidates.LengthBand(length, length, 10_000)) == {original.id}
+    assert found(candidates.LengthBand(length + 1, 10_000, 10_000)) == set()
+    # Beyond `any_over`, any length is a candidate (edit distance gives way to trigrams there).
+    assert found(candidates.LengthBand(1, 2, len(short.normalized_content) - 1)) == {
+        short.id,
+        original.id,
+    }
+
+
+def test_write_path_asks_only_for_lengths_that_can_be_near(room, monkeypatch):
+    asked = []
+    real_for_text = candidates.for_text
+    monkeypatch.setattr(
+        candidates, "for_text", lambda *a, **kw: asked.append(kw) or real_for_text(*a, **kw)
+    )
+    services.drawer_write(room=room, content="x" * 20 + " and more")  # 29 normalised characters
+    assert asked[-1]["lengths"] == candidates.LengthBand(
+        27, 32, services.policy.EDIT_DISTANCE_LIMIT
+    )
+    services.drawer_write(room=room, content="y" * 2001)
+    assert asked[-1]["lengths"] == candidates.LengthBand(0, candidates.ANY_LENGTH.high, 2000)
+
+
 def test_common_word_pairs_elsewhere_do_not_crowd_out_the_original(room):
     """More drawers than a query ranks share one pair of the text's words, newer and in another
     room: the original, sharing every pair its typo left intact, still ranks first."""

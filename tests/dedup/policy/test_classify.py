@@ -11,6 +11,7 @@ from dedup.policy import (
     content_hash,
     fingerprint,
     may_have_verdict,
+    near_length_range,
     normalize_text,
 )
 from tests.conformance.loader import params
@@ -139,3 +140,17 @@ def test_may_have_verdict_never_hides_a_verdict(threshold):
         new, old = text(base), text("".join(other))
         if assess(new, old, threshold=threshold).verdict is not None:
             assert may_have_verdict(new, old, threshold=threshold), (base, other)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.75, 0.9, 0.91, 0.95, 1.0])
+def test_near_length_range_is_exactly_the_lengths_may_have_verdict_allows(threshold):
+    for length in [*range(12, 80), 999, 1818, 1819, 2000]:
+        low, high = near_length_range(length, threshold)
+        new = text("x" * length)
+        for other in range(1, 2300, 1 if length < 80 else 7):
+            old = Text("h", "y" * other, None)
+            inside = (low <= other and (high is None or other <= high)) or other > 2000
+            assert inside == may_have_verdict(new, old, threshold=threshold), (length, other)
+    assert near_length_range(20, 0.9) == (18, 22)
+    assert near_length_range(100, 1.0) == (100, 100)
+    assert near_length_range(2001, 0.9) == (0, None)
