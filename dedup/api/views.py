@@ -90,9 +90,14 @@ def agent_for(request: Request, agent: str | None) -> str:
 
 
 def written(result: services.DrawerWrite) -> Response:
+    """The drawer as stored, with what it was linked to: one query for the drawer, one for the
+    ids of all the drawers it resembles."""
     drawer = selectors.drawers_with_place().get(pk=result.drawer.pk)
     drawer.created = result.created
-    drawer.similar = [selectors.SimilarDrawer(link, link.older, "older") for link in result.links]
+    older = Drawer.objects.only("uuid").in_bulk([link.older_id for link in result.links])
+    drawer.similar = [
+        selectors.SimilarDrawer(link, older[link.older_id], "older") for link in result.links
+    ]
     code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
     return Response(s.DrawerWrittenSerializer(drawer).data, status=code)
 

@@ -93,6 +93,33 @@ def test_no_n_plus_one(api, django_assert_max_num_queries, endpoint):
     assert many == few
 
 
+def test_a_write_costs_the_same_queries_whatever_it_links_to(api):
+    """A write linked to one drawer and one linked to five answer with as many queries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def linked_write(room, copies):
+        ids = {
+            api.post(
+                f"/api/wings/w/rooms/{room}/drawers",
+                {"content": f"The billing service migrates on Friday, step {n}."},
+                format="json",
+            ).json()["id"]
+            for n in range(copies)
+        }
+        with CaptureQueriesContext(connection) as captured:
+            response = api.post(
+                f"/api/wings/w/rooms/{room}/drawers",
+                {"content": "The billing service migrates on Friday, step 9!"},
+                format="json",
+            )
+        assert response.status_code == 201
+        assert {similar["drawer"] for similar in response.json()["similar"]} == ids
+        return len(captured)
+
+    assert linked_write("one", 1) == linked_write("five", 5)
+
+
 def test_root_redirects_somewhere_useful():
     response = Client().get("/")
     assert response.status_code == 302
