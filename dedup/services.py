@@ -243,7 +243,7 @@ def drawer_write(
             for older, assessment in assessed
         ]
         _drawer_insert(drawer, links)
-    if links:
+    if links and logger.isEnabledFor(logging.INFO):  # the list is worth building only then
         logger.info(
             "drawer %s stored in %s, similar_to %s",
             drawer.uuid,
