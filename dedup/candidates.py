@@ -292,9 +292,11 @@ def _for_text_postgresql(
 # The tsvector expression must be the one the GIN index is built on (palace/fulltext.py).
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
-# Its plan is generic (no per-call planning) and never parallel (starting workers costs more than
-# the whole lookup). The lexical part filters the room inside each group's index scan and ranks
-# before fetching the columns, so that plan stays a few index probes whatever the parameters.
+# Its plans are generic (no planning per call), so each statement is one that has a single good
+# plan whatever its parameters: a group's lookup is a full-text index scan of one table, run once
+# per group; `room_id + 0` keeps the room a filter on the rows it finds (compared with an unknown
+# room the planner would otherwise AND the full-text bitmap with all of a room's index entries).
+# No parallel workers: starting them costs more than the whole lookup.
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
@@ -308,10 +310,24 @@ LANGUAGE plpgsql VOLATILE
 SET plan_cache_mode = force_generic_plan
 SET max_parallel_workers_per_gather = 0
 AS $$
+DECLARE
+    v_group text;
+    v_matches bigint[] := '{{}}';
 BEGIN
     IF p_lock IS NOT NULL THEN
         PERFORM pg_advisory_xact_lock(p_lock);
     END IF;
+    FOREACH v_group IN ARRAY p_groups LOOP
+        v_matches := v_matches || ARRAY(
+            SELECT m.id FROM palace_drawer m
+            WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
+                  @@ to_tsquery('simple'::regconfig, v_group)
+              AND m.valid_to IS NULL AND m.room_id + 0 = p_room
+              AND (p_agent IS NULL OR m.agent = p_agent)
+              AND (p_exclude IS NULL OR m.id <> p_exclude)
+              AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
+                   OR char_length(m.normalized_content) > p_any_length_over));
+    END LOOP;
     RETURN QUERY
     SELECT 0, s.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
@@ -329,20 +345,9 @@ BEGIN
     SELECT 1, x.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM (
-            SELECT g.id, count(*) AS hits
-            FROM unnest(p_groups) AS q(query)
-            CROSS JOIN LATERAL (
-                SELECT m.id FROM palace_drawer m
-                WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
-                      @@ to_tsquery('simple'::regconfig, q.query)
-                  AND m.valid_to IS NULL AND m.room_id = p_room
-                  AND (p_agent IS NULL OR m.agent = p_agent)
-                  AND (p_exclude IS NULL OR m.id <> p_exclude)
-                  AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
-                       OR char_length(m.normalized_content) > p_any_length_over)
-            ) g
-            GROUP BY g.id
-            ORDER BY hits DESC, g.id DESC
+            SELECT h.id, count(*) AS hits FROM unnest(v_matches) AS h(id)
+            GROUP BY h.id
+            ORDER BY hits DESC, h.id DESC
             LIMIT p_lexical_limit
         ) h
         JOIN palace_drawer d ON d.id = h.id
