@@ -122,6 +122,8 @@ def near_length_range(length: int, threshold: float) -> tuple[int, int | None]:
     bound."""
     if length > EDIT_DISTANCE_LIMIT:
         return 0, None
+    if length < 1:  # an empty text is near nothing
+        return 1, 0
     low = max(1, int(length * threshold) - 1)
     while not _lengths_allow(low, length, threshold):
         low += 1

@@ -154,3 +154,4 @@ def test_near_length_range_is_exactly_the_lengths_may_have_verdict_allows(thresh
     assert near_length_range(20, 0.9) == (18, 22)
     assert near_length_range(100, 1.0) == (100, 100)
     assert near_length_range(2001, 0.9) == (0, None)
+    assert near_length_range(0, 0.9) == (1, 0)  # empty: no length at all
