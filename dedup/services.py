@@ -299,9 +299,7 @@ def _drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> None:
             drawer.pk = cursor.fetchone()[0]
             if links:
                 cursor.execute(statements[1], link_params)
-        link_ids = (
-            dict((older_id, link_id) for link_id, older_id in cursor.fetchall()) if links else {}
-        )
+        link_ids = {older_id: link_id for link_id, older_id in cursor.fetchall()} if links else {}
     _mark_saved(drawer)
     for link in links:  # one link per older drawer; RETURNING promises no order
         link.pk = link_ids[link.older_id]
