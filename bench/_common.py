@@ -146,13 +146,13 @@ def drawer_row(room, text: str):
     from dedup import policy
     from palace.models import Drawer
 
-    normalized = policy.normalize_text(text)
+    derived = policy.Text.of(text)
     return Drawer(
         room=room,
         content=text,
-        content_hash=policy.content_hash(text),
-        normalized_content=normalized,
-        fingerprint=policy.fingerprint_of_normalized(normalized),
+        content_hash=derived.content_hash,
+        normalized_content=derived.normalized,
+        fingerprint=derived.fingerprint,
     )
 
 

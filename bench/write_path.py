@@ -62,12 +62,9 @@ def multi_typo_recall(room, originals, rng, typos: int = 3) -> tuple[int, int]:
         variant = original
         for _ in range(typos):
             variant = one_typo(variant, rng)
-        normalized = policy.normalize_text(variant)
-        text = policy.Text(
-            policy.content_hash(variant), normalized, policy.fingerprint_of_normalized(normalized)
-        )
+        text = policy.Text.of(variant)
         old = policy.normalize_text(original)
-        if policy.similarity_of_normalized(normalized, old) < config.near_threshold:
+        if policy.similarity_of_normalized(text.normalized, old) < config.near_threshold:
             continue  # not a near duplicate any more: nothing to find
         planted += 1
         hits = services.candidates_for_text(

@@ -141,7 +141,7 @@ def for_text(
         rows = cursor.fetchall()
     found = Found([], [])
     for part, *row in rows:
-        (found.lexical if part else found.same).append(_candidate(row))
+        (found.lexical if part else found.same).append(Candidate(*row))
     return found
 
 
@@ -181,10 +181,6 @@ def lexical_groups(words: Sequence[str]) -> list[list[str]]:
         return [[word] for word in chosen]
     count = -(-len(chosen) // LEXICAL_GROUP_SIZE)
     return [chosen[i::count] for i in range(count)]
-
-
-def _candidate(row: tuple) -> Candidate:
-    return Candidate(*row)
 
 
 # --- SQLite ------------------------------------------------------------------------------------

@@ -19,9 +19,14 @@ def lock_key(*parts: object) -> int:
 
 def advisory_lock(*parts: object) -> None:
     """Block until no other transaction holds the same key; released at commit or rollback."""
+    hold_lock(lock_key(*parts))
+
+
+def hold_lock(key: int) -> None:
+    """`advisory_lock` by a key `lock_key` already made."""
     if connection.vendor != "postgresql":
         return
     if not connection.in_atomic_block:  # pragma: no cover - a programming error
         raise RuntimeError("advisory_lock() must be called inside a transaction.")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock_key(*parts)])
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])

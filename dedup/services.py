@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from dedup import candidates, policy
 from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
-from dedup.locks import advisory_lock, lock_key
+from dedup.locks import advisory_lock, hold_lock, lock_key
 from dedup.validation import (
     clean_content,
     clean_kind,
@@ -174,11 +174,7 @@ def drawer_write(
     if mode.per_agent and not agent:
         raise InvalidInput("a diary entry needs an agent.", details={"field": "agent"})
     config = config or DedupConfig.from_settings()
-    text = policy.Text(
-        content_hash=policy.content_hash(content),
-        normalized=(normalized := policy.normalize_text(content)),
-        fingerprint=policy.fingerprint_of_normalized(normalized),
-    )
+    text = policy.Text.of(content)
 
     with transaction.atomic():
         # Writers of the same text (or the same name) in a room queue on a lock, so a race
@@ -189,7 +185,7 @@ def drawer_write(
             advisory_lock("drawer-name", room.id, name)
         text_lock: int | None = lock_key("drawer", room.id, text.content_hash)
         if drawer_id is not None or not config.enabled:
-            advisory_lock("drawer", room.id, text.content_hash)
+            hold_lock(text_lock)
             text_lock = None
         if drawer_id is not None:
             replayed = _replayed(drawer_id, room)

@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from dedup.policy.similarity import EDIT_DISTANCE_LIMIT, similarity_of_normalized
+from dedup.policy.text import content_hash, fingerprint_of_normalized, normalize_text
 
 MIN_NEAR_CHARS = 12
 DEFAULT_NEAR_THRESHOLD = 0.9
@@ -76,6 +77,12 @@ class Text:
     content_hash: str
     normalized: str
     fingerprint: str | None
+
+    @classmethod
+    def of(cls, content: str) -> Text:
+        """The hash, normal form and fingerprint of verbatim content."""
+        normalized = normalize_text(content)
+        return cls(content_hash(content), normalized, fingerprint_of_normalized(normalized))
 
 
 def assess(new: Text, old: Text, *, threshold: float) -> Assessment:

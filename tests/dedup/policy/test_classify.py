@@ -155,3 +155,11 @@ def test_near_length_range_is_exactly_the_lengths_may_have_verdict_allows(thresh
     assert near_length_range(100, 1.0) == (100, 100)
     assert near_length_range(2001, 0.9) == (0, None)
     assert near_length_range(0, 0.9) == (1, 0)  # empty: no length at all
+
+
+def test_text_of_content_is_its_hash_normal_form_and_fingerprint():
+    derived = Text.of("Use port 8080!")
+    assert derived == Text(
+        content_hash("Use port 8080!"), "use port 8080", fingerprint("Use port 8080!")
+    )
+    assert Text.of("...").fingerprint is None
