@@ -29,9 +29,13 @@ EXACT_CANDIDATES = 10
 LEXICAL_CANDIDATES = 60
 # The longest query words are split into small groups; a group matches only when all its words
 # do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
-# each AND cheap and are seldom broken; four groups survive up to three broken words.
+# each AND cheap and are seldom broken. Each pair costs full-text lookups on every write, so the
+# write path asks three (they survive any two broken words) and sweeps, which run in the
+# background to find what writes missed, ask four (they survive three). bench/lexical_groups.py
+# measures the cost and the recall of each.
 LEXICAL_GROUP_SIZE = 2
-LEXICAL_GROUPS = 4
+LEXICAL_GROUPS = 3
+SWEEP_LEXICAL_GROUPS = 4
 # SQLite's full-text index knows no rooms: of the drawers matching a group anywhere, only this
 # many, ranked by groups matched then newest, are looked up for their room and text. A bound on
 # the cost of a query whose word pairs are common, and a wide one: a drawer left out would need
@@ -116,23 +120,24 @@ def for_text(
     lock: int | None = None,
     lengths: LengthBand = ANY_LENGTH,
     lexical_limit: int = LEXICAL_CANDIDATES,
+    groups: int = LEXICAL_GROUPS,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
-    query, those sharing a group of them with a normalised length in `lengths` (at most
-    `lexical_limit`).
+    query, those sharing one of `groups` groups of them with a normalised length in `lengths` (at
+    most `lexical_limit`).
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
     """
-    groups = lexical_groups(words)
+    word_groups = lexical_groups(words, groups)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
-            scope, content_hash, fingerprint, groups, lengths, lexical_limit, lock
+            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, lock
         )
     elif connection.vendor == "sqlite":
         sql, params = _for_text_sqlite(
-            scope, content_hash, fingerprint, groups, lengths, lexical_limit
+            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit
         )
     else:  # pragma: no cover
         raise NotImplementedError(connection.vendor)
@@ -158,7 +163,11 @@ def same_fingerprint(scope: Scope, fingerprint: str | None) -> list[Candidate]:
 
 
 def lexical(
-    scope: Scope, words: Sequence[str], *, limit: int = LEXICAL_CANDIDATES
+    scope: Scope,
+    words: Sequence[str],
+    *,
+    limit: int = LEXICAL_CANDIDATES,
+    groups: int = LEXICAL_GROUPS,
 ) -> list[Candidate]:
     """Current drawers of the scope holding every word of at least one group, those matching
     the most groups first, then the newest.
@@ -167,16 +176,17 @@ def lexical(
     matching row). Counting the groups a drawer matches is nearly free and is what tells a
     variant's original from a chance match.
     """
-    return for_text(scope, "", None, words, lexical_limit=limit).lexical
+    return for_text(scope, "", None, words, lexical_limit=limit, groups=groups).lexical
 
 
 def lexical_words(words: Sequence[str]) -> list[str]:
     return [word for word in words if word not in STOP_WORDS]
 
 
-def lexical_groups(words: Sequence[str]) -> list[list[str]]:
-    """Split the longest words into small groups: a typo breaks one word, so one group."""
-    chosen = lexical_words(words)[: LEXICAL_GROUP_SIZE * LEXICAL_GROUPS]
+def lexical_groups(words: Sequence[str], groups: int = LEXICAL_GROUPS) -> list[list[str]]:
+    """Split the longest words into at most `groups` small groups: a typo breaks one word, so
+    one group."""
+    chosen = lexical_words(words)[: LEXICAL_GROUP_SIZE * groups]
     if len(chosen) <= LEXICAL_GROUP_SIZE:
         return [[word] for word in chosen]
     count = -(-len(chosen) // LEXICAL_GROUP_SIZE)

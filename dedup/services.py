@@ -339,12 +339,17 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
 
 
 def candidates_for_text(
-    scope: candidates.Scope, text: policy.Text, *, threshold: float, lock: int | None = None
+    scope: candidates.Scope,
+    text: policy.Text,
+    *,
+    threshold: float,
+    lock: int | None = None,
+    groups: int = candidates.LEXICAL_GROUPS,
 ) -> candidates.Found:
     """Every candidate of a text in its scope, in one round trip (the write path's and the
     sweeps'), read once `lock` is held. A short text can only be exact or normalized, so it gets
     no lexical query; the lexical query, there to find near texts, asks only for lengths that
-    can be near at `threshold`."""
+    can be near at `threshold`, with `groups` pairs of the text's words."""
     if len(text.normalized) < policy.MIN_NEAR_CHARS:
         return candidates.for_text(scope, text.content_hash, text.fingerprint, [], lock=lock)
     low, high = policy.near_length_range(len(text.normalized), threshold)
@@ -358,6 +363,7 @@ def candidates_for_text(
         policy.query_words_of_normalized(text.normalized),
         lock=lock,
         lengths=lengths,
+        groups=groups,
     )
 
 

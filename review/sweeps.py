@@ -152,6 +152,7 @@ def _sweep_batch(run, scope, batch, counts, progress) -> None:
             candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk),
             text,
             threshold=run.threshold,
+            groups=candidates.SWEEP_LEXICAL_GROUPS,
         )
         seen: set[int] = set()
         for candidate in [*hits.same, *hits.lexical]:

@@ -45,7 +45,7 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
 
 
 def test_lexical_candidates_keep_to_the_length_band(room):
-    short = services.drawer_write(room=room, content="Deploy the script: migrations.").drawer
+    short = services.drawer_write(room=room, content="Migrations first, then the workers.").drawer
     original = services.drawer_write(room=room, content=TEXT).drawer
     scope, words = candidates.Scope(room=room), services.policy.query_words(TEXT)
 
@@ -102,10 +102,15 @@ def test_common_word_pairs_elsewhere_do_not_crowd_out_the_original(room):
 
 def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     words = [f"word{n:02d}" for n in range(14)]
-    groups = candidates.lexical_groups(words)
-    # The eight longest words, in four pairs: every word is in exactly one group, so one broken
-    # word leaves three groups intact, and three leave one.
-    assert groups == [
+    # The write path: the six longest words in three pairs. Every word is in exactly one group,
+    # so one broken word leaves two groups intact, and two leave one.
+    assert candidates.lexical_groups(words) == [
+        ["word00", "word03"],
+        ["word01", "word04"],
+        ["word02", "word05"],
+    ]
+    # Sweeps: the eight longest in four pairs, so three broken words leave one.
+    assert candidates.lexical_groups(words, candidates.SWEEP_LEXICAL_GROUPS) == [
         ["word00", "word04"],
         ["word01", "word05"],
         ["word02", "word06"],

@@ -193,6 +193,32 @@ def test_discard_below_the_threshold_and_never_propose_again(palace, curator):
     assert not run_sweep().proposals.exists()
 
 
+REVIEW = (
+    "Quarterly infrastructure reviews document observability, capacity planning, failover "
+    "drills and budgets for every regional datacenter team."
+)
+
+
+def test_sweeps_find_variants_whose_broken_words_hide_them_from_the_write_path(dedup_settings):
+    """The write path asks three pairs of the longest words, a sweep four: three typos, one in
+    each of the write path's pairs, hide a variant from the write but not from the sweep."""
+    room = write.room_get_or_create(wing="ops", room="reviews")
+    original = write.drawer_write(room=room, content=REVIEW).drawer
+    typos = REVIEW
+    for word, broken in (
+        ("infrastructure", "infrastrucxure"),
+        ("observability", "observabixity"),
+        ("datacenter", "datacentex"),
+    ):
+        typos = typos.replace(word, broken)
+    written = write.drawer_write(room=room, content=typos)
+    assert written.created and written.links == ()
+
+    proposal = pairs(run_sweep())[(written.drawer.pk, original.pk)]
+    assert proposal.tier == "near"
+    assert proposal.gates["signals"]["similarity"] >= 0.9
+
+
 def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
     strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     # Written while fuzzy matching was off: typos became their own entities.
