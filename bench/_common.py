@@ -156,6 +156,23 @@ def drawer_row(room, text: str):
     )
 
 
+def fill(room, vocabulary: Vocabulary, count: int) -> None:
+    """Grow the room with plain bulk inserts (derived columns filled, indexes live)."""
+    from palace.models import Drawer
+
+    for start in range(0, count, 2000):
+        rows = [drawer_row(room, vocabulary.sentence()) for _ in range(min(2000, count - start))]
+        Drawer.objects.bulk_create(rows)
+
+
+def settle() -> None:
+    """After a bulk load, what `manage.py dedup_maintain` does (and autovacuum would do on
+    PostgreSQL before long): the indexes in their steady state."""
+    from dedup.maintenance import optimize_candidate_indexes
+
+    optimize_candidate_indexes()
+
+
 def run_children(script: str, backends: str, arguments: list[str]):
     """Run the benchmark once per backend, each in its own process (settings are read once per
     process), and yield the JSON rows each prints."""

@@ -25,30 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import (
     Vocabulary,
     drawer_row,
+    fill,
     fresh_database_url,
     one_typo,
     run_children,
+    settle,
     setup_django,
     summary,
     table,
 )
-
-
-def fill(room, vocabulary, count: int) -> None:
-    """Grow the room with plain bulk inserts (derived columns filled, indexes live)."""
-    from palace.models import Drawer
-
-    for start in range(0, count, 2000):
-        rows = [drawer_row(room, vocabulary.sentence()) for _ in range(min(2000, count - start))]
-        Drawer.objects.bulk_create(rows)
-
-
-def settle(backend: str) -> None:
-    """After the bulk load, what `manage.py dedup_maintain` does (and autovacuum would do on
-    PostgreSQL before long): the indexes in their steady state."""
-    from dedup.maintenance import optimize_candidate_indexes
-
-    optimize_candidate_indexes()
 
 
 def multi_typo_recall(room, originals, rng, typos: int = 3) -> tuple[int, int]:
@@ -87,7 +72,7 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
     present = 0
     for size in sizes:
         fill(room, vocabulary, size - present)
-        settle(backend)
+        settle()
         originals = list(
             Drawer.objects.filter(room=room)
             .order_by("?")
