@@ -85,16 +85,15 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
             .values_list("id", "content")[:originals_count]
         )
         planted = {typos: variants_of(originals, rng, typos, threshold) for typos in TYPOS}
-        # Every text is queried under each configuration in turn, in a rotating order; new texts
-        # (nothing to find) count for the time as the variants do.
-        texts = [(None, policy.Text.of(vocabulary.sentence())) for _ in originals]
+        # (original id, typos, text): every text is queried under each configuration in turn, in
+        # a rotating order; new texts (nothing to find) count for the time as the variants do.
+        queries = [(None, 0, policy.Text.of(vocabulary.sentence())) for _ in originals]
         for typos in TYPOS:
-            texts += [(original_id, text) for original_id, text in planted[typos]]
+            queries += [(original_id, typos, text) for original_id, text in planted[typos]]
         wall = {pairs: [] for pairs in PAIRS}
         cpu = {pairs: [] for pairs in PAIRS}
         found = {(pairs, typos): 0 for pairs in PAIRS for typos in TYPOS}
-        kinds = [None] * len(originals) + [t for t in TYPOS for _ in planted[t]]
-        for index, ((original_id, text), typos) in enumerate(zip(texts, kinds, strict=True)):
+        for index, (original_id, typos, text) in enumerate(queries):
             order = PAIRS[index % len(PAIRS) :] + PAIRS[: index % len(PAIRS)]
             for pairs in order:
                 started, started_cpu = time.perf_counter(), time.thread_time()
