@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import statistics
@@ -173,15 +174,32 @@ def settle() -> None:
     optimize_candidate_indexes()
 
 
-def run_children(script: str, backends: str, arguments: list[str]):
+def arguments(doc: str, *, sizes: str, **options: int) -> argparse.Namespace:
+    """A benchmark's command line: --sizes (comma-separated, parsed to ints), --backends, an
+    integer option per keyword with its default, and the hidden --child a backend's process is
+    run with."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--sizes", default=sizes)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    for name, default in options.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parsed = parser.parse_args()
+    parsed.sizes = [int(size) for size in parsed.sizes.split(",")]
+    return parsed
+
+
+def run_children(script: str, backends: str):
     """Run the benchmark once per backend, each in its own process (settings are read once per
-    process), and yield the JSON rows each prints."""
+    process) given this process's command line, and yield the JSON rows each prints."""
     import json
 
     for backend in backends.split(","):
         print(f"running {backend} ...", file=sys.stderr, flush=True)
         process = subprocess.run(
-            [sys.executable, script, "--child", backend, *arguments], capture_output=True, text=True
+            [sys.executable, script, *sys.argv[1:], "--child", backend],
+            capture_output=True,
+            text=True,
         )
         if process.returncode != 0:
             sys.exit(process.stderr)

@@ -16,7 +16,6 @@ Nothing is written while measuring.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
     Vocabulary,
+    arguments,
     fill,
     fresh_database_url,
     one_typo,
@@ -124,23 +124,13 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--sizes", default="100000")
-    parser.add_argument("--originals", type=int, default=500)
-    parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = arguments(__doc__, sizes="100000", originals=500)
     if args.child:
-        child(args.child, sizes, args.originals)
+        child(args.child, args.sizes, args.originals)
         return
 
     rows = []
-    for r in run_children(
-        __file__, args.backends, ["--sizes", args.sizes, "--originals", str(args.originals)]
-    ):
+    for r in run_children(__file__, args.backends):
         recall = [
             f"{found}/{planted} ({100 * found / max(1, planted):.1f}%)"
             for found, planted in (r["recall"][str(typos)] for typos in TYPOS)

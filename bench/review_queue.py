@@ -8,7 +8,6 @@ whole Django stack: middleware, session, templates).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -20,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
     Vocabulary,
+    arguments,
     drawer_row,
     fresh_database_url,
     run_children,
@@ -144,19 +144,10 @@ def child(backend: str, sizes: list[int], repeat: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = arguments(__doc__, sizes="1000,10000,100000", repeat=15)
     if args.child:
-        child(args.child, sizes, args.repeat)
+        child(args.child, args.sizes, args.repeat)
         return
-    arguments = ["--sizes", args.sizes, "--repeat", str(args.repeat)]
     rows = [
         [
             r["backend"],
@@ -166,7 +157,7 @@ def main() -> None:
             f"{r['worst']:.1f}",
             r["queries"],
         ]
-        for r in run_children(__file__, args.backends, arguments)
+        for r in run_children(__file__, args.backends)
     ]
     print(table(["backend", "open items", "page", "median ms", "worst ms", "queries"], rows))
 

@@ -4,12 +4,11 @@
 (rapidfuzz cdist, OSA, measured on the 10,000 room and extrapolated beyond), and the recall of the
 planted near duplicates compared with all-pairs.
 
-    .venv/bin/python bench/sweep.py [--sizes 10000,100000] [--backend sqlite]
+    .venv/bin/python bench/sweep.py [--sizes 10000,100000] [--backends sqlite]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -20,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
     Vocabulary,
+    arguments,
     drawer_row,
     fresh_database_url,
     one_typo,
@@ -124,19 +124,12 @@ def recall(found: int, expected: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = arguments(__doc__, sizes="10000,100000")
     if args.child:
-        child(args.child, sizes, sizes[0])
+        child(args.child, args.sizes, args.sizes[0])
         return
     rows = []
-    for r in run_children(__file__, args.backends, ["--sizes", args.sizes]):
+    for r in run_children(__file__, args.backends):
         measured = "" if r.get("all_pairs_measured") else " (extrapolated)"
         rows.append(
             [

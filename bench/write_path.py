@@ -12,7 +12,6 @@ Both kinds of write are interleaved in one run, so machine noise hits both alike
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -24,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
     Vocabulary,
+    arguments,
     drawer_row,
     fill,
     fresh_database_url,
@@ -123,23 +123,13 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--writes", type=int, default=1000)
-    parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000)
     if args.child:
-        child(args.child, sizes, args.writes)
+        child(args.child, args.sizes, args.writes)
         return
 
     rows = []
-    for r in run_children(
-        __file__, args.backends, ["--sizes", args.sizes, "--writes", str(args.writes)]
-    ):
+    for r in run_children(__file__, args.backends):
         d, p = r["dedup"], r["plain"]
         rows.append(
             [
