@@ -29,7 +29,9 @@ from dedup.validation import (
     clean_optional_label,
 )
 from palace.models import (
+    AuditAction,
     AuditEntry,
+    AuditTarget,
     Checkpoint,
     DistinctPair,
     Drawer,
@@ -93,38 +95,6 @@ class DedupConfig:
             near_threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD,
             entity_fuzzy=settings.CASTELLAN_DEDUP_ENTITY_FUZZY,
         )
-
-
-def actor_label(actor) -> str:
-    if actor is None:
-        return "system"
-    return getattr(actor, "get_username", lambda: str(actor))()
-
-
-def audit_record(
-    *,
-    actor,
-    action: str,
-    target_type: str,
-    target_id: object,
-    before: dict | None = None,
-    after: dict | None = None,
-    data: dict | None = None,
-    batch: uuid_module.UUID | None = None,
-) -> AuditEntry:
-    """Append one audit row. Call it inside the transaction that makes the change."""
-    user = actor if getattr(actor, "is_authenticated", False) else None
-    return AuditEntry.objects.create(
-        actor=user,
-        actor_label=actor_label(actor),
-        action=action,
-        target_type=target_type,
-        target_id=str(target_id),
-        before=before,
-        after=after,
-        data=data or {},
-        batch=batch,
-    )
 
 
 # --- Wings and rooms ---------------------------------------------------------------------------
@@ -453,10 +423,10 @@ def drawer_supersede(*, drawer: Drawer, by: Drawer | None = None, actor=None) ->
         drawer.valid_to = timezone.now()
         drawer.superseded_by = by
         drawer.save(update_fields=["valid_to", "superseded_by"])
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="drawer.supersede",
-            target_type="drawer",
+            action=AuditAction.DRAWER_SUPERSEDE,
+            target_type=AuditTarget.DRAWER,
             target_id=drawer.uuid,
             before={"valid_to": before["valid_to"], "superseded_by": before["superseded_by"]},
             after={
@@ -476,10 +446,10 @@ def drawer_delete(*, drawer: Drawer, actor=None) -> None:
         ) + list(
             DrawerLink.objects.filter(older=drawer).values("newer__uuid", "verdict", "similarity")
         )
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="drawer.delete",
-            target_type="drawer",
+            action=AuditAction.DRAWER_DELETE,
+            target_type=AuditTarget.DRAWER,
             target_id=drawer.uuid,
             before={**drawer_snapshot(drawer), "links": _jsonable(links)},
             after=None,
@@ -642,10 +612,10 @@ def entity_alias_add(*, entity: Entity, alias: str, actor=None) -> tuple[Entity,
             return entity, False
         before = list(entity.alias_set.values_list("alias", flat=True))
         EntityAlias.objects.create(entity=entity, alias=alias, key=policy.entity_key(alias))
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="entity.alias_add",
-            target_type="entity",
+            action=AuditAction.ENTITY_ALIAS_ADD,
+            target_type=AuditTarget.ENTITY,
             target_id=entity.uuid,
             before={"aliases": before},
             after={"aliases": [*before, alias]},

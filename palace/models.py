@@ -117,7 +117,36 @@ class Drawer(models.Model):
         return self.valid_to is None
 
 
-class DrawerLink(models.Model):
+class ReviewedLink(models.Model):
+    """What the two link models share: how alike the sides are, and the curator's decision.
+
+    `status` is declared by each link model, since the decisions differ (only entities take an
+    alias); "open" is always the undecided state.
+    """
+
+    similarity = models.FloatField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        abstract = True
+        ordering = ["-similarity", "id"]
+
+    def mark_decided(self, actor) -> None:
+        """Stamp the decision on the link (the status is set by the decision itself)."""
+        self.decided_at = timezone.now()
+        self.decided_by = actor if getattr(actor, "is_authenticated", False) else None
+
+    def reopen(self) -> None:
+        self.status = self.Status.OPEN
+        self.decided_at = None
+        self.decided_by = None
+
+
+class DrawerLink(ReviewedLink):
     """A `similar_to` link: the newer drawer resembles the older one, with the evidence."""
 
     class Verdict(models.TextChoices):
@@ -133,17 +162,10 @@ class DrawerLink(models.Model):
     newer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_older")
     older = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="links_to_newer")
     verdict = models.CharField(max_length=16, choices=Verdict.choices)
-    similarity = models.FloatField()
     signals = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
-    class Meta:
-        ordering = ["-similarity", "id"]
+    class Meta(ReviewedLink.Meta):
         constraints = [
             models.UniqueConstraint(fields=["newer", "older"], name="drawer_link_unique_pair"),
             models.CheckConstraint(
@@ -236,7 +258,7 @@ class Mention(models.Model):
         return f"{self.drawer_id} mentions {self.entity_id}"
 
 
-class EntityLink(models.Model):
+class EntityLink(ReviewedLink):
     """A `possibly_same_as` link: the newer entity resembles the older one."""
 
     class Status(models.TextChoices):
@@ -247,19 +269,12 @@ class EntityLink(models.Model):
 
     newer = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_older")
     older = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_newer")
-    similarity = models.FloatField()
     distance = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Edits between the keys: 1 is an ambiguous typo."
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
-    class Meta:
-        ordering = ["-similarity", "id"]
+    class Meta(ReviewedLink.Meta):
         constraints = [
             models.UniqueConstraint(fields=["newer", "older"], name="entity_link_unique_pair"),
             models.CheckConstraint(
@@ -322,7 +337,74 @@ class Checkpoint(models.Model):
         return self.key
 
 
+DECISION_PREFIX = "review."
+
+
+class AuditAction(models.TextChoices):
+    """Everything the audit log records, named once. Decisions on review items are `review.*`."""
+
+    DRAWER_SUPERSEDE = "drawer.supersede"
+    DRAWER_DELETE = "drawer.delete"
+    ENTITY_ALIAS_ADD = "entity.alias_add"
+    REVIEW_ADD_ALIAS = "review.add_alias"
+    REVIEW_MERGE = "review.merge"
+    REVIEW_DELETE_LINK = "review.delete_link"
+    REVIEW_DISMISS = "review.dismiss"
+    REVIEW_SAME = "review.same", "review.same (a sweep's proposal judged the same)"
+    REVIEW_WRONG = "review.wrong", "review.wrong (a sweep's proposal judged not the same)"
+    REVIEW_REVERT = "review.revert"
+    SWEEP_APPLY = "sweep.apply"
+    SWEEP_REVERSE = "sweep.reverse"
+    SWEEP_SAMPLE = "sweep.sample"
+
+    @classmethod
+    def decision(cls, action: str) -> AuditAction:
+        """The audit action of a curator's decision, e.g. `merge` -> `review.merge`."""
+        return cls(f"{DECISION_PREFIX}{action}")
+
+
+class AuditTarget(models.TextChoices):
+    DRAWER = "drawer"
+    ENTITY = "entity"
+    REVIEW_ITEM = "review_item"
+    DECISION = "decision"
+    SWEEP = "sweep"
+
+
+def actor_label(actor) -> str:
+    """How the log names who acted: the username, or "system" for a command or a migration."""
+    if actor is None:
+        return "system"
+    return getattr(actor, "get_username", lambda: str(actor))()
+
+
 class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
+    def record(
+        self,
+        *,
+        actor,
+        action: AuditAction,
+        target_type: AuditTarget,
+        target_id: object,
+        before: dict | None = None,
+        after: dict | None = None,
+        data: dict | None = None,
+        batch: uuid.UUID | None = None,
+    ) -> AuditEntry:
+        """Append one audit row: the only way rows are written. Call it inside the transaction
+        that makes the change, so the change and its record commit together or not at all."""
+        return self.create(
+            actor=actor if getattr(actor, "is_authenticated", False) else None,
+            actor_label=actor_label(actor),
+            action=AuditAction(action),
+            target_type=AuditTarget(target_type),
+            target_id=str(target_id),
+            before=before,
+            after=after,
+            data=data or {},
+            batch=batch,
+        )
+
     def delete(self):  # type: ignore[override]
         raise PermissionError("The audit log is append-only.")
 
@@ -338,8 +420,8 @@ class AuditEntry(models.Model):
     )
     actor_label = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
-    action = models.CharField(max_length=64)
-    target_type = models.CharField(max_length=64)
+    action = models.CharField(max_length=64, choices=AuditAction.choices)
+    target_type = models.CharField(max_length=64, choices=AuditTarget.choices)
     target_id = models.CharField(max_length=64)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from dedup import policy
 from dedup.errors import InvalidInput
-from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
+from palace.models import AuditAction, AuditEntry, DrawerLink, Entity, EntityLink, Mention
 from review.diff import differing_numbers, side_by_side
 from review.models import Proposal
 from review.services import DECISION_PREFIX, REVERT_ACTION, ItemRef, not_reverted
@@ -596,7 +596,7 @@ def precision_stats() -> dict:
     ):
         add("typo candidate" if distance == 1 else "possible match", similarity, status)
     # Deleted links live on only in the audit log.
-    deleted = not_reverted(AuditEntry.objects.filter(action=f"{DECISION_PREFIX}delete_link"))
+    deleted = not_reverted(AuditEntry.objects.filter(action=AuditAction.REVIEW_DELETE_LINK))
     for entry in deleted.only("before"):
         link = entry.before["link"]
         tier = link.get("verdict") or (

@@ -20,9 +20,11 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
-from dedup.services import audit_record
 from palace.models import (
+    DECISION_PREFIX,
+    AuditAction,
     AuditEntry,
+    AuditTarget,
     DistinctPair,
     Drawer,
     DrawerLink,
@@ -31,9 +33,8 @@ from palace.models import (
     EntityLink,
 )
 
-DECISION_PREFIX = "review."
-REVERT_ACTION = "review.revert"
-ITEM_TARGET = "review_item"
+REVERT_ACTION = AuditAction.REVIEW_REVERT
+ITEM_TARGET = AuditTarget.REVIEW_ITEM
 
 
 class Action(enum.StrEnum):
@@ -180,12 +181,11 @@ def decide(
         before, after, touches = apply(link, canonical)
         link_model = type(link)
         if chosen is not Action.DELETE_LINK:
-            link.decided_at = timezone.now()
-            link.decided_by = actor if getattr(actor, "is_authenticated", False) else None
+            link.mark_decided(actor)
             link.save(update_fields=["status", "decided_at", "decided_by"])
-        return audit_record(
+        return AuditEntry.objects.record(
             actor=actor,
-            action=f"{DECISION_PREFIX}{chosen}",
+            action=AuditAction.decision(chosen),
             target_type=ITEM_TARGET,
             target_id=ref,
             before=before,
@@ -417,7 +417,9 @@ def dependents(entry: AuditEntry) -> list[AuditEntry]:
 def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
     """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
     reverts = AuditEntry.objects.filter(
-        action=REVERT_ACTION, target_type="decision", target_id=Cast(OuterRef("pk"), CharField())
+        action=REVERT_ACTION,
+        target_type=AuditTarget.DECISION,
+        target_id=Cast(OuterRef("pk"), CharField()),
     )
     return entries.exclude(Exists(reverts))
 
@@ -499,17 +501,17 @@ def _revert_one(entry: AuditEntry, actor, note: str, batch) -> AuditEntry:
                     EntityAlias.objects.filter(
                         entity_id=after["canonical"], alias=after["alias_added"]
                     ).delete()
-            link.status, link.decided_at, link.decided_by = model.Status.OPEN, None, None
+            link.reopen()
             link.save(update_fields=["status", "decided_at", "decided_by"])
     except IntegrityError as error:
         raise RevertBlocked(
             "Restoring the prior state would clash with what was written since "
             "(for example a drawer now holding the same name).",
         ) from error
-    return audit_record(
+    return AuditEntry.objects.record(
         actor=actor,
-        action=REVERT_ACTION,
-        target_type="decision",
+        action=AuditAction.REVIEW_REVERT,
+        target_type=AuditTarget.DECISION,
         target_id=entry.pk,
         before=after,
         after=before,

@@ -20,9 +20,11 @@ from django.utils import timezone
 
 from dedup import candidates, policy
 from dedup.errors import Conflict, DomainError, InvalidInput
-from dedup.services import audit_record, candidates_for_text, drawer_link
+from dedup.services import candidates_for_text, drawer_link
 from palace.models import (
+    AuditAction,
     AuditEntry,
+    AuditTarget,
     DistinctPair,
     Drawer,
     DrawerLink,
@@ -356,10 +358,10 @@ def apply(
             else:
                 linked += 1
             proposal.save(update_fields=["status", "applied_link"])
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="sweep.apply",
-            target_type="sweep",
+            action=AuditAction.SWEEP_APPLY,
+            target_type=AuditTarget.SWEEP,
             target_id=run.pk,
             after={
                 "threshold": threshold,
@@ -428,10 +430,10 @@ def reverse(run: SweepRun, *, actor=None) -> int:
             proposal.status, proposal.applied_link = Proposal.Status.PROPOSED, None
             proposal.save(update_fields=["status", "applied_link"])
             undone += 1
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="sweep.reverse",
-            target_type="sweep",
+            action=AuditAction.SWEEP_REVERSE,
+            target_type=AuditTarget.SWEEP,
             target_id=run.pk,
             after={"undone": undone},
             batch=batch,
@@ -449,10 +451,10 @@ def draw_sample(run: SweepRun, *, per_stratum: int = 5, actor=None) -> int:
     chosen = [pk for ids in strata.values() for pk in rng.sample(ids, min(per_stratum, len(ids)))]
     with transaction.atomic():
         marked = run.proposals.filter(pk__in=chosen, sampled=False).update(sampled=True)
-        audit_record(
+        AuditEntry.objects.record(
             actor=actor,
-            action="sweep.sample",
-            target_type="sweep",
+            action=AuditAction.SWEEP_SAMPLE,
+            target_type=AuditTarget.SWEEP,
             target_id=run.pk,
             after={"per_stratum": per_stratum, "sampled": marked},
         )
@@ -472,9 +474,9 @@ def judge(proposal: Proposal, *, verdict: str, actor=None, note: str = "", batch
             raise decisions.already_decided(ref)
         proposal.verdict = verdict
         proposal.save(update_fields=["verdict"])
-        return audit_record(
+        return AuditEntry.objects.record(
             actor=actor,
-            action=f"{decisions.DECISION_PREFIX}{verdict}",
+            action=AuditAction.decision(verdict),
             target_type=decisions.ITEM_TARGET,
             target_id=ref,
             before={"verdict": ""},
