@@ -73,7 +73,8 @@ def test_twelve_normalised_characters_may_be_near():
     assert result.signals.similarity == 11 / 12
     # Just under the limit, the same one-letter change is never near, even at a low threshold.
     eleven = assess(text("abcdefghijX"), text("abcdefghijk"), threshold=0.5)
-    assert eleven.verdict is None and eleven.signals.similarity == 10 / 11
+    assert eleven.verdict is None
+    assert eleven.signals.similarity == 10 / 11
     assert assess(text(new), text(old), threshold=0.5).verdict == Verdict.NEAR
 
 

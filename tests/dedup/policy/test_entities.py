@@ -175,7 +175,8 @@ def test_possible_matches_two_edits_four_chars_and_similarity_floor():
         person(5, "Kxxxrino"),  # 3 edits: not possible
     ]
     result = resolve("Katerino", "person", known, True)
-    assert result.entity == 3 and result.rule == Rule.TYPO
+    assert result.entity == 3
+    assert result.rule == Rule.TYPO
     distinct = resolve("Katerino", "person", [known[0], known[1], known[3], known[4]], True)
     assert [p.entity for p in distinct.possible] == [1, 4]
     assert all(p.similarity >= 0.75 for p in distinct.possible)
@@ -214,7 +215,8 @@ def test_fuzzy_off_keeps_rules_one_to_three_only():
     assert resolve("surrealdb", "tool", known, False).rule == Rule.NORMALIZED
     assert resolve("Surreal", "tool", known, False).rule == Rule.ALIAS
     result = resolve("SurealDB", "tool", known, False)
-    assert result.entity is None and result.possible == ()
+    assert result.entity is None
+    assert result.possible == ()
 
 
 def test_aliases_are_not_used_for_typos():
@@ -227,4 +229,5 @@ def test_aliases_are_not_used_for_typos():
 def test_distinct_from_is_never_proposed_or_converged():
     known = [person(1, "Lovelace")]
     result = resolve("Lovelase", "person", known, True, distinct_from=frozenset({1}))
-    assert result.entity is None and result.possible == ()
+    assert result.entity is None
+    assert result.possible == ()
