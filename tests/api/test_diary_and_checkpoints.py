@@ -30,9 +30,11 @@ def test_diary_compares_only_the_same_agents_entries(dedup_settings):
     alice, bob = client_as("alice"), client_as("bob")
     first = alice.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json").json()
     bobs = bob.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json")
-    assert bobs.status_code == 201 and bobs.json()["similar"] == []
+    assert bobs.status_code == 201
+    assert bobs.json()["similar"] == []
     again = alice.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json")
-    assert again.status_code == 200 and again.json()["id"] == first["id"]
+    assert again.status_code == 200
+    assert again.json()["id"] == first["id"]
     assert Drawer.objects.filter(room__name="diary").count() == 2
 
 
@@ -41,13 +43,15 @@ def test_writing_as_another_agent_needs_the_permission(dedup_settings, grant):
     refused = plain.post(
         "/api/diary", {"wing": "w", "content": ENTRY, "agent": "someone"}, format="json"
     )
-    assert refused.status_code == 403 and refused.json()["code"] == "permission_denied"
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "permission_denied"
     assert Drawer.objects.count() == 0
     trusted = client_as("orchestrator", grant)
     allowed = trusted.post(
         "/api/diary", {"wing": "w", "content": ENTRY, "agent": "someone"}, format="json"
     )
-    assert allowed.status_code == 201 and allowed.json()["agent"] == "someone"
+    assert allowed.status_code == 201
+    assert allowed.json()["agent"] == "someone"
 
 
 @pytest.mark.parametrize(
@@ -61,7 +65,8 @@ def test_writing_as_another_agent_needs_the_permission(dedup_settings, grant):
 )
 def test_bad_diary_input(api, body, code):
     response = api.post("/api/diary", body, format="json")
-    assert response.status_code == 400 and response.json()["code"] == code
+    assert response.status_code == 400
+    assert response.json()["code"] == code
     assert Drawer.objects.count() == 0
 
 
@@ -102,7 +107,8 @@ def test_checkpoint_counts_and_files_by_destination(api, user):
     ]
     assert result["drawers"][1]["drawer"] == result["drawers"][0]["drawer"]
     diary = Drawer.objects.get(room__name="diary")
-    assert diary.agent == user.username and diary.source["checkpoint"] == "job-1"
+    assert diary.agent == user.username
+    assert diary.source["checkpoint"] == "job-1"
 
 
 def test_checkpoint_replay_stores_nothing_and_returns_the_same_result(api):
@@ -111,7 +117,8 @@ def test_checkpoint_replay_stores_nothing_and_returns_the_same_result(api):
     replay = api.post("/api/checkpoints", body, format="json")
     assert replay.status_code == 200
     assert {**replay.json(), "replayed": False} == first
-    assert Drawer.objects.count() == 1 and Checkpoint.objects.count() == 1
+    assert Drawer.objects.count() == 1
+    assert Checkpoint.objects.count() == 1
 
 
 def test_checkpoint_id_reused_with_other_items_conflicts(api):
@@ -119,7 +126,8 @@ def test_checkpoint_id_reused_with_other_items_conflicts(api):
     response = api.post(
         "/api/checkpoints", {"id": "job-3", "items": [item("Second.")]}, format="json"
     )
-    assert response.status_code == 409 and response.json()["code"] == "checkpoint_id_taken"
+    assert response.status_code == 409
+    assert response.json()["code"] == "checkpoint_id_taken"
     assert Drawer.objects.count() == 1
 
 
@@ -134,8 +142,10 @@ def test_checkpoint_with_a_failing_item_writes_nothing(api):
         "items": [item("A fine memory."), item("second", name="context")],
     }
     response = api.post("/api/checkpoints", body, format="json")
-    assert response.status_code == 409 and response.json()["code"] == "drawer_name_taken"
-    assert Drawer.objects.count() == 1 and not Checkpoint.objects.exists()
+    assert response.status_code == 409
+    assert response.json()["code"] == "drawer_name_taken"
+    assert Drawer.objects.count() == 1
+    assert not Checkpoint.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -161,8 +171,10 @@ def test_checkpoint_with_a_failing_item_writes_nothing(api):
 )
 def test_bad_checkpoint_input_writes_nothing(api, body):
     response = api.post("/api/checkpoints", body, format="json")
-    assert response.status_code == 400 and response.json()["code"] == "invalid"
-    assert Drawer.objects.count() == 0 and not Checkpoint.objects.exists()
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert Drawer.objects.count() == 0
+    assert not Checkpoint.objects.exists()
 
 
 def test_checkpoint_diary_item_as_another_agent_needs_permission(api):

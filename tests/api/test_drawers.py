@@ -21,15 +21,20 @@ def test_first_write_is_stored_with_its_derived_fields(api, user):
     response = write(api, kind="fact")
     assert response.status_code == 201
     body = response.json()
-    assert body["created"] is True and body["similar"] == []
+    assert body["created"] is True
+    assert body["similar"] == []
     drawer = Drawer.objects.get(uuid=body["id"])
     assert drawer.content == DECISION
-    assert body["wing"] == "notes" and body["room"] == "entries"
-    assert body["content_hash"] == drawer.content_hash and len(drawer.content_hash) == 64
+    assert body["wing"] == "notes"
+    assert body["room"] == "entries"
+    assert body["content_hash"] == drawer.content_hash
+    assert len(drawer.content_hash) == 64
     assert body["fingerprint"] == drawer.fingerprint
-    assert body["agent"] == user.username and body["kind"] == "fact"
+    assert body["agent"] == user.username
+    assert body["kind"] == "fact"
     assert body["source"] == {"via": "api", "user": user.username}
-    assert body["valid_to"] is None and body["is_current"] is True
+    assert body["valid_to"] is None
+    assert body["is_current"] is True
 
 
 def test_wings_and_rooms_are_created_on_first_use(api):
@@ -42,7 +47,8 @@ def test_exact_copy_returns_the_existing_drawer(api):
     first = write(api).json()
     again = write(api)
     assert again.status_code == 200
-    assert again.json()["id"] == first["id"] and again.json()["created"] is False
+    assert again.json()["id"] == first["id"]
+    assert again.json()["created"] is False
     assert Drawer.objects.count() == 1
 
 
@@ -51,7 +57,8 @@ def test_variant_is_stored_and_linked_with_its_evidence(api, settings):
     response = write(api, DECISION.replace("storage", "storge"))
     assert response.status_code == 201
     (similar,) = response.json()["similar"]
-    assert similar["drawer"] == first["id"] and similar["side"] == "older"
+    assert similar["drawer"] == first["id"]
+    assert similar["side"] == "older"
     assert similar["kind"] == "near"
     assert similar["signals"] == {
         "same_hash": False,
@@ -72,7 +79,8 @@ def test_threshold_in_force_is_recorded(api, settings):
 def test_case_variant_is_normalized(api):
     write(api)
     (similar,) = write(api, DECISION.upper()).json()["similar"]
-    assert similar["kind"] == "normalized" and similar["signals"]["same_fingerprint"] is True
+    assert similar["kind"] == "normalized"
+    assert similar["signals"]["same_fingerprint"] is True
 
 
 def test_near_miss_number_is_linked_not_merged(api):
@@ -108,7 +116,8 @@ def test_named_write_is_stored_beside_an_identical_unnamed_one(api):
 def test_named_write_same_content_is_a_no_op_and_other_content_conflicts(api):
     first = write(api, name="context").json()
     again = write(api, name="context")
-    assert again.status_code == 200 and again.json()["id"] == first["id"]
+    assert again.status_code == 200
+    assert again.json()["id"] == first["id"]
     conflict = write(api, "Something else entirely.", name="context")
     assert conflict.status_code == 409
     assert conflict.json()["code"] == "drawer_name_taken"
@@ -124,12 +133,15 @@ def test_superseded_named_drawer_frees_its_name(api):
 def test_client_chosen_id_makes_a_write_replayable(api):
     drawer_id = str(uuid.uuid4())
     first = write(api, id=drawer_id)
-    assert first.status_code == 201 and first.json()["id"] == drawer_id
+    assert first.status_code == 201
+    assert first.json()["id"] == drawer_id
     replay = write(api, id=drawer_id)
-    assert replay.status_code == 200 and replay.json()["created"] is False
+    assert replay.status_code == 200
+    assert replay.json()["created"] is False
     assert DrawerLink.objects.count() == 0
     other_room = write(api, url="/api/wings/notes/rooms/other/drawers", id=drawer_id)
-    assert other_room.status_code == 409 and other_room.json()["code"] == "drawer_id_taken"
+    assert other_room.status_code == 409
+    assert other_room.json()["code"] == "drawer_id_taken"
 
 
 def test_disabled_dedup_stores_everything_and_links_nothing(api, settings):
@@ -137,7 +149,8 @@ def test_disabled_dedup_stores_everything_and_links_nothing(api, settings):
     write(api)
     assert write(api).status_code == 201
     assert write(api, DECISION.upper()).json()["similar"] == []
-    assert Drawer.objects.count() == 3 and DrawerLink.objects.count() == 0
+    assert Drawer.objects.count() == 3
+    assert DrawerLink.objects.count() == 0
 
 
 # --- bad input ---------------------------------------------------------------------------------
@@ -162,8 +175,10 @@ def test_disabled_dedup_stores_everything_and_links_nothing(api, settings):
 def test_bad_drawer_input_is_refused_and_writes_nothing(api, body, code):
     response = api.post(URL, body, format="json")
     assert response.status_code == 400
-    assert response.json()["code"] == code and response.json()["error"]
-    assert Drawer.objects.count() == 0 and Wing.objects.count() == 0
+    assert response.json()["code"] == code
+    assert response.json()["error"]
+    assert Drawer.objects.count() == 0
+    assert Wing.objects.count() == 0
 
 
 def test_oversized_content_is_refused(api, settings):
@@ -177,36 +192,43 @@ def test_oversized_content_is_refused(api, settings):
 
 def test_malformed_json_is_refused(api):
     response = api.post(URL, data=b'{"content": ', content_type="application/json")
-    assert response.status_code == 400 and response.json()["code"] == "invalid_json"
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_json"
     assert Drawer.objects.count() == 0
 
 
 def test_invalid_utf8_is_refused(api):
     response = api.post(URL, data=b'{"content": "\xff\xfe"}', content_type="application/json")
-    assert response.status_code == 400 and response.json()["code"] == "invalid_json"
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_json"
     assert Drawer.objects.count() == 0
 
 
 def test_lone_surrogate_is_refused(api):
     response = api.post(URL, data=b'{"content": "\\ud800 x"}', content_type="application/json")
-    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
     assert Drawer.objects.count() == 0
 
 
 def test_json_body_must_be_an_object(api):
     response = api.post(URL, data=b'["content"]', content_type="application/json")
-    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
 
 
 def test_non_json_media_type_is_refused(api):
     response = api.post(URL, data="content=x", content_type="application/x-www-form-urlencoded")
-    assert response.status_code == 415 and response.json()["code"] == "unsupported_media_type"
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"
 
 
 def test_blank_room_label_is_refused(api):
     response = write(api, url="/api/wings/notes/rooms/%20%20/drawers")
-    assert response.status_code == 400 and response.json()["code"] == "empty_label"
-    assert Drawer.objects.count() == 0 and Wing.objects.count() == 0
+    assert response.status_code == 400
+    assert response.json()["code"] == "empty_label"
+    assert Drawer.objects.count() == 0
+    assert Wing.objects.count() == 0
 
 
 def test_anonymous_requests_get_401(anonymous_api):
@@ -221,7 +243,8 @@ def test_anonymous_requests_get_401(anonymous_api):
 def test_bad_token_gets_401(anonymous_api):
     anonymous_api.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     response = write(anonymous_api)
-    assert response.status_code == 401 and response.json()["code"] == "authentication_failed"
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -245,7 +268,8 @@ def test_list_hides_superseded_unless_asked(api):
 
 def test_list_of_unknown_room_is_404_and_creates_nothing(api):
     response = api.get("/api/wings/nowhere/rooms/none/drawers")
-    assert response.status_code == 404 and response.json()["code"] == "room_not_found"
+    assert response.status_code == 404
+    assert response.json()["code"] == "room_not_found"
     assert Wing.objects.count() == 0
 
 
@@ -265,7 +289,8 @@ def test_get_drawer_including_superseded(api):
     second = write(api, "A replacement memory about storage engines.").json()
     api.post(f"/api/drawers/{first['id']}/supersede", {"by": second["id"]}, format="json")
     body = api.get(f"/api/drawers/{first['id']}").json()
-    assert body["superseded_by"] == second["id"] and body["valid_to"] is not None
+    assert body["superseded_by"] == second["id"]
+    assert body["valid_to"] is not None
     assert body["is_current"] is False
 
 
@@ -273,9 +298,11 @@ def test_get_drawer_including_superseded(api):
 def test_unknown_and_malformed_drawer_ids(api, suffix):
     method = api.get if suffix in ("", "/duplicates") else api.post
     unknown = method(f"/api/drawers/{uuid.uuid4()}{suffix}", {"bad": "body"}, format="json")
-    assert unknown.status_code == 404 and unknown.json()["code"] == "drawer_not_found"
+    assert unknown.status_code == 404
+    assert unknown.json()["code"] == "drawer_not_found"
     malformed = method(f"/api/drawers/123{suffix}", {"bad": "body"}, format="json")
-    assert malformed.status_code == 400 and malformed.json()["code"] == "invalid_id"
+    assert malformed.status_code == 400
+    assert malformed.json()["code"] == "invalid_id"
 
 
 def test_duplicates_from_both_ends_closest_first(api):
@@ -310,20 +337,24 @@ def test_duplicates_from_both_ends_closest_first(api):
 def test_supersede_is_audited_and_frees_the_text(api, user):
     first = write(api).json()
     response = api.post(f"/api/drawers/{first['id']}/supersede", {}, format="json")
-    assert response.status_code == 200 and response.json()["valid_to"] is not None
+    assert response.status_code == 200
+    assert response.json()["valid_to"] is not None
     entry = AuditEntry.objects.get(action="drawer.supersede")
-    assert entry.actor == user and entry.target_id == first["id"]
+    assert entry.actor == user
+    assert entry.target_id == first["id"]
     assert entry.before == {"valid_to": None, "superseded_by": None}
     # Saying the same thing again is stored: what is no longer true must not block it.
     again = write(api)
-    assert again.status_code == 201 and again.json()["similar"] == []
+    assert again.status_code == 201
+    assert again.json()["similar"] == []
 
 
 def test_supersede_twice_conflicts(api):
     first = write(api).json()
     api.post(f"/api/drawers/{first['id']}/supersede", {}, format="json")
     response = api.post(f"/api/drawers/{first['id']}/supersede", {}, format="json")
-    assert response.status_code == 409 and response.json()["code"] == "drawer_not_current"
+    assert response.status_code == 409
+    assert response.json()["code"] == "drawer_not_current"
     assert AuditEntry.objects.filter(action="drawer.supersede").count() == 1
 
 
@@ -332,7 +363,8 @@ def test_supersede_by_unknown_or_itself(api):
     unknown = api.post(
         f"/api/drawers/{first['id']}/supersede", {"by": str(uuid.uuid4())}, format="json"
     )
-    assert unknown.status_code == 404 and unknown.json()["code"] == "drawer_not_found"
+    assert unknown.status_code == 404
+    assert unknown.json()["code"] == "drawer_not_found"
     itself = api.post(f"/api/drawers/{first['id']}/supersede", {"by": first["id"]}, format="json")
     assert itself.status_code == 400
     assert Drawer.objects.get(uuid=first["id"]).valid_to is None
@@ -347,5 +379,6 @@ def test_delete_removes_links_and_is_audited(api, user):
     assert DrawerLink.objects.count() == 0
     assert api.get(f"/api/drawers/{original['id']}/duplicates").json()["similar"] == []
     entry = AuditEntry.objects.get(action="drawer.delete")
-    assert entry.before["content"] == typo["content"] and entry.after is None
+    assert entry.before["content"] == typo["content"]
+    assert entry.after is None
     assert entry.before["links"][0]["older__uuid"] == original["id"]

@@ -27,8 +27,10 @@ def test_new_mention_creates_an_entity_and_records_the_observation(api, drawer, 
     response = mention(api, drawer(), "Ada Lovelace")
     assert response.status_code == 201
     body = response.json()
-    assert body["created"] is True and body["entity_created"] is True
-    assert body["entity"]["name"] == "Ada Lovelace" and body["entity"]["key"] == "ada lovelace"
+    assert body["created"] is True
+    assert body["entity_created"] is True
+    assert body["entity"]["name"] == "Ada Lovelace"
+    assert body["entity"]["key"] == "ada lovelace"
     assert body["observation"] == {"name": "Ada Lovelace", "rule": "distinct", "confidence": 1.0}
     assert body["provenance"] == {"via": "api", "user": user.username}
 
@@ -37,7 +39,8 @@ def test_same_mention_again_is_200(api, drawer):
     drawer_id = drawer()
     first = mention(api, drawer_id, "Ada").json()
     again = mention(api, drawer_id, "Ada")
-    assert again.status_code == 200 and again.json()["created"] is False
+    assert again.status_code == 200
+    assert again.json()["created"] is False
     assert again.json()["entity"]["id"] == first["entity"]["id"]
     assert Mention.objects.count() == 1
 
@@ -56,7 +59,8 @@ def test_variants_from_different_drawers_converge_and_keep_their_spelling(api, d
     assert sorted(m["observation"]["name"] for m in mentions) == ["ADA", "Ada"]
     assert all(m["provenance"]["document"] for m in mentions)
     ada = next(m for m in mentions if m["observation"]["name"] == "ADA")
-    assert ada["observation"]["rule"] == "normalized" and ada["provenance"]["document"] == "b.md"
+    assert ada["observation"]["rule"] == "normalized"
+    assert ada["provenance"]["document"] == "b.md"
 
 
 def test_vague_sighting_joins_the_typed_entity(api, drawer):
@@ -71,7 +75,8 @@ def test_typo_converges_and_ambiguous_name_exposes_candidates(api, drawer):
     drawer_id = drawer()
     surreal = mention(api, drawer_id, "SurrealDB", "tool").json()["entity"]["id"]
     typo = mention(api, drawer_id, "SurealDB", "tool").json()
-    assert typo["entity"]["id"] == surreal and typo["resolution"]["rule"] == "typo"
+    assert typo["entity"]["id"] == surreal
+    assert typo["resolution"]["rule"] == "typo"
     assert typo["resolution"]["confidence"] == pytest.approx(8 / 9)
     assert typo["observation"]["rule"] == "distinct"  # this drawer's first sighting stands
     assert "SurealDB" in typo["entity"]["aliases"]
@@ -114,14 +119,18 @@ def test_alias_by_hand_settles_later_sightings_and_is_audited(api, drawer, user)
         f"/api/entities/{entity_id}/aliases", {"alias": "  the castle "}, format="json"
     )
     assert response.status_code == 200
-    assert response.json()["aliases"] == ["the castle"] and response.json()["added"] is True
+    assert response.json()["aliases"] == ["the castle"]
+    assert response.json()["added"] is True
     entry = AuditEntry.objects.get(action="entity.alias_add")
-    assert entry.actor == user and entry.before == {"aliases": []}
+    assert entry.actor == user
+    assert entry.before == {"aliases": []}
     assert entry.after == {"aliases": ["the castle"]}
     converged = mention(api, drawer_id, "The Castle", "tool").json()
-    assert converged["entity"]["id"] == entity_id and converged["resolution"]["rule"] == "alias"
+    assert converged["entity"]["id"] == entity_id
+    assert converged["resolution"]["rule"] == "alias"
     elsewhere = mention(api, drawer("The Castle is our codename."), "The Castle", "tool").json()
-    assert elsewhere["created"] is True and elsewhere["observation"]["rule"] == "alias"
+    assert elsewhere["created"] is True
+    assert elsewhere["observation"]["rule"] == "alias"
     assert elsewhere["observation"]["confidence"] == 0.95
 
 
@@ -131,7 +140,8 @@ def test_alias_equal_to_name_or_present_is_a_no_op(api, drawer, alias):
     api.post(f"/api/entities/{entity_id}/aliases", {"alias": "castle"}, format="json")
     count = AuditEntry.objects.count()
     response = api.post(f"/api/entities/{entity_id}/aliases", {"alias": alias}, format="json")
-    assert response.status_code == 200 and response.json()["added"] is False
+    assert response.status_code == 200
+    assert response.json()["added"] is False
     assert AuditEntry.objects.count() == count
 
 
@@ -150,9 +160,11 @@ def test_bad_alias_input(api, drawer, body, status, code):
 def test_unknown_and_malformed_entity_ids(api, suffix):
     method = api.post if suffix == "/aliases" else api.get
     unknown = method(f"/api/entities/{uuid.uuid4()}{suffix}", {"alias": " "}, format="json")
-    assert unknown.status_code == 404 and unknown.json()["code"] == "entity_not_found"
+    assert unknown.status_code == 404
+    assert unknown.json()["code"] == "entity_not_found"
     malformed = method(f"/api/entities/nope{suffix}", {"alias": " "}, format="json")
-    assert malformed.status_code == 400 and malformed.json()["code"] == "invalid_id"
+    assert malformed.status_code == 400
+    assert malformed.json()["code"] == "invalid_id"
 
 
 @pytest.mark.parametrize(
@@ -167,8 +179,10 @@ def test_unknown_and_malformed_entity_ids(api, suffix):
 )
 def test_bad_mention_input_writes_nothing(api, drawer, body, code):
     response = api.post(f"/api/drawers/{drawer()}/mentions", body, format="json")
-    assert response.status_code == 400 and response.json()["code"] == code
-    assert not Entity.objects.exists() and not Mention.objects.exists()
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    assert not Entity.objects.exists()
+    assert not Mention.objects.exists()
 
 
 def test_entity_detail_and_search(api, drawer):
@@ -177,7 +191,8 @@ def test_entity_detail_and_search(api, drawer):
     mention(api, drawer_id, "Grace Hopper")
     mention(api, drawer_id, "Hammer", "tool")
     detail = api.get(f"/api/entities/{ada['id']}").json()
-    assert detail["mention_count"] == 1 and detail["kind"] == "person"
+    assert detail["mention_count"] == 1
+    assert detail["kind"] == "person"
     assert [e["name"] for e in api.get("/api/entities", {"kind": "tool"}).json()["results"]] == [
         "Hammer"
     ]

@@ -24,7 +24,8 @@ def test_swagger_ui_is_served_locally(admin_client):
     assert response.status_code == 200
     page = response.content.decode()
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
-    assert "cdn" not in page.lower() and "https://" not in page
+    assert "cdn" not in page.lower()
+    assert "https://" not in page
 
 
 def test_swagger_assets_exist_in_static_files():

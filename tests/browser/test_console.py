@@ -91,7 +91,8 @@ def test_merge_two_drawers(page, live_server, palace, screenshot):
     page.get_by_role("button", name=re.compile("Merge")).click()
     expect(page.get_by_text(re.compile("Done: merge"))).to_be_visible()
     newer = Drawer.objects.get(content=PORT.replace("8080", "8081"))
-    assert newer.superseded_by.content == PORT and newer.valid_to is not None
+    assert newer.superseded_by.content == PORT
+    assert newer.valid_to is not None
     assert Drawer.objects.get(content=PORT).consolidation["restatements"] == 1
 
 
@@ -111,7 +112,8 @@ def test_delete_a_link_then_revert_it_from_the_audit_log(page, live_server, pala
     expect(page.get_by_text(re.compile("Reverted decision"))).to_be_visible()
     expect(row).to_contain_text("reverted")
     restored = DrawerLink.objects.get(pk=link.pk)
-    assert restored.status == "open" and restored.verdict == "normalized"
+    assert restored.status == "open"
+    assert restored.verdict == "normalized"
 
 
 def test_phone_width_queue_is_usable(page, live_server, palace):

@@ -50,7 +50,8 @@ def test_booleans_are_parsed_and_nonsense_refused():
     )
     assert ok.stdout.strip().splitlines()[-1] == "False False"
     bad = manage("check", CASTELLAN_DEDUP_ENABLED="maybe")
-    assert bad.returncode != 0 and "CASTELLAN_DEDUP_ENABLED must be true or false" in bad.stderr
+    assert bad.returncode != 0
+    assert "CASTELLAN_DEDUP_ENABLED must be true or false" in bad.stderr
 
 
 def test_defaults(settings):

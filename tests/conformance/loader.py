@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import operator
+from collections.abc import Collection, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -22,6 +23,26 @@ def cases() -> dict:
 
 def params(function: str) -> list:
     return [pytest.param(case, id=case["id"]) for case in cases()[function]]
+
+
+class UnknownExpectation(AssertionError):
+    """A case expects something the runner does not check: the runner must learn the key (or the
+    case must drop it), never skip it silently."""
+
+
+def known(expect: Mapping, keys: Collection[str], where: str) -> Mapping:
+    """`expect` itself, once every key in it is one of `keys`, the keys the caller checks."""
+    unknown = sorted(set(expect) - set(keys))
+    if unknown:
+        raise UnknownExpectation(
+            f"{where}: expect key(s) {unknown} are not checked here (known: {sorted(keys)})"
+        )
+    return expect
+
+
+def expectations(case: dict, keys: Collection[str]) -> Mapping:
+    """A function case's `expect`, refused if it holds a key outside `keys`."""
+    return known(case["expect"], keys, f"case {case['id']!r}")
 
 
 def text_of(spec: dict, literal: str = "text", expression: str = "python") -> str:

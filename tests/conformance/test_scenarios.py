@@ -5,6 +5,8 @@ the real REST API (Django's test client, token auth) for 'http', 'app' and 'chec
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from dedup import backfill, candidates, mining, policy, services
 from dedup.errors import DomainError
 from palace import selectors
 from palace.models import Drawer, Entity, EntityAlias, Room
-from tests.conformance.loader import cases, holds, text_of
+from tests.conformance.loader import UnknownExpectation, cases, holds, known, text_of
 
 SKIPPED = {
     # These need an entity extractor reading mined documents, which Castellan does not have:
@@ -28,6 +30,42 @@ SKIPPED = {
     "ex-vague-joins-typed",
 }
 MIGRATION_NAMES = {"dedup-keys", "since-0.2"}
+# The reference's error names, as this project's error codes (README: ours is the last segment).
+ERROR_CODES = {"drawer_name_taken": "drawer_name_taken", "invalid_input": "invalid"}
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a step handler checks: the keys of the step's `expect` (or, for the `expect_*`
+    actions, whose arguments are the expectation, of its arguments), and for list-valued keys the
+    keys of each element. Anything else in a case fails the step before it runs."""
+
+    keys: frozenset[str] = frozenset()
+    items: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    in_args: bool = False
+
+    def refuse_unknown(self, args: Mapping, expect: Mapping, where: str) -> None:
+        checked = args if self.in_args else expect
+        known(checked, self.keys | set(self.items), where)
+        if self.in_args:
+            known(expect, (), where)
+        for key, item_keys in self.items.items():
+            for position, item in enumerate(checked.get(key, [])):
+                known(item, item_keys, f"{where} {key}[{position}]")
+
+
+def checks(
+    *keys: str, items: Mapping[str, Collection[str]] | None = None, in_args: bool = False
+) -> Callable:
+    def mark(handler: Callable) -> Callable:
+        handler.checks = Checks(
+            frozenset(keys),
+            {key: frozenset(item_keys) for key, item_keys in (items or {}).items()},
+            in_args,
+        )
+        return handler
+
+    return mark
 
 
 def scenario_params():
@@ -71,6 +109,22 @@ class Run:
 
     # --- the write service -----------------------------------------------------------------
 
+    @checks(
+        "outcome",
+        "existing_step",
+        "similar_count",
+        items={
+            "similar": {
+                "drawer_step",
+                "index",
+                "kind",
+                "same_hash",
+                "same_fingerprint",
+                "threshold",
+                "similarity",
+            }
+        },
+    )
     def do_write(self, step: int, args: dict, expect: dict) -> None:
         mode = {
             "memory": services.WriteMode.MEMORY,
@@ -106,13 +160,17 @@ class Run:
             if "similarity" in item:
                 assert holds(link.similarity, item["similarity"])
 
+    @checks("outcome", "similar_count")
     def do_replay(self, step: int, args: dict, expect: dict) -> None:
         original = self.drawers[args["step"]]
         result = services.drawer_write(
             room=original.room, content=original.content, drawer_id=original.uuid
         )
-        # A replay hands back the very drawer it wrote the first time and links nothing.
+        # A replay hands back the very drawer it wrote the first time and links nothing; the
+        # reference reports it "stored" (it is that drawer), never as a duplicate of it.
         assert result.drawer == original
+        if "outcome" in expect:
+            assert (result.duplicate_of is None) is (expect["outcome"] == "stored")
         assert len(result.links) == expect.get("similar_count", 0)
 
     def do_supersede(self, step: int, args: dict, expect: dict) -> None:
@@ -121,9 +179,13 @@ class Run:
     def do_delete(self, step: int, args: dict, expect: dict) -> None:
         services.drawer_delete(drawer=self.drawers[args["step"]])
 
+    @checks("room", "count", in_args=True)
     def do_expect_room_count(self, step: int, args: dict, expect: dict) -> None:
         assert Drawer.objects.filter(room=self.room(args["room"])).count() == args["count"]
 
+    @checks(
+        "step", "count", items={"items": {"drawer_step", "side", "kind", "signals"}}, in_args=True
+    )
     def do_expect_links(self, step: int, args: dict, expect: dict) -> None:
         similar = selectors.drawer_similar(self.drawers[args["step"]])
         if "count" in args:
@@ -168,6 +230,7 @@ class Run:
     def do_create_entity(self, step: int, args: dict, expect: dict) -> None:  # pragma: no cover
         self.entities[step] = services.entity_resolve(name=args["name"], kind=args["kind"]).entity
 
+    @checks("count", "steps", "first_step")
     def do_find_duplicate_candidates(self, step: int, args: dict, expect: dict) -> None:
         scope = candidates.Scope(
             room=self.room(args["room"]), exclude_id=self.exclude(args["except"])
@@ -190,6 +253,7 @@ class Run:
         ordered = sorted(found)
         self.check_found(ordered, expect)
 
+    @checks("count", "steps", "first_step")
     def do_find_lexical_candidates(self, step: int, args: dict, expect: dict) -> None:
         scope = candidates.Scope(
             room=self.room(args["room"]), exclude_id=self.exclude(args["except"])
@@ -206,6 +270,7 @@ class Run:
         if "first_step" in expect:
             assert ids[0] == self.drawers[expect["first_step"]].id
 
+    @checks("index_0", "occurrences", "excludes", "length")
     def do_lexical_query_words(self, step: int, args: dict, expect: dict) -> None:
         words = policy.query_words(text_of(args))
         if "index_0" in expect:
@@ -216,6 +281,7 @@ class Run:
         if "length" in expect:
             assert len(words) == expect["length"]
 
+    @checks("created")
     def do_link(self, step: int, args: dict, expect: dict) -> None:
         _, created = services.drawer_link(
             newer=self.drawers[args["newer_step"]],
@@ -225,12 +291,15 @@ class Run:
         )
         assert created is expect["created"]
 
+    @checks("filled")
     def do_backfill_fingerprints(self, step: int, args: dict, expect: dict) -> None:
         assert backfill.backfill_fingerprints(Drawer) == expect["filled"]
 
+    @checks("filled")
     def do_backfill_entity_keys(self, step: int, args: dict, expect: dict) -> None:
         assert backfill.backfill_entity_keys(Entity, EntityAlias) == expect["filled"]
 
+    @checks("applied")
     def do_migrate(self, step: int, args: dict, expect: dict) -> None:
         # The data migration's body is `dedup.backfill`, run here on the rows the scenario laid
         # down as a pre-migration palace would hold them (tests/palace/test_migrations.py runs
@@ -244,12 +313,23 @@ class Run:
             assert bool(applied) == bool(expect["applied"])
             assert set(expect["applied"]) <= MIGRATION_NAMES
 
+    @checks("ok")
     def do_apply_migration_step_again(self, step: int, args: dict, expect: dict) -> None:
+        # Reaching the asserts means the step ran without error: the only outcome known as "ok".
+        assert expect.get("ok", True) is True
         assert backfill.backfill_fingerprints(Drawer) == 0
         assert backfill.backfill_entity_keys(Entity, EntityAlias) == 0
 
     # --- entities ----------------------------------------------------------------------------
 
+    @checks(
+        "entity_same_as_step",
+        "entity_differs_from_steps",
+        "entity_id",
+        "entity_name",
+        "rule",
+        "observation_name",
+    )
     def do_resolve_or_create(self, step: int, args: dict, expect: dict) -> None:
         self.settings.CASTELLAN_DEDUP_ENTITY_FUZZY = args["fuzzy"]
         result = services.mention_add(
@@ -278,6 +358,7 @@ class Run:
             mode=services.WriteMode.MINED,
         ).drawer
 
+    @checks("result")
     def do_add_alias(self, step: int, args: dict, expect: dict) -> None:
         if args.get("entity") == "unknown":
             response = self.api.post(
@@ -301,6 +382,7 @@ class Run:
         index = int(ref.split(":")[1])
         return Entity.objects.get(uuid=self.listed_entities[index]["id"])
 
+    @checks("step", "entity", "name", "aliases", "aliases_count", in_args=True)
     def do_expect_entity(self, step: int, args: dict, expect: dict) -> None:
         entity = self.entity_ref(args)
         aliases = list(entity.alias_set.order_by("id").values_list("alias", flat=True))
@@ -311,12 +393,20 @@ class Run:
         if "aliases_count" in args:
             assert len(aliases) == args["aliases_count"]
 
+    @checks("kind", "count", in_args=True)
     def do_expect_entity_count(self, step: int, args: dict, expect: dict) -> None:
         queryset = Entity.objects.all()
         if "kind" in args:
             queryset = queryset.filter(kind=args["kind"])
         assert queryset.count() == args["count"]
 
+    @checks(
+        "entity_step",
+        "count",
+        "all_side",
+        items={"contains": {"entity_step", "side"}},
+        in_args=True,
+    )
     def do_expect_possible(self, step: int, args: dict, expect: dict) -> None:
         found = selectors.entity_candidates(self.entities[args["entity_step"]])
         if "count" in args:
@@ -332,6 +422,7 @@ class Run:
 
     # --- the REST API ------------------------------------------------------------------------
 
+    @checks("status", "created", "same_id_as_step", "id_differs_from_step", "code", "error")
     def do_rest_write_drawer(self, step: int, args: dict, expect: dict) -> None:
         body = {"content": args["content"]}
         if "name" in args:
@@ -352,7 +443,10 @@ class Run:
             assert data["id"] != str(self.drawers[expect["id_differs_from_step"]].uuid)
         if "code" in expect:
             assert data["code"] == expect["code"].rsplit("::", 1)[-1]
+        if "error" in expect:
+            assert data["code"] == ERROR_CODES[expect["error"]]
 
+    @checks("count")
     def do_rest_list_drawers(self, step: int, args: dict, expect: dict) -> None:
         room = args["room"]
         if room == "$first_room_of_wing":
@@ -363,6 +457,11 @@ class Run:
         if "count" in expect:
             assert len(self.listed_drawers) == expect["count"]
 
+    @checks(
+        "status",
+        "count",
+        items={"items": {"drawer_step", "side", "kind", "similarity", "signals"}},
+    )
     def do_rest_get_duplicates(self, step: int, args: dict, expect: dict) -> None:
         if "drawer_step" in args:
             drawer_id = self.drawers[args["drawer_step"]].uuid
@@ -390,6 +489,7 @@ class Run:
             for signal, value in item.get("signals", {}).items():
                 assert holds(found["signals"][signal], value)
 
+    @checks("job_status", "result", "error_code")
     def do_rest_checkpoint(self, step: int, args: dict, expect: dict) -> None:
         items = [
             {k: v for k, v in item.items() if k in {"content", "destination", "wing", "name"}}
@@ -407,6 +507,7 @@ class Run:
         if "error_code" in expect:
             assert data["code"] == expect["error_code"].rsplit("::", 1)[-1]
 
+    @checks("wing", "room", "name", "content", in_args=True)
     def do_expect_named_drawer(self, step: int, args: dict, expect: dict) -> None:
         assert (
             Drawer.objects.current()
@@ -419,15 +520,20 @@ class Run:
             .exists()
         )
 
+    @checks("job_status", "result")
     def do_rest_mine(self, step: int, args: dict, expect: dict) -> None:
         folder = self.tmp_path / f"mine-{step}"
         folder.mkdir()
         for file in args["files"]:
             (folder / file["name"]).write_text(file["content"], encoding="utf-8")
         result = mining.mine(folder, wing=args["wing"])
+        # Mining runs in-process: returning is completing (a failure raises instead).
+        if "job_status" in expect:
+            assert expect["job_status"] == "completed"
         for key, value in expect.get("result", {}).items():
             assert getattr(result, key) == value
 
+    @checks("status_in", "entity_same_as_step", "entity_differs_from_steps")
     def do_rest_mention(self, step: int, args: dict, expect: dict) -> None:
         drawer = self.drawers[args["drawer_step"]]
         response = self.api.post(
@@ -444,6 +550,7 @@ class Run:
         for other in expect.get("entity_differs_from_steps", []):
             assert self.entities[step] != self.entities[other]
 
+    @checks("status", "aliases")
     def do_rest_add_alias(self, step: int, args: dict, expect: dict) -> None:
         entity = self.entities[args["entity_step"]]
         response = self.api.post(
@@ -453,6 +560,7 @@ class Run:
         if "aliases" in expect:
             assert response.json()["aliases"] == expect["aliases"]
 
+    @checks("status", "count", "entity_names_sorted", "all_side")
     def do_rest_get_candidates(self, step: int, args: dict, expect: dict) -> None:
         entity = self.entities[args["entity_step"]]
         response = self.api.get(f"/api/entities/{entity.uuid}/candidates")
@@ -466,15 +574,82 @@ class Run:
             assert {c["side"] for c in found} == {expect["all_side"]}
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("case", scenario_params())
-def test_scenario(case, settings, tmp_path):
+def run_scenario(case: dict, settings, tmp_path: Path) -> None:
+    where = f"case {case['id']!r}"
+    assert known(case["expect"], {"all_step_expectations"}, where) == {
+        "all_step_expectations": "hold"
+    }
     run = Run(settings, tmp_path)
     run.configure(case["input"].get("config", {}))
     for step, spec in enumerate(case["input"]["steps"]):
         (action,) = [key for key in spec if key != "expect"]
         handler = getattr(run, f"do_{action}")
+        expect = spec.get("expect", {})
+        getattr(handler, "checks", Checks()).refuse_unknown(
+            spec[action], expect, f"{where} step {step} ({action})"
+        )
         try:
-            handler(step, spec[action], spec.get("expect", {}))
+            handler(step, spec[action], expect)
         except AssertionError as error:
             raise AssertionError(f"step {step} ({action}): {error}") from error
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", scenario_params())
+def test_scenario(case, settings, tmp_path):
+    run_scenario(case, settings, tmp_path)
+
+
+def fake_case(step: dict, expect: dict | None = None) -> dict:
+    return {
+        "id": "fake",
+        "input": {"steps": [step]},
+        "expect": expect or {"all_step_expectations": "hold"},
+    }
+
+
+WRITE = {"room": "r1", "content": "Something worth keeping.", "rules": "memory"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        pytest.param(
+            fake_case({"write": WRITE, "expect": {"outcome": "stored", "surprise": 1}}),
+            r"step 0 \(write\): expect key\(s\) \['surprise'\]",
+            id="step-expect",
+        ),
+        pytest.param(
+            fake_case({"write": WRITE, "expect": {"similar": [{"kind": "near", "surprise": 1}]}}),
+            r"step 0 \(write\) similar\[0\]: expect key\(s\) \['surprise'\]",
+            id="element-of-a-positional-list",
+        ),
+        pytest.param(
+            fake_case({"expect_room_count": {"room": "r1", "count": 0, "surprise": 1}}),
+            r"step 0 \(expect_room_count\): expect key\(s\) \['surprise'\]",
+            id="arguments-of-an-expect-action",
+        ),
+        pytest.param(
+            fake_case({"expect_room_count": {"room": "r1", "count": 0}, "expect": {"count": 0}}),
+            r"step 0 \(expect_room_count\): expect key\(s\) \['count'\]",
+            id="expect-beside-an-expect-action",
+        ),
+        pytest.param(
+            fake_case({"supersede": {"step": 0}, "expect": {"outcome": "stored"}}),
+            r"step 0 \(supersede\): expect key\(s\) \['outcome'\]",
+            id="action-that-checks-nothing",
+        ),
+        pytest.param(
+            fake_case({"expect_room_count": {"room": "r1", "count": 0}}, {"surprise": 1}),
+            r"case 'fake': expect key\(s\) \['surprise'\]",
+            id="case-expect",
+        ),
+    ],
+)
+def test_an_expect_key_the_runner_does_not_check_fails_before_the_step_runs(
+    case, message, settings, tmp_path
+):
+    with pytest.raises(UnknownExpectation, match=message):
+        run_scenario(case, settings, tmp_path)
+    assert not Drawer.objects.exists()

@@ -26,8 +26,10 @@ def test_backfill_command_fills_once_and_merges_nothing(capsys, dedup_settings):
     Entity.objects.create(name="ADA", kind="person", key="", key_length=0)
     call_command("dedup_backfill")
     out = capsys.readouterr().out
-    assert "fingerprints filled: 2" in out and "entity keys filled: 2" in out
-    assert Drawer.objects.count() == 3 and Entity.objects.count() == 2
+    assert "fingerprints filled: 2" in out
+    assert "entity keys filled: 2" in out
+    assert Drawer.objects.count() == 3
+    assert Entity.objects.count() == 2
     assert Drawer.objects.filter(fingerprint=policy.fingerprint("the same words")).count() == 2
     assert set(Entity.objects.values_list("key", flat=True)) == {"ada"}
     call_command("dedup_backfill", "--no-progress")

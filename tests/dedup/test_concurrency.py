@@ -53,7 +53,8 @@ def test_named_writes_racing_store_one_drawer(dedup_settings):
 
 def test_first_use_of_a_room_racing_creates_it_once(dedup_settings):
     results = race(lambda i: services.drawer_write_in(wing="fresh", room="room", content=TEXT))
-    assert Drawer.objects.count() == 1 and sum(r.created for r in results) == 1
+    assert Drawer.objects.count() == 1
+    assert sum(r.created for r in results) == 1
 
 
 def test_sightings_of_one_name_racing_make_one_entity(dedup_settings):

@@ -161,7 +161,8 @@ def test_drawer_and_links_returned_by_a_write_are_the_stored_rows(room):
         room=room, content=f"{TEXT} Variant c.", kind="fact", agent="ada", source={"file": "x"}
     )
     stored = Drawer.objects.get(uuid=result.drawer.uuid)
-    assert stored.pk == result.drawer.pk and not result.drawer._state.adding
+    assert stored.pk == result.drawer.pk
+    assert not result.drawer._state.adding
     for field in Drawer._meta.concrete_fields:
         assert getattr(stored, field.attname) == getattr(result.drawer, field.attname), field
     assert (stored.kind, stored.agent, stored.source) == ("fact", "ada", {"file": "x"})
@@ -175,15 +176,18 @@ def test_drawer_and_links_returned_by_a_write_are_the_stored_rows(room):
             link.verdict,
             DrawerLink.Status.OPEN,
         )
-        assert stored.similarity == link.similarity and stored.signals == link.signals
-        assert stored.signals["threshold"] == 0.9 and stored.created_at == link.created_at
+        assert stored.similarity == link.similarity
+        assert stored.signals == link.signals
+        assert stored.signals["threshold"] == 0.9
+        assert stored.created_at == link.created_at
 
 
 def test_replayed_write_adds_no_reverse_link(room):
     first = services.drawer_write(room=room, content=TEXT)
     second = services.drawer_write(room=room, content=TEXT.upper())
     again = services.drawer_write(room=room, content=TEXT.upper(), drawer_id=second.drawer.uuid)
-    assert again.drawer == second.drawer and again.links == ()
+    assert again.drawer == second.drawer
+    assert again.links == ()
     assert list(DrawerLink.objects.values_list("newer", "older")) == [
         (second.drawer.id, first.drawer.id)
     ]
@@ -195,9 +199,11 @@ def test_link_is_idempotent_and_always_newer_to_older(room):
     link, created = services.drawer_link(
         newer=old, older=new, verdict="near", signals={"similarity": 0.91}
     )
-    assert created and (link.newer, link.older) == (new, old)
+    assert created
+    assert (link.newer, link.older) == (new, old)
     _, created_again = services.drawer_link(newer=new, older=old, verdict="near", signals={})
-    assert not created_again and DrawerLink.objects.count() == 1
+    assert not created_again
+    assert DrawerLink.objects.count() == 1
     with pytest.raises(InvalidInput):
         services.drawer_link(newer=old, older=old, verdict="near", signals={})
 
@@ -206,7 +212,9 @@ def test_exact_copy_returns_the_oldest_copy(room):
     first = services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.MINED).drawer
     services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.MINED)
     result = services.drawer_write(room=room, content=TEXT)
-    assert not result.created and result.drawer == first and result.duplicate_of == first
+    assert not result.created
+    assert result.drawer == first
+    assert result.duplicate_of == first
 
 
 def test_diary_needs_an_agent(room):
@@ -228,7 +236,8 @@ def test_entity_link_per_resemblance_and_no_merge(dedup_settings):
     strict = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     services.entity_resolve(name="Johnsen", kind="person", config=strict)
     result = services.entity_resolve(name="Johnsin", kind="person")
-    assert result.created and result.rule == "distinct"
+    assert result.created
+    assert result.rule == "distinct"
     assert sorted(link.older.name for link in result.possible) == ["Johnsen", "Johnson"]
     assert Entity.objects.count() == 3
     assert EntityLink.objects.filter(newer=result.entity).count() == 2

@@ -31,7 +31,8 @@ def add(client, room, content):
 def test_drawer_added_in_admin_goes_through_the_write_path(staff, room):
     add(staff, room, TEXT)
     drawer = Drawer.objects.get()
-    assert drawer.fingerprint and drawer.normalized_content
+    assert drawer.fingerprint
+    assert drawer.normalized_content
     assert drawer.source == {"via": "admin", "user": "admin"}
     response = add(staff, room, TEXT.replace("nightly", "nigthly"))
     assert Drawer.objects.count() == 2
@@ -48,7 +49,8 @@ def test_exact_copy_added_in_admin_is_not_stored(staff, room):
 
 def test_blank_content_in_admin_is_refused(staff, room):
     response = add(staff, room, "   ")
-    assert response.status_code == 200 and Drawer.objects.count() == 0
+    assert response.status_code == 200
+    assert Drawer.objects.count() == 0
 
 
 def test_admin_delete_is_audited(staff, room):

@@ -52,7 +52,8 @@ def test_data_migration_fills_legacy_rows_once_and_merges_nothing():
     migrate(("dedup", "0001_dedup_keys"))
     fingerprints = list(Drawer.objects.order_by("pk").values_list("fingerprint", flat=True))
     assert fingerprints == [policy.fingerprint("the same words")] * 2 + [None]  # no letter: none
-    assert Drawer.objects.count() == 3 and Entity.objects.count() == 2  # nothing merged
+    assert Drawer.objects.count() == 3
+    assert Entity.objects.count() == 2  # nothing merged
     assert set(Entity.objects.values_list("key", "key_length")) == {("ada", 3)}
 
     migrate(("dedup", None))  # the reverse changes nothing

@@ -43,15 +43,18 @@ def test_viewer_reads_but_cannot_decide(drawer_link, viewer):
     client = client_for(viewer)
     assert client.get("/api/review/queue").status_code == 200
     response = decide(client, f"d{drawer_link.pk}")
-    assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
     assert client.post("/api/review/decisions/1/revert", {}, format="json").status_code == 403
-    assert DrawerLink.objects.get().status == "open" and not AuditEntry.objects.exists()
+    assert DrawerLink.objects.get().status == "open"
+    assert not AuditEntry.objects.exists()
 
 
 def test_anonymous_gets_401(drawer_link, anonymous_api):
     assert anonymous_api.get("/api/review/queue").status_code == 401
     response = decide(anonymous_api, f"d{drawer_link.pk}")
-    assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
 
 
 def test_second_decision_is_409_naming_who_and_when(drawer_link, curator, other_curator):
@@ -59,7 +62,8 @@ def test_second_decision_is_409_naming_who_and_when(drawer_link, curator, other_
     response = decide(client_for(other_curator), f"d{drawer_link.pk}", "delete_link")
     assert response.status_code == 409
     body = response.json()
-    assert body["code"] == "already_decided" and "cora already decided" in body["error"]
+    assert body["code"] == "already_decided"
+    assert "cora already decided" in body["error"]
     assert body["details"]["action"] == "merge"
     assert AuditEntry.objects.count() == 1
 
@@ -80,7 +84,8 @@ def test_bad_decision_requests(drawer_link, curator, item, body, status, code):
         f"/api/review/items/{item.format(d=drawer_link.pk)}/decisions", body, format="json"
     )
     assert (response.status_code, response.json()["code"]) == (status, code)
-    assert not AuditEntry.objects.exists() and DrawerLink.objects.get().status == "open"
+    assert not AuditEntry.objects.exists()
+    assert DrawerLink.objects.get().status == "open"
 
 
 def test_decisions_log_and_revert(drawer_link, curator):
@@ -95,7 +100,8 @@ def test_decisions_log_and_revert(drawer_link, curator):
     log = client.get("/api/review/decisions", {"action": "review.merge"}).json()["results"]
     assert log[0]["reverted"] is True
     again = client.post(f"/api/review/decisions/{decision['id']}/revert", {}, format="json")
-    assert again.status_code == 409 and again.json()["code"] == "already_reverted"
+    assert again.status_code == 409
+    assert again.json()["code"] == "already_reverted"
     assert client.post("/api/review/decisions/999999/revert", {}, format="json").status_code == 404
 
 
@@ -103,15 +109,12 @@ def test_queue_lists_both_kinds_with_filters(drawer_link, entity_link, curator):
     client = client_for(curator)
     body = client.get("/api/review/queue").json()
     assert [i["type"] for i in body["items"]] == ["similar_to", "possibly_same_as"]
-    assert (
-        body["counts"]["drawer"] == 1
-        and body["counts"]["entity"] == 1
-        and body["counts"]["open"] == 2
-    )
+    assert body["counts"]["drawer"] == 1
+    assert body["counts"]["entity"] == 1
+    assert body["counts"]["open"] == 2
     first = body["items"][0]
-    assert first["rule"] == "near" and first["older"]["content"].endswith(
-        "8080 for the API server."
-    )
+    assert first["rule"] == "near"
+    assert first["older"]["content"].endswith("8080 for the API server.")
     assert client.get("/api/review/queue", {"type": "entity"}).json()["counts"]["drawer"] == 0
     assert [
         i["id"] for i in client.get("/api/review/queue", {"rule": "possible"}).json()["items"]
@@ -146,7 +149,8 @@ def test_queue_lists_both_kinds_with_filters(drawer_link, entity_link, curator):
 )
 def test_bad_queue_parameters(curator, params, code):
     response = client_for(curator).get("/api/review/queue", params)
-    assert response.status_code == 400 and response.json()["code"] == code
+    assert response.status_code == 400
+    assert response.json()["code"] == code
 
 
 @pytest.mark.parametrize("order", ["similarity", "similarity_asc", "newest", "oldest", "uncertain"])
@@ -203,8 +207,10 @@ def test_stats_measure_precision_per_tier(drawer_link, entity_link, curator):
     decide(client, f"e{entity_link.pk}", "add_alias")
     stats = client.get("/api/review/stats").json()
     rows = {(r["tier"], r["precision"]) for r in stats["tiers"]}
-    assert ("near", 0.0) in rows and ("possible match", 1.0) in rows
-    assert len(stats["queue"]) == 14 and stats["queue"][-1]["open"] == 0
+    assert ("near", 0.0) in rows
+    assert ("possible match", 1.0) in rows
+    assert len(stats["queue"]) == 14
+    assert stats["queue"][-1]["open"] == 0
 
 
 @pytest.mark.django_db(transaction=True)

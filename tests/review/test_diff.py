@@ -18,7 +18,8 @@ def test_inserted_and_deleted_words():
 def test_changed_digit_is_marked():
     _, right = side_by_side("use port 8080", "use port 8081")
     changed = [s for s in right if s.op == "insert"]
-    assert changed == [Segment("insert", "1")] and changed[0].has_digit
+    assert changed == [Segment("insert", "1")]
+    assert changed[0].has_digit
 
 
 def test_numbers_and_dates_that_differ_are_reported():

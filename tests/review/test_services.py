@@ -45,12 +45,17 @@ def test_dismiss_drawer_link_and_revert(drawer_link, curator):
         item=f"d{drawer_link.pk}", action="dismiss", actor=curator, note="both true"
     )
     drawer_link.refresh_from_db()
-    assert drawer_link.status == "dismissed" and drawer_link.decided_by == curator
-    assert entry.action == "review.dismiss" and entry.actor == curator
-    assert entry.target_id == f"d{drawer_link.pk}" and entry.data["note"] == "both true"
-    assert entry.before == {"status": "open"} and entry.after == {"status": "dismissed"}
+    assert drawer_link.status == "dismissed"
+    assert drawer_link.decided_by == curator
+    assert entry.action == "review.dismiss"
+    assert entry.actor == curator
+    assert entry.target_id == f"d{drawer_link.pk}"
+    assert entry.data["note"] == "both true"
+    assert entry.before == {"status": "open"}
+    assert entry.after == {"status": "dismissed"}
     (undone,) = services.revert(decision=entry, actor=curator)
-    assert undone.action == "review.revert" and undone.data["reverts"] == entry.pk
+    assert undone.action == "review.revert"
+    assert undone.data["reverts"] == entry.pk
     assert state(drawer_link) == prior
 
 
@@ -74,7 +79,8 @@ def test_merge_drawers_supersedes_the_newer_and_consolidates(drawer_link, curato
     entry = services.decide(item=f"d{drawer_link.pk}", action="merge", actor=curator)
     older.refresh_from_db()
     newer.refresh_from_db()
-    assert newer.valid_to is not None and newer.superseded_by == older
+    assert newer.valid_to is not None
+    assert newer.superseded_by == older
     assert older.valid_to is None
     record = older.consolidation
     assert [s["drawer"] for s in record["sources"]] == [str(older.uuid), str(newer.uuid)]
@@ -206,7 +212,8 @@ def test_bulk_decision_one_batch_one_row_each(curator, dedup_settings):
 
 
 def test_item_ref_parsing():
-    assert str(ItemRef.parse("d12")) == "d12" and ItemRef.parse("e3").is_drawer is False
+    assert str(ItemRef.parse("d12")) == "d12"
+    assert ItemRef.parse("e3").is_drawer is False
     for bad in ["d0", "12", "d-1", "dx", "", None]:
         with pytest.raises(errors.InvalidInput):
             ItemRef.parse(bad)

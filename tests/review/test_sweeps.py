@@ -59,7 +59,8 @@ def pairs(run):
 def test_sweep_proposes_within_scope_and_acts_on_nothing(palace):
     before = (Drawer.objects.current().count(), DrawerLink.objects.count())
     run = run_sweep()
-    assert run.status == "done" and run.done == run.total == 10
+    assert run.status == "done"
+    assert run.done == run.total == 10
     found = pairs(run)
     p = {name: drawer.pk for name, drawer in palace.items()}
     assert found[(p["copy"], p["original"])].tier == "exact"
@@ -69,7 +70,8 @@ def test_sweep_proposes_within_scope_and_acts_on_nothing(palace):
     # Never across rooms, never across agents' diaries.
     assert not [k for k in found if p["other_room"] in k]
     assert not [k for k in found if p["bob"] in k]
-    assert run.counts["exact"] == 2 and run.counts["normalized"] >= 2
+    assert run.counts["exact"] == 2
+    assert run.counts["normalized"] >= 2
     assert (Drawer.objects.current().count(), DrawerLink.objects.count()) == before
     proposal = found[(p["typo"], p["original"])]
     assert proposal.texts == {"older": FACT, "newer": FACT.replace("refreshed", "refershed")}
@@ -82,13 +84,15 @@ def test_near_miss_numbers_and_dates_are_flagged(palace, dedup_settings):
     legacy(ops, "Release 2026.11.2 ships on 2026-11-30 to every customer in the north region.")
     run = run_sweep()
     flagged = [p for p in run.proposals.all() if p.gates["numbers_differ"]]
-    assert len(flagged) == 1 and "2026.11.2" in flagged[0].texts["newer"]
+    assert len(flagged) == 1
+    assert "2026.11.2" in flagged[0].texts["newer"]
 
 
 def test_sweeping_twice_proposes_nothing_new(palace):
     first = run_sweep()
     second = run_sweep()
-    assert first.proposals.count() > 0 and second.proposals.count() == 0
+    assert first.proposals.count() > 0
+    assert second.proposals.count() == 0
     assert second.counts == {}
 
 
@@ -109,7 +113,8 @@ def test_linked_decided_and_distinct_pairs_are_not_proposed(palace, curator):
     assert (p["shout"], p["original"]) not in found  # linked
     assert (p["typo"], p["original"]) not in found  # remembered as distinct
     assert DistinctPair.objects.count() == 1
-    assert (p["copy"], p["original"]) in found and first.pk != second.pk
+    assert (p["copy"], p["original"]) in found
+    assert first.pk != second.pk
 
 
 def test_kind_gate_and_entity_gate(dedup_settings):
@@ -120,7 +125,8 @@ def test_kind_gate_and_entity_gate(dedup_settings):
     Proposal.objects.all().delete()
     run = run_sweep(same_kind=False)
     (proposal,) = run.proposals.all()
-    assert proposal.gates["same_kind"] is False and (proposal.newer_id, proposal.older_id) == (
+    assert proposal.gates["same_kind"] is False
+    assert (proposal.newer_id, proposal.older_id) == (
         state.pk,
         event.pk,
     )
@@ -156,7 +162,8 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
         or statuses[(p["typo"], p["original"])] == "linked"
     )
     assert Drawer.objects.get(pk=p["copy"]).superseded_by_id == p["original"]
-    assert applied.merged >= 2 and applied.batch
+    assert applied.merged >= 2
+    assert applied.batch
     # A later write is left untouched by the reverse.
     later = write.drawer_write(
         room=palace["original"].room, content="A brand new runbook entry about DNS."
@@ -189,7 +196,8 @@ def test_discard_below_the_threshold_and_never_propose_again(palace, curator):
     run = run_sweep()
     sweeps.apply(run, threshold=1.0, merge_tiers=(), discard_below=True, actor=curator)
     statuses = dict(run.proposals.values_list("tier", "status").distinct())
-    assert statuses["near"] == "discarded" and statuses["exact"] == "linked"
+    assert statuses["near"] == "discarded"
+    assert statuses["exact"] == "linked"
     assert not run_sweep().proposals.exists()
 
 
@@ -212,7 +220,8 @@ def test_sweeps_find_variants_whose_broken_words_hide_them_from_the_write_path(d
     ):
         typos = typos.replace(word, broken)
     written = write.drawer_write(room=room, content=typos)
-    assert written.created and written.links == ()
+    assert written.created
+    assert written.links == ()
 
     proposal = pairs(run_sweep())[(written.drawer.pk, original.pk)]
     assert proposal.tier == "near"
@@ -236,7 +245,8 @@ def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
 def test_command_shows_progress_and_counts(palace, capsys):
     call_command("dedup_sweep", "--wing", "ops")
     out, err = capsys.readouterr()
-    assert "exact: 1" in out and "proposals:" in out
+    assert "exact: 1" in out
+    assert "proposals:" in out
     assert "sweep" in err  # the progress bar
     run_id = Proposal.objects.first().run_id
     call_command("sweep_apply", str(run_id), "--threshold", "1.0")
@@ -261,17 +271,20 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
     assert response.status_code == 202
     run_id = response.json()["id"]
     status = client.get(f"/api/sweeps/{run_id}").json()
-    assert status["status"] == "done" and status["progress"] == 1.0
+    assert status["status"] == "done"
+    assert status["progress"] == 1.0
     assert status["summary"]["tiers"]["exact"] == 1
     assert status["summary"]["if_applied_at"]["1.00"]["merges"] >= 1
     proposals = client.get(f"/api/sweeps/{run_id}/proposals", {"tier": "near"}).json()["results"]
-    assert proposals and all(p["tier"] == "near" for p in proposals)
+    assert proposals
+    assert all(p["tier"] == "near" for p in proposals)
     applied = client.post(f"/api/sweeps/{run_id}/apply", {"threshold": 0.99}, format="json").json()
     assert applied["merged"] >= 1
     assert client.post(f"/api/sweeps/{run_id}/reverse", {}, format="json").json()["undone"] >= 1
     assert client.get("/api/sweeps/999999").status_code == 404
     bad = client.post("/api/sweeps", {"threshold": 0.1}, format="json")
-    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+    assert bad.status_code == 400
+    assert bad.json()["code"] == "invalid"
     reader = APIClient()
     reader.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
     assert reader.post("/api/sweeps", {}, format="json").status_code == 403
@@ -291,7 +304,8 @@ def test_sample_judge_and_measure_precision(palace, curator):
         sweeps.judge(sampled[0], verdict="wrong", actor=curator)
     rows = sweeps.precision(run)
     judged = [r for r in rows if r["same"] + r["wrong"]]
-    assert {r["precision"] for r in judged} <= {0.0, 1.0} and len(judged) in (1, 2)
+    assert {r["precision"] for r in judged} <= {0.0, 1.0}
+    assert len(judged) in (1, 2)
 
 
 def test_sweep_pages(client, curator, viewer, palace):
@@ -300,7 +314,8 @@ def test_sweep_pages(client, curator, viewer, palace):
     run = SweepRun.objects.get()
     assert response["Location"] == f"/sweeps/{run.pk}/"
     page = client.get(f"/sweeps/{run.pk}/").content.decode()
-    assert "What applying would do" in page and "Apply" in page
+    assert "What applying would do" in page
+    assert "Apply" in page
     client.post(f"/sweeps/{run.pk}/", {"action": "sample", "per_stratum": "2"})
     page = client.get(f"/sweeps/{run.pk}/").content.decode()
     assert "To judge" in page
@@ -316,7 +331,8 @@ def test_sweep_pages(client, curator, viewer, palace):
     client.post(f"/sweeps/{run.pk}/", {"action": "reverse"})
     assert not run.proposals.filter(status="merged").exists()
     partial = client.get(f"/sweeps/{run.pk}/", HTTP_HX_REQUEST="true")
-    assert partial["HX-Refresh"] == "true" and b"<html" not in partial.content
+    assert partial["HX-Refresh"] == "true"
+    assert b"<html" not in partial.content
     client.force_login(viewer)
     assert client.get(f"/sweeps/{run.pk}/").status_code == 200
     assert client.post(f"/sweeps/{run.pk}/", {"action": "reverse"}).status_code == 403
@@ -334,7 +350,8 @@ def test_background_sweep_through_the_database_task_backend(palace, settings, ca
     assert run.status == "queued"
     call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0")
     run.refresh_from_db()
-    assert run.status == "done" and run.proposals.exists()
+    assert run.status == "done"
+    assert run.proposals.exists()
 
 
 def test_proposals_appear_in_the_review_queue_under_their_run(client, curator, palace):
@@ -348,13 +365,17 @@ def test_proposals_appear_in_the_review_queue_under_their_run(client, curator, p
     assert all(f'href="/items/p{p.pk}/' in page for p in near)
     target = near.order_by("pk").first()
     item = client.get(f"/items/p{target.pk}/").content.decode()
-    assert "The same" in item and "Not the same" in item and f"sweep #{run.pk}" in item
+    assert "The same" in item
+    assert "Not the same" in item
+    assert f"sweep #{run.pk}" in item
     client.post(f"/items/p{target.pk}/decide", {"action": "wrong", "query": f"run={run.pk}"})
     target.refresh_from_db()
-    assert target.verdict == "wrong" and target.status == "proposed"  # judged, nothing applied
+    assert target.verdict == "wrong"
+    assert target.status == "proposed"  # judged, nothing applied
     assert not DrawerLink.objects.exists()
     judged = [r for r in sweeps.precision(run) if r["wrong"]]
-    assert judged and judged[0]["precision"] == 0.0
+    assert judged
+    assert judged[0]["precision"] == 0.0
     after = client.get("/", {"run": run.pk, "rule": "near"}).content.decode()
     assert f'href="/items/p{target.pk}/' not in after  # decided: out of the open queue
 
@@ -368,9 +389,8 @@ def test_judging_a_proposal_through_the_api_refuses_twice_and_reverts(
     mine.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
     theirs.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=other_curator).key}")
     queue = mine.get("/api/review/queue", {"run": run.pk}).json()
-    assert {i["type"] for i in queue["items"]} == {"proposal"} and queue["counts"][
-        "proposal"
-    ] == run.proposals.count()
+    assert {i["type"] for i in queue["items"]} == {"proposal"}
+    assert queue["counts"]["proposal"] == run.proposals.count()
     response = mine.post(
         f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
     )
@@ -378,11 +398,13 @@ def test_judging_a_proposal_through_the_api_refuses_twice_and_reverts(
     refused = theirs.post(
         f"/api/review/items/p{proposal.pk}/decisions", {"action": "wrong"}, format="json"
     )
-    assert refused.status_code == 409 and "cora already decided" in refused.json()["error"]
+    assert refused.status_code == 409
+    assert "cora already decided" in refused.json()["error"]
     bad = mine.post(
         f"/api/review/items/p{proposal.pk}/decisions", {"action": "merge"}, format="json"
     )
-    assert bad.status_code == 400 and bad.json()["code"] == "invalid_action"
+    assert bad.status_code == 400
+    assert bad.json()["code"] == "invalid_action"
     decisions.revert(decision=response.json()["id"], actor=curator)
     proposal.refresh_from_db()
     assert proposal.verdict == ""

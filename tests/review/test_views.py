@@ -31,9 +31,11 @@ def as_viewer(client, viewer):
 def test_anonymous_is_sent_to_login(client, drawer_link):
     for url in ["/", f"/items/d{drawer_link.pk}/", "/audit/", "/stats/"]:
         response = client.get(url)
-        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/")
     response = client.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
-    assert response.status_code == 302 and DrawerLink.objects.get().status == "open"
+    assert response.status_code == 302
+    assert DrawerLink.objects.get().status == "open"
 
 
 def test_login_page_logs_a_curator_in(client, curator):
@@ -45,24 +47,26 @@ def test_login_page_logs_a_curator_in(client, curator):
 def test_queue_full_page_and_partial(as_curator, drawer_link, entity_link):
     page = as_curator.get("/")
     body = page.content.decode()
-    assert "<html" in body and 'name="type"' in body and f"d{drawer_link.pk}" in body
+    assert "<html" in body
+    assert 'name="type"' in body
+    assert f"d{drawer_link.pk}" in body
     assert "2</strong> open" in body
     partial = as_curator.get("/", {"type": "entity"}, **HTMX).content.decode()
-    assert (
-        "<html" not in partial
-        and f"e{entity_link.pk}" in partial
-        and f">d{drawer_link.pk}<" not in partial
-    )
+    assert "<html" not in partial
+    assert f"e{entity_link.pk}" in partial
+    assert f">d{drawer_link.pk}<" not in partial
 
 
 def test_bad_queue_filter_is_a_clear_error(as_curator):
     response = as_curator.get("/", {"min_similarity": "lots"})
-    assert response.status_code == 400 and b"min_similarity must be a number" in response.content
+    assert response.status_code == 400
+    assert b"min_similarity must be a number" in response.content
 
 
 def test_viewer_sees_no_decision_controls_and_forged_posts_get_403(as_viewer, drawer_link):
     page = as_viewer.get(f"/items/d{drawer_link.pk}/").content.decode()
-    assert "Delete link" not in page and 'name="action"' not in page
+    assert "Delete link" not in page
+    assert 'name="action"' not in page
     assert "deciding needs the curators' permission" in page
     assert 'type="checkbox"' not in as_viewer.get("/").content.decode()
     for url, data in [
@@ -72,21 +76,30 @@ def test_viewer_sees_no_decision_controls_and_forged_posts_get_403(as_viewer, dr
         ("/audit/1/revert", {}),
     ]:
         assert as_viewer.post(url, data).status_code == 403
-    assert DrawerLink.objects.get().status == "open" and not AuditEntry.objects.exists()
+    assert DrawerLink.objects.get().status == "open"
+    assert not AuditEntry.objects.exists()
 
 
 def test_drawer_item_shows_evidence_diff_and_number_warning(as_curator, drawer_link):
     body = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
-    assert "differ in a number or a date" in body and "8080" in body and "8081" in body
-    assert '<del class="digit">0</del>' in body and '<ins class="digit">1</ins>' in body
-    assert "Threshold in force" in body and "Same fingerprint" in body
-    assert 'data-key="m"' in body and 'data-key="a"' not in body  # no alias for drawers
+    assert "differ in a number or a date" in body
+    assert "8080" in body
+    assert "8081" in body
+    assert '<del class="digit">0</del>' in body
+    assert '<ins class="digit">1</ins>' in body
+    assert "Threshold in force" in body
+    assert "Same fingerprint" in body
+    assert 'data-key="m"' in body
+    assert 'data-key="a"' not in body  # no alias for drawers
 
 
 def test_entity_item_shows_both_names_keys_and_distance(as_curator, entity_link):
     body = as_curator.get(f"/items/e{entity_link.pk}/").content.decode()
-    assert "Katarina" in body and "Katerino" in body and "Edit distance" in body
-    assert 'data-key="a"' in body and 'name="canonical"' in body
+    assert "Katarina" in body
+    assert "Katerino" in body
+    assert "Edit distance" in body
+    assert 'data-key="a"' in body
+    assert 'name="canonical"' in body
 
 
 def test_unknown_item_is_404(as_curator):
@@ -100,9 +113,11 @@ def test_decision_without_javascript_redirects_to_the_next_item(
     response = as_curator.post(
         f"/items/d{drawer_link.pk}/decide", {"action": "dismiss", "note": "both true"}
     )
-    assert response.status_code == 302 and response["Location"] == f"/items/e{entity_link.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/items/e{entity_link.pk}/"
     entry = AuditEntry.objects.get()
-    assert entry.data["note"] == "both true" and entry.actor.username == "cora"
+    assert entry.data["note"] == "both true"
+    assert entry.actor.username == "cora"
     last = as_curator.post(f"/items/e{entity_link.pk}/decide", {"action": "dismiss"})
     assert last["Location"] == "/"  # nothing left: back to the queue
 
@@ -142,7 +157,9 @@ def test_bulk_decision(as_curator, dedup_settings):
     )
     assert response.status_code == 302
     batches = set(AuditEntry.objects.values_list("batch", flat=True))
-    assert len(batches) == 1 and None not in batches and AuditEntry.objects.count() == 2
+    assert len(batches) == 1
+    assert None not in batches
+    assert AuditEntry.objects.count() == 2
     statuses = dict(DrawerLink.objects.values_list("pk", "status"))
     # The two chosen links are dismissed; the third ("!" ~ "?") was not selected and stays open.
     assert {pk: statuses.pop(pk) for pk in chosen} == dict.fromkeys(chosen, "dismissed")
@@ -153,15 +170,18 @@ def test_undo_reverts_your_last_decision(as_curator, drawer_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "merge"})
     assert Drawer.objects.current().count() == 1
     response = as_curator.post("/undo")
-    assert response.status_code == 302 and response["Location"] == f"/items/d{drawer_link.pk}/"
-    assert Drawer.objects.current().count() == 2 and DrawerLink.objects.get().status == "open"
+    assert response.status_code == 302
+    assert response["Location"] == f"/items/d{drawer_link.pk}/"
+    assert Drawer.objects.current().count() == 2
+    assert DrawerLink.objects.get().status == "open"
 
 
 def test_audit_page_filters_exports_and_reverts(as_curator, drawer_link, entity_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "delete_link"})
     as_curator.post(f"/items/e{entity_link.pk}/decide", {"action": "add_alias"})
     page = as_curator.get("/audit/", {"action": "review.delete_link"}).content.decode()
-    assert "review.delete_link" in page and "review.add_alias" not in page
+    assert "review.delete_link" in page
+    assert "review.add_alias" not in page
     rows = list(
         csv.DictReader(io.StringIO(as_curator.get("/audit/", {"format": "csv"}).content.decode()))
     )
@@ -171,7 +191,8 @@ def test_audit_page_filters_exports_and_reverts(as_curator, drawer_link, entity_
     assert as_curator.get("/audit/", {"since": "yesterday"}).status_code == 400
     delete_entry = AuditEntry.objects.get(action="review.delete_link")
     response = as_curator.post(f"/audit/{delete_entry.pk}/revert", {"next": "/audit/"})
-    assert response.status_code == 302 and DrawerLink.objects.filter(pk=drawer_link.pk).exists()
+    assert response.status_code == 302
+    assert DrawerLink.objects.filter(pk=drawer_link.pk).exists()
     assert "reverted" in as_curator.get("/audit/").content.decode()
 
 
@@ -184,15 +205,19 @@ def test_revert_with_dependents_asks_to_revert_together(as_curator, drawer_link,
     link = next(lk for lk in third.links if lk.older_id == drawer_link.older_id)
     as_curator.post(f"/items/d{link.pk}/decide", {"action": "merge"})
     response = as_curator.post(f"/audit/{first.pk}/revert", {"next": "/audit/"})
-    assert response.status_code == 409 and b"Revert all 2 together" in response.content
+    assert response.status_code == 409
+    assert b"Revert all 2 together" in response.content
     response = as_curator.post(f"/audit/{first.pk}/revert", {"next": "/audit/", "cascade": "1"})
-    assert response.status_code == 302 and Drawer.objects.current().count() == 3
+    assert response.status_code == 302
+    assert Drawer.objects.current().count() == 3
 
 
 def test_stats_page_renders_svg(as_curator, drawer_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "delete_link"})
     body = as_curator.get("/stats/").content.decode()
-    assert "<svg" in body and "near" in body and "0.000" in body
+    assert "<svg" in body
+    assert "near" in body
+    assert "0.000" in body
 
 
 def count(client, url, **extra) -> int:
@@ -232,7 +257,8 @@ def test_admin_actions_on_links_decide_through_the_service(admin_client, drawer_
     )
     assert response.status_code == 200
     entry = AuditEntry.objects.get()
-    assert entry.action == "review.delete_link" and entry.data["evidence"] == {"via": "admin"}
+    assert entry.action == "review.delete_link"
+    assert entry.data["evidence"] == {"via": "admin"}
     assert not DrawerLink.objects.exists()
     admin_client.post(
         "/admin/palace/entitylink/", {"action": "add_alias", "_selected_action": [entity_link.pk]}
@@ -243,7 +269,8 @@ def test_admin_actions_on_links_decide_through_the_service(admin_client, drawer_
         {"action": "dismiss", "_selected_action": [entity_link.pk]},
         follow=True,
     )
-    assert b"already decided" in again.content and AuditEntry.objects.count() == 2
+    assert b"already decided" in again.content
+    assert AuditEntry.objects.count() == 2
 
 
 def test_item_page_links_the_next_item_in_queue_order(as_curator, drawer_link, entity_link):
@@ -270,7 +297,8 @@ def test_alias_offers_to_settle_the_pairs_it_makes_redundant(as_curator, dedup_s
     statuses = dict(EntityLink.objects.values_list("pk", "status"))
     assert statuses == {first.pk: "aliased", redundant.pk: "dismissed", kept.pk: "open"}
     batches = set(AuditEntry.objects.values_list("batch", flat=True))
-    assert len(batches) == 1 and None not in batches
+    assert len(batches) == 1
+    assert None not in batches
 
 
 def test_bulk_over_every_item_of_a_filter(as_curator, drawer_link, entity_link):
@@ -283,14 +311,17 @@ def test_bulk_over_every_item_of_a_filter(as_curator, drawer_link, entity_link):
     bad = as_curator.post(
         "/bulk", {"all_matching": "1", "filter": "type=planet", "action": "dismiss"}
     )
-    assert bad.status_code == 302 and AuditEntry.objects.count() == 1
+    assert bad.status_code == 302
+    assert AuditEntry.objects.count() == 1
 
 
 def test_error_pages_are_the_apps_own(as_viewer, drawer_link):
     missing = as_viewer.get("/items/d99999/")
-    assert missing.status_code == 404 and b"Back to the review queue" in missing.content
+    assert missing.status_code == 404
+    assert b"Back to the review queue" in missing.content
     forbidden = as_viewer.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
-    assert forbidden.status_code == 403 and b"curators' permission" in forbidden.content
+    assert forbidden.status_code == 403
+    assert b"curators' permission" in forbidden.content
 
 
 def test_entity_item_samples_both_sides_however_many_mentions_one_has(

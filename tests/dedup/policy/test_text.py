@@ -3,13 +3,13 @@
 import pytest
 
 from dedup.policy import content_hash, fingerprint, normalize_text, query_words
-from tests.conformance.loader import holds, params, text_of
+from tests.conformance.loader import expectations, holds, known, params, text_of
 
 
 @pytest.mark.parametrize("case", params("normalize_text"))
 def test_normalize_text_conformance(case):
     normalized = normalize_text(text_of(case["input"]))
-    expect = case["expect"]
+    expect = expectations(case, {"output", "length"})
     if "output" in expect:
         assert normalized == expect["output"]
     if "length" in expect:
@@ -45,7 +45,8 @@ def test_alphabetic_property_differs_from_isalnum():
 
 @pytest.mark.parametrize("case", params("fingerprint_equal"))
 def test_fingerprint_conformance(case):
-    given, expect = case["input"], case["expect"]
+    given = case["input"]
+    expect = expectations(case, {"fingerprint"} if "text" in given else {"equal"})
     if "text" in given:
         assert (fingerprint(given["text"]) or "") == expect["fingerprint"]
     else:
@@ -69,7 +70,8 @@ def test_query_words_are_distinct_longest_first_and_capped():
     words = query_words("The cat and the Cat sat on a mat, magnificently")
     assert words[0] == "magnificently"
     assert words.count("cat") == 1
-    assert "on" not in words and "a" not in words
+    assert "on" not in words
+    assert "a" not in words
     # Ties keep text order.
     assert words == ["magnificently", "the", "cat", "and", "sat", "mat"]
     assert len(query_words(" ".join(f"word{n}" for n in range(200)))) == 48
@@ -80,9 +82,11 @@ def test_query_words_conformance():
 
     (scenario,) = [s for s in cases()["scenario"] if s["id"] == "st-query-words"]
     first, second = scenario["input"]["steps"]
+    first_expect = known(first["expect"], {"index_0", "occurrences", "excludes"}, "step 0")
+    second_expect = known(second["expect"], {"length"}, "step 1")
     words = query_words(first["lexical_query_words"]["text"])
-    assert words[0] == first["expect"]["index_0"]
-    for word, count in first["expect"]["occurrences"].items():
+    assert words[0] == first_expect["index_0"]
+    for word, count in first_expect["occurrences"].items():
         assert words.count(word) == count
-    assert not set(first["expect"]["excludes"]) & set(words)
-    assert len(query_words(text_of(second["lexical_query_words"]))) == second["expect"]["length"]
+    assert not set(first_expect["excludes"]) & set(words)
+    assert len(query_words(text_of(second["lexical_query_words"]))) == second_expect["length"]
