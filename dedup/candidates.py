@@ -5,10 +5,11 @@ per-database details (SQLite FTS5, PostgreSQL full-text search) stay in this mod
 
 A write's candidates come in one round trip (`for_text`). On SQLite that is one statement built
 here. On PostgreSQL it is a call of the function `castellan_drawer_candidates`
-(`POSTGRESQL_FUNCTION`, installed by dedup's migration 0002), for two reasons measured on the
-write path: planning that statement cost as much as running it, where the function keeps one
-plan per connection; and the function takes the writer's advisory lock and then reads, in one
-round trip instead of two.
+(`POSTGRESQL_FUNCTION`; the migration installing it holds its own copy of the text, and
+tests/dedup/test_migrations.py checks the installed function against this one), for two reasons
+measured on the write path: planning that statement cost as much as running it, where the
+function keeps one plan per connection; and the function takes the writer's advisory lock and then
+reads, in one round trip instead of two.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from django.db.models import Q, QuerySet
 
 from dedup.policy import VAGUE_KIND
 from dedup.policy.entities import KEY_LENGTH_BAND
+from palace import fulltext
 from palace.models import Drawer, Entity, Room
 
 # At most this many drawers come from each lookup, so a write compares a bounded number.
@@ -295,7 +297,9 @@ def _for_text_postgresql(
     return sql, params
 
 
-# The tsvector expression must be the one the GIN index is built on (palace/fulltext.py).
+# The tsvector expression is the one the GIN index is built on (palace/fulltext.py).
+# Changing this text changes the function a new database gets only through a new migration, which
+# drops the old signature if it changes: see dedup/migrations/0003_candidates_function_length_band.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
 # Its plans are generic (no planning per call), so each statement is one that has a single good
@@ -326,8 +330,8 @@ BEGIN
     FOREACH v_group IN ARRAY p_groups LOOP
         v_matches := v_matches || ARRAY(
             SELECT m.id FROM palace_drawer m
-            WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
-                  @@ to_tsquery('simple'::regconfig, v_group)
+            WHERE {fulltext.postgresql_document("m.normalized_content")}
+                  @@ {fulltext.postgresql_query("v_group")}
               AND m.valid_to IS NULL AND m.room_id + 0 = p_room
               AND (p_agent IS NULL OR m.agent = p_agent)
               AND (p_exclude IS NULL OR m.id <> p_exclude)
@@ -366,16 +370,6 @@ POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
     "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int)"
 )
-
-
-def install_postgresql_function(apps, schema_editor) -> None:
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(POSTGRESQL_FUNCTION)
-
-
-def remove_postgresql_function(apps, schema_editor) -> None:
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(POSTGRESQL_FUNCTION_REMOVE)
 
 
 def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:

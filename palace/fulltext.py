@@ -7,19 +7,44 @@ PostgreSQL: a GIN index on the 'simple' tsvector of the normalised text (no stem
 words), the exact expression `dedup.candidates` queries with. fastupdate is off: with it on, every
 search also reads the unsorted pending list, which on a write-heavy table costs milliseconds.
 
-`install` is idempotent. On SQLite, a migration that makes Django rebuild `palace_drawer` (adding
-a column with a default does) drops the triggers with the old table: such a migration must call
-`install` again at its end.
+This module is the live definition: the query code uses its expressions, and
+tests/dedup/test_migrations.py checks that what the migrations installed is what it defines.
+Migrations never import it: each holds its own copy of the SQL it ran, so changing this module
+never changes what an old migration did. A change here needs a new migration; so does a migration
+that makes Django rebuild `palace_drawer` on SQLite (adding a column with a default does), since
+the rebuild drops the triggers with the old table: it must end by creating them again (copy
+`SQLITE` into it, as palace's migration 0003 does). `install` is idempotent.
 """
 
+# PostgreSQL: the text search configuration and the document of a drawer. A query uses the GIN
+# index only when it matches with this very expression, so the index and every query build it here.
+POSTGRESQL_CONFIG = "'simple'::regconfig"
+POSTGRESQL_MAX_CHARACTERS = 100000
+
+
+def postgresql_document(column: str = "normalized_content") -> str:
+    """The tsvector expression the GIN index is built on, over `column` (qualify it with the
+    alias a query gives `palace_drawer`)."""
+    return f"to_tsvector({POSTGRESQL_CONFIG}, left({column}, {POSTGRESQL_MAX_CHARACTERS}))"
+
+
+def postgresql_query(text: str) -> str:
+    """The tsquery expression of `text` (an SQL expression: a parameter or a variable)."""
+    return f"to_tsquery({POSTGRESQL_CONFIG}, {text})"
+
+
+# SQLite: accents kept (as in the policy); no phrase positions (detail=column).
+SQLITE_TOKENIZE = "unicode61 remove_diacritics 0"
+SQLITE_DETAIL = "column"
+
 SQLITE = [
-    """
+    f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
         normalized_content,
         content='palace_drawer',
         content_rowid='id',
-        tokenize='unicode61 remove_diacritics 0',
-        detail=column
+        tokenize='{SQLITE_TOKENIZE}',
+        detail={SQLITE_DETAIL}
     )
     """,
     """
@@ -52,9 +77,9 @@ SQLITE_REMOVE = [
     "DROP TABLE IF EXISTS palace_drawer_fts",
 ]
 POSTGRESQL = [
-    """
+    f"""
     CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
-        to_tsvector('simple'::regconfig, left(normalized_content, 100000))
+        {postgresql_document()}
     ) WITH (fastupdate = off) WHERE valid_to IS NULL
     """,
 ]

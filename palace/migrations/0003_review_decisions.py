@@ -5,7 +5,64 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-from palace import fulltext
+
+class RunSQLOn(migrations.RunSQL):
+    """RunSQL on one database vendor only: the other has its own statements or needs none."""
+
+    def __init__(self, vendor, sql, reverse_sql):
+        super().__init__(sql, reverse_sql, elidable=False)
+        self.vendor = vendor
+
+    def deconstruct(self):
+        return (self.__class__.__name__, [self.vendor, self.sql, self.reverse_sql], {})
+
+    def _run_sql(self, schema_editor, sqls):
+        if schema_editor.connection.vendor == self.vendor:
+            super()._run_sql(schema_editor, sqls)
+
+
+# The full-text setup of migration 0002 (palace/fulltext.py's `install` when this migration was
+# written), frozen here: it must be created again after the table rebuild below.
+FULLTEXT_SQLITE = [
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
+        normalized_content,
+        content='palace_drawer',
+        content_rowid='id',
+        tokenize='unicode61 remove_diacritics 0',
+        detail=column
+    )
+    """,
+    """
+    CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_insert AFTER INSERT ON palace_drawer BEGIN
+        INSERT INTO palace_drawer_fts(rowid, normalized_content)
+        VALUES (new.id, new.normalized_content);
+    END
+    """,
+    """
+    CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_delete AFTER DELETE ON palace_drawer BEGIN
+        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, normalized_content)
+        VALUES ('delete', old.id, old.normalized_content);
+    END
+    """,
+    """
+    CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_update
+    AFTER UPDATE OF normalized_content ON palace_drawer BEGIN
+        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, normalized_content)
+        VALUES ('delete', old.id, old.normalized_content);
+        INSERT INTO palace_drawer_fts(rowid, normalized_content)
+        VALUES (new.id, new.normalized_content);
+    END
+    """,
+    "INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('rebuild')",
+]
+FULLTEXT_POSTGRESQL = [
+    """
+    CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
+        to_tsvector('simple'::regconfig, left(normalized_content, 100000))
+    ) WITH (fastupdate = off) WHERE valid_to IS NULL
+    """,
+]
 
 
 class Migration(migrations.Migration):
@@ -173,6 +230,7 @@ class Migration(migrations.Migration):
             ),
         ),
         # Adding columns with defaults rebuilds palace_drawer on SQLite, which drops its
-        # full-text triggers: put them back.
-        migrations.RunPython(fulltext.install, migrations.RunPython.noop),
+        # full-text triggers: put them back. (On PostgreSQL the index of 0002 is already there.)
+        RunSQLOn("sqlite", FULLTEXT_SQLITE, migrations.RunSQL.noop),
+        RunSQLOn("postgresql", FULLTEXT_POSTGRESQL, migrations.RunSQL.noop),
     ]

@@ -1,0 +1,158 @@
+"""The PostgreSQL candidates function of today: it takes the band of normalised lengths a
+lexical candidate may have (three more arguments) and runs one full-text lookup per word group.
+
+It drops every signature the function has had before installing this one: commits f3adaa4 to
+abfeb5e changed the function without a migration, so a database migrated before them holds the
+nine-argument function of 0002, and one migrated after them holds a twelve-argument one of the
+same signature as this (which is dropped too, so a changed return type cannot stop the install).
+The reverse puts back the function of 0002. The SQL is held here as text; dedup/candidates.py is
+the live definition, and tests/dedup/test_migrations.py checks that the installed function is it.
+"""
+
+from django.db import migrations
+
+
+class RunSQLOn(migrations.RunSQL):
+    """RunSQL on one database vendor only: the other has its own statements or needs none."""
+
+    def __init__(self, vendor, sql, reverse_sql):
+        super().__init__(sql, reverse_sql, elidable=False)
+        self.vendor = vendor
+
+    def deconstruct(self):
+        return (self.__class__.__name__, [self.vendor, self.sql, self.reverse_sql], {})
+
+    def _run_sql(self, schema_editor, sqls):
+        if schema_editor.connection.vendor == self.vendor:
+            super()._run_sql(schema_editor, sqls)
+
+
+DROP_SIGNATURES = [
+    "DROP FUNCTION IF EXISTS castellan_drawer_candidates(bigint, bigint, text, bigint, text, text, text[], int, int)",
+    "DROP FUNCTION IF EXISTS castellan_drawer_candidates"
+    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int)",
+]
+FUNCTION = """
+CREATE OR REPLACE FUNCTION castellan_drawer_candidates(
+    p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
+    p_hash text, p_fingerprint text, p_groups text[],
+    p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
+    p_same_limit int, p_lexical_limit int)
+RETURNS TABLE (
+    part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
+    fingerprint varchar)
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    v_group text;
+    v_matches bigint[] := '{}';
+BEGIN
+    IF p_lock IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(p_lock);
+    END IF;
+    FOREACH v_group IN ARRAY p_groups LOOP
+        v_matches := v_matches || ARRAY(
+            SELECT m.id FROM palace_drawer m
+            WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
+                  @@ to_tsquery('simple'::regconfig, v_group)
+              AND m.valid_to IS NULL AND m.room_id + 0 = p_room
+              AND (p_agent IS NULL OR m.agent = p_agent)
+              AND (p_exclude IS NULL OR m.id <> p_exclude)
+              AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
+                   OR char_length(m.normalized_content) > p_any_length_over));
+    END LOOP;
+    RETURN QUERY
+    SELECT 0, s.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        UNION
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        ORDER BY 1 LIMIT p_same_limit
+    ) s
+    UNION ALL
+    SELECT 1, x.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM (
+            SELECT h.id, count(*) AS hits FROM unnest(v_matches) AS h(id)
+            GROUP BY h.id
+            ORDER BY hits DESC, h.id DESC
+            LIMIT p_lexical_limit
+        ) h
+        JOIN palace_drawer d ON d.id = h.id
+        ORDER BY h.hits DESC, d.id DESC
+    ) x;
+END
+$$
+"""
+# The function of migration 0002, which the reverse restores.
+PREVIOUS_FUNCTION = """
+CREATE OR REPLACE FUNCTION castellan_drawer_candidates(
+    p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
+    p_hash text, p_fingerprint text, p_groups text[], p_same_limit int, p_lexical_limit int)
+RETURNS TABLE (
+    part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
+    fingerprint varchar)
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+SET max_parallel_workers_per_gather = 0
+AS $$
+BEGIN
+    IF p_lock IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(p_lock);
+    END IF;
+    RETURN QUERY
+    SELECT 0, s.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        UNION
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        ORDER BY 1 LIMIT p_same_limit
+    ) s
+    UNION ALL
+    SELECT 1, x.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM (
+            SELECT g.id, count(*) AS hits
+            FROM unnest(p_groups) AS q(query)
+            CROSS JOIN LATERAL (
+                SELECT m.id FROM palace_drawer m
+                WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
+                      @@ to_tsquery('simple'::regconfig, q.query)
+                  AND m.valid_to IS NULL AND m.room_id = p_room
+                  AND (p_agent IS NULL OR m.agent = p_agent)
+                  AND (p_exclude IS NULL OR m.id <> p_exclude)
+            ) g
+            GROUP BY g.id
+            ORDER BY hits DESC, g.id DESC
+            LIMIT p_lexical_limit
+        ) h
+        JOIN palace_drawer d ON d.id = h.id
+        ORDER BY h.hits DESC, d.id DESC
+    ) x;
+END
+$$
+"""
+
+
+class Migration(migrations.Migration):
+    dependencies = [("dedup", "0002_candidates_function")]
+
+    operations = [
+        RunSQLOn(
+            "postgresql",
+            [*DROP_SIGNATURES, FUNCTION],
+            [*DROP_SIGNATURES, PREVIOUS_FUNCTION],
+        )
+    ]

@@ -1,0 +1,236 @@
+"""Migrations are history and the code is today: what the migrations installed must be what the
+code expects, whatever database they ran on and from whichever migration it started.
+
+The drift tests compare what is installed with what installing the code's own definition gives
+(in a transaction rolled back afterwards), so the database's normal form (pg_get_functiondef,
+pg_indexes.indexdef, sqlite_master.sql) is compared with itself.
+"""
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+from django.db import connection, transaction
+from django.db.migrations.executor import MigrationExecutor
+from django.db.utils import ProgrammingError
+from django.test.utils import CaptureQueriesContext
+
+from dedup import candidates, services
+from palace import fulltext
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+FUNCTION = candidates.POSTGRESQL_FUNCTION_NAME
+TEXT = "The deploy script must run database migrations before restarting the web workers."
+TYPO = TEXT.replace("migrations", "migratoins")
+postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL")
+sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite")
+
+
+def migration(app: str, name: str):
+    return importlib.import_module(f"{app}.migrations.{name}")
+
+
+def migrate(*targets) -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(list(targets) or executor.loader.graph.leaf_nodes())
+
+
+# --- what is installed, and what the code would install ------------------------------------------
+
+
+def installed_functions() -> list[tuple[str, str]]:
+    """(identity arguments, pg_get_functiondef) of every signature of the candidates function."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_function_identity_arguments(oid), pg_get_functiondef(oid) "
+            "FROM pg_proc WHERE proname = %s ORDER BY 1",
+            [FUNCTION],
+        )
+        return cursor.fetchall()
+
+
+def functions_installing(sql: str) -> list[tuple[str, str]]:
+    """What `installed_functions` would be with only `sql` installed (nothing is kept)."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            for arguments, _ in installed_functions():
+                cursor.execute(f"DROP FUNCTION {FUNCTION}({arguments})")
+            cursor.execute(sql)
+        expected = installed_functions()
+        transaction.set_rollback(True)
+    return expected
+
+
+def fulltext_objects() -> list[tuple[str, str]]:
+    """(name, definition with whitespace normalised) of the full-text index or FTS5 objects."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = %s",
+                ["palace_drawer_fulltext"],
+            )
+        else:
+            names = ["palace_drawer_fts", *fulltext.SQLITE_TRIGGERS]
+            placeholders = ", ".join("%s" for _ in names)
+            cursor.execute(
+                f"SELECT name, sql FROM sqlite_master WHERE name IN ({placeholders}) ORDER BY name",
+                names,
+            )
+        return [(name, " ".join(sql.split())) for name, sql in cursor.fetchall()]
+
+
+def fulltext_objects_of_the_code() -> list[tuple[str, str]]:
+    """What `fulltext_objects` would be with the code's definition installed (nothing is kept)."""
+    if connection.vendor == "postgresql":
+        statements = [*fulltext.POSTGRESQL_REMOVE, *fulltext.POSTGRESQL]
+    else:
+        statements = [*fulltext.SQLITE_REMOVE, *fulltext.SQLITE]
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+        expected = fulltext_objects()
+        transaction.set_rollback(True)
+    return expected
+
+
+def assert_installed_as_the_code_expects() -> None:
+    if connection.vendor == "postgresql":
+        assert installed_functions() == functions_installing(candidates.POSTGRESQL_FUNCTION)
+    expected = fulltext_objects_of_the_code()
+    assert len(expected) == (1 if connection.vendor == "postgresql" else 4)
+    assert fulltext_objects() == expected
+
+
+def assert_writes_deduplicate() -> None:
+    """An exact copy is refused and a typo variant is linked to its original, through the write
+    path and, on PostgreSQL, through the candidates function."""
+    original = services.drawer_write_in(wing="ops", room="runbooks", content=TEXT)
+    with CaptureQueriesContext(connection) as queries:
+        copy = services.drawer_write_in(wing="ops", room="runbooks", content=TEXT)
+        variant = services.drawer_write_in(wing="ops", room="runbooks", content=TYPO)
+    assert original.created and not copy.created
+    assert copy.duplicate_of == original.drawer
+    assert variant.created
+    assert [link.older_id for link in variant.links] == [original.drawer.id]
+    if connection.vendor == "postgresql":
+        calls = [q["sql"] for q in queries.captured_queries if f"FROM {FUNCTION}(" in q["sql"]]
+        assert len(calls) == 2
+
+
+# --- the tests -----------------------------------------------------------------------------------
+
+
+def test_migrations_import_no_live_project_code():
+    """Changing the code must never change what an old migration did. The one exception is the
+    pure policy, which dedup's data migration asks for the values the write path computes (see
+    its docstring)."""
+    allowed = {("dedup/migrations/0001_dedup_keys.py", "dedup")}  # `from dedup import policy`
+    offences = []
+    for app in ("palace", "dedup", "review"):
+        for path in sorted((ROOT / app / "migrations").glob("*.py")):
+            relative = str(path.relative_to(ROOT))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                else:
+                    continue
+                offences += [
+                    f"{relative} imports {name}"
+                    for name in names
+                    if name.split(".")[0] in {"palace", "dedup", "review", "config"}
+                    and (relative, name) not in allowed
+                ]
+    assert offences == []
+
+
+def test_the_data_migration_asks_only_the_policy():
+    source = (ROOT / "dedup/migrations/0001_dedup_keys.py").read_text(encoding="utf-8")
+    assert "from dedup import policy" in source and "backfill import" not in source
+
+
+def test_installed_full_text_objects_and_function_are_the_code_s(dedup_settings):
+    """The drift test: the test database was migrated from zero."""
+    assert_installed_as_the_code_expects()
+    assert_writes_deduplicate()
+
+
+@postgresql_only
+def test_one_signature_is_installed_and_it_queries_the_index_s_expression():
+    [(_, definition)] = installed_functions()
+    body = candidates.POSTGRESQL_FUNCTION.split("$$")[1]
+    assert body in definition
+    assert fulltext.postgresql_document("m.normalized_content") in body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrating_from_zero_to_the_latest_installs_what_the_code_expects(dedup_settings):
+    migrate(("palace", None))  # before the first migration: dedup and review go back too
+    with connection.cursor() as cursor:
+        tables = connection.introspection.table_names(cursor)
+    assert not {"palace_drawer", "palace_drawer_fts"} & set(tables)
+    if connection.vendor == "postgresql":
+        assert installed_functions() == []
+
+    migrate()
+    assert_installed_as_the_code_expects()
+    assert_writes_deduplicate()
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "also_installed",
+    [
+        pytest.param(None, id="as-0002-left-it"),
+        # A database migrated between commits f3adaa4 and abfeb5e, when 0002 called the live
+        # code: the function of today's signature (with an older body, for all it knows).
+        pytest.param(candidates.POSTGRESQL_FUNCTION, id="with-a-twelve-argument-version"),
+    ],
+)
+def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
+    migrate(("dedup", "0002_candidates_function"))
+    old = migration("dedup", "0002_candidates_function")
+    assert installed_functions() == functions_installing(old.FUNCTION)
+    if also_installed is None:
+        # The failure the new migration mends: the code calls a signature not installed.
+        with pytest.raises(ProgrammingError):
+            services.drawer_write_in(wing="ops", room="runbooks", content=TEXT)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(also_installed)
+        assert len(installed_functions()) == 2
+
+    migrate()
+    assert len(installed_functions()) == 1
+    assert_installed_as_the_code_expects()
+    assert_writes_deduplicate()
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_the_new_migration_reverses_to_the_function_of_0002(dedup_settings):
+    migrate()
+    migrate(("dedup", "0002_candidates_function"))
+    previous = migration("dedup", "0002_candidates_function").FUNCTION
+    assert installed_functions() == functions_installing(previous)
+    latest = migration("dedup", "0003_candidates_function_length_band")
+    assert previous == latest.PREVIOUS_FUNCTION
+
+    migrate()
+    assert_installed_as_the_code_expects()
+    assert_writes_deduplicate()
+
+
+def test_the_new_migration_installs_the_code_s_function_text():
+    """Cheap, and on every database: the latest function migration holds the code's text. A
+    change to the function's text needs a new migration (and this test then names it)."""
+    latest = migration("dedup", "0003_candidates_function_length_band")
+    assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
+    drops = " ".join(latest.DROP_SIGNATURES)
+    assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops
