@@ -2,12 +2,15 @@
 console: audited, refused when already decided, reversible from the audit log."""
 
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from dedup.admin import ReadOnlyAdmin
 from dedup.errors import DomainError
 from palace.models import DrawerLink, EntityLink
 from review import services
-from review.api import DECIDE_PERMISSION
+from review.curators import DECIDE_PERMISSION
+from review.items import Action
 
 
 class LinkAdmin(ReadOnlyAdmin):
@@ -17,10 +20,10 @@ class LinkAdmin(ReadOnlyAdmin):
     list_filter = ["status"]
     actions = ["dismiss", "delete_link", "merge"]
 
-    def has_decide_permission(self, request) -> bool:
+    def has_decide_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
 
-    def _decide(self, request, queryset, action: str) -> None:
+    def _decide(self, request: HttpRequest, queryset: QuerySet, action: Action) -> None:
         decided = 0
         for link in queryset:
             try:
@@ -39,18 +42,18 @@ class LinkAdmin(ReadOnlyAdmin):
             self.message_user(request, f"{action.replace('_', ' ')}: {decided} item(s) decided.")
 
     @admin.action(description="Dismiss (the resemblance stands, no action)", permissions=["decide"])
-    def dismiss(self, request, queryset):
-        self._decide(request, queryset, "dismiss")
+    def dismiss(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(request, queryset, Action.DISMISS)
 
     @admin.action(
         description="Delete link (wrong: remember the pair as distinct)", permissions=["decide"]
     )
-    def delete_link(self, request, queryset):
-        self._decide(request, queryset, "delete_link")
+    def delete_link(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(request, queryset, Action.DELETE_LINK)
 
     @admin.action(description="Merge into the older side", permissions=["decide"])
-    def merge(self, request, queryset):
-        self._decide(request, queryset, "merge")
+    def merge(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(request, queryset, Action.MERGE)
 
 
 @admin.register(DrawerLink)
@@ -71,5 +74,5 @@ class EntityLinkAdmin(LinkAdmin):
     @admin.action(
         description="Add alias (the older entity stays canonical)", permissions=["decide"]
     )
-    def add_alias(self, request, queryset):
-        self._decide(request, queryset, "add_alias")
+    def add_alias(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._decide(request, queryset, Action.ADD_ALIAS)

@@ -3,6 +3,8 @@
 from django.contrib.auth.models import Group, Permission
 
 GROUP = "curators"
+# The permission a curator holds: may decide review items (console, API and admin alike).
+DECIDE_PERMISSION = "palace.decide"
 
 
 def curators_group() -> Group:

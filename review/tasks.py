@@ -3,8 +3,8 @@ with `manage.py db_worker`, on as many machines as the database serves."""
 
 from django_tasks import task
 
-from review import sweeps
 from review.models import SweepRun
+from review.services import sweeps
 
 
 @task()

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from dedup.errors import DomainError
-from review import sweeps
+from review.services import sweeps
 from review.tasks import run_sweep
 
 

@@ -206,88 +206,65 @@ def variants(text: str, rng: random.Random) -> list[str]:
     return []
 
 
+Write = tuple[str, str, str, services.WriteMode, str]  # wing, room, content, mode, agent
+
+
+def demo_plan(rng: random.Random) -> list[Write]:
+    """Every write of the demo, in order: facts and their variants, near misses, generated
+    facts, reading notes and two agents' diaries. The same plan for the same seed."""
+    return [*_fact_writes(rng), *_diary_writes(rng)]
+
+
+def _fact_writes(rng: random.Random) -> list[Write]:
+    memory = services.WriteMode.MEMORY
+    plan: list[Write] = []
+    for (wing, room), facts in FACTS.items():
+        plan += [(wing, room, fact, memory, "") for fact in facts]
+        for fact in facts:
+            plan += [(wing, room, variant, memory, "") for variant in variants(fact, rng)]
+    for (wing, room), facts in NEAR_MISSES.items():
+        plan.extend((wing, room, fact, memory, "") for fact in facts)
+    for subject in SUBJECTS:
+        for verb in VERBS:
+            fact = f"{subject} {verb} {rng.choice(OBJECTS)}."
+            plan.append(("castellan", "systems", fact, memory, ""))
+            if rng.random() < 0.4:
+                restated = typo(fact, rng) if len(fact) > 30 else fact
+                plan.append(("castellan", "systems", restated, memory, ""))
+    triples = [(r, b, t) for r in READERS for b in BOOKS for t in TOPICS]
+    for reader, book, topic in rng.sample(triples, 90):
+        fact = f"{reader} recommended {book} for {topic}."
+        plan.append(("research", "reading", fact, memory, ""))
+    return plan
+
+
+def _diary_writes(rng: random.Random) -> list[Write]:
+    diary, room = services.WriteMode.DIARY, services.Destination.DIARY.room
+    plan: list[Write] = []
+    for agent in ("scout", "scribe"):
+        pairs = [(o, a) for o in DIARY_OPENINGS for a in DIARY_ACTIVITIES]
+        for opening, activity in rng.sample(pairs, 30):
+            entry = f"{opening} {activity}."
+            plan.append(("agents", room, entry, diary, agent))
+            if rng.random() < 0.15:
+                plan.append(("agents", room, entry, diary, agent))
+    # The same words in both agents' diaries stay two entries.
+    for agent in ("scout", "scribe"):
+        plan.append(("agents", room, "Stand-up: nothing blocking today.", diary, agent))
+    return plan
+
+
 class Command(BaseCommand):
     help = "Fill the palace with realistic demo data and print a curator login and an API token."
 
     def add_arguments(self, parser):
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, no_progress: bool, **options):
-        rng = random.Random(2026)
-        plan: list[tuple[str, str, str, services.WriteMode, str]] = []
-        for (wing, room), facts in FACTS.items():
-            for fact in facts:
-                plan.append((wing, room, fact, services.WriteMode.MEMORY, ""))
-            for fact in facts:
-                for variant in variants(fact, rng):
-                    plan.append((wing, room, variant, services.WriteMode.MEMORY, ""))
-        for (wing, room), facts in NEAR_MISSES.items():
-            plan.extend((wing, room, fact, services.WriteMode.MEMORY, "") for fact in facts)
-        for subject in SUBJECTS:
-            for verb in VERBS:
-                fact = f"{subject} {verb} {rng.choice(OBJECTS)}."
-                plan.append(("castellan", "systems", fact, services.WriteMode.MEMORY, ""))
-                if rng.random() < 0.4:
-                    plan.append(
-                        (
-                            "castellan",
-                            "systems",
-                            typo(fact, rng) if len(fact) > 30 else fact,
-                            services.WriteMode.MEMORY,
-                            "",
-                        )
-                    )
-        triples = [(r, b, t) for r in READERS for b in BOOKS for t in TOPICS]
-        for reader, book, topic in rng.sample(triples, 90):
-            fact = f"{reader} recommended {book} for {topic}."
-            plan.append(("research", "reading", fact, services.WriteMode.MEMORY, ""))
-        for agent in ("scout", "scribe"):
-            pairs = [(o, a) for o in DIARY_OPENINGS for a in DIARY_ACTIVITIES]
-            for opening, activity in rng.sample(pairs, 30):
-                entry = f"{opening} {activity}."
-                plan.append(("agents", "diary", entry, services.WriteMode.DIARY, agent))
-                if rng.random() < 0.15:
-                    plan.append(("agents", "diary", entry, services.WriteMode.DIARY, agent))
-        # The same words in both agents' diaries stay two entries.
-        for agent in ("scout", "scribe"):
-            plan.append(
-                (
-                    "agents",
-                    "diary",
-                    "Stand-up: nothing blocking today.",
-                    services.WriteMode.DIARY,
-                    agent,
-                )
-            )
-
-        stored = similar = duplicates = 0
-        written = []
+    def handle(self, *args, no_progress: bool, **options) -> None:
+        plan = demo_plan(random.Random(2026))
         with transaction.atomic():
-            for index, (wing, room, content, mode, agent) in enumerate(
-                tqdm(plan, desc="drawers", unit="drawer", disable=no_progress, file=sys.stderr)
-            ):
-                result = services.drawer_write_in(
-                    wing=wing,
-                    room=room,
-                    content=content,
-                    mode=mode,
-                    agent=agent or "seed",
-                    source={"kind": "demo", "item": index},
-                    drawer_id=uuid.uuid5(NAMESPACE, f"{index}:{content}"),
-                )
-                stored += result.created
-                duplicates += not result.created
-                similar += bool(result.links)
-                written.append(result.drawer)
-            mentions = 0
-            for index, (name, kind) in enumerate(
-                tqdm(SIGHTINGS, desc="mentions", unit="name", disable=no_progress, file=sys.stderr)
-            ):
-                drawer = written[(index * 7) % len(written)]
-                services.mention_add(
-                    drawer=drawer, name=name, kind=kind, provenance={"kind": "demo"}
-                )
-                mentions += 1
+            stored, duplicates, similar, written = self.write(plan, no_progress)
+            mentions = self.mention(written, no_progress)
             _, token = self.curator()
 
         self.stdout.write(
@@ -296,6 +273,38 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}")
         self.stdout.write(f"API token:     {token.key}")
+
+    def write(self, plan: list[Write], no_progress: bool) -> tuple[int, int, int, list]:
+        """Every planned write through the write path: (stored, duplicates, similar, drawers)."""
+        stored = similar = duplicates = 0
+        written = []
+        for index, (wing, room, content, mode, agent) in enumerate(
+            tqdm(plan, desc="drawers", unit="drawer", disable=no_progress, file=sys.stderr)
+        ):
+            result = services.drawer_write_in(
+                wing=wing,
+                room=room,
+                content=content,
+                mode=mode,
+                agent=agent or "seed",
+                source={"kind": "demo", "item": index},
+                drawer_id=uuid.uuid5(NAMESPACE, f"{index}:{content}"),
+            )
+            stored += result.created
+            duplicates += not result.created
+            similar += bool(result.links)
+            written.append(result.drawer)
+        return stored, duplicates, similar, written
+
+    def mention(self, written: list, no_progress: bool) -> int:
+        mentions = 0
+        for index, (name, kind) in enumerate(
+            tqdm(SIGHTINGS, desc="mentions", unit="name", disable=no_progress, file=sys.stderr)
+        ):
+            drawer = written[(index * 7) % len(written)]
+            services.mention_add(drawer=drawer, name=name, kind=kind, provenance={"kind": "demo"})
+            mentions += 1
+        return mentions
 
     def curator(self):
         User = get_user_model()

@@ -1,8 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from dedup.errors import DomainError
-from review import sweeps
+from review.gates import MERGE_TIERS
 from review.models import SweepRun
+from review.services import sweeps
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
                 sweep,
                 threshold=threshold,
                 tiers=tiers,
-                merge_tiers=() if no_merge else sweeps.MERGE_TIERS,
+                merge_tiers=() if no_merge else MERGE_TIERS,
                 discard_below=discard_below,
             )
         except DomainError as error:

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from review import sweeps
 from review.models import SweepRun
+from review.services import sweeps
 
 
 class Command(BaseCommand):

@@ -1,0 +1,35 @@
+"""What a sweep proposes and when a proposal may be merged: the tiers a sweep finds and the
+gates a drawer pair must pass. Shared by the sweep's writes and its reads."""
+
+from __future__ import annotations
+
+from palace.models import Drawer
+from review.diff import differing_numbers
+
+DRAWER_TIERS = ("exact", "normalized", "near")
+ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
+MERGE_TIERS = ("exact", "normalized")
+
+
+def drawer_gates(
+    newer: Drawer, older: Drawer, newer_entities: set[int], older_entities: set[int]
+) -> dict[str, bool | None]:
+    """Each gate is True (passed), False (failed) or None (does not apply)."""
+    only_older, only_newer = differing_numbers(older.content, newer.content)
+    return {
+        # An event and the state it produced are not duplicates.
+        "same_kind": (newer.kind == older.kind) if newer.kind and older.kind else None,
+        # The same words about different people are not duplicates.
+        "same_entities": (newer_entities == older_entities)
+        if newer_entities and older_entities
+        else None,
+        "numbers_differ": bool(only_older or only_newer),
+    }
+
+
+def gates_pass(gates: dict) -> bool:
+    return (
+        gates.get("same_kind") is not False
+        and gates.get("same_entities") is not False
+        and not gates.get("numbers_differ")
+    )

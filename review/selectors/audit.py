@@ -1,0 +1,89 @@
+"""Reads of the audit log: the log page, which decisions are reverted, an item's last decision."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from dedup.errors import InvalidInput
+from palace.models import AuditEntry, AuditTarget
+from review.items import ITEM_TARGET, REVERT_ACTION, ItemRef
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    actor: str = ""
+    action: str = ""
+    item: str = ""
+    since: str = ""
+    until: str = ""
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> AuditFilters:
+        return cls(
+            *(
+                (params.get(name) or "").strip()
+                for name in ("actor", "action", "item", "since", "until")
+            )
+        )
+
+
+def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
+    queryset = AuditEntry.objects.select_related("actor").order_by("-id")
+    if filters.actor:
+        queryset = queryset.filter(actor_label=filters.actor)
+    if filters.action:
+        queryset = queryset.filter(action=filters.action)
+    if filters.item:
+        queryset = queryset.filter(Q(target_id=filters.item) | Q(data__item=filters.item))
+    for name, lookup, shift in (("since", "created_at__gte", 0), ("until", "created_at__lt", 1)):
+        raw = getattr(filters, name)
+        if raw:
+            try:
+                day = date.fromisoformat(raw)
+            except ValueError:
+                raise InvalidInput(f"{name} must be a date like 2026-11-29.") from None
+            queryset = queryset.filter(
+                **{
+                    lookup: timezone.make_aware(
+                        timezone.datetime.combine(
+                            day + timedelta(days=shift), timezone.datetime.min.time()
+                        )
+                    )
+                }
+            )
+    return queryset
+
+
+def reverted_ids(entries: Iterable[AuditEntry]) -> set[int]:
+    ids = [str(e.pk) for e in entries]
+    return {
+        int(t)
+        for t in AuditEntry.objects.filter(action=REVERT_ACTION, target_id__in=ids).values_list(
+            "target_id", flat=True
+        )
+    }
+
+
+def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
+    """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
+    reverts = AuditEntry.objects.filter(
+        action=REVERT_ACTION,
+        target_type=AuditTarget.DECISION,
+        target_id=Cast(OuterRef("pk"), CharField()),
+    )
+    return entries.exclude(Exists(reverts))
+
+
+def last_decision(ref: ItemRef) -> AuditEntry | None:
+    return (
+        AuditEntry.objects.filter(target_type=ITEM_TARGET, target_id=str(ref))
+        .exclude(action=REVERT_ACTION)
+        .order_by("-id")
+        .first()
+    )

@@ -1,0 +1,242 @@
+"""The review queue: both kinds of item (or a sweep's proposals), filtered, keyset-paginated with
+a constant number of queries whatever its size."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import Model, Q, QuerySet
+from django.utils import timezone
+
+from dedup.errors import InvalidInput
+from palace.models import DECISION_PREFIX, AuditEntry, DrawerLink, EntityLink
+from review.items import REVERT_ACTION, ItemKind, ItemRef
+from review.selectors.filters import (
+    BY_TIME,
+    DESCENDING,
+    QueueFilters,
+    drawer_links,
+    entity_links,
+    proposals,
+)
+
+PAGE_SIZE = 25
+MAX_BULK = 1000
+Cursor = tuple[float | datetime, ItemKind, int]
+
+
+@dataclass
+class QueueItem:
+    ref: ItemRef
+    link: DrawerLink | EntityLink
+    sort_key: float | str
+
+    @property
+    def is_drawer(self) -> bool:
+        return self.ref.is_drawer
+
+    @property
+    def id(self) -> str:
+        return str(self.ref)
+
+
+@dataclass
+class QueuePage:
+    items: list[QueueItem]
+    next_cursor: str | None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _encode(item: QueueItem) -> str:
+    key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
+    raw = json.dumps([key, item.ref.kind, item.ref.pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode(cursor: str, order: str) -> Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        key, kind, pk = json.loads(raw)
+        key = datetime.fromisoformat(key) if order in BY_TIME else float(key)
+        return key, ItemKind(kind), int(pk)
+    except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
+        raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One indexed range of one table, walked in one direction along one column."""
+
+    column: str
+    descending: bool
+    bound: object = None  # walk past this value (None: from the start)
+    side: Q = field(default_factory=Q)
+
+
+def _runs(
+    order: str, threshold: float, after: Cursor | None, similarity: str = "similarity"
+) -> list[_Run]:
+    """The index ranges an order reads. "Most uncertain first" (closest to the threshold) is two
+    ranges walked outward from the threshold, above it upward and below it downward, so it uses
+    the similarity index like the others instead of sorting every open item."""
+    if order in ("similarity", "similarity_asc"):
+        return [_Run(similarity, order == "similarity", after[0] if after else None)]
+    if order in BY_TIME:
+        return [_Run("created_at", order == "newest", after[0] if after else None)]
+    above = Q(**{f"{similarity}__gte": threshold})
+    below = Q(**{f"{similarity}__lt": threshold})
+    if after is None:
+        return [_Run(similarity, False, None, above), _Run(similarity, True, None, below)]
+    at = after[0]
+    distance = abs(at - threshold)
+    # The bound is the cursor's own similarity on its side (exact) and its mirror on the other.
+    upper = at if at >= threshold else threshold + distance
+    lower = at if at < threshold else threshold - distance
+    return [_Run(similarity, False, upper, above), _Run(similarity, True, lower, below)]
+
+
+def _sort_key(order: str, threshold: float, link: Model) -> float | datetime:
+    if order == "uncertain":
+        return abs(link.similarity - threshold)
+    return link.created_at if order in BY_TIME else link.similarity
+
+
+def _sources(filters: QueueFilters) -> list[tuple[ItemKind, QuerySet]]:
+    sources = []
+    if filters.includes_drawers:
+        sources.append(
+            (
+                ItemKind.DRAWER,
+                drawer_links(filters).select_related("newer__room__wing", "older__room__wing"),
+            )
+        )
+    if filters.includes_entities:
+        sources.append((ItemKind.ENTITY, entity_links(filters).select_related("newer", "older")))
+    if filters.includes_proposals:
+        sources.append((ItemKind.PROPOSAL, proposals(filters).select_related("run")))
+    return sources
+
+
+def _past_cursor(
+    rows: QuerySet, run: _Run, kind: ItemKind, after: Cursor, descending: bool
+) -> QuerySet:
+    """The rows of one range that come after the cursor in the queue's order."""
+    _, after_kind, after_pk = after
+    past = Q(**{f"{run.column}__{'lt' if run.descending else 'gt'}": run.bound})
+    same = Q(**{run.column: run.bound})
+    # Equal keys: in the kinds' queue order, each by id in the order's sense.
+    # `within` (<= or >=) is the index range; the rest only breaks ties.
+    within = Q(**{f"{run.column}__{'lte' if run.descending else 'gte'}": run.bound})
+    if kind is after_kind:
+        tie = Q(pk__lt=after_pk) if descending else Q(pk__gt=after_pk)
+        return rows.filter(within & (past | (same & tie)))
+    if kind.queue_order > after_kind.queue_order:
+        return rows.filter(within)
+    return rows.filter(past)
+
+
+def queue_page(
+    filters: QueueFilters, *, cursor: str | None = None, size: int = PAGE_SIZE
+) -> QueuePage:
+    """One page of the queue: at most `size` items of both kinds in one order.
+
+    Each kind is read by keyset over an index (one range, or two for "most uncertain first"),
+    at most size + 1 rows each, and the runs are merged here: the cost does not grow with the
+    queue. The order is the sort key, then the kinds' queue order (drawer links before entity
+    links), then the id.
+    """
+    threshold = settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
+    after = _decode(cursor, filters.order) if cursor else None
+    descending = filters.order in DESCENDING
+    items: list[QueueItem] = []
+    for kind, queryset in _sources(filters):
+        # A proposal's similarity is its score.
+        column = "score" if kind is ItemKind.PROPOSAL else "similarity"
+        for run in _runs(filters.order, threshold, after, column):
+            rows = queryset.filter(run.side)
+            if run.bound is not None:
+                rows = _past_cursor(rows, run, kind, after, descending)
+            direction = "-" if run.descending else ""
+            tie_direction = "-" if descending else ""
+            rows = rows.order_by(f"{direction}{run.column}", f"{tie_direction}pk")[: size + 1]
+            items += [
+                QueueItem(ItemRef(kind, link.pk), link, _sort_key(filters.order, threshold, link))
+                for link in rows
+            ]
+    return _page(items, filters, size, descending)
+
+
+def _page(items: list[QueueItem], filters: QueueFilters, size: int, descending: bool) -> QueuePage:
+    items.sort(key=lambda i: (i.ref.kind.queue_order, -i.ref.pk if descending else i.ref.pk))
+    items.sort(key=lambda i: i.sort_key, reverse=descending)
+    page = items[:size]
+    if len(items) <= size or not page:
+        return QueuePage(page, None)
+    last = page[-1]
+    # The cursor keeps the raw column value (similarity or time), so bounds stay exact.
+    raw = last.link.created_at if filters.order in BY_TIME else last.link.similarity
+    return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
+
+
+def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]:
+    """Every item matching a filter (for "apply to all"), at most `limit`."""
+    refs = []
+    if filters.includes_drawers:
+        refs += [
+            ItemRef(ItemKind.DRAWER, pk)
+            for pk in drawer_links(filters).values_list("pk", flat=True)[:limit]
+        ]
+    if filters.includes_proposals:
+        refs += [
+            ItemRef(ItemKind.PROPOSAL, pk)
+            for pk in proposals(filters).values_list("pk", flat=True)[:limit]
+        ]
+    if filters.includes_entities:
+        rest = limit - len(refs)
+        refs += [
+            ItemRef(ItemKind.ENTITY, pk)
+            for pk in entity_links(filters).values_list("pk", flat=True)[:rest]
+        ]
+    return refs
+
+
+def next_item(filters: QueueFilters, link: Model) -> ItemRef | None:
+    """The item after this one in the queue's order (whatever this one's status now)."""
+    ref = ItemRef.of(link)
+    raw = link.created_at if filters.order in BY_TIME else link.similarity
+    cursor = _encode(QueueItem(ref, link, raw))
+    page = queue_page(filters, cursor=cursor, size=1)
+    return page.items[0].ref if page.items else None
+
+
+def queue_counts(filters: QueueFilters, user: object) -> dict[str, int]:
+    """Counts for the current filters, per kind, and the progress line."""
+    today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    decisions_today = AuditEntry.objects.filter(
+        action__startswith=DECISION_PREFIX, created_at__gte=today
+    ).exclude(action=REVERT_ACTION)
+    counts = {
+        "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
+        "entity": entity_links(filters).count() if filters.includes_entities else 0,
+        "proposal": proposals(filters).count() if filters.includes_proposals else 0,
+    }
+    if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
+        open_items = counts["drawer"] + counts["entity"]
+    else:
+        open_items = (
+            DrawerLink.objects.filter(status=DrawerLink.Status.OPEN).count()
+            + EntityLink.objects.filter(status=EntityLink.Status.OPEN).count()
+        )
+    return {
+        **counts,
+        "open": open_items,
+        "decided_today": decisions_today.count(),
+        "decided_today_by_you": decisions_today.filter(actor=user).count()
+        if user.is_authenticated
+        else 0,
+    }

@@ -1,0 +1,318 @@
+"""What each decision does, and how it is undone, side by side: one small class per action.
+
+`apply` changes an open, locked item and returns what changed (the state before and after and
+the objects it touched), which the decision writes into its audit row. `undo` restores the prior
+state from that row. Adding an action is one class here, registered in `ACTIONS` (and its name in
+`review.items.Action` and its kind's action tuple).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from dedup.errors import Conflict, InvalidInput
+from palace.models import DistinctPair, Drawer, DrawerLink, Entity, EntityAlias, EntityLink
+from review.items import Action, ItemKind, ItemRef
+from review.models import Proposal
+
+Link = DrawerLink | EntityLink
+LINK_MODELS: dict[ItemKind, type[Link]] = {
+    ItemKind.DRAWER: DrawerLink,
+    ItemKind.ENTITY: EntityLink,
+}
+DECIDED_FIELDS = ["status", "decided_at", "decided_by"]
+
+
+@dataclass(frozen=True)
+class Change:
+    before: dict[str, Any]
+    after: dict[str, Any]
+    touches: list[str]
+    context: dict[str, Any] = field(default_factory=dict)  # more for the audit row's data
+
+
+class ItemAction:
+    """One decision on one kind of item."""
+
+    def apply(self, target: Any, *, canonical: str | None, actor: Any) -> Change:
+        raise NotImplementedError
+
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+        raise NotImplementedError
+
+
+def touches(link: Link) -> list[str]:
+    prefix = "drawer" if isinstance(link, DrawerLink) else "entity"
+    return [f"{prefix}:{link.older_id}", f"{prefix}:{link.newer_id}"]
+
+
+def _sides(link: Link, canonical: str | None, model: type[Drawer] | type[Entity]) -> tuple:
+    """(canonical, other): the older side unless the curator chose the other by its id."""
+    older, newer = (
+        model.objects.select_for_update().get(pk=link.older_id),
+        model.objects.select_for_update().get(pk=link.newer_id),
+    )
+    if canonical in (None, "", str(older.uuid)):
+        return older, newer
+    if canonical == str(newer.uuid):
+        return newer, older
+    raise InvalidInput("canonical must be the id of one side of the item.", code="invalid")
+
+
+# --- decisions that settle a link and keep it --------------------------------------------------
+
+
+class LinkDecision(ItemAction):
+    """Sets the link's status and stamps the decision on it; undone by reopening the link once
+    `restore` has put back what `settle` changed elsewhere."""
+
+    def settle(self, link: Link, canonical: str | None) -> Change:
+        raise NotImplementedError
+
+    def restore(self, before: dict, after: dict) -> None:
+        """Undo what `settle` changed besides the link (nothing by default)."""
+
+    def apply(self, target: Link, *, canonical: str | None, actor: Any) -> Change:
+        change = self.settle(target, canonical)
+        target.mark_decided(actor)
+        target.save(update_fields=DECIDED_FIELDS)
+        return change
+
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+        link = LINK_MODELS[ref.kind].objects.select_for_update().get(pk=ref.pk)
+        if link.status != after["status"]:
+            raise Conflict("The item changed since; it cannot be reverted.", code="revert_blocked")
+        self.restore(before, after)
+        link.reopen()
+        link.save(update_fields=DECIDED_FIELDS)
+
+
+class Dismiss(LinkDecision):
+    """The resemblance stands; nothing else changes."""
+
+    def settle(self, link: Link, canonical: str | None) -> Change:
+        link.status = type(link).Status.DISMISSED
+        return Change({"status": type(link).Status.OPEN}, {"status": link.status}, touches(link))
+
+
+class MergeDrawers(LinkDecision):
+    """The older drawer (or the one chosen) stays current and records the other's provenance;
+    the other is superseded by it."""
+
+    def settle(self, link: DrawerLink, canonical: str | None) -> Change:
+        keep, other = _sides(link, canonical, Drawer)
+        if keep.valid_to is not None or other.valid_to is not None:
+            raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
+        before = {
+            "status": DrawerLink.Status.OPEN,
+            "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
+            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+        }
+        keep.consolidation = consolidated(keep, other)
+        keep.save(update_fields=["consolidation"])
+        other.valid_to = timezone.now()
+        other.superseded_by = keep
+        other.save(update_fields=["valid_to", "superseded_by"])
+        link.status = DrawerLink.Status.MERGED
+        after = {
+            "status": DrawerLink.Status.MERGED,
+            "other": {
+                "id": other.pk,
+                "valid_to": other.valid_to.isoformat(),
+                "superseded_by": keep.pk,
+            },
+            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+        }
+        return Change(before, after, touches(link))
+
+    def restore(self, before: dict, after: dict) -> None:
+        Drawer.objects.filter(pk=before["other"]["id"]).update(valid_to=None, superseded_by=None)
+        Drawer.objects.filter(pk=before["canonical"]["id"]).update(
+            consolidation=before["canonical"]["consolidation"]
+        )
+
+
+def consolidated(keep: Drawer, other: Drawer) -> dict:
+    """The canonical drawer's record of everything merged into it: every contributing drawer
+    with its provenance, the earliest and latest time the fact was seen, and the restatements."""
+
+    def own(drawer: Drawer) -> list[dict]:
+        return drawer.consolidation.get("sources") or [
+            {
+                "drawer": str(drawer.uuid),
+                "agent": drawer.agent,
+                "source": drawer.source,
+                "seen_at": drawer.created_at.isoformat(),
+            }
+        ]
+
+    sources = own(keep)
+    known = {s["drawer"] for s in sources}
+    sources += [s for s in own(other) if s["drawer"] not in known]
+    seen = sorted(s["seen_at"] for s in sources)
+    return {
+        "sources": sources,
+        "first_seen": seen[0],
+        "last_seen": seen[-1],
+        "restatements": len(sources) - 1,
+    }
+
+
+class RedirectEntity(LinkDecision):
+    """The other entity answers through the canonical one, as an alias or merged into it."""
+
+    def __init__(self, kind: Entity.Redirect) -> None:
+        self.kind = kind
+
+    def settle(self, link: EntityLink, canonical: str | None) -> Change:
+        keep, other = _sides(link, canonical, Entity)
+        if keep.redirect_to_id is not None or other.redirect_to_id is not None:
+            raise Conflict(
+                "One of these entities already answers through another one.",
+                code="entity_redirected",
+            )
+        alias_added = False
+        if self.kind == Entity.Redirect.ALIAS and other.name != keep.name:
+            _, alias_added = EntityAlias.objects.get_or_create(
+                entity=keep, alias=other.name, defaults={"key": other.key}
+            )
+        other.redirect_to, other.redirect_kind = keep, self.kind
+        other.save(update_fields=["redirect_to", "redirect_kind"])
+        link.status = (
+            EntityLink.Status.ALIASED
+            if self.kind == Entity.Redirect.ALIAS
+            else EntityLink.Status.MERGED
+        )
+        before = {
+            "status": EntityLink.Status.OPEN,
+            "other": {"id": other.pk, "redirect_to": None},
+            "canonical": keep.pk,
+        }
+        after = {
+            "status": link.status,
+            "other": {"id": other.pk, "redirect_to": keep.pk, "redirect_kind": self.kind},
+            "canonical": keep.pk,
+            "alias_added": other.name if alias_added else None,
+        }
+        return Change(before, after, touches(link))
+
+    def restore(self, before: dict, after: dict) -> None:
+        Entity.objects.filter(pk=before["other"]["id"]).update(redirect_to=None, redirect_kind="")
+        if after.get("alias_added"):
+            EntityAlias.objects.filter(
+                entity_id=after["canonical"], alias=after["alias_added"]
+            ).delete()
+
+
+# --- a decision that removes the link ----------------------------------------------------------
+
+
+def _distinct_kind(link_model: type[Link]) -> DistinctPair.Kind:
+    return DistinctPair.Kind.DRAWER if link_model is DrawerLink else DistinctPair.Kind.ENTITY
+
+
+def _link_snapshot(link: Link) -> dict:
+    snapshot = {
+        "id": link.pk,
+        "newer": link.newer_id,
+        "older": link.older_id,
+        "similarity": link.similarity,
+        "status": link.status,
+        "created_at": link.created_at.isoformat(),
+    }
+    if isinstance(link, DrawerLink):
+        snapshot |= {"verdict": link.verdict, "signals": link.signals}
+    else:
+        snapshot |= {"distance": link.distance}
+    return snapshot
+
+
+def _restore_link(model: type[Link], snapshot: dict) -> None:
+    fields = {
+        "pk": snapshot["id"],
+        "newer_id": snapshot["newer"],
+        "older_id": snapshot["older"],
+        "similarity": snapshot["similarity"],
+        "status": snapshot["status"],
+        "created_at": snapshot["created_at"],
+    }
+    if model is DrawerLink:
+        fields |= {"verdict": snapshot["verdict"], "signals": snapshot["signals"]}
+    else:
+        fields |= {"distance": snapshot["distance"]}
+    with transaction.atomic():
+        model.objects.create(**fields)
+
+
+class DeleteLink(ItemAction):
+    """The link was wrong: it is deleted and the pair remembered as distinct, so it is never
+    proposed again. Undone by recreating the link as it was and forgetting the pair."""
+
+    def apply(self, target: Link, *, canonical: str | None, actor: Any) -> Change:
+        kind = _distinct_kind(type(target))
+        low, high = DistinctPair.ordered(target.newer_id, target.older_id)
+        _, remembered = DistinctPair.objects.get_or_create(kind=kind, low=low, high=high)
+        before = {"link": _link_snapshot(target)}
+        touched = touches(target)
+        target.delete()
+        after = {"link": None, "distinct": [low, high], "remembered": remembered}
+        return Change(before, after, touched)
+
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+        model = LINK_MODELS[ref.kind]
+        _restore_link(model, before["link"])
+        low, high = after["distinct"]
+        if after.get("remembered"):
+            DistinctPair.objects.filter(kind=_distinct_kind(model), low=low, high=high).delete()
+
+
+# --- a sweep's proposal ------------------------------------------------------------------------
+
+
+class JudgeProposal(ItemAction):
+    """A curator's verdict on a sampled proposal: the same thing, or not. Nothing is applied;
+    the verdicts measure the run's precision."""
+
+    def __init__(self, verdict: Action) -> None:
+        self.verdict = verdict
+
+    def apply(self, target: Proposal, *, canonical: str | None, actor: Any) -> Change:
+        target.verdict = self.verdict
+        target.save(update_fields=["verdict"])
+        return Change(
+            {"verdict": ""},
+            {"verdict": self.verdict},
+            [f"proposal:{target.pk}"],
+            context={"run": target.run_id},
+        )
+
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+        undone = Proposal.objects.filter(pk=ref.pk, verdict=after["verdict"]).update(verdict="")
+        if not undone:
+            raise Conflict(
+                "The proposal changed since; it cannot be reverted.", code="revert_blocked"
+            )
+
+
+_dismiss, _delete_link = Dismiss(), DeleteLink()
+ACTIONS: dict[ItemKind, dict[Action, ItemAction]] = {
+    ItemKind.DRAWER: {
+        Action.MERGE: MergeDrawers(),
+        Action.DELETE_LINK: _delete_link,
+        Action.DISMISS: _dismiss,
+    },
+    ItemKind.ENTITY: {
+        Action.ADD_ALIAS: RedirectEntity(Entity.Redirect.ALIAS),
+        Action.MERGE: RedirectEntity(Entity.Redirect.MERGE),
+        Action.DELETE_LINK: _delete_link,
+        Action.DISMISS: _dismiss,
+    },
+    ItemKind.PROPOSAL: {
+        Action.SAME: JudgeProposal(Action.SAME),
+        Action.WRONG: JudgeProposal(Action.WRONG),
+    },
+}

@@ -1,0 +1,141 @@
+"""Curators' decisions on review items. Each is one transaction with its audit row, refuses an
+item someone already decided, and can be reverted to the exact prior state from the audit log
+(see `reverts`). What each action does is in `actions`.
+
+The audit row of a decision holds the state before and after, the objects it touched and the
+evidence shown. Judging a sweep's proposal is a decision like the others, on item "p<id>".
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from dedup.errors import DomainError, InvalidInput, NotFound
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
+from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemRef
+from review.models import Proposal
+from review.selectors.audit import last_decision
+from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
+
+MAX_NOTE = 2000
+
+
+def already_decided(ref: ItemRef) -> AlreadyDecided:
+    entry = last_decision(ref)
+    if entry is None:
+        return AlreadyDecided("This item was already decided.")
+    action = entry.action.removeprefix(DECISION_PREFIX)
+    return AlreadyDecided(
+        f"{entry.actor_label} already decided this item ({action}) "
+        f"on {entry.created_at:%Y-%m-%d at %H:%M} UTC.",
+        details={
+            "decided_by": entry.actor_label,
+            "decided_at": entry.created_at.isoformat(),
+            "action": action,
+            "decision": entry.pk,
+        },
+    )
+
+
+def _not_found() -> NotFound:
+    return NotFound("No review item with that id.", code="item_not_found")
+
+
+def _locked_link(ref: ItemRef) -> Link:
+    model = LINK_MODELS[ref.kind]
+    link = model.objects.select_for_update(of=("self",)).filter(pk=ref.pk).first()
+    if link is None:
+        if last_decision(ref) is not None:  # its link was deleted by a decision
+            raise already_decided(ref)
+        raise _not_found()
+    if link.status != model.Status.OPEN:
+        raise already_decided(ref)
+    return link
+
+
+def _locked_proposal(ref: ItemRef) -> Proposal:
+    proposal = Proposal.objects.select_for_update().filter(pk=ref.pk).first()
+    if proposal is None:
+        raise _not_found()
+    if proposal.verdict:
+        raise already_decided(ref)
+    return proposal
+
+
+def _chosen_action(ref: ItemRef, action: str) -> Action:
+    try:
+        chosen = Action(action)
+    except ValueError:
+        chosen = None
+    if chosen not in ref.actions:
+        allowed = ", ".join(ref.actions)
+        raise InvalidAction(f"{action!r} is not a decision for this item; use one of {allowed}.")
+    return chosen
+
+
+def _audit_data(
+    ref: ItemRef, target: Any, change: Change, note: str, evidence: dict | None
+) -> dict[str, Any]:
+    if ref.is_proposal:  # the proposal keeps its own evidence (texts and gates)
+        return {"item": str(ref), **change.context, "touches": change.touches, "note": note}
+    return {
+        "item": str(ref),
+        "link_model": type(target).__name__,
+        "touches": change.touches,
+        "note": note,
+        "evidence": evidence or {},
+    }
+
+
+def decide(
+    *,
+    item: str | ItemRef,
+    action: str,
+    actor: Any,
+    canonical: str | None = None,
+    note: str = "",
+    evidence: dict | None = None,
+    batch: uuid.UUID | None = None,
+) -> AuditEntry:
+    """Apply one decision to one open item and audit it, or refuse and change nothing."""
+    ref = ItemRef.parse(item)
+    chosen = _chosen_action(ref, action)
+    if not isinstance(note, str) or len(note) > MAX_NOTE:
+        raise InvalidInput("note must be text of at most 2,000 characters.")
+    with transaction.atomic():
+        target = _locked_proposal(ref) if ref.is_proposal else _locked_link(ref)
+        change = ACTIONS[ref.kind][chosen].apply(target, canonical=canonical, actor=actor)
+        return AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.decision(chosen),
+            target_type=ITEM_TARGET,
+            target_id=ref,
+            before=change.before,
+            after=change.after,
+            data=_audit_data(ref, target, change, note, evidence),
+            batch=batch,
+        )
+
+
+@dataclass(frozen=True)
+class BulkResult:
+    batch: uuid.UUID
+    decided: list[AuditEntry]
+    refused: dict[str, str]  # item -> why
+
+
+def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") -> BulkResult:
+    """One decision over several items, each with its own audit row under one batch id. An item
+    that cannot take it (already decided, wrong kind) is reported and the others go ahead."""
+    batch = uuid.uuid4()
+    decided, refused = [], {}
+    for item in items:
+        try:
+            decided.append(decide(item=item, action=action, actor=actor, note=note, batch=batch))
+        except DomainError as error:
+            refused[str(item)] = error.message
+    return BulkResult(batch, decided, refused)

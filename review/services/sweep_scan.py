@@ -1,0 +1,242 @@
+"""How a sweep finds duplicates already in the store and writes them as proposals.
+
+Candidates come from the same indexed lookups and full-text blocking as the write path, one query
+per drawer within its scope (a room; a diary per agent), so a sweep costs roughly linear time in
+the room, not the square of it. A pair already linked, decided, remembered as distinct or
+proposed before is never proposed again: sweeping the same data twice proposes nothing new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from dedup import candidates, policy
+from dedup.services import Destination, candidates_for_text
+from palace.models import (
+    DistinctPair,
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityAlias,
+    EntityLink,
+    Mention,
+    Room,
+)
+from review.gates import drawer_gates
+from review.models import Proposal, SweepRun
+
+Progress = Callable[[int, int], None]
+Found = list[tuple[int, candidates.Candidate, policy.Assessment]]
+BATCH = 200  # drawers compared between two progress reports
+DIARY_ROOM = Destination.DIARY.room  # each agent's diary is its own scope
+
+
+def _scopes(run: SweepRun) -> Iterable[candidates.Scope]:
+    rooms = Room.objects.select_related("wing").order_by("pk")
+    if run.wing:
+        rooms = rooms.filter(wing__name=run.wing)
+    if run.room:
+        rooms = rooms.filter(name=run.room)
+    for room in rooms:
+        if room.name == DIARY_ROOM:
+            agents = Drawer.objects.current().filter(room=room).values_list("agent", flat=True)
+            for agent in sorted(set(agents)):
+                yield candidates.Scope(room=room, agent=agent)
+        else:
+            yield candidates.Scope(room=room)
+
+
+def _known_pairs(kind: Proposal.Kind, ids: set[int]) -> set[tuple[int, int]]:
+    """Pairs (newer, older) among these rows that are linked, distinct or proposed already."""
+    link = DrawerLink if kind == Proposal.Kind.DRAWER else EntityLink
+    known = set(link.objects.filter(newer_id__in=ids).values_list("newer_id", "older_id")) | set(
+        Proposal.objects.filter(kind=kind, newer_id__in=ids).values_list("newer_id", "older_id")
+    )
+    for low, high in DistinctPair.objects.filter(kind=kind, high__in=ids).values_list(
+        "low", "high"
+    ):
+        known.add((high, low))
+    return known
+
+
+def _tally(counts: dict[str, int], tier: str) -> None:
+    counts[tier] = counts.get(tier, 0) + 1
+
+
+# --- drawers -----------------------------------------------------------------------------------
+
+
+def sweep_drawers(run: SweepRun, progress: Progress) -> dict[str, int]:
+    scopes = list(_scopes(run))
+    run.total = sum(scope.drawers().count() for scope in scopes)
+    run.save(update_fields=["total"])
+    counts: dict[str, int] = {}
+    for scope in scopes:
+        rows = (
+            scope.drawers()
+            .order_by("pk")
+            .values_list("pk", "content_hash", "normalized_content", "fingerprint")
+        )
+        batch: list[tuple[int, policy.Text]] = []
+        for pk, content_hash, normalized, fingerprint in rows.iterator(chunk_size=1000):
+            batch.append((pk, policy.Text(content_hash, normalized, fingerprint)))
+            if len(batch) == BATCH:
+                _sweep_batch(run, scope, batch, counts, progress)
+                batch = []
+        if batch:
+            _sweep_batch(run, scope, batch, counts, progress)
+    return counts
+
+
+def _sweep_batch(
+    run: SweepRun,
+    scope: candidates.Scope,
+    batch: list[tuple[int, policy.Text]],
+    counts: dict[str, int],
+    progress: Progress,
+) -> None:
+    found: Found = []
+    for pk, text in batch:
+        hits = candidates_for_text(
+            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk),
+            text,
+            threshold=run.threshold,
+            groups=candidates.SWEEP_LEXICAL_GROUPS,
+        )
+        seen: set[int] = set()
+        for candidate in [*hits.same, *hits.lexical]:
+            if candidate.id >= pk or candidate.id in seen:  # each pair once, from its newer side
+                continue
+            seen.add(candidate.id)
+            run.compared += 1
+            old = policy.Text(
+                candidate.content_hash, candidate.normalized_content, candidate.fingerprint
+            )
+            assessment = policy.assess(text, old, threshold=run.threshold)
+            if assessment.verdict is not None:
+                found.append((pk, candidate, assessment))
+    if found:
+        _propose_drawer_pairs(run, found, counts)
+    run.done += len(batch)
+    SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
+    progress(run.done, run.total)
+
+
+def _propose_drawer_pairs(run: SweepRun, found: Found, counts: dict[str, int]) -> None:
+    ids = {pk for pk, _, _ in found} | {c.id for _, c, _ in found}
+    known = _known_pairs(Proposal.Kind.DRAWER, ids)
+    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=ids).only("pk", "content", "kind")}
+    mentioned: dict[int, set[int]] = {}
+    for drawer_id, entity_id in Mention.objects.filter(drawer_id__in=ids).values_list(
+        "drawer_id", "entity_id"
+    ):
+        mentioned.setdefault(drawer_id, set()).add(entity_id)
+    proposals = []
+    for pk, candidate, assessment in found:
+        if (pk, candidate.id) in known:
+            continue
+        newer, older = drawers[pk], drawers[candidate.id]
+        gates = drawer_gates(
+            newer, older, mentioned.get(pk, set()), mentioned.get(candidate.id, set())
+        )
+        if run.same_kind and gates["same_kind"] is False:
+            _tally(counts, "skipped_kind")
+            continue
+        tier = str(assessment.verdict)
+        _tally(counts, tier)
+        proposals.append(
+            Proposal(
+                run=run,
+                kind=Proposal.Kind.DRAWER,
+                newer_id=pk,
+                older_id=candidate.id,
+                tier=tier,
+                score=assessment.signals.similarity,
+                gates={**gates, "signals": assessment.signals.as_dict()},
+                texts={"newer": newer.content, "older": older.content},
+            )
+        )
+    Proposal.objects.bulk_create(proposals, ignore_conflicts=True)
+
+
+# --- entities ----------------------------------------------------------------------------------
+
+
+def sweep_entities(run: SweepRun, progress: Progress) -> dict[str, int]:
+    """Resolve each existing entity against the older ones, with the write path's rules: what
+    would have converged, or been linked as a possible match, is proposed."""
+    entities = Entity.objects.filter(redirect_to__isnull=True).order_by("pk")
+    run.total = entities.count()
+    run.save(update_fields=["total"])
+    counts: dict[str, int] = {}
+    for entity in entities.iterator(chunk_size=500):
+        pool = _older_candidates(entity)
+        run.compared += len(pool)
+        pairs = _entity_pairs(entity, pool)
+        if pairs:
+            _propose_entity_pairs(run, entity, pool, pairs, counts)
+        run.done += 1
+        if run.done % BATCH == 0 or run.done == run.total:
+            SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
+            progress(run.done, run.total)
+    return counts
+
+
+def _older_candidates(entity: Entity) -> dict[int, Entity]:
+    return {
+        e.pk: e
+        for query in (
+            candidates.entities_matching(kind=entity.kind, name=entity.name, key=entity.key),
+            candidates.entities_in_key_band(kind=entity.kind, key_length=entity.key_length),
+        )
+        for e in query.filter(pk__lt=entity.pk)
+    }
+
+
+def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, str, float]]:
+    """(older entity, tier, score) for what the write path would converge or link."""
+    aliases: dict[int, list[str]] = {}
+    for owner, alias in EntityAlias.objects.filter(entity_id__in=pool).values_list(
+        "entity_id", "alias"
+    ):
+        aliases.setdefault(owner, []).append(alias)
+    known = [
+        policy.EntityCandidate(
+            e.pk, e.name, e.kind, tuple(aliases.get(e.pk, ())), age=e.pk, key=e.key
+        )
+        for e in pool.values()
+    ]
+    result = policy.resolve(entity.name, entity.kind, known, True)
+    pairs = (
+        [(result.entity, str(result.rule), result.confidence)]
+        if result.entity
+        else [(p.entity, "possible", p.similarity) for p in result.possible]
+    )
+    return [(older, tier, score) for older, tier, score in pairs if older != entity.pk]
+
+
+def _propose_entity_pairs(
+    run: SweepRun,
+    entity: Entity,
+    pool: dict[int, Entity],
+    pairs: list[tuple[int, str, float]],
+    counts: dict[str, int],
+) -> None:
+    already = _known_pairs(Proposal.Kind.ENTITY, {entity.pk})
+    new = [
+        Proposal(
+            run=run,
+            kind=Proposal.Kind.ENTITY,
+            newer_id=entity.pk,
+            older_id=older,
+            tier=tier,
+            score=score,
+            gates={"distance": policy.edit_distance(entity.key, pool[older].key)},
+            texts={"newer": entity.name, "older": pool[older].name},
+        )
+        for older, tier, score in pairs
+        if (entity.pk, older) not in already
+    ]
+    for proposal in new:
+        _tally(counts, proposal.tier)
+    Proposal.objects.bulk_create(new, ignore_conflicts=True)
