@@ -7,7 +7,7 @@ from dedup.admin import ReadOnlyAdmin
 from dedup.errors import DomainError
 from palace.models import DrawerLink, EntityLink
 from review import services
-from review.api import DECIDE_PERMISSION
+from review.curators import DECIDE_PERMISSION
 
 
 class LinkAdmin(ReadOnlyAdmin):

@@ -3,6 +3,7 @@
 from django.contrib.auth.models import Group, Permission
 
 GROUP = "curators"
+DECIDE_PERMISSION = "palace.decide"  # what the curators group grants: deciding review items
 
 
 def curators_group() -> Group:

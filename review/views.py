@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dedup.errors import DomainError
 from review import charts, selectors, services, sweeps
-from review.api import DECIDE_PERMISSION
+from review.curators import DECIDE_PERMISSION
 from review.models import Proposal, SweepRun
 from review.services import ItemRef
 from review.tasks import run_sweep
