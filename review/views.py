@@ -15,15 +15,23 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import (
+    HttpResponseClientRedirect,
+    HttpResponseClientRefresh,
+    HttpResponseLocation,
+)
 
-from dedup.errors import DomainError
+from dedup.errors import DomainError, InvalidInput
+from palace.models import AuditEntry
 from review import charts, selectors, services, sweeps
 from review.curators import DECIDE_PERMISSION
+from review.forms import RECENT_RUNS, AuditFilterForm, QueueFilterForm, queue_filters
 from review.models import Proposal, SweepRun
 from review.services import ItemRef
 from review.tasks import run_sweep
@@ -36,32 +44,30 @@ def _can_decide(request: HttpRequest) -> None:
         raise PermissionDenied("Deciding needs the curators' decide permission.")
 
 
-def _filters(request: HttpRequest) -> tuple[selectors.QueueFilters | None, str | None]:
+def _filters(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
+    """The form's filters, or the defaults and the first error."""
     try:
-        return selectors.QueueFilters.from_params(request.GET), None
+        return form.filters(), None
     except DomainError as error:
-        return None, error.message
+        return selectors.QueueFilters(), error.message
 
 
 @login_required
 @require_GET
 def queue(request: HttpRequest) -> HttpResponse:
-    filters, error = _filters(request)
-    if filters is None:
-        filters = selectors.QueueFilters()
+    form = QueueFilterForm(request.GET)
+    filters, error = _filters(form)
     try:
         page = selectors.queue_page(filters, cursor=request.GET.get("cursor"))
     except DomainError as failure:
         error, page = failure.message, selectors.queue_page(filters)
+    form.offer_runs(SweepRun.objects.filter(status="done").order_by("-pk")[:RECENT_RUNS])
     context = {
+        "form": form,
         "filters": filters,
         "page": page,
         "counts": selectors.queue_counts(filters, request.user),
         "error": error,
-        "orders": selectors.ORDERS,
-        "rules": selectors.DRAWER_RULES + selectors.ENTITY_RULES + selectors.PROPOSAL_RULES,
-        "runs": SweepRun.objects.filter(status="done").order_by("-pk")[:20],
-        "statuses": selectors.STATUSES,
         "query": _query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],
     }
@@ -80,54 +86,68 @@ def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
     detail = selectors.item_detail(ref)
     if detail is None:
         raise Http404("No such review item.")
-    link = detail.link
-    query = request.GET.urlencode() or request.POST.get("query", "")
-    filters, _ = _filters(request)
+    filters, _ = _filters(QueueFilterForm(request.GET))
     context = {
         "item": detail,
         "ref": ref,
-        "query": query,
+        "query": request.GET.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
-        "next_ref": selectors.next_item(filters or selectors.QueueFilters(), link),
-        "open": getattr(link, "status", "") == "open",
+        "next_ref": selectors.next_item(filters, detail.link),
+        "open": getattr(detail.link, "status", "") == "open",
     }
     if ref.is_proposal:
-        context["open"] = not link.verdict and link.status == "proposed"
-        context["sides"] = [
+        return context | _proposal_context(detail)
+    if ref.is_drawer:
+        return context | _drawer_link_context(detail)
+    return context | _entity_link_context(detail, ref)
+
+
+def _proposal_context(detail: selectors.ProposalItem) -> dict:
+    link = detail.link
+    return {
+        "open": not link.verdict and link.status == "proposed",
+        "sides": [
             {"label": "older", "segments": detail.left},
             {"label": "newer", "segments": detail.right},
-        ]
-        context["evidence"] = json.dumps({"score": link.score, "gates": link.gates})
-    elif ref.is_drawer:
-        context["sides"] = [
-            {
-                "label": label,
-                "drawer": drawer,
-                "segments": segments,
-                "mentions": detail.mentions[drawer.pk],
-                "links": [(ItemRef.of(other), other) for other in detail.other_links[drawer.pk]],
-            }
-            for label, drawer, segments in (
-                ("older", link.older, detail.left),
-                ("newer", link.newer, detail.right),
-            )
-        ]
-        context["evidence"] = json.dumps({"signals": link.signals, "similarity": link.similarity})
-    else:
-        context["sides"] = [
-            {
-                "label": label,
-                "entity": entity,
-                "samples": detail.samples[entity.pk],
-                "candidates": [(ItemRef.of(o), o) for o in detail.other_candidates[entity.pk]],
-            }
-            for label, entity in (("older", link.older), ("newer", link.newer))
-        ]
-        context["evidence"] = json.dumps(
-            {"similarity": link.similarity, "distance": detail.distance}
+        ],
+        "evidence": json.dumps({"score": link.score, "gates": link.gates}),
+    }
+
+
+def _drawer_link_context(detail: selectors.DrawerItem) -> dict:
+    link = detail.link
+    sides = [
+        {
+            "label": label,
+            "drawer": drawer,
+            "segments": segments,
+            "mentions": detail.mentions[drawer.pk],
+            "links": [(ItemRef.of(other), other) for other in detail.other_links[drawer.pk]],
+        }
+        for label, drawer, segments in (
+            ("older", link.older, detail.left),
+            ("newer", link.newer, detail.right),
         )
-        if link.status == "open":
-            context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
+    ]
+    evidence = {"signals": link.signals, "similarity": link.similarity}
+    return {"sides": sides, "evidence": json.dumps(evidence)}
+
+
+def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
+    link = detail.link
+    sides = [
+        {
+            "label": label,
+            "entity": entity,
+            "samples": detail.samples[entity.pk],
+            "candidates": [(ItemRef.of(o), o) for o in detail.other_candidates[entity.pk]],
+        }
+        for label, entity in (("older", link.older), ("newer", link.newer))
+    ]
+    evidence = {"similarity": link.similarity, "distance": detail.distance}
+    context = {"sides": sides, "evidence": json.dumps(evidence)}
+    if link.status == "open":
+        context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
     return context
 
 
@@ -144,8 +164,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
 
 
 def _next_item_url(query: str) -> str:
-
-    filters = selectors.QueueFilters.from_params(QueryDict(query))
+    filters = queue_filters(QueryDict(query))
     page = selectors.queue_page(filters, size=1)
     suffix = f"?{query}" if query else ""
     if page.items:
@@ -153,93 +172,107 @@ def _next_item_url(query: str) -> str:
     return reverse("review:queue") + suffix
 
 
+def _decide_from_form(request: HttpRequest, ref: ItemRef):
+    """Decide the item as the form says, with the aliases it settles, in one transaction."""
+    # What the page showed, recorded with the decision; bounded, since the client sends it.
+    evidence = json.loads(request.POST.get("evidence", "{}")[:10_000] or "{}")
+    also = request.POST.getlist("also_dismiss")
+    batch = uuid.uuid4() if also else None
+    with transaction.atomic():
+        entry = services.decide(
+            item=ref,
+            action=request.POST.get("action", ""),
+            actor=request.user,
+            canonical=request.POST.get("canonical") or None,
+            note=request.POST.get("note", ""),
+            evidence=evidence if isinstance(evidence, dict) else {},
+            batch=batch,
+        )
+        for other in also if entry.action == "review.add_alias" else []:
+            services.decide(
+                item=other,
+                action="dismiss",
+                actor=request.user,
+                note=f"settled by the alias decided on {ref}",
+                batch=batch,
+            )
+    return entry
+
+
+def _refused(request: HttpRequest, item_id: str, error: Exception) -> HttpResponse:
+    """The decision was refused: the item again with the reason (or the reason alone if the
+    item is gone, its link deleted by a decision)."""
+    message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
+    status = getattr(error, "status", 400)
+    query = request.POST.get("query", "")
+    if not request.htmx:
+        messages.error(request, message)
+        return redirect(reverse("review:item", args=[item_id]) + (f"?{query}" if query else ""))
+    try:
+        context = _item_context(request, ItemRef.parse(item_id))
+    except (Http404, DomainError):
+        context = {"error": message, "query": query}
+        return render(request, "review/_gone.html", context, status=status)
+    return render(request, "review/_item.html", context | {"error": message}, status=status)
+
+
+def _to_next_item(request: HttpRequest) -> HttpResponse:
+    next_url = _next_item_url(request.POST.get("query", ""))
+    if not request.htmx:
+        return redirect(next_url)
+    if urlsplit(next_url).path == reverse("review:queue"):
+        return HttpResponseClientRedirect(next_url)  # the queue is a full page
+    return HttpResponseLocation(next_url, target="#main")
+
+
 @login_required
 @require_POST
 def decide(request: HttpRequest, item_id: str) -> HttpResponse:
     _can_decide(request)
-    query = request.POST.get("query", "")
     try:
         ref = ItemRef.parse(item_id)
-        # What the page showed, recorded with the decision; bounded, since the client sends it.
-        evidence = json.loads(request.POST.get("evidence", "{}")[:10_000] or "{}")
-        also = request.POST.getlist("also_dismiss")
-        batch = uuid.uuid4() if also else None
-        with transaction.atomic():
-            entry = services.decide(
-                item=ref,
-                action=request.POST.get("action", ""),
-                actor=request.user,
-                canonical=request.POST.get("canonical") or None,
-                note=request.POST.get("note", ""),
-                evidence=evidence if isinstance(evidence, dict) else {},
-                batch=batch,
-            )
-            for other in also if entry.action == "review.add_alias" else []:
-                services.decide(
-                    item=other,
-                    action="dismiss",
-                    actor=request.user,
-                    note=f"settled by the alias decided on {ref}",
-                    batch=batch,
-                )
+        entry = _decide_from_form(request, ref)
     except (DomainError, json.JSONDecodeError) as error:
-        message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
-        status = getattr(error, "status", 400)
-        if request.htmx:
-            try:
-                context = _item_context(request, ItemRef.parse(item_id))
-            except (Http404, DomainError):  # gone: its link was deleted by a decision
-                return render(
-                    request, "review/_gone.html", {"error": message, "query": query}, status=status
-                )
-            return render(request, "review/_item.html", context | {"error": message}, status=status)
-        messages.error(request, message)
-        return redirect(reverse("review:item", args=[item_id]) + (f"?{query}" if query else ""))
-
+        return _refused(request, item_id, error)
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
-    next_url = _next_item_url(query)
-    if request.htmx:
-        response = HttpResponse(status=200)
-        if urlsplit(next_url).path == reverse("review:queue"):
-            response["HX-Redirect"] = next_url  # the queue is a full page
-        else:
-            response["HX-Location"] = json.dumps({"path": next_url, "target": "#main"})
-        return response
-    return redirect(next_url)
+    return _to_next_item(request)
 
 
 @login_required
 @require_POST
 def decide_many(request: HttpRequest) -> HttpResponse:
     _can_decide(request)
+    back = redirect(_safe_next(request, reverse("review:queue")))
     items = request.POST.getlist("items")
-    action = request.POST.get("action", "")
     if request.POST.get("all_matching") == "1":
         try:
-            filters = selectors.QueueFilters.from_params(QueryDict(request.POST.get("filter", "")))
+            items = _all_matching(QueryDict(request.POST.get("filter", "")))
         except DomainError as error:
             messages.error(request, error.message)
-            return redirect(_safe_next(request, reverse("review:queue")))
-        items = [str(ref) for ref in selectors.queue_refs(filters, limit=selectors.MAX_BULK + 1)]
-        if len(items) > selectors.MAX_BULK:
-            messages.error(
-                request, f"More than {selectors.MAX_BULK} items match: narrow the filter."
-            )
-            return redirect(_safe_next(request, reverse("review:queue")))
+            return back
     if not items:
         messages.error(request, "Select at least one item.")
-    else:
-        result = services.decide_many(
-            items=items, action=action, actor=request.user, note=request.POST.get("note", "")
-        )
-        if result.decided:
-            messages.success(
-                request, f"{len(result.decided)} item(s) decided in batch {result.batch}."
-            )
-        for item_id, why in result.refused.items():
-            messages.error(request, f"{item_id}: {why}")
-    return redirect(_safe_next(request, reverse("review:queue")))
+        return back
+    result = services.decide_many(
+        items=items,
+        action=request.POST.get("action", ""),
+        actor=request.user,
+        note=request.POST.get("note", ""),
+    )
+    if result.decided:
+        messages.success(request, f"{len(result.decided)} item(s) decided in batch {result.batch}.")
+    for item_id, why in result.refused.items():
+        messages.error(request, f"{item_id}: {why}")
+    return back
+
+
+def _all_matching(params: QueryDict) -> list[str]:
+    """Every item the filter matches, up to the bulk limit."""
+    refs = selectors.queue_refs(queue_filters(params), limit=selectors.MAX_BULK + 1)
+    if len(refs) > selectors.MAX_BULK:
+        raise InvalidInput(f"More than {selectors.MAX_BULK} items match: narrow the filter.")
+    return [str(ref) for ref in refs]
 
 
 def _safe_next(request: HttpRequest, default: str) -> str:
@@ -297,34 +330,41 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
 @login_required
 @require_GET
 def audit(request: HttpRequest) -> HttpResponse:
-    filters = selectors.AuditFilters.from_params(request.GET)
+    form = AuditFilterForm(request.GET)
+    filters = form.filters()
     try:
-        entries = selectors.audit_entries(filters)
-        error = None
+        entries, error = selectors.audit_entries(filters), None
     except DomainError as failure:
         entries, error = selectors.audit_entries(selectors.AuditFilters()), failure.message
     export = request.GET.get("format")
     if export in ("csv", "json"):
         return _export(entries, export)
-    try:
-        before = int(request.GET.get("before", "0"))
-    except ValueError:
-        before = 0
-    if before:
-        entries = entries.filter(pk__lt=before)
-    rows = list(entries[: AUDIT_PAGE + 1])
-    page, more = rows[:AUDIT_PAGE], len(rows) > AUDIT_PAGE
+    page, more_before = _audit_page(entries, before=request.GET.get("before", "0"))
     context = {
+        "form": form,
         "entries": page,
         "reverted": selectors.reverted_ids(page),
         "filters": filters,
         "error": error,
-        "more_before": page[-1].pk if more else None,
+        "more_before": more_before,
         "query": _query_without(request, "before", "format"),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
     }
     template = "review/_audit_rows.html" if request.htmx else "review/audit.html"
     return render(request, template, context, status=400 if error else 200)
+
+
+def _audit_page(entries: QuerySet[AuditEntry], *, before: str) -> tuple[list, int | None]:
+    """One page of entries older than `before` (if a number), and where the next one starts."""
+    try:
+        start = int(before)
+    except ValueError:
+        start = 0
+    if start:
+        entries = entries.filter(pk__lt=start)
+    rows = list(entries[: AUDIT_PAGE + 1])
+    page = rows[:AUDIT_PAGE]
+    return page, (page[-1].pk if len(rows) > AUDIT_PAGE else None)
 
 
 EXPORT_FIELDS = (
@@ -393,28 +433,32 @@ def stats(request: HttpRequest) -> HttpResponse:
 def sweep_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         _can_decide(request)
-        try:
-            threshold = float(request.POST.get("threshold") or 0.9)
-            run = sweeps.start(
-                wing=request.POST.get("wing", "").strip(),
-                room=request.POST.get("room", "").strip(),
-                threshold=threshold,
-                same_kind=request.POST.get("any_kind") != "1",
-                entities=request.POST.get("entities") == "1",
-                actor=request.user,
-            )
-        except (DomainError, ValueError) as error:
-            messages.error(request, getattr(error, "message", "threshold must be a number."))
-            return redirect("review:sweeps")
-        run_sweep.enqueue(run.pk)
-        messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")
-        return redirect("review:sweep", run_id=run.pk)
+        return _sweep_start(request)
     runs = SweepRun.objects.order_by("-pk")[:50]
     return render(
         request,
         "review/sweeps.html",
         {"runs": runs, "can_decide": request.user.has_perm(DECIDE_PERMISSION)},
     )
+
+
+def _sweep_start(request: HttpRequest) -> HttpResponse:
+    try:
+        threshold = float(request.POST.get("threshold") or 0.9)
+        run = sweeps.start(
+            wing=request.POST.get("wing", "").strip(),
+            room=request.POST.get("room", "").strip(),
+            threshold=threshold,
+            same_kind=request.POST.get("any_kind") != "1",
+            entities=request.POST.get("entities") == "1",
+            actor=request.user,
+        )
+    except (DomainError, ValueError) as error:
+        messages.error(request, getattr(error, "message", "threshold must be a number."))
+        return redirect("review:sweeps")
+    run_sweep.enqueue(run.pk)
+    messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")
+    return redirect("review:sweep", run_id=run.pk)
 
 
 @login_required
@@ -424,54 +468,73 @@ def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         raise Http404("No such sweep.")
     if request.method == "POST":
         _can_decide(request)
-        action = request.POST.get("action")
-        try:
-            if action == "sample":
-                marked = sweeps.draw_sample(
-                    run, per_stratum=int(request.POST.get("per_stratum") or 5), actor=request.user
-                )
-                messages.success(request, f"{marked} proposal(s) drawn for review.")
-            elif action in ("same", "wrong"):
-                proposal = run.proposals.get(pk=int(request.POST.get("proposal", "0")))
-                sweeps.judge(proposal, verdict=action, actor=request.user)
-            elif action == "apply":
-                done = sweeps.apply(
-                    run,
-                    threshold=float(request.POST.get("threshold") or 1.0),
-                    tiers=request.POST.getlist("tiers") or None,
-                    merge_tiers=sweeps.MERGE_TIERS if request.POST.get("merge") == "1" else (),
-                    discard_below=request.POST.get("discard_below") == "1",
-                    actor=request.user,
-                )
-                messages.success(
-                    request,
-                    f"Applied: {done.linked} linked, {done.merged} merged, "
-                    f"{done.discarded} discarded (batch {done.batch}).",
-                )
-            elif action == "reverse":
-                messages.success(
-                    request, f"Reversed: {sweeps.reverse(run, actor=request.user)} undone."
-                )
-            else:
-                messages.error(request, "Unknown action.")
-        except (DomainError, ValueError, Proposal.DoesNotExist) as error:
-            messages.error(request, getattr(error, "message", "That request was not understood."))
+        _sweep_act(request, run)
         return redirect("review:sweep", run_id=run.pk)
+    if request.htmx and run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):
+        return HttpResponseClientRefresh()  # the summary and proposals are now to show
     tier = request.GET.get("tier", "")
-    proposals = sweeps.proposals_for(run, tier=tier)[:100]
     context = {
         "run": run,
         "summary": sweeps.summary(run) if run.status == "done" else None,
         "precision": sweeps.precision(run),
         "sample": run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")[:20],
-        "proposals": proposals,
+        "proposals": sweeps.proposals_for(run, tier=tier)[:100],
         "tier": tier,
         "tiers": sweeps.ENTITY_TIERS if run.entities else sweeps.DRAWER_TIERS,
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
     }
-    if request.htmx:
-        response = render(request, "review/_sweep_status.html", context)
-        if run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):
-            response["HX-Refresh"] = "true"  # the summary and proposals are now to show
-        return response
-    return render(request, "review/sweep.html", context)
+    template = "review/_sweep_status.html" if request.htmx else "review/sweep.html"
+    return render(request, template, context)
+
+
+def _sweep_act(request: HttpRequest, run: SweepRun) -> None:
+    """One of a sweep page's buttons: its outcome, or why it was refused, as a message."""
+    action = request.POST.get("action", "")
+    handler = SWEEP_ACTIONS.get(action)
+    if handler is None:
+        messages.error(request, "Unknown action.")
+        return
+    try:
+        handler(request, run, action)
+    except (DomainError, ValueError, Proposal.DoesNotExist) as error:
+        messages.error(request, getattr(error, "message", "That request was not understood."))
+
+
+def _sweep_sample(request: HttpRequest, run: SweepRun, action: str) -> None:
+    per_stratum = int(request.POST.get("per_stratum") or 5)
+    marked = sweeps.draw_sample(run, per_stratum=per_stratum, actor=request.user)
+    messages.success(request, f"{marked} proposal(s) drawn for review.")
+
+
+def _sweep_judge(request: HttpRequest, run: SweepRun, action: str) -> None:
+    proposal = run.proposals.get(pk=int(request.POST.get("proposal", "0")))
+    sweeps.judge(proposal, verdict=action, actor=request.user)
+
+
+def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
+    done = sweeps.apply(
+        run,
+        threshold=float(request.POST.get("threshold") or 1.0),
+        tiers=request.POST.getlist("tiers") or None,
+        merge_tiers=sweeps.MERGE_TIERS if request.POST.get("merge") == "1" else (),
+        discard_below=request.POST.get("discard_below") == "1",
+        actor=request.user,
+    )
+    messages.success(
+        request,
+        f"Applied: {done.linked} linked, {done.merged} merged, "
+        f"{done.discarded} discarded (batch {done.batch}).",
+    )
+
+
+def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
+    messages.success(request, f"Reversed: {sweeps.reverse(run, actor=request.user)} undone.")
+
+
+SWEEP_ACTIONS = {
+    "sample": _sweep_sample,
+    "same": _sweep_judge,
+    "wrong": _sweep_judge,
+    "apply": _sweep_apply,
+    "reverse": _sweep_reverse,
+}
