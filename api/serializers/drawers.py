@@ -23,7 +23,7 @@ class DrawerSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     wing = serializers.CharField(source="room.wing.name", read_only=True)
     room = serializers.CharField(source="room.name", read_only=True)
-    superseded_by = serializers.SlugRelatedField(slug_field="uuid", read_only=True)
+    superseded_by = serializers.SlugRelatedField(slug_field="uuid", read_only=True, allow_null=True)
     is_current = serializers.BooleanField(read_only=True)
 
     class Meta:

@@ -17,7 +17,15 @@ class EntitySerializer(serializers.ModelSerializer):
     redirect_to = serializers.SlugRelatedField(
         slug_field="uuid",
         read_only=True,
+        allow_null=True,
         help_text="Set when a curator settled this entity into another one (alias or merge).",
+    )
+
+    redirect_kind = serializers.ChoiceField(
+        choices=Entity.Redirect.choices,
+        allow_blank=True,
+        read_only=True,
+        help_text="Empty unless the entity was settled into another one.",
     )
 
     class Meta:
