@@ -77,16 +77,16 @@ def all_pairs(texts: list[str], threshold: float):
 def child(backend: str, sizes: list[int], baseline_size: int) -> None:
     setup_django(fresh_database_url(backend))
     from dedup.maintenance import optimize_candidate_indexes
-    from review import sweeps
+    from review.services import sweeps as sweep_services
 
     rng = random.Random(11)
     baseline = None
     for size in sizes:
         room, planted, ids, texts = build_room(size, rng)
         optimize_candidate_indexes()
-        run = sweeps.start(wing=room.wing.name, room=room.name, threshold=0.9)
+        run = sweep_services.start(wing=room.wing.name, room=room.name, threshold=0.9)
         started = time.perf_counter()
-        sweeps.execute(run)
+        sweep_services.execute(run)
         seconds = time.perf_counter() - started
         proposed = set(run.proposals.values_list("newer_id", "older_id"))
         row = {

@@ -9,9 +9,11 @@ from dedup import services as write
 from dedup.services import DedupConfig
 from palace.models import DistinctPair, Drawer, DrawerLink, EntityLink
 from review import services as decisions
-from review import sweeps
+from review.gates import gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors import similarity_band
+from review.selectors import sweeps as sweep_selectors
+from review.services import sweeps as sweep_services
 
 pytestmark = pytest.mark.django_db
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
@@ -49,7 +51,7 @@ def palace(dedup_settings):
 
 def run_sweep(**options):
     options.setdefault("threshold", 0.9)
-    return sweeps.execute(sweeps.start(**options))
+    return sweep_services.execute(sweep_services.start(**options))
 
 
 def pairs(run):
@@ -137,7 +139,7 @@ def test_kind_gate_and_entity_gate(dedup_settings):
     run = run_sweep()
     (different_people,) = [p for p in run.proposals.all() if p.newer_id == b.pk]
     assert different_people.gates["same_entities"] is False
-    assert not sweeps.gates_pass(different_people.gates)
+    assert not gates_pass(different_people.gates)
 
 
 def snapshot():
@@ -152,7 +154,7 @@ def snapshot():
 def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, curator):
     run = run_sweep()
     prior = snapshot()
-    applied = sweeps.apply(run, threshold=0.99, actor=curator)
+    applied = sweep_services.apply(run, threshold=0.99, actor=curator)
     p = {name: drawer.pk for name, drawer in palace.items()}
     statuses = {(x.newer_id, x.older_id): x.status for x in run.proposals.all()}
     assert statuses[(p["copy"], p["original"])] == "merged"  # exact, gates pass
@@ -168,7 +170,7 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
     later = write.drawer_write(
         room=palace["original"].room, content="A brand new runbook entry about DNS."
     ).drawer
-    assert sweeps.reverse(run, actor=curator) == applied.linked + applied.merged
+    assert sweep_services.reverse(run, actor=curator) == applied.linked + applied.merged
     after = snapshot()
     assert [d for d in after[0] if d["pk"] != later.pk] == prior[0]
     assert after[1] == prior[1]
@@ -180,9 +182,9 @@ def test_near_pairs_become_links_never_merges_and_below_threshold_stay_or_are_di
     palace, curator
 ):
     run = run_sweep()
-    sweeps.apply(run, threshold=1.0, tiers=["exact"], actor=curator)
+    sweep_services.apply(run, threshold=1.0, tiers=["exact"], actor=curator)
     assert set(run.proposals.filter(tier="near").values_list("status", flat=True)) == {"proposed"}
-    sweeps.apply(run, threshold=0.9, tiers=["near"], actor=curator)
+    sweep_services.apply(run, threshold=0.9, tiers=["near"], actor=curator)
     current = set(Drawer.objects.current().values_list("pk", flat=True))
     for proposal in run.proposals.filter(tier="near"):
         if {proposal.newer_id, proposal.older_id} <= current:
@@ -194,7 +196,7 @@ def test_near_pairs_become_links_never_merges_and_below_threshold_stay_or_are_di
 
 def test_discard_below_the_threshold_and_never_propose_again(palace, curator):
     run = run_sweep()
-    sweeps.apply(run, threshold=1.0, merge_tiers=(), discard_below=True, actor=curator)
+    sweep_services.apply(run, threshold=1.0, merge_tiers=(), discard_below=True, actor=curator)
     statuses = dict(run.proposals.values_list("tier", "status").distinct())
     assert statuses["near"] == "discarded"
     assert statuses["exact"] == "linked"
@@ -237,7 +239,7 @@ def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
     found = {(p.texts["newer"], p.texts["older"]): p.tier for p in run.proposals.all()}
     assert found == {("SurealDB", "SurrealDB"): "typo", ("Katerino", "Katarina"): "possible"}
     assert not EntityLink.objects.exists()
-    sweeps.apply(run, threshold=0.75, actor=None)
+    sweep_services.apply(run, threshold=0.75, actor=None)
     assert EntityLink.objects.count() == 2
     assert not run_sweep(entities=True).proposals.exists()
 
@@ -293,16 +295,18 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
 
 def test_sample_judge_and_measure_precision(palace, curator):
     run = run_sweep()
-    marked = sweeps.draw_sample(run, per_stratum=1, actor=curator)
+    marked = sweep_services.draw_sample(run, per_stratum=1, actor=curator)
     strata = {(p.tier, similarity_band(p.score)) for p in run.proposals.all()}
     assert marked == len(strata)
-    assert sweeps.draw_sample(run, per_stratum=1, actor=curator) == 0  # the same sample again
+    assert (
+        sweep_services.draw_sample(run, per_stratum=1, actor=curator) == 0
+    )  # the same sample again
     sampled = list(run.proposals.filter(sampled=True).order_by("pk"))
-    sweeps.judge(sampled[0], verdict="same", actor=curator)
-    sweeps.judge(sampled[1], verdict="wrong", actor=curator)
+    sweep_services.judge(sampled[0], verdict="same", actor=curator)
+    sweep_services.judge(sampled[1], verdict="wrong", actor=curator)
     with pytest.raises(decisions.AlreadyDecided, match="already decided this item"):
-        sweeps.judge(sampled[0], verdict="wrong", actor=curator)
-    rows = sweeps.precision(run)
+        sweep_services.judge(sampled[0], verdict="wrong", actor=curator)
+    rows = sweep_selectors.precision(run)
     judged = [r for r in rows if r["same"] + r["wrong"]]
     assert {r["precision"] for r in judged} <= {0.0, 1.0}
     assert len(judged) in (1, 2)
@@ -373,7 +377,7 @@ def test_proposals_appear_in_the_review_queue_under_their_run(client, curator, p
     assert target.verdict == "wrong"
     assert target.status == "proposed"  # judged, nothing applied
     assert not DrawerLink.objects.exists()
-    judged = [r for r in sweeps.precision(run) if r["wrong"]]
+    judged = [r for r in sweep_selectors.precision(run) if r["wrong"]]
     assert judged
     assert judged[0]["precision"] == 0.0
     after = client.get("/", {"run": run.pk, "rule": "near"}).content.decode()
@@ -436,7 +440,7 @@ def test_sample_is_stratified_by_similarity_band(palace):
     near = list(run.proposals.filter(tier="near"))
     Proposal.objects.filter(pk=near[0].pk).update(score=0.91)
     Proposal.objects.filter(pk__in=[p.pk for p in near[1:]]).update(score=0.99)
-    assert sweeps.draw_sample(run, per_stratum=1) == len(
+    assert sweep_services.draw_sample(run, per_stratum=1) == len(
         {(p.tier, similarity_band(p.score)) for p in run.proposals.all()}
     )
     sampled_near = {p.score for p in run.proposals.filter(tier="near", sampled=True)}

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from api.serializers.common import ErrorSerializer
 from dedup.errors import DomainError
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="Invalid input; nothing was written."),
+    401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
+    403: OpenApiResponse(ErrorSerializer, description="Permission denied."),
+    404: OpenApiResponse(ErrorSerializer, description="Unknown id."),
+    409: OpenApiResponse(ErrorSerializer, description="Conflict; nothing was written."),
+}
 
 _DRF_CODES = {
     exceptions.ParseError: "invalid_json",
@@ -35,6 +45,11 @@ class ApiError(exceptions.APIException):
         self.status_code = status_code
         self.error_code = code
         self.details = details or {}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """The documented error responses of an endpoint, by status code."""
+    return {code: ERRORS[code] for code in codes}
 
 
 def not_found(what: str) -> ApiError:

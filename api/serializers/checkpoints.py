@@ -1,0 +1,42 @@
+"""Checkpoints: a batch of items written under a client-chosen id."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers.common import JSONObjectField, StrictTextField
+from dedup.services import Destination
+
+
+class CheckpointItemSerializer(serializers.Serializer):
+    content = StrictTextField()
+    destination = serializers.ChoiceField(choices=[d.value for d in Destination])
+    wing = StrictTextField(required=False, allow_null=True)
+    name = StrictTextField(required=False, allow_null=True)
+    agent = StrictTextField(required=False, allow_null=True)
+    kind = StrictTextField(required=False, allow_null=True)
+    source = JSONObjectField(required=False, allow_null=True)
+
+
+class CheckpointSerializer(serializers.Serializer):
+    id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
+    items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)
+
+
+class CheckpointDrawerSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    drawer = serializers.UUIDField()
+    wing = serializers.CharField()
+    room = serializers.CharField()
+    created = serializers.BooleanField()
+    similar = serializers.IntegerField()
+
+
+class CheckpointResultSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    items = serializers.IntegerField()
+    stored = serializers.IntegerField()
+    duplicates = serializers.IntegerField()
+    similar = serializers.IntegerField()
+    drawers = CheckpointDrawerSerializer(many=True)
+    replayed = serializers.BooleanField()

@@ -1,0 +1,55 @@
+"""Shapes every part of the API shares. Inputs are strict about types (a number is not a
+string); the rules about content (blank, NUL, size) live in `dedup.validation`, shared with every
+interface."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class StrictTextField(serializers.Field):
+    """A string, taken as it is: no trimming and no coercion of numbers or booleans."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class JSONObjectField(serializers.JSONField):
+    default_error_messages = {"not_object": "Must be a JSON object."}
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value is not None and not isinstance(value, dict):
+            self.fail("not_object")
+        return value
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField()
+    code = serializers.CharField()
+    details = serializers.JSONField(required=False)
+
+
+@extend_schema_field(OpenApiTypes.DATETIME)
+class IsoDateTimeField(serializers.Field):
+    """A moment as `datetime.isoformat()` writes it (`+00:00`, not DRF's `Z`): the review API's
+    responses were written that way before they had serializers, and clients read them so."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: datetime) -> str:
+        return value.isoformat()

@@ -1,0 +1,94 @@
+"""Drawers, wings and the diary: request and response shapes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers.common import JSONObjectField, StrictTextField
+from palace.models import Drawer
+
+
+class DrawerWriteSerializer(serializers.Serializer):
+    content = StrictTextField()
+    name = StrictTextField(required=False, allow_null=True)
+    kind = StrictTextField(required=False, allow_null=True)
+    agent = StrictTextField(required=False, allow_null=True)
+    source = JSONObjectField(required=False, allow_null=True)
+    id = serializers.UUIDField(
+        required=False, help_text="Optional client-chosen id: writing it again is a replay."
+    )
+
+
+class DrawerSerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="uuid", read_only=True)
+    wing = serializers.CharField(source="room.wing.name", read_only=True)
+    room = serializers.CharField(source="room.name", read_only=True)
+    superseded_by = serializers.SlugRelatedField(slug_field="uuid", read_only=True, allow_null=True)
+    is_current = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Drawer
+        fields = [
+            "id",
+            "wing",
+            "room",
+            "content",
+            "content_hash",
+            "fingerprint",
+            "name",
+            "kind",
+            "agent",
+            "source",
+            "valid_from",
+            "valid_to",
+            "superseded_by",
+            "is_current",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class SimilarSerializer(serializers.Serializer):
+    link = serializers.IntegerField(source="link.id")
+    drawer = serializers.UUIDField(source="drawer.uuid")
+    side = serializers.ChoiceField(choices=["older", "newer"])
+    kind = serializers.CharField(source="link.verdict")
+    similarity = serializers.FloatField(source="link.similarity")
+    signals = serializers.JSONField(source="link.signals")
+    created_at = serializers.DateTimeField(source="link.created_at")
+
+
+class DrawerWrittenSerializer(DrawerSerializer):
+    created = serializers.BooleanField(read_only=True)
+    similar = SimilarSerializer(many=True, read_only=True)
+
+    class Meta(DrawerSerializer.Meta):
+        fields = [*DrawerSerializer.Meta.fields, "created", "similar"]
+        read_only_fields = fields
+
+
+class DuplicatesSerializer(serializers.Serializer):
+    drawer = serializers.UUIDField()
+    similar = SimilarSerializer(many=True)
+
+
+class SupersedeSerializer(serializers.Serializer):
+    by = serializers.UUIDField(required=False, allow_null=True)
+
+
+class DiaryWriteSerializer(serializers.Serializer):
+    wing = StrictTextField()
+    content = StrictTextField()
+    agent = StrictTextField(required=False, allow_null=True)
+    kind = StrictTextField(required=False, allow_null=True)
+    source = JSONObjectField(required=False, allow_null=True)
+
+
+class RoomSummarySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    drawer_count = serializers.IntegerField()
+
+
+class WingSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    rooms = RoomSummarySerializer(many=True, source="rooms.all")

@@ -1,0 +1,102 @@
+"""Entities, their mentions, candidates and aliases: request and response shapes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.drawers import DrawerSerializer
+from palace.models import Entity
+from palace.selectors import served_aliases
+
+
+class EntitySerializer(serializers.ModelSerializer):
+    id = serializers.UUIDField(source="uuid", read_only=True)
+    aliases = serializers.SerializerMethodField()
+    mention_count = serializers.IntegerField(read_only=True, default=None)
+    redirect_to = serializers.SlugRelatedField(
+        slug_field="uuid",
+        read_only=True,
+        allow_null=True,
+        help_text="Set when a curator settled this entity into another one (alias or merge).",
+    )
+
+    redirect_kind = serializers.ChoiceField(
+        choices=Entity.Redirect.choices,
+        allow_blank=True,
+        read_only=True,
+        help_text="Empty unless the entity was settled into another one.",
+    )
+
+    class Meta:
+        model = Entity
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "key",
+            "aliases",
+            "mention_count",
+            "redirect_to",
+            "redirect_kind",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_aliases(self, entity: Entity) -> list[str]:
+        return served_aliases(entity)
+
+
+class MentionWriteSerializer(serializers.Serializer):
+    name = StrictTextField()
+    kind = StrictTextField(required=False, allow_null=True)
+    provenance = JSONObjectField(required=False, allow_null=True)
+
+
+class ResolutionSerializer(serializers.Serializer):
+    """How this sighting resolved (the stored observation is the first sighting's)."""
+
+    rule = serializers.CharField()
+    confidence = serializers.FloatField()
+
+
+class MentionWrittenSerializer(serializers.Serializer):
+    drawer = serializers.UUIDField(source="mention.drawer.uuid")
+    entity = EntitySerializer(source="resolution.entity")
+    created = serializers.BooleanField()
+    entity_created = serializers.BooleanField(source="resolution.created")
+    resolution = ResolutionSerializer()
+    observation = serializers.JSONField(source="mention.observation")
+    provenance = serializers.JSONField(source="mention.provenance")
+
+
+class MentionSerializer(serializers.Serializer):
+    drawer = DrawerSerializer()
+    observation = serializers.JSONField()
+    provenance = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+
+class EntityCandidateSerializer(serializers.Serializer):
+    link = serializers.IntegerField(source="link.id")
+    entity = EntitySerializer()
+    side = serializers.ChoiceField(choices=["older", "newer"])
+    similarity = serializers.FloatField(source="link.similarity")
+    created_at = serializers.DateTimeField(source="link.created_at")
+
+
+class EntityCandidatesSerializer(serializers.Serializer):
+    entity = serializers.UUIDField()
+    candidates = EntityCandidateSerializer(many=True)
+
+
+class AliasAddSerializer(serializers.Serializer):
+    alias = StrictTextField()
+
+
+class EntityAliasResultSerializer(EntitySerializer):
+    added = serializers.BooleanField(read_only=True)
+
+    class Meta(EntitySerializer.Meta):
+        fields = [*EntitySerializer.Meta.fields, "added"]
+        read_only_fields = fields

@@ -1,0 +1,195 @@
+"""The review console's API shapes: queue items (three kinds), decisions and statistics."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from rest_framework import serializers
+
+from api.serializers.common import IsoDateTimeField
+from palace.models import DECISION_PREFIX, AuditEntry
+from review import services
+
+# --- requests ----------------------------------------------------------------------------------
+
+
+class DecisionRequestSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=[a.value for a in services.Action])
+    canonical = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class RevertRequestSerializer(serializers.Serializer):
+    cascade = serializers.BooleanField(required=False, default=False)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+# --- queue items -------------------------------------------------------------------------------
+
+
+class DrawerSideSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="uuid")
+    content = serializers.CharField()
+    wing = serializers.CharField(source="room.wing.name")
+    room = serializers.CharField(source="room.name")
+    agent = serializers.CharField()
+    is_current = serializers.SerializerMethodField()
+    created_at = IsoDateTimeField()
+
+    def get_is_current(self, drawer) -> bool:
+        return drawer.valid_to is None
+
+
+class EntitySideSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="uuid")
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    key = serializers.CharField()
+
+
+class ProposalItemSerializer(serializers.Serializer):
+    """A sweep's proposal in quarantine."""
+
+    id = serializers.CharField()
+    type = serializers.SerializerMethodField()
+    run = serializers.IntegerField(source="link.run_id")
+    status = serializers.CharField(source="link.status")
+    verdict = serializers.CharField(source="link.verdict", help_text="Empty until judged.")
+    similarity = serializers.FloatField(source="link.score")
+    rule = serializers.CharField(source="link.tier")
+    gates = serializers.JSONField(source="link.gates")
+    texts = serializers.JSONField(source="link.texts")
+    created_at = IsoDateTimeField(source="link.created_at")
+
+    def get_type(self, item) -> str:
+        return "proposal"
+
+
+class DrawerLinkItemSerializer(serializers.Serializer):
+    """A similar_to link between two drawers."""
+
+    id = serializers.CharField()
+    type = serializers.SerializerMethodField()
+    status = serializers.CharField(source="link.status")
+    similarity = serializers.FloatField(source="link.similarity")
+    created_at = IsoDateTimeField(source="link.created_at")
+    older = DrawerSideSerializer(source="link.older")
+    newer = DrawerSideSerializer(source="link.newer")
+    rule = serializers.CharField(source="link.verdict")
+    signals = serializers.JSONField(source="link.signals")
+
+    def get_type(self, item) -> str:
+        return "similar_to"
+
+
+class EntityLinkItemSerializer(serializers.Serializer):
+    """A possibly_same_as link between two entities."""
+
+    id = serializers.CharField()
+    type = serializers.SerializerMethodField()
+    status = serializers.CharField(source="link.status")
+    similarity = serializers.FloatField(source="link.similarity")
+    created_at = IsoDateTimeField(source="link.created_at")
+    older = EntitySideSerializer(source="link.older")
+    newer = EntitySideSerializer(source="link.newer")
+    rule = serializers.SerializerMethodField()
+    distance = serializers.IntegerField(source="link.distance")
+
+    def get_type(self, item) -> str:
+        return "possibly_same_as"
+
+    def get_rule(self, item) -> str:
+        return "typo candidate" if item.link.distance == 1 else "possible match"
+
+
+QUEUE_ITEM_SERIALIZERS = {
+    "proposal": ProposalItemSerializer,
+    "similar_to": DrawerLinkItemSerializer,
+    "possibly_same_as": EntityLinkItemSerializer,
+}
+
+QueueItemSchema = PolymorphicProxySerializer(
+    component_name="QueueItem",
+    serializers=QUEUE_ITEM_SERIALIZERS,
+    resource_type_field_name="type",
+    many=False,
+)
+
+
+@extend_schema_field(QueueItemSchema)
+class QueueItemField(serializers.Field):
+    """One queue item, in the shape of its kind."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, item) -> dict:
+        if item.ref.is_proposal:
+            return ProposalItemSerializer(item).data
+        if item.is_drawer:
+            return DrawerLinkItemSerializer(item).data
+        return EntityLinkItemSerializer(item).data
+
+
+class QueueSerializer(serializers.Serializer):
+    items = serializers.ListField(child=QueueItemField())
+    next = serializers.CharField(source="next_cursor", allow_null=True)
+    counts = serializers.DictField(child=serializers.IntegerField())
+
+
+# --- decisions ---------------------------------------------------------------------------------
+
+
+class DecisionSerializer(serializers.Serializer):
+    """An audited decision. `context["reverted"]`: the ids of the decisions reverted since."""
+
+    id = serializers.IntegerField(source="pk")
+    action = serializers.SerializerMethodField()
+    actor = serializers.CharField(source="actor_label")
+    created_at = IsoDateTimeField()
+    item = serializers.SerializerMethodField()
+    target_type = serializers.CharField()
+    target_id = serializers.CharField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+    note = serializers.SerializerMethodField()
+    batch = serializers.UUIDField(allow_null=True)
+    reverted = serializers.SerializerMethodField()
+
+    def get_action(self, entry: AuditEntry) -> str:
+        return entry.action.removeprefix(DECISION_PREFIX)
+
+    def get_item(self, entry: AuditEntry) -> str:
+        return entry.data.get("item") or entry.target_id
+
+    def get_note(self, entry: AuditEntry) -> str:
+        return entry.data.get("note", "")
+
+    def get_reverted(self, entry: AuditEntry) -> bool:
+        return entry.pk in self.context.get("reverted", ())
+
+
+# --- statistics --------------------------------------------------------------------------------
+
+
+class PrecisionRowSerializer(serializers.Serializer):
+    tier = serializers.CharField()
+    band = serializers.CharField()
+    open = serializers.IntegerField()
+    same = serializers.IntegerField()
+    wrong = serializers.IntegerField()
+    dismissed = serializers.IntegerField()
+    decided = serializers.IntegerField()
+    precision = serializers.FloatField(
+        allow_null=True, help_text="Same / (same + wrong); null until one is judged."
+    )
+
+
+class QueueDaySerializer(serializers.Serializer):
+    date = serializers.DateField()
+    open = serializers.IntegerField(help_text="Open items at the end of that day.")
+
+
+class StatsSerializer(serializers.Serializer):
+    tiers = PrecisionRowSerializer(many=True)
+    queue = QueueDaySerializer(many=True)

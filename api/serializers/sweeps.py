@@ -1,0 +1,100 @@
+"""Consolidation sweeps: starting one, its status and summary, its proposals, applying and
+reversing it."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.serializers.common import IsoDateTimeField
+from dedup.policy import NEAR_THRESHOLD_RANGE
+from review.models import Proposal, SweepRun
+from review.selectors import sweeps as sweep_selectors
+
+LOWEST, HIGHEST = NEAR_THRESHOLD_RANGE
+
+
+class SweepRequestSerializer(serializers.Serializer):
+    wing = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    room = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    threshold = serializers.FloatField(required=False, min_value=LOWEST, max_value=HIGHEST)
+    same_kind = serializers.BooleanField(required=False, default=True)
+    entities = serializers.BooleanField(required=False, default=False)
+
+
+class ApplyRequestSerializer(serializers.Serializer):
+    threshold = serializers.FloatField(min_value=LOWEST, max_value=HIGHEST)
+    tiers = serializers.ListField(child=serializers.CharField(), required=False)
+    merge = serializers.BooleanField(required=False, default=True)
+    discard_below = serializers.BooleanField(required=False, default=False)
+
+
+class WhatIfSerializer(serializers.Serializer):
+    links = serializers.IntegerField()
+    merges = serializers.IntegerField()
+
+
+class SweepSummarySerializer(serializers.Serializer):
+    tiers = serializers.DictField(child=serializers.IntegerField(), help_text="Proposals per tier.")
+    if_applied_at = serializers.DictField(
+        child=WhatIfSerializer(), help_text="By threshold (0.90 to 1.00): what applying would do."
+    )
+
+
+class SweepSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    counts = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Proposals per tier."
+    )
+    summary = serializers.SerializerMethodField()
+    created_at = IsoDateTimeField()
+    finished_at = IsoDateTimeField(allow_null=True)
+
+    class Meta:
+        model = SweepRun
+        fields = [
+            "id",
+            "status",
+            "wing",
+            "room",
+            "threshold",
+            "same_kind",
+            "entities",
+            "done",
+            "total",
+            "compared",
+            "progress",
+            "counts",
+            "summary",
+            "error",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_progress(self, run: SweepRun) -> float:
+        return round(run.progress, 4)
+
+    @extend_schema_field(SweepSummarySerializer(allow_null=True))
+    def get_summary(self, run: SweepRun) -> dict | None:
+        if run.status != SweepRun.Status.DONE:
+            return None
+        return SweepSummarySerializer(sweep_selectors.summary(run)).data
+
+
+class ProposalSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Proposal
+        fields = ["id", "kind", "tier", "score", "gates", "texts", "status", "applied_link"]
+        read_only_fields = fields
+
+
+class AppliedSerializer(serializers.Serializer):
+    batch = serializers.UUIDField()
+    linked = serializers.IntegerField()
+    merged = serializers.IntegerField()
+    discarded = serializers.IntegerField()
+
+
+class ReversedSerializer(serializers.Serializer):
+    undone = serializers.IntegerField(help_text="Links and merges undone.")

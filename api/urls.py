@@ -1,0 +1,89 @@
+"""Every API path, under `api/` with the `api` namespace. The paths are what clients call:
+they do not change."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api.views import checkpoints, decisions, diary, drawers, entities, queue, stats, sweeps, wings
+
+app_name = "api"
+
+schema = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
+]
+
+palace = [
+    path("wings", wings.WingListView.as_view(), name="wing-list"),
+    path("wings/<str:wing>", wings.WingDetailView.as_view(), name="wing-detail"),
+    path(
+        "wings/<str:wing>/rooms/<str:room>/drawers",
+        drawers.RoomDrawersView.as_view(),
+        name="room-drawers",
+    ),
+    path("drawers/<str:drawer_id>", drawers.DrawerDetailView.as_view(), name="drawer-detail"),
+    path(
+        "drawers/<str:drawer_id>/supersede",
+        drawers.DrawerSupersedeView.as_view(),
+        name="drawer-supersede",
+    ),
+    path(
+        "drawers/<str:drawer_id>/duplicates",
+        drawers.DrawerDuplicatesView.as_view(),
+        name="drawer-duplicates",
+    ),
+    path(
+        "drawers/<str:drawer_id>/mentions",
+        drawers.DrawerMentionsView.as_view(),
+        name="drawer-mentions",
+    ),
+    path("diary", diary.DiaryView.as_view(), name="diary"),
+    path("checkpoints", checkpoints.CheckpointView.as_view(), name="checkpoints"),
+    path("entities", entities.EntityListView.as_view(), name="entity-list"),
+    path("entities/<str:entity_id>", entities.EntityDetailView.as_view(), name="entity-detail"),
+    path(
+        "entities/<str:entity_id>/mentions",
+        entities.EntityMentionsView.as_view(),
+        name="entity-mentions",
+    ),
+    path(
+        "entities/<str:entity_id>/candidates",
+        entities.EntityCandidatesView.as_view(),
+        name="entity-candidates",
+    ),
+    path(
+        "entities/<str:entity_id>/aliases",
+        entities.EntityAliasesView.as_view(),
+        name="entity-aliases",
+    ),
+]
+
+review = [
+    path("review/queue", queue.QueueView.as_view(), name="review-queue"),
+    path(
+        "review/items/<str:item_id>/decisions",
+        decisions.DecideView.as_view(),
+        name="review-decide",
+    ),
+    path("review/decisions", decisions.DecisionListView.as_view(), name="review-decisions"),
+    path(
+        "review/decisions/<int:decision_id>/revert",
+        decisions.RevertView.as_view(),
+        name="review-revert",
+    ),
+    path("review/stats", stats.StatsView.as_view(), name="review-stats"),
+]
+
+consolidation = [
+    path("sweeps", sweeps.SweepListView.as_view(), name="sweep-list"),
+    path("sweeps/<int:run_id>", sweeps.SweepDetailView.as_view(), name="sweep-detail"),
+    path(
+        "sweeps/<int:run_id>/proposals",
+        sweeps.SweepProposalsView.as_view(),
+        name="sweep-proposals",
+    ),
+    path("sweeps/<int:run_id>/apply", sweeps.SweepApplyView.as_view(), name="sweep-apply"),
+    path("sweeps/<int:run_id>/reverse", sweeps.SweepReverseView.as_view(), name="sweep-reverse"),
+]
+
+urlpatterns = [*schema, *review, *consolidation, *palace]

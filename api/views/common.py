@@ -1,0 +1,57 @@
+"""What every view shares: parsing a body, and finding the object a URL names.
+
+An id in the URL is checked before the body: a malformed one is a 400, an unknown one a 404.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.request import Request
+
+from api.errors import ApiError, not_found
+from dedup.errors import InvalidInput
+from palace import selectors
+from palace.models import Drawer, Entity
+from review.models import SweepRun
+
+# The paths take any text so that a malformed id is answered 400 invalid_id, not 404; the schema
+# says what a well-formed one is.
+DRAWER_ID = OpenApiParameter("drawer_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+ENTITY_ID = OpenApiParameter("entity_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+def parsed(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+    if not isinstance(request.data, dict):
+        raise InvalidInput("The body must be a JSON object.")
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def drawer_or_404(drawer_id: str) -> Drawer:
+    parsed_id = selectors.parse_uuid(drawer_id)
+    if parsed_id is None:
+        raise ApiError("Malformed drawer id.", code="invalid_id", status_code=400)
+    drawer = selectors.drawer_by_uuid(parsed_id)
+    if drawer is None:
+        raise not_found("drawer")
+    return drawer
+
+
+def entity_or_404(entity_id: str) -> Entity:
+    parsed_id = selectors.parse_uuid(entity_id)
+    if parsed_id is None:
+        raise ApiError("Malformed entity id.", code="invalid_id", status_code=400)
+    entity = selectors.entity_by_uuid(parsed_id)
+    if entity is None:
+        raise not_found("entity")
+    return entity
+
+
+def sweep_or_404(run_id: int) -> SweepRun:
+    run = SweepRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise not_found("sweep")
+    return run

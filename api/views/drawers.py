@@ -1,0 +1,170 @@
+"""Drawers: a room's list and writes, one drawer, its supersession, duplicates and mentions."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ApiError, errors
+from api.pagination import NewestFirst
+from api.serializers import drawers as s
+from api.serializers import entities as es
+from api.views.common import DRAWER_ID, drawer_or_404, parsed
+from dedup import services
+from palace import selectors
+from palace.models import Drawer
+
+
+def written(result: services.DrawerWrite) -> Response:
+    """The drawer as stored, with what it was linked to: one query for the drawer, one for the
+    ids of all the drawers it resembles."""
+    drawer = selectors.drawers_with_place().get(pk=result.drawer.pk)
+    drawer.created = result.created
+    older = Drawer.objects.only("uuid").in_bulk([link.older_id for link in result.links])
+    drawer.similar = [
+        selectors.SimilarDrawer(link, older[link.older_id], "older") for link in result.links
+    ]
+    code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+    return Response(s.DrawerWrittenSerializer(drawer).data, status=code)
+
+
+class RoomDrawersView(GenericAPIView):
+    pagination_class = NewestFirst
+    serializer_class = s.DrawerSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("all", bool, description="Include superseded drawers."),
+        ],
+        responses={200: s.DrawerSerializer(many=True), **errors(401, 404)},
+    )
+    def get(self, request: Request, wing: str, room: str) -> Response:
+        """A room's drawers, newest first (current ones unless `all=true`)."""
+        found = selectors.room_by_names(wing=wing, room=room)
+        if found is None:
+            raise ApiError("No room with that name.", code="room_not_found", status_code=404)
+        include_superseded = request.query_params.get("all", "").lower() in {"1", "true", "yes"}
+        page = self.paginate_queryset(
+            selectors.room_drawers(found, include_superseded=include_superseded)
+        )
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    @extend_schema(
+        request=s.DrawerWriteSerializer,
+        responses={
+            201: OpenApiResponse(s.DrawerWrittenSerializer, description="Stored."),
+            200: OpenApiResponse(
+                s.DrawerWrittenSerializer,
+                description="Already held: an exact copy (or the same named drawer or id).",
+            ),
+            **errors(400, 401, 409),
+        },
+    )
+    def post(self, request: Request, wing: str, room: str) -> Response:
+        """Write a memory. An exact copy in the room is not stored again: the existing drawer
+        comes back with `created: false`. A variant is stored and linked (`similar`)."""
+        data = parsed(s.DrawerWriteSerializer, request)
+        result = services.drawer_write_in(
+            wing=wing,
+            room=room,
+            content=data["content"],
+            name=data.get("name"),
+            kind=data.get("kind") or "",
+            agent=data.get("agent") or request.user.get_username(),
+            source=data.get("source") or {"via": "api", "user": request.user.get_username()},
+            drawer_id=data.get("id"),
+        )
+        return written(result)
+
+
+class DrawerDetailView(APIView):
+    @extend_schema(
+        parameters=[DRAWER_ID], responses={200: s.DrawerSerializer, **errors(400, 401, 404)}
+    )
+    def get(self, request: Request, drawer_id: str) -> Response:
+        """One drawer, superseded or not."""
+        return Response(s.DrawerSerializer(drawer_or_404(drawer_id)).data)
+
+    @extend_schema(parameters=[DRAWER_ID], responses={204: None, **errors(400, 401, 404)})
+    def delete(self, request: Request, drawer_id: str) -> Response:
+        """Delete a drawer with its links and mentions (audited)."""
+        services.drawer_delete(drawer=drawer_or_404(drawer_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DrawerSupersedeView(APIView):
+    @extend_schema(
+        parameters=[DRAWER_ID],
+        request=s.SupersedeSerializer,
+        responses={200: s.DrawerSerializer, **errors(400, 401, 404, 409)},
+    )
+    def post(self, request: Request, drawer_id: str) -> Response:
+        """End a drawer's validity, optionally naming its replacement (audited)."""
+        drawer = drawer_or_404(drawer_id)
+        data = parsed(s.SupersedeSerializer, request) if request.data else {}
+        by = None
+        if data.get("by"):
+            by = selectors.drawer_by_uuid(data["by"])
+            if by is None:
+                raise ApiError(
+                    "No drawer with the id given in `by`.",
+                    code="drawer_not_found",
+                    status_code=404,
+                    details={"field": "by"},
+                )
+        services.drawer_supersede(drawer=drawer, by=by, actor=request.user)
+        return Response(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data)
+
+
+class DrawerDuplicatesView(APIView):
+    @extend_schema(
+        parameters=[DRAWER_ID], responses={200: s.DuplicatesSerializer, **errors(400, 401, 404)}
+    )
+    def get(self, request: Request, drawer_id: str) -> Response:
+        """The drawer's similar_to links from both ends, closest first."""
+        drawer = drawer_or_404(drawer_id)
+        payload = SimpleNamespace(drawer=drawer.uuid, similar=selectors.drawer_similar(drawer))
+        return Response(s.DuplicatesSerializer(payload).data)
+
+
+class DrawerMentionsView(APIView):
+    @extend_schema(
+        parameters=[DRAWER_ID],
+        request=es.MentionWriteSerializer,
+        responses={
+            201: OpenApiResponse(es.MentionWrittenSerializer, description="New mention."),
+            200: OpenApiResponse(es.MentionWrittenSerializer, description="Already recorded."),
+            **errors(400, 401, 404),
+        },
+    )
+    def post(self, request: Request, drawer_id: str) -> Response:
+        """Name an entity in a drawer. The name resolves to a known entity only on safe
+        evidence; otherwise a new entity is made and linked to those it resembles."""
+        drawer = drawer_or_404(drawer_id)
+        data = parsed(es.MentionWriteSerializer, request)
+        provenance = data.get("provenance") or {"via": "api", "user": request.user.get_username()}
+        result = services.mention_add(
+            drawer=drawer,
+            name=data["name"],
+            kind=data.get("kind") or "other",
+            provenance=provenance,
+        )
+        entity = selectors.entity_by_uuid(result.resolution.entity.uuid)
+        payload = SimpleNamespace(
+            mention=result.mention,
+            created=result.created,
+            resolution=SimpleNamespace(
+                entity=entity,
+                created=result.resolution.created,
+                rule=str(result.resolution.rule),
+                confidence=result.resolution.confidence,
+            ),
+        )
+        code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        return Response(es.MentionWrittenSerializer(payload).data, status=code)

@@ -1,0 +1,91 @@
+"""Entities: search, one entity, its mentions, candidates and aliases."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import errors
+from api.pagination import OldestFirst
+from api.serializers import entities as es
+from api.views.common import ENTITY_ID, entity_or_404, parsed
+from dedup import services
+from palace import selectors
+
+
+class EntityListView(GenericAPIView):
+    pagination_class = OldestFirst
+    serializer_class = es.EntitySerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("kind", str, description="Only entities of this kind."),
+            OpenApiParameter("name", str, description="Name or alias contains this text."),
+        ],
+        responses={200: es.EntitySerializer(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        queryset = selectors.entities_search(
+            kind=request.query_params.get("kind"), name=request.query_params.get("name")
+        )
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+class EntityDetailView(APIView):
+    @extend_schema(
+        parameters=[ENTITY_ID], responses={200: es.EntitySerializer, **errors(400, 401, 404)}
+    )
+    def get(self, request: Request, entity_id: str) -> Response:
+        return Response(es.EntitySerializer(entity_or_404(entity_id)).data)
+
+
+class EntityMentionsView(GenericAPIView):
+    pagination_class = OldestFirst
+    serializer_class = es.MentionSerializer
+
+    @extend_schema(
+        parameters=[ENTITY_ID],
+        responses={200: es.MentionSerializer(many=True), **errors(400, 401, 404)},
+    )
+    def get(self, request: Request, entity_id: str) -> Response:
+        """The drawers that name the entity, each with the spelling it used and the rule."""
+        entity = entity_or_404(entity_id)
+        page = self.paginate_queryset(selectors.entity_mentions(entity))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+class EntityCandidatesView(APIView):
+    @extend_schema(
+        parameters=[ENTITY_ID],
+        responses={200: es.EntityCandidatesSerializer, **errors(400, 401, 404)},
+    )
+    def get(self, request: Request, entity_id: str) -> Response:
+        """The entity's possibly_same_as links from both ends, closest first."""
+        entity = entity_or_404(entity_id)
+        payload = SimpleNamespace(
+            entity=entity.uuid, candidates=selectors.entity_candidates(entity)
+        )
+        return Response(es.EntityCandidatesSerializer(payload).data)
+
+
+class EntityAliasesView(APIView):
+    @extend_schema(
+        parameters=[ENTITY_ID],
+        request=es.AliasAddSerializer,
+        responses={200: es.EntityAliasResultSerializer, **errors(400, 401, 404)},
+    )
+    def post(self, request: Request, entity_id: str) -> Response:
+        """Record another spelling so later sightings converge (audited). An alias equal to the
+        name or already recorded changes nothing."""
+        entity = entity_or_404(entity_id)
+        data = parsed(es.AliasAddSerializer, request)
+        _, added = services.entity_alias_add(entity=entity, alias=data["alias"], actor=request.user)
+        refreshed = selectors.entity_by_uuid(entity.uuid)
+        refreshed.added = added
+        return Response(es.EntityAliasResultSerializer(refreshed).data)

@@ -1,0 +1,121 @@
+"""Consolidation sweeps through the API. A sweep only proposes; applying is a curator's act."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import permissions, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import errors
+from api.pagination import NewestFirst
+from api.permissions import CanDecide
+from api.serializers import sweeps as s
+from api.views.common import parsed, sweep_or_404
+from review.gates import MERGE_TIERS
+from review.selectors import sweeps as sweep_selectors
+from review.services import sweeps as sweep_services
+from review.tasks import run_sweep
+
+
+class SweepListView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=s.SweepRequestSerializer,
+        responses={
+            202: OpenApiResponse(s.SweepSerializer, description="Queued."),
+            **errors(400, 401, 403),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Start a sweep in the background (`manage.py db_worker` runs it). It only proposes."""
+        data = parsed(s.SweepRequestSerializer, request)
+        run = sweep_services.start(
+            wing=data.get("wing", ""),
+            room=data.get("room", ""),
+            threshold=data.get("threshold", settings.CASTELLAN_DEDUP_NEAR_THRESHOLD),
+            same_kind=data["same_kind"],
+            entities=data["entities"],
+            actor=request.user,
+        )
+        run_sweep.enqueue(run.pk)
+        run.refresh_from_db()
+        return Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class SweepDetailView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(s.SweepSerializer, description="Status, progress, counts."),
+            **errors(401, 404),
+        }
+    )
+    def get(self, request: Request, run_id: int) -> Response:
+        return Response(s.SweepSerializer(sweep_or_404(run_id)).data)
+
+
+class SweepProposalsView(GenericAPIView):
+    permission_classes = [permissions.IsAuthenticated]
+    pagination_class = NewestFirst
+    serializer_class = s.ProposalSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("tier", str), OpenApiParameter("status", str)],
+        responses={200: s.ProposalSerializer(many=True), **errors(401, 404)},
+    )
+    def get(self, request: Request, run_id: int) -> Response:
+        """The run's proposals."""
+        run = sweep_or_404(run_id)
+        rows = self.paginate_queryset(
+            sweep_selectors.proposals_for(
+                run,
+                tier=request.query_params.get("tier", ""),
+                status=request.query_params.get("status", ""),
+            )
+        )
+        return self.get_paginated_response(self.get_serializer(rows, many=True).data)
+
+
+class SweepApplyView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=s.ApplyRequestSerializer,
+        responses={
+            200: OpenApiResponse(s.AppliedSerializer, description="Applied."),
+            **errors(400, 401, 403, 404, 409),
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        run = sweep_or_404(run_id)
+        data = parsed(s.ApplyRequestSerializer, request)
+        done = sweep_services.apply(
+            run,
+            threshold=data["threshold"],
+            tiers=data.get("tiers"),
+            merge_tiers=MERGE_TIERS if data["merge"] else (),
+            discard_below=data["discard_below"],
+            actor=request.user,
+        )
+        return Response(s.AppliedSerializer(done).data)
+
+
+class SweepReverseView(APIView):
+    permission_classes = [permissions.IsAuthenticated, CanDecide]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiResponse(s.ReversedSerializer, description="Undone."),
+            **errors(401, 403, 404),
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        undone = sweep_services.reverse(sweep_or_404(run_id), actor=request.user)
+        return Response(s.ReversedSerializer({"undone": undone}).data)

@@ -1,0 +1,28 @@
+"""Wings and their rooms."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ApiError, errors
+from api.serializers import drawers as s
+from palace import selectors
+
+
+class WingListView(APIView):
+    @extend_schema(responses={200: s.WingSerializer(many=True), **errors(401)})
+    def get(self, request: Request) -> Response:
+        """Wings with their rooms and the number of current drawers in each."""
+        return Response(s.WingSerializer(selectors.wings_with_rooms(), many=True).data)
+
+
+class WingDetailView(APIView):
+    @extend_schema(responses={200: s.WingSerializer, **errors(401, 404)})
+    def get(self, request: Request, wing: str) -> Response:
+        found = selectors.wings_with_rooms().filter(name=wing).first()
+        if found is None:
+            raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
+        return Response(s.WingSerializer(found).data)

@@ -1,0 +1,144 @@
+"""The console's filter forms. A form validates the query string, then builds the selectors'
+filters; a malformed value is a clear error naming the parameter, never a silent default."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from django import forms
+
+from dedup.errors import InvalidInput
+from review import selectors
+from review.models import SweepRun
+
+RECENT_RUNS = 20  # the done sweeps the queue offers to filter by
+SEARCH_LENGTH = 200
+
+
+class StrippedChoiceField(forms.ChoiceField):
+    """A choice that ignores surrounding spaces and falls back to a default when left empty."""
+
+    def __init__(self, *, name: str, default: str = "", **kwargs) -> None:
+        self.default = default
+        super().__init__(required=False, **kwargs)
+        allowed = ", ".join(str(value) for value, _ in self.choices if value)
+        self.error_messages["invalid_choice"] = f"{name} must be one of: {allowed}."
+
+    def to_python(self, value: object) -> str:
+        return super().to_python(value).strip() or self.default
+
+
+class StrippedFloatField(forms.FloatField):
+    def to_python(self, value: object) -> float | None:
+        return super().to_python(value.strip() if isinstance(value, str) else value)
+
+
+def _similarity(name: str) -> forms.FloatField:
+    message = f"{name} must be a number from 0 to 1."
+    return StrippedFloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        error_messages={"invalid": message, "min_value": message, "max_value": message},
+        widget=forms.TextInput(attrs={"size": 4, "inputmode": "decimal"}),
+    )
+
+
+def _text(size: int, **attrs: str) -> forms.CharField:
+    return forms.CharField(required=False, widget=forms.TextInput(attrs={"size": size, **attrs}))
+
+
+class QueueFilterForm(forms.Form):
+    """The queue's filters, for the page, the bulk form and the API alike."""
+
+    type = StrippedChoiceField(
+        name="type",
+        choices=[
+            ("", "both"),
+            ("drawer", "similar_to (drawers)"),
+            ("entity", "possibly_same_as (entities)"),
+        ],
+    )
+    rule = StrippedChoiceField(
+        name="rule",
+        choices=[
+            ("", "any"),
+            *((r, r) for r in selectors.DRAWER_RULES + selectors.ENTITY_RULES),
+            *((r, r) for r in selectors.PROPOSAL_RULES),
+        ],
+    )
+    wing = _text(10)
+    room = _text(10)
+    kind = _text(8)
+    min_similarity = _similarity("min_similarity")
+    max_similarity = _similarity("max_similarity")
+    status = StrippedChoiceField(
+        name="status", default="open", choices=[(s, s) for s in selectors.STATUSES]
+    )
+    order = StrippedChoiceField(
+        name="order", default="similarity", choices=list(selectors.ORDERS.items())
+    )
+    q = forms.CharField(required=False, widget=forms.SearchInput)
+    # Any sweep's number is accepted; the list offers the recent finished ones.
+    run = forms.CharField(required=False, widget=forms.Select)
+
+    def __init__(self, data: Mapping[str, str] | None = None, **kwargs) -> None:
+        kwargs.setdefault("auto_id", False)
+        super().__init__(data, **kwargs)
+
+    def offer_runs(self, runs: Iterable[SweepRun]) -> None:
+        """Fill the sweep list (a query, so only for the page that shows it)."""
+        self.fields["run"].widget.choices = [
+            ("", "links, not proposals"),
+            *((str(run.pk), f"sweep #{run.pk}") for run in runs),
+        ]
+
+    def clean_q(self) -> str:
+        return self.cleaned_data["q"][:SEARCH_LENGTH]
+
+    def clean_run(self) -> int | None:
+        try:
+            return selectors.run_id(self.cleaned_data["run"])
+        except InvalidInput as error:
+            raise forms.ValidationError(error.message) from error
+
+    def filters(self) -> selectors.QueueFilters:
+        """The validated filters; an invalid form raises the first error as `InvalidInput`."""
+        if not self.is_valid():
+            raise InvalidInput(first_error(self))
+        return selectors.QueueFilters(**self.cleaned_data)
+
+
+class AuditFilterForm(forms.Form):
+    """The audit log's filters. Dates are checked where they are used, in the selector."""
+
+    actor = _text(10)
+    action = _text(16, placeholder="review.merge")
+    item = _text(8, placeholder="d12")
+    since = forms.CharField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.CharField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, data: Mapping[str, str] | None = None, **kwargs) -> None:
+        kwargs.setdefault("auto_id", False)
+        super().__init__(data, **kwargs)
+
+    def filters(self) -> selectors.AuditFilters:
+        self.is_valid()  # text only: nothing here can be invalid
+        return selectors.AuditFilters(**self.cleaned_data)
+
+
+def first_error(form: forms.Form) -> str:
+    """The first field's first message, in the order the fields are declared."""
+    for name in form.fields:
+        if name in form.errors:
+            return form.errors[name][0]
+    return next(iter(form.errors.values()))[0]
+
+
+def queue_filters(params: Mapping[str, str]) -> selectors.QueueFilters:
+    """Queue filters from query parameters, or `InvalidInput` naming the first bad one."""
+    return QueueFilterForm(params).filters()
+
+
+def audit_filters(params: Mapping[str, str]) -> selectors.AuditFilters:
+    return AuditFilterForm(params).filters()

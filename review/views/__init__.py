@@ -1,0 +1,24 @@
+"""The curators' console: thin views over `review.selectors` and `review.services`.
+
+Every page works without JavaScript (plain links and forms). With htmx, the queue's results and an
+item's panel are swapped in place: a view renders the partial when `request.htmx` is set.
+"""
+
+from review.views.audit import audit, revert, undo
+from review.views.items import decide, item
+from review.views.queue import decide_many, queue
+from review.views.stats import stats
+from review.views.sweeps import sweep_detail, sweep_list
+
+__all__ = [
+    "audit",
+    "decide",
+    "decide_many",
+    "item",
+    "queue",
+    "revert",
+    "stats",
+    "sweep_detail",
+    "sweep_list",
+    "undo",
+]

@@ -1,0 +1,152 @@
+"""The audit log: filtering, exporting, undoing and reverting decisions."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dedup.errors import DomainError
+from palace.models import AuditEntry
+from review import selectors, services
+from review.curators import DECIDE_PERMISSION
+from review.forms import AuditFilterForm
+from review.views.common import query_without, require_decide, safe_next
+
+AUDIT_PAGE = 50
+
+
+@login_required
+@require_POST
+def undo(request: HttpRequest) -> HttpResponse:
+    require_decide(request)
+    entry = services.last_own_decision(request.user)
+    if entry is None:
+        messages.info(request, "Nothing of yours to undo.")
+        return redirect(safe_next(request, reverse("review:queue")))
+    return _revert(request, entry.pk, redirect_to=reverse("review:item", args=[entry.data["item"]]))
+
+
+@login_required
+@require_POST
+def revert(request: HttpRequest, decision_id: int) -> HttpResponse:
+    require_decide(request)
+    return _revert(request, decision_id, redirect_to=safe_next(request, reverse("review:audit")))
+
+
+def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> HttpResponse:
+    cascade = request.POST.get("cascade") == "1"
+    try:
+        entries = services.revert(
+            decision=decision_id,
+            actor=request.user,
+            cascade=cascade,
+            note=request.POST.get("note", ""),
+        )
+    except services.RevertBlocked as error:
+        depends = error.details.get("depends_on_this", [])
+        if depends:
+            return render(
+                request,
+                "review/revert_confirm.html",
+                {"decision_id": decision_id, "depends": depends, "next": redirect_to},
+                status=409,
+            )
+        messages.error(request, error.message)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
+        messages.success(request, f"Reverted decision {reverted}.")
+    return redirect(redirect_to)
+
+
+@login_required
+@require_GET
+def audit(request: HttpRequest) -> HttpResponse:
+    form = AuditFilterForm(request.GET)
+    filters = form.filters()
+    try:
+        entries, error = selectors.audit_entries(filters), None
+    except DomainError as failure:
+        entries, error = selectors.audit_entries(selectors.AuditFilters()), failure.message
+    export = request.GET.get("format")
+    if export in ("csv", "json"):
+        return _export(entries, export)
+    page, more_before = _audit_page(entries, before=request.GET.get("before", "0"))
+    context = {
+        "form": form,
+        "entries": page,
+        "reverted": selectors.reverted_ids(page),
+        "filters": filters,
+        "error": error,
+        "more_before": more_before,
+        "query": query_without(request, "before", "format"),
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+    }
+    template = "review/_audit_rows.html" if request.htmx else "review/audit.html"
+    return render(request, template, context, status=400 if error else 200)
+
+
+def _audit_page(entries: QuerySet[AuditEntry], *, before: str) -> tuple[list, int | None]:
+    """One page of entries older than `before` (if a number), and where the next one starts."""
+    try:
+        start = int(before)
+    except ValueError:
+        start = 0
+    if start:
+        entries = entries.filter(pk__lt=start)
+    rows = list(entries[: AUDIT_PAGE + 1])
+    page = rows[:AUDIT_PAGE]
+    return page, (page[-1].pk if len(rows) > AUDIT_PAGE else None)
+
+
+EXPORT_FIELDS = (
+    "id",
+    "created_at",
+    "actor",
+    "action",
+    "target_type",
+    "target_id",
+    "batch",
+    "before",
+    "after",
+    "data",
+)
+
+
+def _export(entries, kind: str) -> HttpResponse:
+    def row(entry) -> dict:
+        return {
+            "id": entry.pk,
+            "created_at": entry.created_at.isoformat(),
+            "actor": entry.actor_label,
+            "action": entry.action,
+            "target_type": entry.target_type,
+            "target_id": entry.target_id,
+            "batch": str(entry.batch) if entry.batch else "",
+            "before": entry.before,
+            "after": entry.after,
+            "data": entry.data,
+        }
+
+    rows = (row(e) for e in entries.iterator(chunk_size=500))
+    if kind == "json":
+        response = JsonResponse(list(rows), safe=False)
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        writer = csv.DictWriter(response, fieldnames=EXPORT_FIELDS)
+        writer.writeheader()
+        for item in rows:
+            writer.writerow(
+                {k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in item.items()}
+            )
+    response["Content-Disposition"] = f'attachment; filename="castellan-audit.{kind}"'
+    return response

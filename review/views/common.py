@@ -1,0 +1,40 @@
+"""What the console's views share: the decide permission check, the queue filters, and
+the query strings and return addresses they pass along."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from dedup.errors import DomainError
+from review import selectors
+from review.curators import DECIDE_PERMISSION
+from review.forms import QueueFilterForm
+
+
+def require_decide(request: HttpRequest) -> None:
+    if not request.user.has_perm(DECIDE_PERMISSION):
+        raise PermissionDenied("Deciding needs the curators' decide permission.")
+
+
+def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
+    """The form's filters, or the defaults and the first error."""
+    try:
+        return form.filters(), None
+    except DomainError as error:
+        return selectors.QueueFilters(), error.message
+
+
+def query_without(request: HttpRequest, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return params.urlencode()
+
+
+def safe_next(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or ""
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return default

@@ -1,0 +1,75 @@
+"""The review queue: filtered, ordered, keyset-paginated; and bulk decisions over it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dedup.errors import DomainError, InvalidInput
+from review import selectors, services
+from review.forms import RECENT_RUNS, QueueFilterForm, queue_filters
+from review.models import SweepRun
+from review.views.common import filters_or_defaults, query_without, require_decide, safe_next
+
+
+@login_required
+@require_GET
+def queue(request: HttpRequest) -> HttpResponse:
+    form = QueueFilterForm(request.GET)
+    filters, error = filters_or_defaults(form)
+    try:
+        page = selectors.queue_page(filters, cursor=request.GET.get("cursor"))
+    except DomainError as failure:
+        error, page = failure.message, selectors.queue_page(filters)
+    form.offer_runs(SweepRun.objects.filter(status="done").order_by("-pk")[:RECENT_RUNS])
+    context = {
+        "form": form,
+        "filters": filters,
+        "page": page,
+        "counts": selectors.queue_counts(filters, request.user),
+        "error": error,
+        "query": query_without(request, "cursor"),
+        "actions": [a.value for a in services.Action],
+    }
+    template = "review/_queue_results.html" if request.htmx else "review/queue.html"
+    return render(request, template, context, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def decide_many(request: HttpRequest) -> HttpResponse:
+    require_decide(request)
+    back = redirect(safe_next(request, reverse("review:queue")))
+    items = request.POST.getlist("items")
+    if request.POST.get("all_matching") == "1":
+        try:
+            items = _all_matching(QueryDict(request.POST.get("filter", "")))
+        except DomainError as error:
+            messages.error(request, error.message)
+            return back
+    if not items:
+        messages.error(request, "Select at least one item.")
+        return back
+    result = services.decide_many(
+        items=items,
+        action=request.POST.get("action", ""),
+        actor=request.user,
+        note=request.POST.get("note", ""),
+    )
+    if result.decided:
+        messages.success(request, f"{len(result.decided)} item(s) decided in batch {result.batch}.")
+    for item_id, why in result.refused.items():
+        messages.error(request, f"{item_id}: {why}")
+    return back
+
+
+def _all_matching(params: QueryDict) -> list[str]:
+    """Every item the filter matches, up to the bulk limit."""
+    refs = selectors.queue_refs(queue_filters(params), limit=selectors.MAX_BULK + 1)
+    if len(refs) > selectors.MAX_BULK:
+        raise InvalidInput(f"More than {selectors.MAX_BULK} items match: narrow the filter.")
+    return [str(ref) for ref in refs]

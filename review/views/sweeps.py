@@ -1,0 +1,133 @@
+"""Consolidation sweeps: starting one, following it, sampling, applying and reversing it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django_htmx.http import (
+    HttpResponseClientRefresh,
+)
+
+from dedup.errors import DomainError
+from review.curators import DECIDE_PERMISSION
+from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
+from review.models import Proposal, SweepRun
+from review.selectors import sweeps as sweep_selectors
+from review.services import sweeps as sweep_services
+from review.tasks import run_sweep
+from review.views.common import require_decide
+
+
+@login_required
+def sweep_list(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        require_decide(request)
+        return _sweep_start(request)
+    runs = SweepRun.objects.order_by("-pk")[:50]
+    return render(
+        request,
+        "review/sweeps.html",
+        {"runs": runs, "can_decide": request.user.has_perm(DECIDE_PERMISSION)},
+    )
+
+
+def _sweep_start(request: HttpRequest) -> HttpResponse:
+    try:
+        threshold = float(request.POST.get("threshold") or 0.9)
+        run = sweep_services.start(
+            wing=request.POST.get("wing", "").strip(),
+            room=request.POST.get("room", "").strip(),
+            threshold=threshold,
+            same_kind=request.POST.get("any_kind") != "1",
+            entities=request.POST.get("entities") == "1",
+            actor=request.user,
+        )
+    except (DomainError, ValueError) as error:
+        messages.error(request, getattr(error, "message", "threshold must be a number."))
+        return redirect("review:sweeps")
+    run_sweep.enqueue(run.pk)
+    messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")
+    return redirect("review:sweep", run_id=run.pk)
+
+
+@login_required
+def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = SweepRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise Http404("No such sweep.")
+    if request.method == "POST":
+        require_decide(request)
+        _sweep_act(request, run)
+        return redirect("review:sweep", run_id=run.pk)
+    if request.htmx and run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):
+        return HttpResponseClientRefresh()  # the summary and proposals are now to show
+    tier = request.GET.get("tier", "")
+    context = {
+        "run": run,
+        "summary": sweep_selectors.summary(run) if run.status == "done" else None,
+        "precision": sweep_selectors.precision(run),
+        "sample": run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")[:20],
+        "proposals": sweep_selectors.proposals_for(run, tier=tier)[:100],
+        "tier": tier,
+        "tiers": ENTITY_TIERS if run.entities else DRAWER_TIERS,
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+    }
+    template = "review/_sweep_status.html" if request.htmx else "review/sweep.html"
+    return render(request, template, context)
+
+
+def _sweep_act(request: HttpRequest, run: SweepRun) -> None:
+    """One of a sweep page's buttons: its outcome, or why it was refused, as a message."""
+    action = request.POST.get("action", "")
+    handler = SWEEP_ACTIONS.get(action)
+    if handler is None:
+        messages.error(request, "Unknown action.")
+        return
+    try:
+        handler(request, run, action)
+    except (DomainError, ValueError, Proposal.DoesNotExist) as error:
+        messages.error(request, getattr(error, "message", "That request was not understood."))
+
+
+def _sweep_sample(request: HttpRequest, run: SweepRun, action: str) -> None:
+    per_stratum = int(request.POST.get("per_stratum") or 5)
+    marked = sweep_services.draw_sample(run, per_stratum=per_stratum, actor=request.user)
+    messages.success(request, f"{marked} proposal(s) drawn for review.")
+
+
+def _sweep_judge(request: HttpRequest, run: SweepRun, action: str) -> None:
+    proposal = run.proposals.get(pk=int(request.POST.get("proposal", "0")))
+    sweep_services.judge(proposal, verdict=action, actor=request.user)
+
+
+def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
+    done = sweep_services.apply(
+        run,
+        threshold=float(request.POST.get("threshold") or 1.0),
+        tiers=request.POST.getlist("tiers") or None,
+        merge_tiers=MERGE_TIERS if request.POST.get("merge") == "1" else (),
+        discard_below=request.POST.get("discard_below") == "1",
+        actor=request.user,
+    )
+    messages.success(
+        request,
+        f"Applied: {done.linked} linked, {done.merged} merged, "
+        f"{done.discarded} discarded (batch {done.batch}).",
+    )
+
+
+def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
+    messages.success(
+        request, f"Reversed: {sweep_services.reverse(run, actor=request.user)} undone."
+    )
+
+
+SWEEP_ACTIONS = {
+    "sample": _sweep_sample,
+    "same": _sweep_judge,
+    "wrong": _sweep_judge,
+    "apply": _sweep_apply,
+    "reverse": _sweep_reverse,
+}
