@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dedup import policy
 
 BATCH_SIZE = 500
-Progress = Callable[[int], None]
+# Told how many rows a batch held; what it returns is ignored (tqdm's `update` returns a flag).
+Progress = Callable[[int], object]
 
 
 def _noop(_: int) -> None:

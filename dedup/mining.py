@@ -85,7 +85,7 @@ def mine(
     *,
     wing: str,
     room: str | None = None,
-    on_document: Callable[[Path], None] = lambda _: None,
+    on_document: Callable[[Path], object] = lambda _: None,
 ) -> MiningResult:
     path = path.resolve()
     base = path if path.is_dir() else path.parent
