@@ -37,6 +37,7 @@ test: install chromium
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 check: install
 	$(BIN)/python manage.py check

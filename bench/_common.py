@@ -78,7 +78,7 @@ class Vocabulary:
     ]
 
     def __init__(self, rng: random.Random, size: int = 6000):
-        words = set()
+        words: set[str] = set()
         while len(words) < size:
             words.add("".join(rng.choice(self.SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words, key=lambda w: len(w) + rng.uniform(-3, 3))

@@ -90,8 +90,8 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
         queries = [(None, 0, policy.Text.of(vocabulary.sentence())) for _ in originals]
         for typos in TYPOS:
             queries += [(original_id, typos, text) for original_id, text in planted[typos]]
-        wall = {pairs: [] for pairs in PAIRS}
-        cpu = {pairs: [] for pairs in PAIRS}
+        wall: dict[int, list[float]] = {pairs: [] for pairs in PAIRS}
+        cpu: dict[int, list[float]] = {pairs: [] for pairs in PAIRS}
         found = {(pairs, typos): 0 for pairs in PAIRS for typos in TYPOS}
         for index, (original_id, typos, text) in enumerate(queries):
             order = PAIRS[index % len(PAIRS) :] + PAIRS[: index % len(PAIRS)]

@@ -82,7 +82,7 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
         for index in range(writes):
             planted = index % 2 == 0 and index // 2 < len(originals)
             original_id, original = originals[index // 2] if planted else (None, None)
-            text = one_typo(original, rng) if planted else vocabulary.sentence()
+            text = one_typo(original, rng) if original is not None else vocabulary.sentence()
             started = time.perf_counter()
             result = services.drawer_write(room=room, content=text)
             dedup_times.append(time.perf_counter() - started)
@@ -97,10 +97,10 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
                         file=sys.stderr,
                     )
 
-            plain = vocabulary.sentence()
+            plain_text = vocabulary.sentence()
             started = time.perf_counter()
             with transaction.atomic():
-                drawer_row(room, plain).save()
+                drawer_row(room, plain_text).save()
             plain_times.append(time.perf_counter() - started)
         present = Drawer.objects.filter(room=room).count()
         multi_found, multi_planted = multi_typo_recall(room, originals, rng)

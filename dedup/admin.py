@@ -155,8 +155,7 @@ class DrawerAdmin(admin.ModelAdmin):
 class AliasInline(admin.TabularInline):
     model = EntityAlias
     extra = 0
-    fields = ["alias", "key", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("alias", "key", "created_at")
 
     def has_add_permission(self, request, obj=None):
         return False

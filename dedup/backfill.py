@@ -8,24 +8,31 @@ the `dedup_backfill` command the current ones: one implementation for both.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dedup import policy
 
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from palace.models import Drawer
+
 BATCH_SIZE = 500
-Progress = Callable[[int], None]
+# Told how many rows a batch held; what it returns is ignored (tqdm's `update` returns a flag).
+Progress = Callable[[int], object]
 
 
 def _noop(_: int) -> None:
     pass
 
 
-def drawers_needing_backfill(drawer_model):
+def drawers_needing_backfill(drawer_model: type[Drawer]) -> QuerySet[Drawer]:
     # A drawer with no letter or digit legitimately has no fingerprint; its normalised text is
     # empty too, so it is re-examined each run (cheap, and rare) but never counted as filled.
     return drawer_model.objects.filter(fingerprint__isnull=True, normalized_content="")
 
 
-def backfill_fingerprints(drawer_model, *, progress: Progress = _noop) -> int:
+def backfill_fingerprints(drawer_model: type[Drawer], *, progress: Progress = _noop) -> int:
     """Returns the number of drawers that gained a fingerprint."""
     filled = 0
     last_id = 0

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dedup import services
-from palace.models import Drawer
+from palace.models import Drawer, Room
 
 logger = logging.getLogger("castellan.mining")
 
@@ -85,7 +85,7 @@ def mine(
     *,
     wing: str,
     room: str | None = None,
-    on_document: Callable[[Path], None] = lambda _: None,
+    on_document: Callable[[Path], object] = lambda _: None,
 ) -> MiningResult:
     path = path.resolve()
     base = path if path.is_dir() else path.parent
@@ -106,7 +106,9 @@ def mine(
     return result
 
 
-def _mine_document(room, relative: str, text: str, mtime: float, result: MiningResult) -> None:
+def _mine_document(
+    room: Room, relative: str, text: str, mtime: float, result: MiningResult
+) -> None:
     kept: set[uuid.UUID] = set()
     for index, chunk in enumerate(chunks(text)):
         digest = hashlib.sha256(chunk.encode()).hexdigest()

@@ -8,13 +8,29 @@ plain comparison; the public id of a drawer or an entity is a UUID.
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypeAlias
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 LABEL_MAX_LENGTH = 100
+
+# Who acts: a curator (or an anonymous request) in the console and the API; None for a command or a
+# migration.
+Actor: TypeAlias = "User | AnonymousUser | None"
+
+
+def acting_user(actor: Actor) -> User | None:
+    """The user to store as the one who acted: none for a command or an anonymous request."""
+    if actor is None or isinstance(actor, AnonymousUser) or not actor.is_authenticated:
+        return None
+    return actor
 
 
 class Wing(models.Model):
@@ -131,14 +147,18 @@ class ReviewedLink(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
+    # Declared by each link model, with its own choices.
+    Status: ClassVar[type[DrawerLink.Status | EntityLink.Status]]
+    status: models.CharField[str, str]
+
     class Meta:
         abstract = True
         ordering = ["-similarity", "id"]
 
-    def mark_decided(self, actor) -> None:
+    def mark_decided(self, actor: Actor) -> None:
         """Stamp the decision on the link (the status is set by the decision itself)."""
         self.decided_at = timezone.now()
-        self.decided_by = actor if getattr(actor, "is_authenticated", False) else None
+        self.decided_by = acting_user(actor)
 
     def reopen(self) -> None:
         self.status = self.Status.OPEN
@@ -371,7 +391,7 @@ class AuditTarget(models.TextChoices):
     SWEEP = "sweep"
 
 
-def actor_label(actor) -> str:
+def actor_label(actor: Actor) -> str:
     """How the log names who acted: the username, or "system" for a command or a migration."""
     if actor is None:
         return "system"
@@ -382,19 +402,19 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
     def record(
         self,
         *,
-        actor,
+        actor: Actor,
         action: AuditAction,
         target_type: AuditTarget,
         target_id: object,
-        before: dict | None = None,
-        after: dict | None = None,
-        data: dict | None = None,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
         batch: uuid.UUID | None = None,
     ) -> AuditEntry:
         """Append one audit row: the only way rows are written. Call it inside the transaction
         that makes the change, so the change and its record commit together or not at all."""
         return self.create(
-            actor=actor if getattr(actor, "is_authenticated", False) else None,
+            actor=acting_user(actor),
             actor_label=actor_label(actor),
             action=AuditAction(action),
             target_type=AuditTarget(target_type),
@@ -405,10 +425,10 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
             batch=batch,
         )
 
-    def delete(self):  # type: ignore[override]
+    def delete(self) -> NoReturn:
         raise PermissionError("The audit log is append-only.")
 
-    def update(self, **kwargs):  # type: ignore[override]
+    def update(self, **kwargs: Any) -> NoReturn:
         raise PermissionError("The audit log is append-only.")
 
 
@@ -441,10 +461,10 @@ class AuditEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.target_id}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None:
             raise PermissionError("The audit log is append-only.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise PermissionError("The audit log is append-only.")

@@ -6,6 +6,7 @@ import enum
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import regex
 
@@ -18,6 +19,7 @@ _KEY_SEPARATOR = regex.compile(r"[^\p{Alphabetic}\p{N}+#]+")
 VAGUE_KIND = "other"
 MIN_TYPO_KEY_CHARS = 6
 MIN_POSSIBLE_KEY_CHARS = 4
+
 MAX_POSSIBLE = 5
 POSSIBLE_SIMILARITY = 0.75
 MAX_POSSIBLE_EDITS = 2
@@ -52,6 +54,10 @@ def key_similarity(a: str, b: str, distance: int | None = None) -> float:
     return (longer - distance) / longer
 
 
+# What orders entities oldest first: a creation sequence or time, or a tuple of them.
+Age: TypeAlias = int | float | tuple[int | float, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class EntityCandidate:
     """A known entity as resolution sees it. `age` orders entities oldest first (a creation
@@ -61,7 +67,7 @@ class EntityCandidate:
     name: str
     kind: str
     aliases: Sequence[str] = ()
-    age: tuple | int | float = 0
+    age: Age = 0
     key: str = ""
 
     def __post_init__(self) -> None:
@@ -91,7 +97,7 @@ def kind_matches(observed: str, known: str) -> bool:
     return observed in (VAGUE_KIND, known)
 
 
-def _preference(observed_kind: str, candidate: EntityCandidate) -> tuple:
+def _preference(observed_kind: str, candidate: EntityCandidate) -> tuple[int, Age]:
     # A vague observation prefers an entity of a specific kind; then the oldest wins.
     vague_penalty = 1 if observed_kind == VAGUE_KIND and candidate.kind == VAGUE_KIND else 0
     return (vague_penalty, candidate.age)

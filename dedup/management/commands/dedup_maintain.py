@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from dedup.maintenance import optimize_candidate_indexes
@@ -6,5 +8,5 @@ from dedup.maintenance import optimize_candidate_indexes
 class Command(BaseCommand):
     help = "Bring the candidate indexes to their steady state (run after a bulk import)."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         self.stdout.write(optimize_candidate_indexes())

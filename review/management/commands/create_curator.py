@@ -1,7 +1,8 @@
 import getpass
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rest_framework.authtoken.models import Token
 
 from review.curators import curators_group
@@ -10,12 +11,14 @@ from review.curators import curators_group
 class Command(BaseCommand):
     help = "Create a curator (or make an existing user one): a member of the curators group."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--password", help="Asked for when not given and the user is new.")
         parser.add_argument("--staff", action="store_true", help="Also let them use the admin.")
 
-    def handle(self, *args, username: str, password: str | None, staff: bool, **options):
+    def handle(
+        self, *args: Any, username: str, password: str | None, staff: bool, **options: Any
+    ) -> None:
         User = get_user_model()
         user, created = User.objects.get_or_create(username=username)
         if created:

@@ -1,7 +1,8 @@
 import sys
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from dedup.errors import DomainError
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         "its own; --entities proposes possibly_same_as pairs among existing entities."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--wing", default="")
         parser.add_argument("--room", default="")
         parser.add_argument("--threshold", type=float, default=None)
@@ -43,8 +44,17 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(
-        self, *args, wing, room, threshold, same_kind, entities, background, no_progress, **options
-    ):
+        self,
+        *args: Any,
+        wing: str,
+        room: str,
+        threshold: float | None,
+        same_kind: bool,
+        entities: bool,
+        background: bool,
+        no_progress: bool,
+        **options: Any,
+    ) -> None:
         try:
             run = sweeps.start(
                 wing=wing,

@@ -11,16 +11,20 @@ from __future__ import annotations
 import random
 import sys
 import uuid
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 from tqdm import tqdm
 
 from dedup import services
 from review.curators import curators_group
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 NAMESPACE = uuid.UUID("5e3c7c1a-1f0b-4a8e-9d2c-3b6f0e9a7d41")
 DEMO_USER = "curator"
@@ -257,10 +261,10 @@ def _diary_writes(rng: random.Random) -> list[Write]:
 class Command(BaseCommand):
     help = "Fill the palace with realistic demo data and print a curator login and an API token."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, no_progress: bool, **options) -> None:
+    def handle(self, *args: Any, no_progress: bool, **options: Any) -> None:
         plan = demo_plan(random.Random(2026))
         with transaction.atomic():
             stored, duplicates, similar, written = self.write(plan, no_progress)

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dedup.errors import DomainError
 from review.gates import MERGE_TIERS
@@ -12,14 +14,23 @@ class Command(BaseCommand):
         "pairs whose gates all pass. One audited batch; sweep_reverse undoes it."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("run", type=int)
         parser.add_argument("--threshold", type=float, required=True)
         parser.add_argument("--tiers", nargs="*", help="Only these tiers (default: all).")
         parser.add_argument("--no-merge", action="store_true", help="Only links, never merges.")
         parser.add_argument("--discard-below", action="store_true")
 
-    def handle(self, *args, run, threshold, tiers, no_merge, discard_below, **options):
+    def handle(
+        self,
+        *args: Any,
+        run: int,
+        threshold: float,
+        tiers: list[str] | None,
+        no_merge: bool,
+        discard_below: bool,
+        **options: Any,
+    ) -> None:
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from review.models import SweepRun
 from review.services import sweeps
@@ -9,10 +11,10 @@ class Command(BaseCommand):
         "Undo everything a sweep's application did, to the exact prior state, in one audited batch."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("run", type=int)
 
-    def handle(self, *args, run, **options):
+    def handle(self, *args: Any, run: int, **options: Any) -> None:
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
