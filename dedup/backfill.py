@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.db.models import Model, QuerySet
+
 from dedup import policy
 
 BATCH_SIZE = 500
@@ -19,13 +21,13 @@ def _noop(_: int) -> None:
     pass
 
 
-def drawers_needing_backfill(drawer_model):
+def drawers_needing_backfill(drawer_model: type[Model]) -> QuerySet:
     # A drawer with no letter or digit legitimately has no fingerprint; its normalised text is
     # empty too, so it is re-examined each run (cheap, and rare) but never counted as filled.
     return drawer_model.objects.filter(fingerprint__isnull=True, normalized_content="")
 
 
-def backfill_fingerprints(drawer_model, *, progress: Progress = _noop) -> int:
+def backfill_fingerprints(drawer_model: type[Model], *, progress: Progress = _noop) -> int:
     """Returns the number of drawers that gained a fingerprint."""
     filled = 0
     last_id = 0
@@ -50,7 +52,9 @@ def backfill_fingerprints(drawer_model, *, progress: Progress = _noop) -> int:
         last_id = batch[-1].id
 
 
-def backfill_entity_keys(entity_model, alias_model, *, progress: Progress = _noop) -> int:
+def backfill_entity_keys(
+    entity_model: type[Model], alias_model: type[Model], *, progress: Progress = _noop
+) -> int:
     """Returns the number of entities and aliases that gained a key."""
     filled = 0
     for model, text_field in ((entity_model, "name"), (alias_model, "alias")):

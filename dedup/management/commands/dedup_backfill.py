@@ -1,6 +1,6 @@
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from dedup import backfill
@@ -13,10 +13,10 @@ class Command(BaseCommand):
         "nothing; running it twice changes nothing."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-progress", action="store_true", help="Hide the progress bars.")
 
-    def handle(self, *args, no_progress: bool, **options):
+    def handle(self, *args: object, no_progress: bool, **options: object) -> None:
         with tqdm(
             total=backfill.drawers_needing_backfill(Drawer).count(),
             desc="drawers",

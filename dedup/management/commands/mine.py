@@ -1,7 +1,7 @@
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from dedup import mining
@@ -14,13 +14,21 @@ class Command(BaseCommand):
         "resembles. Re-running on unchanged files stores nothing."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path)
         parser.add_argument("--wing", required=True)
         parser.add_argument("--room", help="Room to file into (default: the folder's name).")
         parser.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
-    def handle(self, *args, path: Path, wing: str, room: str | None, no_progress: bool, **options):
+    def handle(
+        self,
+        *args: object,
+        path: Path,
+        wing: str,
+        room: str | None,
+        no_progress: bool,
+        **options: object,
+    ) -> None:
         if not path.exists():
             raise CommandError(f"{path} does not exist.")
         documents = mining.documents_under(path.resolve())
