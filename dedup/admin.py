@@ -3,9 +3,12 @@ added here is deduplicated, a deletion is audited, and the audit log is read-onl
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from dedup import services
 from dedup.errors import DomainError
@@ -23,13 +26,13 @@ from palace.models import (
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 
@@ -46,11 +49,11 @@ class WingAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     inlines = [RoomInline]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Wing]:
         return super().get_queryset(request).annotate(room_count=Count("rooms"))
 
     @admin.display(ordering="room_count")
-    def room_count(self, wing):
+    def room_count(self, wing: Wing) -> int:
         return wing.room_count
 
 
@@ -88,21 +91,23 @@ class DrawerAdmin(admin.ModelAdmin):
     actions = ["supersede_selected"]
 
     @admin.display(description="content")
-    def preview(self, drawer):
+    def preview(self, drawer: Drawer) -> str:
         return str(drawer)
 
     @admin.display(boolean=True, description="current")
-    def is_current(self, drawer):
+    def is_current(self, drawer: Drawer) -> bool:
         return drawer.valid_to is None
 
-    def get_fields(self, request, obj=None):
+    def get_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
         return self.add_fields if obj is None else self.readonly_fields
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
         # Content is verbatim and never rewritten, so an existing drawer is read-only here.
         return [] if obj is None else self.readonly_fields
 
-    def save_model(self, request, obj, form, change):
+    def save_model(
+        self, request: HttpRequest, obj: Drawer, form: forms.ModelForm, change: bool
+    ) -> None:
         if change:  # pragma: no cover - every field is read-only on change
             return
         try:
@@ -122,6 +127,9 @@ class DrawerAdmin(admin.ModelAdmin):
         obj.__dict__.update(
             {k: v for k, v in result.drawer.__dict__.items() if not k.startswith("_")}
         )
+        self._tell_outcome(request, result)
+
+    def _tell_outcome(self, request: HttpRequest, result: services.DrawerWrite) -> None:
         if not result.created:
             self.message_user(
                 request,
@@ -136,15 +144,15 @@ class DrawerAdmin(admin.ModelAdmin):
                 messages.INFO,
             )
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Drawer) -> None:
         services.drawer_delete(drawer=obj, actor=request.user)
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
         for drawer in queryset:
             services.drawer_delete(drawer=drawer, actor=request.user)
 
     @admin.action(description="Supersede selected drawers")
-    def supersede_selected(self, request, queryset):
+    def supersede_selected(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
         done = 0
         for drawer in queryset.filter(valid_to__isnull=True):
             services.drawer_supersede(drawer=drawer, actor=request.user)
@@ -157,10 +165,10 @@ class AliasInline(admin.TabularInline):
     extra = 0
     fields = readonly_fields = ("alias", "key", "created_at")
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 
@@ -171,11 +179,11 @@ class EntityAdmin(ReadOnlyAdmin):
     search_fields = ["name", "key", "alias_set__alias", "uuid"]
     inlines = [AliasInline]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         return super().get_queryset(request).annotate(mention_count=Count("mentions"))
 
     @admin.display(ordering="mention_count")
-    def mention_count(self, entity):
+    def mention_count(self, entity: Entity) -> int:
         return entity.mention_count
 
 
@@ -186,11 +194,11 @@ class MentionAdmin(ReadOnlyAdmin):
     search_fields = ["entity__name"]
 
     @admin.display(description="observed as")
-    def observed_name(self, mention):
+    def observed_name(self, mention: Mention) -> str | None:
         return mention.observation.get("name")
 
     @admin.display(description="rule")
-    def rule(self, mention):
+    def rule(self, mention: Mention) -> str | None:
         return mention.observation.get("rule")
 
 
@@ -218,8 +226,8 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
 
     @admin.display(description="target")
-    def target_link(self, entry):
+    def target_link(self, entry: AuditEntry) -> SafeString:
         return format_html("<code>{}</code>", entry.target_id)
 
-    def has_view_permission(self, request, obj=None):
+    def has_view_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
         return request.user.is_staff

@@ -15,7 +15,7 @@ from dedup import policy
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from palace.models import Drawer
+    from palace.models import Drawer, Entity, EntityAlias
 
 BATCH_SIZE = 500
 # Told how many rows a batch held; what it returns is ignored (tqdm's `update` returns a flag).
@@ -57,7 +57,9 @@ def backfill_fingerprints(drawer_model: type[Drawer], *, progress: Progress = _n
         last_id = batch[-1].id
 
 
-def backfill_entity_keys(entity_model, alias_model, *, progress: Progress = _noop) -> int:
+def backfill_entity_keys(
+    entity_model: type[Entity], alias_model: type[EntityAlias], *, progress: Progress = _noop
+) -> int:
     """Returns the number of entities and aliases that gained a key."""
     filled = 0
     for model, text_field in ((entity_model, "name"), (alias_model, "alias")):

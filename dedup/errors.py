@@ -1,14 +1,18 @@
 """Errors the write path raises. Each carries a stable machine-readable `code` and the HTTP
-status an interface should answer with; `palace.api.errors` turns them into JSON."""
+status an interface should answer with; the API's exception handler turns them into JSON."""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class DomainError(Exception):
     code = "invalid"
     status = 400
 
-    def __init__(self, message: str, *, code: str | None = None, details: dict | None = None):
+    def __init__(
+        self, message: str, *, code: str | None = None, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:

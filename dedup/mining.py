@@ -24,6 +24,8 @@ logger = logging.getLogger("castellan.mining")
 EXTENSIONS = {".txt", ".md", ".markdown"}
 CHUNK_CHARS = 1500
 MINING_NAMESPACE = uuid.UUID("0d8a3f5e-5b7e-4a53-9a5e-8f0f4a1c2b37")
+DEFAULT_ROOM = "documents"  # when the mined path has no folder name to file under
+MINED_SOURCE_KIND = "mined"  # a mined chunk's `source["kind"]`, which finds its file's chunks again
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
@@ -89,7 +91,7 @@ def mine(
 ) -> MiningResult:
     path = path.resolve()
     base = path if path.is_dir() else path.parent
-    target = services.room_get_or_create(wing=wing, room=room or base.name or "documents")
+    target = services.room_get_or_create(wing=wing, room=room or base.name or DEFAULT_ROOM)
     result = MiningResult()
     for document in documents_under(path):
         relative = document.relative_to(base).as_posix()
@@ -121,7 +123,7 @@ def _mine_document(
             room=room,
             content=chunk,
             mode=services.WriteMode.MINED,
-            source={"kind": "mined", "path": relative, "chunk": index, "mtime": mtime},
+            source={"kind": MINED_SOURCE_KIND, "path": relative, "chunk": index, "mtime": mtime},
             drawer_id=drawer_id,
         )
         if written.created:
@@ -131,7 +133,7 @@ def _mine_document(
             result.unchanged += 1
     stale = (
         Drawer.objects.current()
-        .filter(room=room, source__kind="mined", source__path=relative)
+        .filter(room=room, source__kind=MINED_SOURCE_KIND, source__path=relative)
         .exclude(uuid__in=kept)
     )
     for drawer in stale:

@@ -11,6 +11,8 @@ from dedup.errors import ContentTooLarge, EmptyLabel, InvalidInput
 from palace.models import LABEL_MAX_LENGTH
 
 KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+NAME_MAX_LENGTH = 200  # a drawer's, an entity's or an alias's name, and a checkpoint's id
+AGENT_MAX_LENGTH = 150
 
 
 def clean_content(content: object) -> str:

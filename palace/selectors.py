@@ -3,6 +3,7 @@ needs done up front, so no caller loops into N+1 queries."""
 
 from __future__ import annotations
 
+import enum
 import uuid
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
 
 
-def parse_uuid(value: str) -> uuid.UUID | None:
+def parse_uuid(value: object) -> uuid.UUID | None:
     try:
         return uuid.UUID(str(value))
     except (TypeError, ValueError, AttributeError):
@@ -44,11 +45,18 @@ def room_drawers(room: Room, *, include_superseded: bool = False) -> QuerySet[Dr
     return queryset.order_by("-id")
 
 
+class Side(enum.StrEnum):
+    """Which end of a link the other record is at, seen from the record asked about."""
+
+    OLDER = "older"
+    NEWER = "newer"
+
+
 @dataclass(frozen=True)
 class SimilarDrawer:
     link: DrawerLink
     drawer: Drawer
-    side: str  # "older" or "newer", seen from the drawer asked about
+    side: Side
 
 
 def drawer_similar(drawer: Drawer) -> list[SimilarDrawer]:
@@ -57,9 +65,9 @@ def drawer_similar(drawer: Drawer) -> list[SimilarDrawer]:
         "newer__room__wing", "older__room__wing", "newer__superseded_by", "older__superseded_by"
     )
     similar = [
-        SimilarDrawer(link, link.older, "older")
+        SimilarDrawer(link, link.older, Side.OLDER)
         if link.newer_id == drawer.id
-        else SimilarDrawer(link, link.newer, "newer")
+        else SimilarDrawer(link, link.newer, Side.NEWER)
         for link in links
     ]
     similar.sort(key=lambda s: (-s.link.similarity, s.link.id))
@@ -73,7 +81,7 @@ def links_to_older(link_ids: list[int]) -> list[SimilarDrawer]:
     links = DrawerLink.objects.filter(pk__in=link_ids).select_related("older__room__wing")
     order = {pk: position for position, pk in enumerate(link_ids)}
     return [
-        SimilarDrawer(link, link.older, "older")
+        SimilarDrawer(link, link.older, Side.OLDER)
         for link in sorted(links, key=lambda found: order[found.pk])
     ]
 
@@ -132,7 +140,7 @@ def entity_mentions(entity: Entity) -> QuerySet[Mention]:
 class EntityCandidateLink:
     link: EntityLink
     entity: Entity
-    side: str
+    side: Side
 
 
 def entity_candidates(entity: Entity) -> list[EntityCandidateLink]:
@@ -142,9 +150,9 @@ def entity_candidates(entity: Entity) -> list[EntityCandidateLink]:
         Prefetch("newer", queryset=related), Prefetch("older", queryset=related)
     )
     found = [
-        EntityCandidateLink(link, link.older, "older")
+        EntityCandidateLink(link, link.older, Side.OLDER)
         if link.newer_id == entity.id
-        else EntityCandidateLink(link, link.newer, "newer")
+        else EntityCandidateLink(link, link.newer, Side.NEWER)
         for link in links
     ]
     found.sort(key=lambda c: (-c.link.similarity, c.link.id))

@@ -24,7 +24,7 @@ from dedup import services
 from review.curators import curators_group
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import User
+    pass
 
 NAMESPACE = uuid.UUID("5e3c7c1a-1f0b-4a8e-9d2c-3b6f0e9a7d41")
 DEMO_USER = "curator"

@@ -1,0 +1,78 @@
+"""The write path. Every drawer, mention, alias, supersession, deletion and checkpoint is written
+here, by the API, the admin, and the management commands alike.
+
+Each public function owns one transaction: the candidate queries, the verdicts, the rows, the links
+and the audit entry commit together or not at all. The modules, by concern:
+
+- `config`: the settings a write runs under (`DedupConfig`), who writes (`WriteMode`), who acts.
+- `rooms`: wings and rooms, created on first use.
+- `drawers`: the write path, `drawer_write`, phase by phase.
+- `drawer_changes`: links, supersessions and deletions of stored drawers.
+- `similarity`: a text's candidates and their verdicts (the write path's and the sweeps').
+- `inserts`: the hand-written INSERT of a new drawer and its links (the hot path).
+- `entities`: entity resolution, mentions and aliases.
+- `checkpoints`: batches written under a client-chosen id.
+
+Callers import from here (`from dedup import services`), not from the modules.
+"""
+
+from dedup import policy  # noqa: F401 - reached as `services.policy` by callers of the write path
+from dedup.services.checkpoints import (
+    CHECKPOINT_NAMESPACE,
+    DIARY_ROOM,
+    ENTRIES_ROOM,
+    CheckpointItem,
+    CheckpointResult,
+    Destination,
+    checkpoint_payload_hash,
+    checkpoint_write,
+)
+from dedup.services.config import Actor, DedupConfig, WriteMode
+from dedup.services.drawer_changes import (
+    drawer_delete,
+    drawer_link,
+    drawer_snapshot,
+    drawer_supersede,
+)
+from dedup.services.drawers import DrawerWrite, drawer_write, drawer_write_in
+from dedup.services.entities import (
+    EntityResolution,
+    MentionWrite,
+    canonical_entity,
+    entity_alias_add,
+    entity_resolve,
+    mention_add,
+)
+from dedup.services.rooms import room_get_or_create
+from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
+
+__all__ = [
+    "CHECKPOINT_NAMESPACE",
+    "DIARY_ROOM",
+    "ENTRIES_ROOM",
+    "MAX_LINKS_PER_WRITE",
+    "Actor",
+    "CheckpointItem",
+    "CheckpointResult",
+    "DedupConfig",
+    "Destination",
+    "DrawerWrite",
+    "EntityResolution",
+    "MentionWrite",
+    "WriteMode",
+    "assess_candidates",
+    "candidates_for_text",
+    "canonical_entity",
+    "checkpoint_payload_hash",
+    "checkpoint_write",
+    "drawer_delete",
+    "drawer_link",
+    "drawer_snapshot",
+    "drawer_supersede",
+    "drawer_write",
+    "drawer_write_in",
+    "entity_alias_add",
+    "entity_resolve",
+    "mention_add",
+    "room_get_or_create",
+]

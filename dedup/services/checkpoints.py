@@ -1,0 +1,155 @@
+"""Checkpoints: an agent's batch of memories written under one client-chosen id, all or nothing,
+and replayable."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import uuid as uuid_module
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from dedup.errors import Conflict
+from dedup.locks import advisory_lock
+from dedup.services.config import Actor, WriteMode
+from dedup.services.drawers import drawer_write
+from dedup.services.rooms import room_get_or_create
+from dedup.validation import NAME_MAX_LENGTH, clean_label
+from palace.models import Checkpoint
+
+CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
+
+# The rooms a checkpoint files into: each agent's diary, and one room of entries per wing.
+DIARY_ROOM = "diary"
+ENTRIES_ROOM = "entries"
+
+# What a checkpoint answers, and what its replay answers again (stored as JSON).
+CheckpointResult = dict[str, Any]
+
+
+class Destination(enum.StrEnum):
+    GENERAL = "general"
+    PREFERENCE = "preference"
+    PROJECT = "project"
+    DIARY = "diary"
+
+    @property
+    def default_wing(self) -> str:
+        return _DEFAULT_WINGS[self]
+
+    @property
+    def room(self) -> str:
+        return DIARY_ROOM if self is Destination.DIARY else ENTRIES_ROOM
+
+    @property
+    def write_mode(self) -> WriteMode:
+        return WriteMode.DIARY if self is Destination.DIARY else WriteMode.MEMORY
+
+
+_DEFAULT_WINGS = {
+    Destination.GENERAL: "general",
+    Destination.PREFERENCE: "preferences",
+    Destination.PROJECT: "projects",
+    Destination.DIARY: "diary",
+}
+
+
+@dataclass(frozen=True)
+class CheckpointItem:
+    content: str
+    destination: Destination
+    agent: str
+    wing: str | None = None
+    name: str | None = None
+    kind: str = ""
+    source: dict[str, Any] | None = None
+
+
+def checkpoint_payload_hash(items: Iterable[CheckpointItem]) -> str:
+    canonical = json.dumps(
+        [[i.content, str(i.destination), i.agent, i.wing, i.name, i.kind, i.source] for i in items],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def checkpoint_write(
+    *, key: str, items: list[CheckpointItem], actor: Actor = None
+) -> tuple[CheckpointResult, bool]:
+    """Write a batch under a client-chosen id, in order, in one transaction: later items see
+    earlier ones, an exact copy is not stored and is counted in `duplicates`, and a failing item
+    fails the whole batch. Replaying the id returns the first result and stores nothing.
+
+    Returns (result, replayed).
+    """
+    key = clean_label(key, "id", max_length=NAME_MAX_LENGTH)
+    payload_hash = checkpoint_payload_hash(items)
+    with transaction.atomic():
+        advisory_lock("checkpoint", key)
+        replayed = _checkpoint_replayed(key, payload_hash)
+        if replayed is not None:
+            return replayed, True
+        outcomes = [_item_write(key, index, item) for index, item in enumerate(items)]
+        result = _checkpoint_result(key, outcomes)
+        Checkpoint.objects.create(
+            key=key,
+            payload_hash=payload_hash,
+            result=result,
+            created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        )
+    return result, False
+
+
+def _checkpoint_replayed(key: str, payload_hash: str) -> CheckpointResult | None:
+    """The first result of a checkpoint id used before with the same items; None if unused."""
+    existing = Checkpoint.objects.filter(key=key).first()
+    if existing is None:
+        return None
+    if existing.payload_hash != payload_hash:
+        raise Conflict(
+            "That checkpoint id was already used with other items.",
+            code="checkpoint_id_taken",
+            details={"id": key},
+        )
+    return existing.result
+
+
+def _item_write(key: str, index: int, item: CheckpointItem) -> dict[str, Any]:
+    """Write one item under an id derived from the checkpoint's, so a replay stores nothing."""
+    room = room_get_or_create(
+        wing=item.wing or item.destination.default_wing, room=item.destination.room
+    )
+    written = drawer_write(
+        room=room,
+        content=item.content,
+        mode=item.destination.write_mode,
+        name=item.name,
+        kind=item.kind,
+        agent=item.agent,
+        source={"checkpoint": key, "item": index, **(item.source or {})},
+        drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, f"{key}\x1f{index}"),
+    )
+    return {
+        "index": index,
+        "drawer": str(written.drawer.uuid),
+        "wing": room.wing.name,
+        "room": room.name,
+        "created": written.created,
+        "similar": len(written.links),
+    }
+
+
+def _checkpoint_result(key: str, outcomes: list[dict[str, Any]]) -> CheckpointResult:
+    return {
+        "id": key,
+        "items": len(outcomes),
+        "stored": sum(o["created"] for o in outcomes),
+        "duplicates": sum(not o["created"] for o in outcomes),
+        "similar": sum(o["similar"] > 0 for o in outcomes),
+        "drawers": outcomes,
+    }

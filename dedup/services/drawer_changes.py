@@ -1,0 +1,125 @@
+"""What is done to stored drawers: similar_to links recorded by hand or by a sweep, supersession
+and deletion. Each function owns one transaction; a supersession or a deletion writes its audit
+row in it."""
+
+from __future__ import annotations
+
+import uuid as uuid_module
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from dedup.errors import Conflict, InvalidInput
+from dedup.services.config import Actor
+from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
+
+
+def drawer_link(
+    *, newer: Drawer, older: Drawer, verdict: str, signals: dict[str, Any]
+) -> tuple[DrawerLink, bool]:
+    """Record a similar_to link from a newer drawer to an older one. Idempotent: the same pair
+    linked again keeps its one link, and a pair is never linked in reverse."""
+    if newer.pk == older.pk:
+        raise InvalidInput("A drawer is never linked to itself.")
+    if newer.pk < older.pk:
+        newer, older = older, newer
+    with transaction.atomic():
+        low, high = DistinctPair.ordered(older.pk, newer.pk)
+        if DistinctPair.objects.filter(kind=DistinctPair.Kind.DRAWER, low=low, high=high).exists():
+            raise Conflict(
+                "A curator said these drawers are not the same; they are not linked again.",
+                code="remembered_distinct",
+            )
+        return DrawerLink.objects.get_or_create(
+            newer=newer,
+            older=older,
+            defaults={
+                "verdict": verdict,
+                "similarity": float(signals.get("similarity", 0.0)),
+                "signals": signals,
+            },
+        )
+
+
+def drawer_snapshot(drawer: Drawer) -> dict[str, Any]:
+    return {
+        "id": str(drawer.uuid),
+        "room": str(drawer.room),
+        "content": drawer.content,
+        "content_hash": drawer.content_hash,
+        "name": drawer.name,
+        "kind": drawer.kind,
+        "agent": drawer.agent,
+        "source": drawer.source,
+        "valid_from": drawer.valid_from.isoformat(),
+        "valid_to": drawer.valid_to.isoformat() if drawer.valid_to else None,
+        "superseded_by": str(drawer.superseded_by.uuid) if drawer.superseded_by_id else None,
+        "created_at": drawer.created_at.isoformat(),
+    }
+
+
+def drawer_supersede(*, drawer: Drawer, by: Drawer | None = None, actor: Actor = None) -> Drawer:
+    """End a drawer's validity, optionally naming the drawer that replaces it. A superseded
+    drawer is never a duplicate candidate again, so saying the same thing later is stored."""
+    with transaction.atomic():
+        drawer = Drawer.objects.select_for_update(of=("self",)).get(pk=drawer.pk)
+        _check_supersede(drawer, by)
+        before = drawer_snapshot(drawer)
+        drawer.valid_to = timezone.now()
+        drawer.superseded_by = by
+        drawer.save(update_fields=["valid_to", "superseded_by"])
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.DRAWER_SUPERSEDE,
+            target_type=AuditTarget.DRAWER,
+            target_id=drawer.uuid,
+            before={"valid_to": before["valid_to"], "superseded_by": before["superseded_by"]},
+            after={
+                "valid_to": drawer.valid_to.isoformat(),
+                "superseded_by": str(by.uuid) if by else None,
+            },
+        )
+    return drawer
+
+
+def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
+    if drawer.valid_to is not None:
+        raise Conflict("The drawer is already superseded.", code="drawer_not_current")
+    if by is None:
+        return
+    if by.pk == drawer.pk:
+        raise InvalidInput("A drawer cannot supersede itself.", details={"field": "by"})
+    if by.valid_to is not None:
+        raise Conflict("The replacing drawer is itself superseded.", code="drawer_not_current")
+
+
+def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
+    """Delete a drawer and, with it, its links and mentions. The audit row keeps what it held."""
+    with transaction.atomic():
+        drawer = Drawer.objects.select_related("room__wing", "superseded_by").get(pk=drawer.pk)
+        links = list(
+            DrawerLink.objects.filter(newer=drawer).values("older__uuid", "verdict", "similarity")
+        ) + list(
+            DrawerLink.objects.filter(older=drawer).values("newer__uuid", "verdict", "similarity")
+        )
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.DRAWER_DELETE,
+            target_type=AuditTarget.DRAWER,
+            target_id=drawer.uuid,
+            before={**drawer_snapshot(drawer), "links": _jsonable(links)},
+            after=None,
+        )
+        drawer.delete()
+
+
+def _jsonable(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            key: str(value) if isinstance(value, uuid_module.UUID) else value
+            for key, value in row.items()
+        }
+        for row in rows
+    ]

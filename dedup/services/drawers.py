@@ -1,0 +1,263 @@
+"""The write path every memory takes, by the API, the admin and the commands alike, phase by
+phase: check the input; take the locks; return what a replay or a named write already stored;
+find and judge the candidates; return an exact copy, or build and insert the drawer and its links;
+log.
+
+`drawer_write` owns one transaction: the candidate queries, the verdicts, the drawer and its links
+commit together or not at all. It is the hot path: each phase does only what the write needs, and
+the whole write takes as few round trips as it can.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid as uuid_module
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from dedup import candidates, policy
+from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
+from dedup.locks import advisory_lock, hold_lock, lock_key
+from dedup.services.config import DedupConfig, WriteMode
+from dedup.services.inserts import drawer_insert
+from dedup.services.rooms import room_get_or_create
+from dedup.services.similarity import Assessed, assess_candidates, candidates_for_text
+from dedup.validation import (
+    AGENT_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    clean_content,
+    clean_kind,
+    clean_optional_label,
+)
+from palace.models import Drawer, DrawerLink, Room
+
+logger = logging.getLogger("castellan.dedup")
+
+
+@dataclass(frozen=True)
+class DrawerWrite:
+    """The outcome of a write: the drawer holding the memory, whether it was stored now, and the
+    links recorded to what it resembles (strongest first)."""
+
+    drawer: Drawer
+    created: bool
+    links: tuple[DrawerLink, ...] = ()
+    duplicate_of: Drawer | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _CheckedWrite:
+    """A write's input once checked: what every phase of `drawer_write` reads."""
+
+    room: Room
+    content: str
+    text: policy.Text
+    mode: WriteMode
+    name: str | None
+    kind: str
+    agent: str
+    source: dict[str, Any] | None
+    drawer_id: uuid_module.UUID | None
+    config: DedupConfig
+
+
+def drawer_write(
+    *,
+    room: Room,
+    content: str,
+    mode: WriteMode = WriteMode.MEMORY,
+    name: str | None = None,
+    kind: str = "",
+    agent: str = "",
+    source: dict[str, Any] | None = None,
+    drawer_id: uuid_module.UUID | None = None,
+    config: DedupConfig | None = None,
+) -> DrawerWrite:
+    """Write one memory into a room, deduplicating conservatively.
+
+    An exact copy (same bytes) among the scope's current drawers is not stored: the oldest copy
+    comes back with created=False. A named write is always stored, unless the room already holds
+    that name with the same content (a no-op) or other content (DrawerNameTaken). Anything stored
+    is linked to at most MAX_LINKS_PER_WRITE drawers it resembles, newer to older.
+
+    `drawer_id` makes the write replayable: writing the same id again stores nothing new and
+    links nothing.
+    """
+    write = _checked(
+        room=room,
+        content=content,
+        mode=mode,
+        name=name,
+        kind=kind,
+        agent=agent,
+        source=source,
+        drawer_id=drawer_id,
+        config=config,
+    )
+    with transaction.atomic():
+        text_lock = _take_locks(write)
+        earlier = _earlier_write(write)
+        if earlier is not None:
+            return earlier
+        found = _candidates(write, text_lock)
+        exact_copy = _exact_copy(write, found)
+        if exact_copy is not None:
+            return exact_copy
+        assessed = (
+            assess_candidates(write.text, found, write.config) if write.config.enabled else []
+        )
+        drawer = _new_drawer(write)
+        links = _links_to_older(drawer, assessed)
+        drawer_insert(drawer, links)
+    _log_stored(drawer, write.room, assessed)
+    return DrawerWrite(drawer, created=True, links=tuple(links))
+
+
+def drawer_write_in(*, wing: str, room: str, **write: Any) -> DrawerWrite:
+    """`drawer_write` into a wing and room named by the caller, created on first use; a write
+    that is refused leaves no new wing or room behind."""
+    with transaction.atomic():
+        return drawer_write(room=room_get_or_create(wing=wing, room=room), **write)
+
+
+def _checked(
+    *,
+    room: Room,
+    content: str,
+    mode: WriteMode,
+    name: str | None,
+    kind: str,
+    agent: str,
+    source: dict[str, Any] | None,
+    drawer_id: uuid_module.UUID | None,
+    config: DedupConfig | None,
+) -> _CheckedWrite:
+    """Refuse bad input before anything is read or written."""
+    content = clean_content(content)
+    name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH) or None
+    kind = clean_kind(kind)
+    agent = clean_optional_label(agent, "agent", max_length=AGENT_MAX_LENGTH)
+    if source is not None and not isinstance(source, dict):
+        raise InvalidInput("source must be a JSON object.", details={"field": "source"})
+    if mode.per_agent and not agent:
+        raise InvalidInput("a diary entry needs an agent.", details={"field": "agent"})
+    return _CheckedWrite(
+        room=room,
+        content=content,
+        text=policy.Text.of(content),
+        mode=mode,
+        name=name,
+        kind=kind,
+        agent=agent,
+        source=source,
+        drawer_id=drawer_id,
+        config=config or DedupConfig.from_settings(),
+    )
+
+
+def _take_locks(write: _CheckedWrite) -> int | None:
+    """Writers of the same text (or the same name) in a room queue on a lock, so a race stores
+    one. The text's lock is taken by the candidate query itself (one round trip), so it is
+    returned for that query to take, unless something must be checked under it first: replays of
+    one id carry one text, so they queue on it before checking the id (and None is returned)."""
+    if write.name is not None:
+        advisory_lock("drawer-name", write.room.id, write.name)
+    text_lock = lock_key("drawer", write.room.id, write.text.content_hash)
+    if write.drawer_id is not None or not write.config.enabled:
+        hold_lock(text_lock)
+        return None
+    return text_lock
+
+
+def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
+    """The drawer an earlier write already stored for this one: the same id replayed, or the
+    room's drawer of the same name and content. None when this write is new."""
+    if write.drawer_id is not None:
+        replayed = _replayed(write.drawer_id, write.room)
+        if replayed is not None:
+            return DrawerWrite(replayed, created=False)
+    if write.name is None:
+        return None
+    named = Drawer.objects.current().filter(room=write.room, name=write.name).first()
+    if named is None:
+        return None
+    if named.content == write.content:
+        return DrawerWrite(named, created=False)
+    raise DrawerNameTaken(
+        f"The room already holds a drawer named {write.name!r} with other content.",
+        details={"drawer": str(named.uuid), "name": write.name},
+    )
+
+
+def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
+    existing = Drawer.objects.filter(uuid=drawer_id).first()
+    if existing is None:
+        return None
+    if existing.room_id != room.id:
+        raise Conflict(
+            "That drawer id is already used in another room.",
+            code="drawer_id_taken",
+            details={"drawer": str(drawer_id)},
+        )
+    return existing
+
+
+def _candidates(write: _CheckedWrite, text_lock: int | None) -> candidates.Found:
+    if not write.config.enabled:
+        return candidates.Found([], [])
+    scope = candidates.Scope(room=write.room, agent=write.agent if write.mode.per_agent else None)
+    return candidates_for_text(
+        scope, write.text, threshold=write.config.near_threshold, lock=text_lock
+    )
+
+
+def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | None:
+    """The oldest exact copy among the candidates, when this write does not store one."""
+    if not write.mode.skips_exact_copy or write.name is not None:
+        return None
+    exact = next((c for c in found.same if c.content_hash == write.text.content_hash), None)
+    if exact is None:
+        return None
+    logger.debug("exact copy of drawer %s in room %s", exact.uuid, write.room)
+    existing = Drawer.objects.get(pk=exact.id)
+    return DrawerWrite(existing, created=False, duplicate_of=existing)
+
+
+def _new_drawer(write: _CheckedWrite) -> Drawer:
+    return Drawer(
+        uuid=write.drawer_id or uuid_module.uuid4(),
+        room=write.room,
+        content=write.content,
+        content_hash=write.text.content_hash,
+        normalized_content=write.text.normalized,
+        fingerprint=write.text.fingerprint,
+        name=write.name,
+        kind=write.kind,
+        agent=write.agent,
+        source=write.source or {},
+    )
+
+
+def _links_to_older(drawer: Drawer, assessed: Assessed) -> list[DrawerLink]:
+    return [
+        DrawerLink(
+            newer=drawer,
+            older_id=older.id,
+            verdict=assessment.verdict,
+            similarity=assessment.signals.similarity,
+            signals=assessment.signals.as_dict(),
+        )
+        for older, assessment in assessed
+    ]
+
+
+def _log_stored(drawer: Drawer, room: Room, assessed: Assessed) -> None:
+    if assessed and logger.isEnabledFor(logging.INFO):  # the list is worth building only then
+        logger.info(
+            "drawer %s stored in %s, similar_to %s",
+            drawer.uuid,
+            room,
+            ", ".join(f"{older.uuid} ({assessment.verdict})" for older, assessment in assessed),
+        )

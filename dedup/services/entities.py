@@ -1,0 +1,200 @@
+"""Entities: a sighted name resolved to a known entity on safe evidence (or a new one), the
+mentions that record a drawer naming it, and the aliases a curator adds by hand.
+
+Nothing is merged and no name is rewritten here; merges are a curator's decision (review).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from dedup import candidates, policy
+from dedup.errors import InvalidInput
+from dedup.locks import advisory_lock
+from dedup.services.config import Actor, DedupConfig
+from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
+from palace.models import (
+    AuditAction,
+    AuditEntry,
+    AuditTarget,
+    Drawer,
+    Entity,
+    EntityAlias,
+    EntityLink,
+    Mention,
+)
+
+logger = logging.getLogger("castellan.dedup")
+
+
+@dataclass(frozen=True)
+class EntityResolution:
+    entity: Entity
+    created: bool
+    rule: policy.Rule
+    confidence: float
+    possible: tuple[EntityLink, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class MentionWrite:
+    mention: Mention
+    created: bool
+    resolution: EntityResolution
+
+
+def entity_resolve(
+    *, name: str, kind: str = policy.VAGUE_KIND, config: DedupConfig | None = None
+) -> EntityResolution:
+    """Resolve a sighted name to a known entity on safe evidence, or create a new one.
+
+    A converged spelling joins the entity's aliases; a new entity that merely resembles others is
+    linked to each with possibly_same_as. Nothing is merged and no name is rewritten.
+    """
+    name = clean_label(name, "name", max_length=NAME_MAX_LENGTH)
+    kind = clean_kind(kind, default=policy.VAGUE_KIND)
+    config = config or DedupConfig.from_settings()
+    key = policy.entity_key(name)
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                advisory_lock("entity", key)
+                return _entity_resolve_locked(name, kind, key, config)
+        except IntegrityError:
+            # Another writer created the same (name, kind) between our read and our insert: the
+            # second attempt sees it and converges on it.
+            if attempt:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def canonical_entity(entity: Entity) -> Entity:
+    """Follow the redirects a curator made (alias or merge) to the entity that now answers."""
+    seen = {entity.pk}
+    while entity.redirect_to_id is not None:
+        entity = Entity.objects.get(pk=entity.redirect_to_id)
+        if entity.pk in seen:  # pragma: no cover - decisions never make a cycle
+            raise RuntimeError(f"redirect cycle at entity {entity.pk}")
+        seen.add(entity.pk)
+    return entity
+
+
+def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) -> EntityResolution:
+    known, by_id = _known_entities(name, kind, key, config)
+    resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
+    if resolution.entity is not None:
+        entity = canonical_entity(by_id[resolution.entity])
+        if name != entity.name:
+            EntityAlias.objects.get_or_create(entity=entity, alias=name, defaults={"key": key})
+        return EntityResolution(entity, False, resolution.rule, resolution.confidence)
+    return _entity_create(name, kind, key, resolution, by_id)
+
+
+def _known_entities(
+    name: str, kind: str, key: str, config: DedupConfig
+) -> tuple[list[policy.EntityCandidate], dict[int, Entity]]:
+    """The entities the name may resolve to, as the policy sees them, and by id."""
+    matching = list(candidates.entities_matching(kind=kind, name=name, key=key))
+    if matching:
+        known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
+        return known, {e.id: e for e in matching}
+    if config.entity_fuzzy:
+        band = list(candidates.entities_in_key_band(kind=kind, key_length=len(key)))
+        return [_candidate(e) for e in band], {e.id: e for e in band}
+    return [], {}
+
+
+def _candidate(entity: Entity, aliases: Iterable[str] = ()) -> policy.EntityCandidate:
+    return policy.EntityCandidate(
+        id=entity.id,
+        name=entity.name,
+        kind=entity.kind,
+        aliases=tuple(aliases),
+        age=entity.id,
+        key=entity.key,
+    )
+
+
+def _entity_create(
+    name: str,
+    kind: str,
+    key: str,
+    resolution: policy.Resolution,
+    by_id: dict[int, Entity],
+) -> EntityResolution:
+    """A new entity, linked possibly_same_as to each entity it merely resembles."""
+    entity = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
+    links = EntityLink.objects.bulk_create(
+        EntityLink(
+            newer=entity,
+            older=by_id[match.entity],
+            similarity=match.similarity,
+            distance=match.distance,
+        )
+        for match in resolution.possible
+    )
+    if links:
+        logger.info(
+            "entity %r (%s) is new; possibly_same_as %s",
+            name,
+            kind,
+            ", ".join(repr(link.older.name) for link in links),
+        )
+    return EntityResolution(entity, True, resolution.rule, 1.0, tuple(links))
+
+
+def mention_add(
+    *,
+    drawer: Drawer,
+    name: str,
+    kind: str = policy.VAGUE_KIND,
+    provenance: dict[str, Any] | None = None,
+    config: DedupConfig | None = None,
+) -> MentionWrite:
+    """Record that a drawer names an entity, resolving the name first."""
+    if provenance is not None and not isinstance(provenance, dict):
+        raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
+    with transaction.atomic():
+        resolution = entity_resolve(name=name, kind=kind, config=config)
+        mention, created = Mention.objects.get_or_create(
+            drawer=drawer,
+            entity=resolution.entity,
+            defaults={
+                "observation": {
+                    "name": name.strip(),
+                    "rule": str(resolution.rule),
+                    "confidence": resolution.confidence,
+                },
+                "provenance": provenance or {},
+            },
+        )
+    return MentionWrite(mention, created, resolution)
+
+
+def entity_alias_add(*, entity: Entity, alias: str, actor: Actor = None) -> tuple[Entity, bool]:
+    """Record another spelling of an entity by hand, so later sightings converge on it.
+
+    The alias is trimmed; one equal to the name or already recorded changes nothing.
+    """
+    alias = clean_label(alias, "alias", max_length=NAME_MAX_LENGTH)
+    with transaction.atomic():
+        entity = Entity.objects.select_for_update().get(pk=entity.pk)
+        if alias == entity.name or entity.alias_set.filter(alias=alias).exists():
+            return entity, False
+        before = list(entity.alias_set.values_list("alias", flat=True))
+        EntityAlias.objects.create(entity=entity, alias=alias, key=policy.entity_key(alias))
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.ENTITY_ALIAS_ADD,
+            target_type=AuditTarget.ENTITY,
+            target_id=entity.uuid,
+            before={"aliases": before},
+            after={"aliases": [*before, alias]},
+            data={"alias": alias},
+        )
+    return entity, True
