@@ -36,8 +36,8 @@ run: install
 # reads), DEBUG off, so SECRET_KEY and ALLOWED_HOSTS must be set. PORT (default 8000) or BIND.
 PORT ?= 8000
 serve: install
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py collectstatic --noinput
+	$(BIN)/honcho run $(BIN)/python manage.py migrate --noinput
+	$(BIN)/honcho run $(BIN)/python manage.py collectstatic --noinput
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start --port $(PORT)
 
 test: install chromium
