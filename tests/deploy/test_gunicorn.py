@@ -39,7 +39,7 @@ PROXIED = {"X-Forwarded-Proto": "https"}
 class Server:
     url: str
     env: dict[str, str]
-    log: Path
+    log: Path  # gunicorn's stdout: the access log
     static_root: Path
 
 
@@ -137,26 +137,26 @@ def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     }
     # Built before gunicorn starts: WhiteNoise indexes STATIC_ROOT when a worker boots.
     manage(env, "collectstatic", "--noinput")
-    log = work / "gunicorn.log"
-    with log.open("w") as output:
+    log, errors = work / "gunicorn.out", work / "gunicorn.err"
+    with log.open("w") as output, errors.open("w") as error_output:
         process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--config", "config/gunicorn.py"],
             cwd=ROOT,
             env=env,
             stdout=output,
-            stderr=subprocess.STDOUT,
+            stderr=error_output,
         )
     url = f"http://localhost:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert process.poll() is None, f"gunicorn exited:\n{log.read_text()}"
+            assert process.poll() is None, f"gunicorn exited:\n{errors.read_text()}"
             try:
                 if get(f"{url}/healthz")[0] == 200:
                     break
             except OSError:
                 pass
-            assert time.monotonic() < deadline, f"gunicorn did not answer:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"gunicorn did not answer:\n{errors.read_text()}"
             time.sleep(0.3)
         yield Server(url=url, env=env, log=log, static_root=work / "static")
     finally:
@@ -210,8 +210,9 @@ def test_health_checks_answer_over_plain_http_without_login(deployed: Server):
     # Everything else is redirected to HTTPS when the request did not come through the proxy.
     status, headers, _ = get(f"{deployed.url}/accounts/login/")
     assert status == 301 and headers["Location"].startswith("https://localhost:")
-    # The access log goes to gunicorn's stdout.
+    # The access log goes to stdout, gunicorn's own messages to stderr.
     assert re.search(r'"GET /readyz HTTP/1.1" 200 ', deployed.log.read_text())
+    assert "Starting gunicorn" not in deployed.log.read_text()
 
 
 def test_static_files_have_hashed_names_and_far_future_cache(deployed: Server):
