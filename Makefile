@@ -1,12 +1,13 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
 #   make run   - virtualenv, packages, SQLite database, demo data, app on http://127.0.0.1:8000
 #   make test  - the whole test suite (set DATABASE_URL to run it on PostgreSQL)
+#   make serve - production: migrate, collectstatic, then gunicorn and a db_worker (README "Deploy")
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install chromium run test lint check bench clean
+.PHONY: install chromium run serve test lint check bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Castellan needs Python 3.11 or newer")'
@@ -31,6 +32,14 @@ run: install
 	DEBUG=true $(BIN)/python manage.py seed_demo
 	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
 
+# A small deployment on one machine: settings from the environment (or `.env`, which honcho
+# reads), DEBUG off, so SECRET_KEY and ALLOWED_HOSTS must be set. PORT (default 8000) or BIND.
+PORT ?= 8000
+serve: install
+	$(BIN)/honcho run $(BIN)/python manage.py migrate --noinput
+	$(BIN)/honcho run $(BIN)/python manage.py collectstatic --noinput
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start --port $(PORT)
+
 test: install chromium
 	$(BIN)/pytest
 
@@ -39,10 +48,12 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# These read the code, not a deployment: a throwaway key lets them run with production settings.
+CHECK_ENV := SECRET_KEY=make-check-only-signs-nothing
 check: install
-	$(BIN)/python manage.py check
-	$(BIN)/python manage.py makemigrations --check --dry-run
-	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+	$(CHECK_ENV) $(BIN)/python manage.py check
+	$(CHECK_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	$(CHECK_ENV) $(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
 
 bench: install
 	$(BIN)/python bench/write_path.py

@@ -23,9 +23,17 @@ def setup_django(database_url: str) -> None:
     # Production settings (DEBUG off), reached in-process over plain HTTP by the test client.
     os.environ.setdefault("ALLOWED_HOSTS", "testserver")
     os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+    os.environ.setdefault("SECRET_KEY", "bench-only-signs-nothing")
     import django
 
     django.setup()
+    from django.conf import settings
+
+    # Pages are rendered without `collectstatic`, so static names are not hashed (as in the tests).
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

@@ -57,13 +57,20 @@ def env_positive_int(name: str, default: int) -> int:
     return value
 
 
+# A fixed key for a laptop (`make run` sets DEBUG=true); with DEBUG off it stops the app.
+DEVELOPMENT_SECRET_KEY = "django-insecure-castellan-development-key-change-me"
+
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG and os.environ.get("CASTELLAN_REQUIRE_SECRET_KEY"):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production.")
-    # A fixed development key: fine for a laptop, refused by `check --deploy`.
-    SECRET_KEY = "django-insecure-castellan-development-key-change-me"
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
+if not DEBUG and SECRET_KEY in {"", DEVELOPMENT_SECRET_KEY}:
+    # Signed sessions, CSRF tokens and password-reset links all rest on this key: running on a
+    # public one would let anyone forge them, so refuse to start rather than warn.
+    raise ImproperlyConfigured(
+        "SECRET_KEY is missing or is the public development key, and DEBUG is off. Set SECRET_KEY "
+        "to a long random value, e.g. the output of: python -c 'import secrets; "
+        "print(secrets.token_urlsafe(50))' (or set DEBUG=true on a development machine)."
+    )
+SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
 if DEBUG and not ALLOWED_HOSTS:
     ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
@@ -92,6 +99,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files are answered here, before sessions and the database are touched.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -150,7 +159,19 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # In production `collectstatic` writes hashed, compressed copies that WhiteNoise serves with
+    # a far-future Cache-Control; in development the files are served as they are from the apps.
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
 
 LOGIN_URL = "review:login"
 LOGIN_REDIRECT_URL = "/"
@@ -162,6 +183,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_positive_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16
 # Production hardening, on whenever DEBUG is off; `manage.py check --deploy` stays clean.
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # A load balancer probes the health checks over plain HTTP, behind the TLS proxy.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -10,8 +10,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
+PRODUCTION_KEY = "x" * 64 + "-a-long-random-production-secret-key"
+
+
+def manage(*args: str, **env: str | None) -> subprocess.CompletedProcess:
+    """manage.py with production settings; a SECRET_KEY unless the test passes its own."""
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY": PRODUCTION_KEY,
+        **env,
+    }
+    environment = {name: value for name, value in environment.items() if value is not None}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -70,7 +80,44 @@ def test_check_deploy_is_clean_with_production_environment():
         "--fail-level",
         "WARNING",
         DEBUG="false",
-        SECRET_KEY="x" * 64 + "-a-long-random-production-secret-key",
+        SECRET_KEY=PRODUCTION_KEY,
         ALLOWED_HOSTS="castellan.example.org",
     )
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+@pytest.mark.parametrize(
+    "key",
+    [None, "", "  ", "django-insecure-castellan-development-key-change-me"],
+    ids=["unset", "empty", "blank", "development key"],
+)
+def test_debug_off_without_a_real_secret_key_refuses_to_start(key):
+    result = manage("check", DEBUG="false", SECRET_KEY=key)
+    assert result.returncode != 0
+    assert "SECRET_KEY is missing or is the public development key, and DEBUG is off" in (
+        result.stderr
+    )
+
+
+def test_debug_on_runs_on_the_development_key():
+    result = manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.SECRET_KEY)",
+        DEBUG="true",
+        SECRET_KEY=None,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith("django-insecure-")
+
+
+def test_static_files_are_hashed_and_compressed_in_production_only():
+    script = "from django.conf import settings; print(settings.STORAGES['staticfiles']['BACKEND'])"
+    production = manage("shell", "-c", script, DEBUG="false")
+    development = manage("shell", "-c", script, DEBUG="true")
+    assert production.stdout.strip().splitlines()[-1] == (
+        "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    )
+    assert development.stdout.strip().splitlines()[-1] == (
+        "django.contrib.staticfiles.storage.StaticFilesStorage"
+    )

@@ -1,0 +1,48 @@
+"""gunicorn's configuration: `gunicorn -c config/gunicorn.py` (the Procfile's `web`).
+
+Sized from the environment so one image or checkout serves any machine:
+- `WEB_CONCURRENCY` worker processes (default 2), each with `GUNICORN_THREADS` threads
+  (default 4). Each thread may hold a database connection, so PostgreSQL's `max_connections`
+  must exceed web processes x workers x threads, plus the db_workers.
+- `BIND` (e.g. `127.0.0.1:8000` or `unix:/run/castellan.sock`) wins; else `PORT` binds every
+  interface on that port (what Procfile runners and platforms set); else `127.0.0.1:8000`.
+The access log goes to stdout and errors to stderr, for the process manager to collect.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise SystemExit(f"{name} must be a positive whole number, not {raw!r}.")
+    return int(raw)
+
+
+def bind_address() -> str:
+    if bind := os.environ.get("BIND", "").strip():
+        return bind
+    if port := os.environ.get("PORT", "").strip():
+        return f"0.0.0.0:{port}"
+    return "127.0.0.1:8000"
+
+
+wsgi_app = "config.wsgi:application"
+bind = [bind_address()]
+workers = positive_int("WEB_CONCURRENCY", 2)
+threads = positive_int("GUNICORN_THREADS", 4)
+# With threads > 1 gunicorn uses its threaded worker; name it so the choice is visible.
+worker_class = "gthread" if threads > 1 else "sync"
+accesslog = "-"
+errorlog = "-"
+# The request line with the time it took in microseconds, after the usual combined format.
+access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(D)s'
+# gunicorn's control socket has one default path per user, which a second gunicorn on the same
+# machine would take over; nothing here uses it.
+control_socket_disable = True
+# Give a write that takes the advisory lock time to finish on a restart before it is cut off.
+graceful_timeout = 30

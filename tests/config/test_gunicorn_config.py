@@ -1,0 +1,49 @@
+"""config/gunicorn.py reads its size and address from the environment."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import pytest
+
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "gunicorn.py"
+
+
+def load(monkeypatch, **env: str) -> dict:
+    for name in ("BIND", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(CONFIG))
+
+
+def test_defaults(monkeypatch):
+    config = load(monkeypatch)
+    assert config["bind"] == ["127.0.0.1:8000"]
+    assert (config["workers"], config["threads"], config["worker_class"]) == (2, 4, "gthread")
+    assert (config["accesslog"], config["wsgi_app"]) == ("-", "config.wsgi:application")
+    assert config["control_socket_disable"] is True
+
+
+@pytest.mark.parametrize(
+    ("env", "bind"),
+    [
+        ({"PORT": "5000"}, ["0.0.0.0:5000"]),
+        ({"BIND": "unix:/run/castellan.sock", "PORT": "5000"}, ["unix:/run/castellan.sock"]),
+    ],
+    ids=["port", "bind wins"],
+)
+def test_bind_from_the_environment(monkeypatch, env, bind):
+    assert load(monkeypatch, **env)["bind"] == bind
+
+
+def test_workers_and_threads_from_the_environment(monkeypatch):
+    config = load(monkeypatch, WEB_CONCURRENCY="5", GUNICORN_THREADS="1")
+    assert (config["workers"], config["threads"], config["worker_class"]) == (5, 1, "sync")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+def test_nonsense_sizes_refuse_to_start(monkeypatch, value):
+    with pytest.raises(SystemExit, match="WEB_CONCURRENCY must be a positive whole number"):
+        load(monkeypatch, WEB_CONCURRENCY=value)

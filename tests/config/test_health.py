@@ -1,0 +1,74 @@
+"""/healthz and /readyz: what a load balancer and an orchestrator see."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import OperationalError, connection
+
+from config import health
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthz_answers_anonymous_without_touching_the_database(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_readyz_is_ok_when_every_migration_is_applied(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+
+
+def test_readyz_names_unapplied_migrations_with_503(client, monkeypatch):
+    waiting = (("palace", "9999_not_yet"), ())
+    code = health.code_migrations()
+    monkeypatch.setattr(health, "code_migrations", lambda: (*code, waiting))
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "unavailable",
+        "database": "ok",
+        "unapplied_migrations": ["palace.9999_not_yet"],
+    }
+
+
+def test_readyz_counts_a_squashed_migration_applied_when_what_it_replaces_is(client, monkeypatch):
+    squashed = (("palace", "0001_squashed"), (("palace", "0001_initial"),))
+    code = health.code_migrations()
+    monkeypatch.setattr(health, "code_migrations", lambda: (*code, squashed))
+    assert client.get("/readyz").status_code == 200
+
+
+def test_readyz_is_503_when_the_database_does_not_answer(client, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connection, "cursor", refuse)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "unavailable",
+        "database": "error",
+        "error": "OperationalError",
+    }
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_probes_are_exempt_from_the_https_redirect_and_from_login(client, settings, path):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    ]
+    assert client.get(path).status_code == 200
+    assert client.get("/accounts/login/").status_code == 301
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete"])
+def test_probes_answer_reads_only(client, method):
+    assert getattr(client, method)("/healthz").status_code == 405

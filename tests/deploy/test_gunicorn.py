@@ -1,0 +1,299 @@
+"""Castellan as a team deploys it: gunicorn with production settings (DEBUG off, a real key, the
+HTTPS redirect on behind a TLS proxy) on a fresh PostgreSQL database, after `migrate` and
+`collectstatic`, driven over real HTTP and in headless Chromium.
+
+Runs when DATABASE_URL names PostgreSQL (the database of the run is left alone: a sibling
+`<name>_deploy` is created and dropped) and Debian's chromium is installed; skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import dj_database_url
+import pytest
+
+from tests.browser.conftest import ARGS, CHROMIUM
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres_only]
+
+ROOT = Path(__file__).resolve().parents[2]
+# What the TLS proxy in front of gunicorn adds to every request it forwards.
+PROXIED = {"X-Forwarded-Proto": "https"}
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    env: dict[str, str]
+    log: Path  # gunicorn's stdout: the access log
+    static_root: Path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One request, redirects not followed: (status, headers, body)."""
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with opener.open(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def postgres_url() -> str:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        pytest.skip("needs PostgreSQL: run with DATABASE_URL=postgres://...")
+    return url
+
+
+def run_sql(url: str, sql: str) -> None:
+    import psycopg
+
+    config = dj_database_url.parse(url)
+    with psycopg.connect(
+        host=config["HOST"] or None,
+        port=config["PORT"] or None,
+        user=config["USER"] or None,
+        password=config["PASSWORD"] or None,
+        # The server's maintenance database, as Django's own test runner uses to create one.
+        dbname="postgres",
+        autocommit=True,
+    ) as connection:
+        connection.execute(sql)
+
+
+def manage(server_env: dict[str, str], *args: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=server_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, f"manage.py {' '.join(args)}:\n{result.stderr}"
+
+
+@pytest.fixture(scope="module")
+def fresh_database() -> Iterator[str]:
+    url = postgres_url()
+    name = dj_database_url.parse(url)["NAME"] + "_deploy"
+    try:
+        run_sql(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        run_sql(url, f'CREATE DATABASE "{name}"')
+    except Exception as error:  # psycopg.OperationalError: no server to talk to
+        pytest.skip(f"PostgreSQL does not answer: {error}")
+    yield url.rsplit("/", 1)[0] + "/" + name
+    run_sql(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """gunicorn as the Procfile starts it, with a production environment and nothing else, after
+    `collectstatic` and before `migrate`."""
+    port = free_port()
+    work = tmp_path_factory.mktemp("deploy")
+    inherited = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "TMPDIR"}}
+    env = {
+        **inherited,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": fresh_database,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "localhost",
+        # The browser speaks plain HTTP to gunicorn while the proxy header says HTTPS: its
+        # Origin is http://, so trust that one origin, as a deployment trusts its public one.
+        "CSRF_TRUSTED_ORIGINS": f"http://localhost:{port}",
+        "STATIC_ROOT": str(work / "static"),
+        "BIND": f"127.0.0.1:{port}",
+        "WEB_CONCURRENCY": "2",
+        "GUNICORN_THREADS": "2",
+        "PYTHONUNBUFFERED": "1",
+    }
+    # Built before gunicorn starts: WhiteNoise indexes STATIC_ROOT when a worker boots.
+    manage(env, "collectstatic", "--noinput")
+    log, errors = work / "gunicorn.out", work / "gunicorn.err"
+    with log.open("w") as output, errors.open("w") as error_output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "config/gunicorn.py"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=error_output,
+        )
+    url = f"http://localhost:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, f"gunicorn exited:\n{errors.read_text()}"
+            try:
+                if get(f"{url}/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"gunicorn did not answer:\n{errors.read_text()}"
+            time.sleep(0.3)
+        yield Server(url=url, env=env, log=log, static_root=work / "static")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def deployed(server: Server) -> Server:
+    """The release step of the README, run while gunicorn already serves: readyz says 503 until
+    `migrate` has run, then 200."""
+    status, _, body = get(f"{server.url}/readyz")
+    assert status == 503
+    answer = json.loads(body)
+    assert answer["status"] == "unavailable" and answer["database"] == "ok"
+    assert "palace.0001_initial" in answer["unapplied_migrations"]
+
+    manage(server.env, "migrate", "--noinput")
+    manage(server.env, "seed_demo")
+    return server
+
+
+@pytest.fixture
+def page(deployed: Server) -> Iterator:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is not installed at {CHROMIUM}; .ci/run installs it.")
+        pytest.skip("Chromium is not installed (apt-get install chromium); browser steps skipped.")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(extra_http_headers=PROXIED)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        yield page
+        browser.close()
+
+
+def test_health_checks_answer_over_plain_http_without_login(deployed: Server):
+    """A load balancer probes gunicorn directly: no TLS, no proxy header, no session."""
+    status, headers, body = get(f"{deployed.url}/healthz")
+    assert (status, json.loads(body)) == (200, {"status": "ok"})
+    assert "no-cache" in headers["Cache-Control"]
+    status, _, body = get(f"{deployed.url}/readyz")
+    assert (status, json.loads(body)) == (200, {"status": "ok", "database": "ok"})
+    # Everything else is redirected to HTTPS when the request did not come through the proxy.
+    status, headers, _ = get(f"{deployed.url}/accounts/login/")
+    assert status == 301 and headers["Location"].startswith("https://localhost:")
+    # The access log goes to stdout, gunicorn's own messages to stderr.
+    assert re.search(r'"GET /readyz HTTP/1.1" 200 ', deployed.log.read_text())
+    assert "Starting gunicorn" not in deployed.log.read_text()
+
+
+def test_static_files_have_hashed_names_and_far_future_cache(deployed: Server):
+    manifest = json.loads((deployed.static_root / "staticfiles.json").read_text())["paths"]
+    for name in (
+        "vendor/htmx.min.js",
+        "review/review.css",
+        "admin/css/base.css",
+        "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+    ):
+        hashed = manifest[name]
+        assert hashed != name
+        status, headers, body = get(
+            f"{deployed.url}/static/{hashed}", {**PROXIED, "Accept-Encoding": "gzip"}
+        )
+        assert status == 200, name
+        assert body, name
+        assert "immutable" in headers["Cache-Control"], name
+        max_age = int(re.search(r"max-age=(\d+)", headers["Cache-Control"])[1])
+        assert max_age >= 365 * 24 * 3600, name
+        assert headers.get("Content-Encoding") == "gzip", name
+    # The unhashed name is served too, but briefly cached: it changes with the next release.
+    status, headers, _ = get(f"{deployed.url}/static/vendor/htmx.min.js", PROXIED)
+    assert status == 200 and "immutable" not in headers["Cache-Control"]
+
+
+def static_failures(page) -> list[str]:
+    failures: list[str] = []
+    page.on(
+        "response",
+        lambda response: (
+            failures.append(f"{response.status} {response.url}")
+            if "/static/" in response.url and response.status >= 400
+            else None
+        ),
+    )
+    page.on("requestfailed", lambda request: failures.append(f"failed {request.url}"))
+    return failures
+
+
+def test_console_loads_styled_with_htmx_working(deployed: Server, page):
+    from playwright.sync_api import expect
+
+    failures = static_failures(page)
+    page.goto(f"{deployed.url}/")
+    expect(page).to_have_url(re.compile(r"/accounts/login/"))
+    page.get_by_label("Username").fill("curator")
+    page.get_by_label("Password").fill("castellan-demo")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Review queue")).to_be_visible()
+
+    # review.css applied: the top bar has its dark background, not the browser's default.
+    background = page.locator(".top").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert background == "rgb(19, 40, 63)"
+    assert page.evaluate("typeof window.htmx") == "object"
+    # An htmx interaction: the filter swaps the results in place through an htmx request.
+    with page.expect_request(
+        lambda request: "type=entity" in request.url and request.headers.get("hx-request")
+    ) as swapped:
+        page.get_by_label("Type").select_option("entity")
+    assert swapped.value.response().status == 200
+    expect(page).to_have_url(re.compile(r"type=entity"))
+    expect(page.get_by_role("heading", name="Review queue")).to_be_visible()
+
+    page.goto(f"{deployed.url}/admin/login/")
+    assert page.locator("#header").evaluate("e => getComputedStyle(e).display") == "flex"
+    assert failures == []
+
+
+def test_swagger_ui_renders_the_schema(deployed: Server, page):
+    from playwright.sync_api import expect
+
+    failures = static_failures(page)
+    page.goto(f"{deployed.url}/accounts/login/")
+    page.get_by_label("Username").fill("curator")
+    page.get_by_label("Password").fill("castellan-demo")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Review queue")).to_be_visible()
+
+    page.goto(f"{deployed.url}/api/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Castellan API")
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+    assert page.locator(".swagger-ui .opblock").count() > 10
+    assert failures == []
