@@ -18,7 +18,7 @@ from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import AuditFilterForm
-from review.views.common import query_without, require_decide, safe_next
+from review.views.common import HtmxHttpRequest, query_without, require_decide, safe_next
 
 AUDIT_PAGE = 50
 
@@ -70,7 +70,7 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
 
 @login_required
 @require_GET
-def audit(request: HttpRequest) -> HttpResponse:
+def audit(request: HtmxHttpRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET)
     filters = form.filters()
     try:
