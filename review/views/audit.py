@@ -139,7 +139,7 @@ def _export(entries, kind: str) -> HttpResponse:
 
     rows = (row(e) for e in entries.iterator(chunk_size=500))
     if kind == "json":
-        response = JsonResponse(list(rows), safe=False)
+        response: HttpResponse = JsonResponse(list(rows), safe=False)
     else:
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         writer = csv.DictWriter(response, fieldnames=EXPORT_FIELDS)

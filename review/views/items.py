@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.contrib import messages
@@ -39,11 +40,12 @@ def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
         "next_ref": selectors.next_item(filters, detail.link),
         "open": getattr(detail.link, "status", "") == "open",
     }
+    # The detail is of the ref's kind.
     if ref.is_proposal:
-        return context | _proposal_context(detail)
+        return context | _proposal_context(cast(selectors.ProposalItem, detail))
     if ref.is_drawer:
-        return context | _drawer_link_context(detail)
-    return context | _entity_link_context(detail, ref)
+        return context | _drawer_link_context(cast(selectors.DrawerItem, detail))
+    return context | _entity_link_context(cast(selectors.EntityItem, detail), ref)
 
 
 def _proposal_context(detail: selectors.ProposalItem) -> dict:
@@ -89,7 +91,7 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
         for label, entity in (("older", link.older), ("newer", link.newer))
     ]
     evidence = {"similarity": link.similarity, "distance": detail.distance}
-    context = {"sides": sides, "evidence": json.dumps(evidence)}
+    context: dict[str, Any] = {"sides": sides, "evidence": json.dumps(evidence)}
     if link.status == "open":
         context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
     return context
