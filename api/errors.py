@@ -6,6 +6,8 @@ a client can branch on `code` and show `error`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse
@@ -57,7 +59,7 @@ def not_found(what: str) -> ApiError:
 
 
 def body(message: str, code: str, details: dict | None = None) -> dict:
-    payload = {"error": message, "code": code}
+    payload: dict[str, Any] = {"error": message, "code": code}
     if details:
         payload["details"] = details
     return payload

@@ -3,6 +3,8 @@ added here is deduplicated, a deletion is audited, and the audit log is read-onl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict, cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
@@ -23,6 +25,16 @@ from palace.models import (
     Room,
     Wing,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldGroups
+    from django_stubs_ext import WithAnnotations
+
+    class _RoomCount(TypedDict):
+        room_count: int
+
+    class _MentionCount(TypedDict):
+        mention_count: int
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -53,7 +65,7 @@ class WingAdmin(admin.ModelAdmin):
         return super().get_queryset(request).annotate(room_count=Count("rooms"))
 
     @admin.display(ordering="room_count")
-    def room_count(self, wing: Wing) -> int:
+    def room_count(self, wing: WithAnnotations[Wing, _RoomCount]) -> int:
         return wing.room_count
 
 
@@ -98,8 +110,9 @@ class DrawerAdmin(admin.ModelAdmin):
     def is_current(self, drawer: Drawer) -> bool:
         return drawer.valid_to is None
 
-    def get_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
-        return self.add_fields if obj is None else self.readonly_fields
+    def get_fields(self, request: HttpRequest, obj: Drawer | None = None) -> _FieldGroups:
+        # Flat lists of names: a field group list, which mypy cannot see since lists are invariant.
+        return cast("_FieldGroups", self.add_fields if obj is None else self.readonly_fields)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
         # Content is verbatim and never rewritten, so an existing drawer is read-only here.
@@ -183,7 +196,7 @@ class EntityAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).annotate(mention_count=Count("mentions"))
 
     @admin.display(ordering="mention_count")
-    def mention_count(self, entity: Entity) -> int:
+    def mention_count(self, entity: WithAnnotations[Entity, _MentionCount]) -> int:
         return entity.mention_count
 
 

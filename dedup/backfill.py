@@ -8,7 +8,7 @@ the `dedup_backfill` command the current ones: one implementation for both.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dedup import policy
 
@@ -65,7 +65,7 @@ def backfill_entity_keys(
     for model, text_field in ((entity_model, "name"), (alias_model, "alias")):
         last_id = 0
         while True:
-            batch = list(
+            batch: list[Any] = list(  # entities or aliases, as `model` is
                 model.objects.filter(key="", id__gt=last_id)
                 .order_by("id")
                 .only("id", text_field)[:BATCH_SIZE]

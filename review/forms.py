@@ -4,6 +4,7 @@ filters; a malformed value is a clear error naming the parameter, never a silent
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 from django import forms
 
@@ -21,7 +22,8 @@ class StrippedChoiceField(forms.ChoiceField):
     def __init__(self, *, name: str, default: str = "", **kwargs) -> None:
         self.default = default
         super().__init__(required=False, **kwargs)
-        allowed = ", ".join(str(value) for value, _ in self.choices if value)
+        choices = cast(list[tuple[Any, Any]], self.choices)  # normalized to pairs by now
+        allowed = ", ".join(str(value) for value, _ in choices if value)
         self.error_messages["invalid_choice"] = f"{name} must be one of: {allowed}."
 
     def to_python(self, value: object) -> str:
@@ -29,7 +31,8 @@ class StrippedChoiceField(forms.ChoiceField):
 
 
 class StrippedFloatField(forms.FloatField):
-    def to_python(self, value: object) -> float | None:
+    # django-stubs declares no FloatField.to_python, so mypy sees IntegerField's `int | None`.
+    def to_python(self, value: object) -> float | None:  # type: ignore[override]
         return super().to_python(value.strip() if isinstance(value, str) else value)
 
 
@@ -131,8 +134,8 @@ def first_error(form: forms.Form) -> str:
     """The first field's first message, in the order the fields are declared."""
     for name in form.fields:
         if name in form.errors:
-            return form.errors[name][0]
-    return next(iter(form.errors.values()))[0]
+            return cast(str, form.errors[name][0])  # messages, as the form renders them
+    return cast(str, next(iter(form.errors.values()))[0])
 
 
 def queue_filters(params: Mapping[str, str]) -> selectors.QueueFilters:

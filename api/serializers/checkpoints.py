@@ -15,12 +15,15 @@ class CheckpointItemSerializer(serializers.Serializer):
     name = StrictTextField(required=False, allow_null=True)
     agent = StrictTextField(required=False, allow_null=True)
     kind = StrictTextField(required=False, allow_null=True)
-    source = JSONObjectField(required=False, allow_null=True)
+    source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
+        required=False, allow_null=True
+    )
 
 
 class CheckpointSerializer(serializers.Serializer):
     id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
-    items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)
+    # many=True makes a ListSerializer, which takes max_length; the stubs see the child's init.
+    items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)  # type: ignore[call-arg]
 
 
 class CheckpointDrawerSerializer(serializers.Serializer):

@@ -13,7 +13,9 @@ class DrawerWriteSerializer(serializers.Serializer):
     name = StrictTextField(required=False, allow_null=True)
     kind = StrictTextField(required=False, allow_null=True)
     agent = StrictTextField(required=False, allow_null=True)
-    source = JSONObjectField(required=False, allow_null=True)
+    source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
+        required=False, allow_null=True
+    )
     id = serializers.UUIDField(
         required=False, help_text="Optional client-chosen id: writing it again is a replay."
     )
@@ -23,7 +25,9 @@ class DrawerSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     wing = serializers.CharField(source="room.wing.name", read_only=True)
     room = serializers.CharField(source="room.name", read_only=True)
-    superseded_by = serializers.SlugRelatedField(slug_field="uuid", read_only=True, allow_null=True)
+    superseded_by: serializers.SlugRelatedField[Drawer] = serializers.SlugRelatedField(
+        slug_field="uuid", read_only=True, allow_null=True
+    )
     is_current = serializers.BooleanField(read_only=True)
 
     class Meta:
@@ -81,7 +85,9 @@ class DiaryWriteSerializer(serializers.Serializer):
     content = StrictTextField()
     agent = StrictTextField(required=False, allow_null=True)
     kind = StrictTextField(required=False, allow_null=True)
-    source = JSONObjectField(required=False, allow_null=True)
+    source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
+        required=False, allow_null=True
+    )
 
 
 class RoomSummarySerializer(serializers.Serializer):

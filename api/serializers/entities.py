@@ -14,7 +14,7 @@ class EntitySerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     aliases = serializers.SerializerMethodField()
     mention_count = serializers.IntegerField(read_only=True, default=None)
-    redirect_to = serializers.SlugRelatedField(
+    redirect_to: serializers.SlugRelatedField[Entity] = serializers.SlugRelatedField(
         slug_field="uuid",
         read_only=True,
         allow_null=True,

@@ -101,7 +101,7 @@ class EntityLinkItemSerializer(serializers.Serializer):
         return "typo candidate" if item.link.distance == 1 else "possible match"
 
 
-QUEUE_ITEM_SERIALIZERS = {
+QUEUE_ITEM_SERIALIZERS: dict[str, serializers.Serializer | type[serializers.Serializer]] = {
     "proposal": ProposalItemSerializer,
     "similar_to": DrawerLinkItemSerializer,
     "possibly_same_as": EntityLinkItemSerializer,

@@ -61,6 +61,7 @@ class DecisionListView(GenericAPIView):
         entries = self.paginate_queryset(
             selectors.audit_entries(audit_filters(request.query_params))
         )
+        assert entries is not None  # the view has a paginator
         context = {"reverted": selectors.reverted_ids(entries)}
         return self.get_paginated_response(
             DecisionSerializer(entries, many=True, context=context).data

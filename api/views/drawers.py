@@ -25,10 +25,11 @@ def written(result: services.DrawerWrite) -> Response:
     """The drawer as stored, with what it was linked to: one query for the drawer, one for the
     ids of all the drawers it resembles."""
     drawer = selectors.drawers_with_place().get(pk=result.drawer.pk)
-    drawer.created = result.created
+    drawer.created = result.created  # type: ignore[attr-defined]  # read by the serializer
     older = Drawer.objects.only("uuid").in_bulk([link.older_id for link in result.links])
-    drawer.similar = [
-        selectors.SimilarDrawer(link, older[link.older_id], "older") for link in result.links
+    drawer.similar = [  # type: ignore[attr-defined]  # read by the serializer
+        selectors.SimilarDrawer(link, older[link.older_id], selectors.Side.OLDER)
+        for link in result.links
     ]
     code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
     return Response(s.DrawerWrittenSerializer(drawer).data, status=code)

@@ -87,5 +87,6 @@ class EntityAliasesView(APIView):
         data = parsed(es.AliasAddSerializer, request)
         _, added = services.entity_alias_add(entity=entity, alias=data["alias"], actor=request.user)
         refreshed = selectors.entity_by_uuid(entity.uuid)
-        refreshed.added = added
+        assert refreshed is not None  # just found, and an alias deletes nothing
+        refreshed.added = added  # type: ignore[attr-defined]  # read by the serializer
         return Response(es.EntityAliasResultSerializer(refreshed).data)

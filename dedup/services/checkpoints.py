@@ -19,7 +19,7 @@ from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write
 from dedup.services.rooms import room_get_or_create
 from dedup.validation import NAME_MAX_LENGTH, clean_label
-from palace.models import Checkpoint
+from palace.models import Checkpoint, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
 
@@ -100,7 +100,7 @@ def checkpoint_write(
             key=key,
             payload_hash=payload_hash,
             result=result,
-            created_by=actor if getattr(actor, "is_authenticated", False) else None,
+            created_by=acting_user(actor),
         )
     return result, False
 

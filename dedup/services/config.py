@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 # Who acts: a user (from the API, the console or the admin), or None for a command or a migration.
-Actor: TypeAlias = AbstractBaseUser | AnonymousUser | None
+# The same as the audit log's `palace.models.Actor`, which records it.
+Actor: TypeAlias = "User | AnonymousUser | None"
 
 
 class WriteMode(enum.Enum):

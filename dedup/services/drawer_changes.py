@@ -5,7 +5,7 @@ row in it."""
 from __future__ import annotations
 
 import uuid as uuid_module
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
@@ -55,7 +55,7 @@ def drawer_snapshot(drawer: Drawer) -> dict[str, Any]:
         "source": drawer.source,
         "valid_from": drawer.valid_from.isoformat(),
         "valid_to": drawer.valid_to.isoformat() if drawer.valid_to else None,
-        "superseded_by": str(drawer.superseded_by.uuid) if drawer.superseded_by_id else None,
+        "superseded_by": str(drawer.superseded_by.uuid) if drawer.superseded_by else None,
         "created_at": drawer.created_at.isoformat(),
     }
 
@@ -115,7 +115,7 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
         drawer.delete()
 
 
-def _jsonable(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _jsonable(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             key: str(value) if isinstance(value, uuid_module.UUID) else value

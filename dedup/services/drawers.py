@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import uuid as uuid_module
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 
@@ -245,7 +245,7 @@ def _links_to_older(drawer: Drawer, assessed: Assessed) -> list[DrawerLink]:
         DrawerLink(
             newer=drawer,
             older_id=older.id,
-            verdict=assessment.verdict,
+            verdict=cast(policy.Verdict, assessment.verdict),  # assessed pairs have one
             similarity=assessment.signals.similarity,
             signals=assessment.signals.as_dict(),
         )

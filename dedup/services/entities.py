@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 
@@ -88,7 +88,7 @@ def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) 
     known, by_id = _known_entities(name, kind, key, config)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is not None:
-        entity = canonical_entity(by_id[resolution.entity])
+        entity = canonical_entity(by_id[cast(int, resolution.entity)])  # the known are ids
         if name != entity.name:
             EntityAlias.objects.get_or_create(entity=entity, alias=name, defaults={"key": key})
         return EntityResolution(entity, False, resolution.rule, resolution.confidence)
@@ -132,7 +132,7 @@ def _entity_create(
     links = EntityLink.objects.bulk_create(
         EntityLink(
             newer=entity,
-            older=by_id[match.entity],
+            older=by_id[cast(int, match.entity)],
             similarity=match.similarity,
             distance=match.distance,
         )

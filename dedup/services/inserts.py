@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django.db import connection, models
 
 from palace.models import Drawer, DrawerLink
@@ -19,11 +21,14 @@ def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> None:
     trip.
     """
     drawer_fields = [f for f in Drawer._meta.local_concrete_fields if not f.primary_key]
-    statements = [_insert_sql(Drawer, [f.column for f in drawer_fields], 1, "id")]
+    # Concrete fields have a column.
+    statements = [_insert_sql(Drawer, [cast(str, f.column) for f in drawer_fields], 1, "id")]
     params = [f.get_db_prep_save(f.pre_save(drawer, True), connection) for f in drawer_fields]
-    link_params: list[object] = []
+    link_params: list[Any] = []
     if links:
-        link_fields = [DrawerLink._meta.get_field(name) for name in _LINK_FIELDS]
+        link_fields = [
+            cast(models.Field, DrawerLink._meta.get_field(name)) for name in _LINK_FIELDS
+        ]
         statements.append(_links_insert_sql(link_fields, len(links)))
         link_params = _links_params(drawer, links, link_fields)
     with connection.cursor() as cursor:
@@ -48,7 +53,7 @@ def _links_insert_sql(link_fields: list[models.Field], rows: int) -> str:
     newer = f"(SELECT id FROM {Drawer._meta.db_table} WHERE uuid = %s)"
     return _insert_sql(
         DrawerLink,
-        ["newer_id", *(f.column for f in link_fields)],
+        ["newer_id", *(cast(str, f.column) for f in link_fields)],
         rows,
         "id, older_id",
         first_value=newer,
@@ -57,7 +62,7 @@ def _links_insert_sql(link_fields: list[models.Field], rows: int) -> str:
 
 def _links_params(
     drawer: Drawer, links: list[DrawerLink], link_fields: list[models.Field]
-) -> list[object]:
+) -> list[Any]:
     drawer_uuid = Drawer._meta.get_field("uuid").get_db_prep_save(drawer.uuid, connection)
     return [
         value

@@ -3,6 +3,8 @@ for the write path and the sweeps alike."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from dedup import candidates, policy
 from dedup.services.config import DedupConfig
 
@@ -57,6 +59,11 @@ def assess_candidates(text: policy.Text, found: candidates.Found, config: DedupC
         if assessment.verdict is not None:
             assessed.append((candidate, assessment))
     assessed.sort(
-        key=lambda pair: (-pair[1].verdict.strength, -pair[1].signals.similarity, pair[0].id)
+        key=lambda pair: (
+            # Only pairs with a verdict were kept.
+            -cast(policy.Verdict, pair[1].verdict).strength,
+            -pair[1].signals.similarity,
+            pair[0].id,
+        )
     )
     return assessed[:MAX_LINKS_PER_WRITE]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
@@ -51,9 +51,7 @@ def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
             queryset = queryset.filter(
                 **{
                     lookup: timezone.make_aware(
-                        timezone.datetime.combine(
-                            day + timedelta(days=shift), timezone.datetime.min.time()
-                        )
+                        datetime.combine(day + timedelta(days=shift), datetime.min.time())
                     )
                 }
             )

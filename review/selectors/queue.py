@@ -8,9 +8,10 @@ import binascii
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
@@ -25,6 +26,11 @@ from review.selectors.filters import (
     proposals,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
+    from review.models import Proposal
+
 PAGE_SIZE = 25
 MAX_BULK = 1000
 Cursor = tuple[float | datetime, ItemKind, int]
@@ -33,8 +39,8 @@ Cursor = tuple[float | datetime, ItemKind, int]
 @dataclass
 class QueueItem:
     ref: ItemRef
-    link: DrawerLink | EntityLink
-    sort_key: float | str
+    link: DrawerLink | EntityLink | Proposal
+    sort_key: float | datetime
 
     @property
     def is_drawer(self) -> bool:
@@ -92,7 +98,7 @@ def _runs(
     below = Q(**{f"{similarity}__lt": threshold})
     if after is None:
         return [_Run(similarity, False, None, above), _Run(similarity, True, None, below)]
-    at = after[0]
+    at = cast(float, after[0])  # this order's keys are similarities
     distance = abs(at - threshold)
     # The bound is the cursor's own similarity on its side (exact) and its mirror on the other.
     upper = at if at >= threshold else threshold + distance
@@ -100,14 +106,16 @@ def _runs(
     return [_Run(similarity, False, upper, above), _Run(similarity, True, lower, below)]
 
 
-def _sort_key(order: str, threshold: float, link: Model) -> float | datetime:
+def _sort_key(
+    order: str, threshold: float, link: DrawerLink | EntityLink | Proposal
+) -> float | datetime:
     if order == "uncertain":
         return abs(link.similarity - threshold)
     return link.created_at if order in BY_TIME else link.similarity
 
 
 def _sources(filters: QueueFilters) -> list[tuple[ItemKind, QuerySet]]:
-    sources = []
+    sources: list[tuple[ItemKind, QuerySet]] = []
     if filters.includes_drawers:
         sources.append(
             (
@@ -160,6 +168,7 @@ def queue_page(
         for run in _runs(filters.order, threshold, after, column):
             rows = queryset.filter(run.side)
             if run.bound is not None:
+                assert after is not None  # a bound comes from the cursor
                 rows = _past_cursor(rows, run, kind, after, descending)
             direction = "-" if run.descending else ""
             tie_direction = "-" if descending else ""
@@ -205,7 +214,7 @@ def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]
     return refs
 
 
-def next_item(filters: QueueFilters, link: Model) -> ItemRef | None:
+def next_item(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> ItemRef | None:
     """The item after this one in the queue's order (whatever this one's status now)."""
     ref = ItemRef.of(link)
     raw = link.created_at if filters.order in BY_TIME else link.similarity
@@ -214,7 +223,7 @@ def next_item(filters: QueueFilters, link: Model) -> ItemRef | None:
     return page.items[0].ref if page.items else None
 
 
-def queue_counts(filters: QueueFilters, user: object) -> dict[str, int]:
+def queue_counts(filters: QueueFilters, user: User | AnonymousUser) -> dict[str, int]:
     """Counts for the current filters, per kind, and the progress line."""
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     decisions_today = AuditEntry.objects.filter(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from datetime import timedelta
+from typing import cast
 
 from django.utils import timezone
 
@@ -64,7 +65,7 @@ def precision_stats() -> dict:
     # Deleted links live on only in the audit log.
     deleted = not_reverted(AuditEntry.objects.filter(action=AuditAction.REVIEW_DELETE_LINK))
     for entry in deleted.only("before"):
-        link = entry.before["link"]
+        link = cast(dict, entry.before)["link"]  # a deletion records the link it removed
         tier = link.get("verdict") or _entity_tier(link.get("distance"))
         tally.add(tier, link["similarity"], "deleted", deleted=True)
     return {"tiers": _precision_rows(tally), "queue": queue_history()}

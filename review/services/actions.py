@@ -103,7 +103,8 @@ class MergeDrawers(LinkDecision):
     """The older drawer (or the one chosen) stays current and records the other's provenance;
     the other is superseded by it."""
 
-    def settle(self, link: DrawerLink, canonical: str | None) -> Change:
+    def settle(self, link: Link, canonical: str | None) -> Change:
+        assert isinstance(link, DrawerLink)  # ACTIONS offers this on drawer links only
         keep, other = _sides(link, canonical, Drawer)
         if keep.valid_to is not None or other.valid_to is not None:
             raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
@@ -168,7 +169,8 @@ class RedirectEntity(LinkDecision):
     def __init__(self, kind: Entity.Redirect) -> None:
         self.kind = kind
 
-    def settle(self, link: EntityLink, canonical: str | None) -> Change:
+    def settle(self, link: Link, canonical: str | None) -> Change:
+        assert isinstance(link, EntityLink)  # ACTIONS offers this on entity links only
         keep, other = _sides(link, canonical, Entity)
         if keep.redirect_to_id is not None or other.redirect_to_id is not None:
             raise Conflict(

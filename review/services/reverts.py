@@ -5,7 +5,7 @@ written into it."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 
@@ -76,7 +76,9 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
     ref = ItemRef.parse(entry.data["item"])
     action = Action(entry.action.removeprefix(DECISION_PREFIX))
     try:
-        ACTIONS[ref.kind][action].undo(ref, before=entry.before, after=entry.after)
+        # A decision's entry records both states.
+        before, after = cast(dict, entry.before), cast(dict, entry.after)
+        ACTIONS[ref.kind][action].undo(ref, before=before, after=after)
     except IntegrityError as error:
         raise RevertBlocked(
             "Restoring the prior state would clash with what was written since "

@@ -9,6 +9,7 @@ proposed before is never proposed again: sweeping the same data twice proposes n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from dedup import candidates, policy
 from dedup.services import Destination, candidates_for_text
@@ -212,7 +213,8 @@ def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, st
         if result.entity
         else [(p.entity, "possible", p.similarity) for p in result.possible]
     )
-    return [(older, tier, score) for older, tier, score in pairs if older != entity.pk]
+    # The known entities are ids.
+    return [(cast(int, older), tier, score) for older, tier, score in pairs if older != entity.pk]
 
 
 def _propose_entity_pairs(

@@ -9,7 +9,7 @@ import random
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -233,11 +233,12 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
         }
         for proposal in applied.order_by("-pk"):
             entry = merge_entries.get(proposal.pk)
-            merged = proposal.status == Proposal.Status.MERGED and entry is not None
-            if merged and reverts_of(entry) is None:
+            merged = proposal.status == Proposal.Status.MERGED
+            if merged and entry is not None and reverts_of(entry) is None:
                 revert(decision=entry, actor=actor)
             model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
-            model.objects.filter(pk=proposal.applied_link, status=model.Status.OPEN).delete()
+            link_id = cast(int, proposal.applied_link)  # set with an applied status
+            model.objects.filter(pk=link_id, status=model.Status.OPEN).delete()
             proposal.status, proposal.applied_link = Proposal.Status.PROPOSED, None
             proposal.save(update_fields=["status", "applied_link"])
             undone += 1

@@ -18,7 +18,7 @@ from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import AuditFilterForm
-from review.views.common import query_without, require_decide, safe_next
+from review.views.common import HtmxHttpRequest, query_without, require_decide, safe_next
 
 AUDIT_PAGE = 50
 
@@ -70,7 +70,7 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
 
 @login_required
 @require_GET
-def audit(request: HttpRequest) -> HttpResponse:
+def audit(request: HtmxHttpRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET)
     filters = form.filters()
     try:
@@ -139,7 +139,7 @@ def _export(entries, kind: str) -> HttpResponse:
 
     rows = (row(e) for e in entries.iterator(chunk_size=500))
     if kind == "json":
-        response = JsonResponse(list(rows), safe=False)
+        response: HttpResponse = JsonResponse(list(rows), safe=False)
     else:
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         writer = csv.DictWriter(response, fieldnames=EXPORT_FIELDS)

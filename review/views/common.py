@@ -6,11 +6,18 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.middleware import HtmxDetails
 
 from dedup.errors import DomainError
 from review import selectors
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as the console's views see it: django-htmx's middleware sets `htmx` on it."""
+
+    htmx: HtmxDetails
 
 
 def require_decide(request: HttpRequest) -> None:

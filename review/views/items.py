@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.contrib import messages
@@ -23,10 +24,10 @@ from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
 from review.services import ItemRef
-from review.views.common import filters_or_defaults, require_decide
+from review.views.common import HtmxHttpRequest, filters_or_defaults, require_decide
 
 
-def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
+def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
     detail = selectors.item_detail(ref)
     if detail is None:
         raise Http404("No such review item.")
@@ -39,11 +40,12 @@ def _item_context(request: HttpRequest, ref: ItemRef) -> dict:
         "next_ref": selectors.next_item(filters, detail.link),
         "open": getattr(detail.link, "status", "") == "open",
     }
+    # The detail is of the ref's kind.
     if ref.is_proposal:
-        return context | _proposal_context(detail)
+        return context | _proposal_context(cast(selectors.ProposalItem, detail))
     if ref.is_drawer:
-        return context | _drawer_link_context(detail)
-    return context | _entity_link_context(detail, ref)
+        return context | _drawer_link_context(cast(selectors.DrawerItem, detail))
+    return context | _entity_link_context(cast(selectors.EntityItem, detail), ref)
 
 
 def _proposal_context(detail: selectors.ProposalItem) -> dict:
@@ -89,7 +91,7 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
         for label, entity in (("older", link.older), ("newer", link.newer))
     ]
     evidence = {"similarity": link.similarity, "distance": detail.distance}
-    context = {"sides": sides, "evidence": json.dumps(evidence)}
+    context: dict[str, Any] = {"sides": sides, "evidence": json.dumps(evidence)}
     if link.status == "open":
         context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
     return context
@@ -97,7 +99,7 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
 
 @login_required
 @require_GET
-def item(request: HttpRequest, item_id: str) -> HttpResponse:
+def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     try:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
@@ -143,7 +145,7 @@ def _decide_from_form(request: HttpRequest, ref: ItemRef):
     return entry
 
 
-def _refused(request: HttpRequest, item_id: str, error: Exception) -> HttpResponse:
+def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpResponse:
     """The decision was refused: the item again with the reason (or the reason alone if the
     item is gone, its link deleted by a decision)."""
     message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
@@ -160,7 +162,7 @@ def _refused(request: HttpRequest, item_id: str, error: Exception) -> HttpRespon
     return render(request, "review/_item.html", context | {"error": message}, status=status)
 
 
-def _to_next_item(request: HttpRequest) -> HttpResponse:
+def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
     next_url = _next_item_url(request.POST.get("query", ""))
     if not request.htmx:
         return redirect(next_url)
@@ -171,7 +173,7 @@ def _to_next_item(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def decide(request: HttpRequest, item_id: str) -> HttpResponse:
+def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     require_decide(request)
     try:
         ref = ItemRef.parse(item_id)

@@ -13,12 +13,18 @@ from dedup.errors import DomainError, InvalidInput
 from review import selectors, services
 from review.forms import RECENT_RUNS, QueueFilterForm, queue_filters
 from review.models import SweepRun
-from review.views.common import filters_or_defaults, query_without, require_decide, safe_next
+from review.views.common import (
+    HtmxHttpRequest,
+    filters_or_defaults,
+    query_without,
+    require_decide,
+    safe_next,
+)
 
 
 @login_required
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET)
     filters, error = filters_or_defaults(form)
     try:

@@ -17,7 +17,7 @@ from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep
-from review.views.common import require_decide
+from review.views.common import HtmxHttpRequest, require_decide
 
 
 @login_required
@@ -53,7 +53,7 @@ def _sweep_start(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def sweep_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     run = SweepRun.objects.filter(pk=run_id).first()
     if run is None:
         raise Http404("No such sweep.")

@@ -24,7 +24,7 @@ from dedup import services
 from review.curators import curators_group
 
 if TYPE_CHECKING:
-    pass
+    from django.contrib.auth.models import User
 
 NAMESPACE = uuid.UUID("5e3c7c1a-1f0b-4a8e-9d2c-3b6f0e9a7d41")
 DEMO_USER = "curator"
@@ -310,7 +310,7 @@ class Command(BaseCommand):
             mentions += 1
         return mentions
 
-    def curator(self):
+    def curator(self) -> tuple[User, Token]:
         User = get_user_model()
         user, created = User.objects.get_or_create(username=DEMO_USER, defaults={"is_staff": True})
         if created:
