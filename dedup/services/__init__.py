@@ -34,7 +34,13 @@ from dedup.services.drawer_changes import (
     drawer_snapshot,
     drawer_supersede,
 )
-from dedup.services.drawers import DrawerWrite, drawer_write, drawer_write_in
+from dedup.services.drawers import (
+    DrawerCheck,
+    DrawerWrite,
+    drawer_check,
+    drawer_write,
+    drawer_write_in,
+)
 from dedup.services.entities import (
     EntityResolution,
     MentionWrite,
@@ -56,6 +62,7 @@ __all__ = [
     "CheckpointResult",
     "DedupConfig",
     "Destination",
+    "DrawerCheck",
     "DrawerWrite",
     "EntityResolution",
     "MentionWrite",
@@ -65,6 +72,7 @@ __all__ = [
     "canonical_entity",
     "checkpoint_payload_hash",
     "checkpoint_write",
+    "drawer_check",
     "drawer_delete",
     "drawer_link",
     "drawer_snapshot",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid as uuid_module
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from django.db import transaction
@@ -29,9 +29,10 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
+    clean_label,
     clean_optional_label,
 )
-from palace.models import Drawer, DrawerLink, Room
+from palace.models import Drawer, DrawerLink, Room, Wing
 
 logger = logging.getLogger("castellan.dedup")
 
@@ -113,6 +114,65 @@ def drawer_write(
         drawer_insert(drawer, links)
     _log_stored(drawer, write.room, assessed)
     return DrawerWrite(drawer, created=True, links=tuple(links))
+
+
+@dataclass(frozen=True)
+class DrawerCheck:
+    """What `drawer_write` would do with an input, found without writing anything: return an
+    existing drawer instead (an exact copy, a replayed id, the same named drawer), or store a new
+    one linked to the drawers in `similar` (strongest first; empty: no link)."""
+
+    existing: Drawer | None
+    similar: Assessed = field(default_factory=list)
+
+    @property
+    def would_store(self) -> bool:
+        return self.existing is None
+
+
+def drawer_check(
+    *,
+    wing: str,
+    room: str,
+    content: str,
+    mode: WriteMode = WriteMode.MEMORY,
+    name: str | None = None,
+    kind: str = "",
+    agent: str = "",
+    source: dict[str, Any] | None = None,
+    drawer_id: uuid_module.UUID | None = None,
+    config: DedupConfig | None = None,
+) -> DrawerCheck:
+    """A dry run of `drawer_write_in`: the same checks, the same errors (a name taken, an id
+    used in another room) and the same verdicts, through the same phases, but no lock is taken
+    and nothing is written, not even the wing or the room. A race can still change the answer
+    before a real write."""
+    wing_name, room_name = clean_label(wing, "wing"), clean_label(room, "room")
+    known_room = Room.objects.filter(wing__name=wing_name, name=room_name).first()
+    write = _checked(
+        room=known_room or Room(wing=Wing(name=wing_name), name=room_name),
+        content=content,
+        mode=mode,
+        name=name,
+        kind=kind,
+        agent=agent,
+        source=source,
+        drawer_id=drawer_id,
+        config=config,
+    )
+    if known_room is None:  # a room's first write: nothing to compare with
+        replayed = _replayed(drawer_id, write.room) if drawer_id is not None else None
+        return DrawerCheck(existing=replayed)
+    earlier = _earlier_write(write)
+    if earlier is not None:
+        return DrawerCheck(existing=earlier.drawer)
+    found = _candidates(write, text_lock=None)
+    exact_copy = _exact_copy(write, found)
+    if exact_copy is not None:
+        return DrawerCheck(existing=exact_copy.drawer)
+    if not write.config.enabled:
+        return DrawerCheck(existing=None)
+    return DrawerCheck(existing=None, similar=assess_candidates(write.text, found, write.config))
 
 
 def drawer_write_in(*, wing: str, room: str, **write: Any) -> DrawerWrite:
