@@ -15,6 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput
+from dedup.locks import advisory_lock
+from dedup.mining import MINED_SOURCE_KIND
+from dedup.services import DIARY_ROOM
 from palace.models import DistinctPair, Drawer, DrawerLink, Entity, EntityAlias, EntityLink
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal
@@ -41,8 +44,16 @@ class ItemAction:
     def apply(self, target: Any, *, canonical: str | None, actor: Any) -> Change:
         raise NotImplementedError
 
-    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
+        """Restore the prior state; returns what could not be restored (nothing, mostly)."""
         raise NotImplementedError
+
+
+def target_deleted(what: str) -> Conflict:
+    return Conflict(
+        f"{what} was deleted after this decision, so the decision cannot be reverted.",
+        code="revert_target_deleted",
+    )
 
 
 def touches(link: Link) -> list[str]:
@@ -76,19 +87,26 @@ class LinkDecision(ItemAction):
     def restore(self, before: dict, after: dict) -> None:
         """Undo what `settle` changed besides the link (nothing by default)."""
 
+    def restore_without_link(self, before: dict, after: dict) -> list[str]:
+        """Undo what can be undone once the link is gone (deleted with one of its sides)."""
+        raise target_deleted("The item's link")
+
     def apply(self, target: Link, *, canonical: str | None, actor: Any) -> Change:
         change = self.settle(target, canonical)
         target.mark_decided(actor)
         target.save(update_fields=DECIDED_FIELDS)
         return change
 
-    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
-        link = LINK_MODELS[ref.kind].objects.select_for_update().get(pk=ref.pk)
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
+        link = LINK_MODELS[ref.kind].objects.select_for_update().filter(pk=ref.pk).first()
+        if link is None:
+            return self.restore_without_link(before, after)
         if link.status != after["status"]:
             raise Conflict("The item changed since; it cannot be reverted.", code="revert_blocked")
         self.restore(before, after)
         link.reopen()
         link.save(update_fields=DECIDED_FIELDS)
+        return []
 
 
 class Dismiss(LinkDecision):
@@ -131,10 +149,56 @@ class MergeDrawers(LinkDecision):
         return Change(before, after, touches(link))
 
     def restore(self, before: dict, after: dict) -> None:
-        Drawer.objects.filter(pk=before["other"]["id"]).update(valid_to=None, superseded_by=None)
+        _make_current(before["other"]["id"], beside=before["canonical"]["id"])
         Drawer.objects.filter(pk=before["canonical"]["id"]).update(
             consolidation=before["canonical"]["consolidation"]
         )
+
+    def restore_without_link(self, before: dict, after: dict) -> list[str]:
+        """The kept drawer was deleted, and its link with it: the merged-away drawer becomes
+        current again; the link and the kept drawer's consolidation are gone for good."""
+        if Drawer.objects.filter(pk=before["canonical"]["id"]).exists():
+            raise target_deleted("The item's link")
+        _make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        return [
+            "the link, deleted with the kept drawer",
+            "the kept drawer's consolidation, deleted with it",
+        ]
+
+
+def _make_current(drawer_id: int, *, beside: int) -> None:
+    """Make a merged-away drawer current again, unless that puts it beside a current exact copy
+    the write path would not have stored beside it. `beside`, the merge's kept drawer, does not
+    count: the two were current together before the merge."""
+    drawer = Drawer.objects.select_related("room").get(pk=drawer_id)
+    advisory_lock("drawer", drawer.room_id, drawer.content_hash)  # the write path's text lock
+    copy = _exact_copy_of(drawer, beside=beside)
+    if copy is not None:
+        raise Conflict(
+            "Reverting would make this drawer current beside a drawer with the same text, "
+            "written since; supersede or delete that one first.",
+            code="revert_would_duplicate",
+            details={"drawer": str(drawer.uuid), "copy": str(copy.uuid)},
+        )
+    Drawer.objects.filter(pk=drawer_id).update(valid_to=None, superseded_by=None)
+
+
+def _exact_copy_of(drawer: Drawer, *, beside: int) -> Drawer | None:
+    """A current drawer with the same bytes in the drawer's scope (its room; in a diary, the same
+    agent's entries), where neither is named or mined (those are always stored)."""
+    if _kept_beside_copies(drawer):
+        return None
+    copies = Drawer.objects.current().filter(
+        room_id=drawer.room_id, content_hash=drawer.content_hash
+    )
+    if drawer.room.name == DIARY_ROOM:
+        copies = copies.filter(agent=drawer.agent)
+    copies = copies.exclude(pk__in=(drawer.pk, beside)).order_by("pk")
+    return next((c for c in copies if not _kept_beside_copies(c)), None)
+
+
+def _kept_beside_copies(drawer: Drawer) -> bool:
+    return drawer.name is not None or (drawer.source or {}).get("kind") == MINED_SOURCE_KIND
 
 
 def consolidated(keep: Drawer, other: Drawer) -> dict:
@@ -264,12 +328,13 @@ class DeleteLink(ItemAction):
         after = {"link": None, "distinct": [low, high], "remembered": remembered}
         return Change(before, after, touched)
 
-    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
         model = LINK_MODELS[ref.kind]
         _restore_link(model, before["link"])
         low, high = after["distinct"]
         if after.get("remembered"):
             DistinctPair.objects.filter(kind=_distinct_kind(model), low=low, high=high).delete()
+        return []
 
 
 # --- a sweep's proposal ------------------------------------------------------------------------
@@ -292,12 +357,13 @@ class JudgeProposal(ItemAction):
             context={"run": target.run_id},
         )
 
-    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> None:
+    def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
         undone = Proposal.objects.filter(pk=ref.pk, verdict=after["verdict"]).update(verdict="")
         if not undone:
             raise Conflict(
                 "The proposal changed since; it cannot be reverted.", code="revert_blocked"
             )
+        return []
 
 
 _dismiss, _delete_link = Dismiss(), DeleteLink()

@@ -10,10 +10,13 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
 from review.selectors.audit import not_reverted
-from review.services.actions import ACTIONS
+from review.services.actions import ACTIONS, target_deleted
+
+SIDES = ("older", "newer")  # the order of a link's `touches`
+TOUCHED_MODELS: dict[str, type[Drawer] | type[Entity]] = {"drawer": Drawer, "entity": Entity}
 
 
 def reverts_of(entry: AuditEntry) -> AuditEntry | None:
@@ -31,12 +34,17 @@ def dependents(entry: AuditEntry) -> list[AuditEntry]:
     return [e for e in later if touched & set(e.data.get("touches", []))]
 
 
+def _lock(pks: list[int]) -> None:
+    """Lock these audit rows, in one canonical order (ascending id): racing reverts of the same
+    decisions queue here, and each judges the state the one before it left."""
+    locked = AuditEntry.objects.select_for_update().filter(pk__in=pks).order_by("pk")
+    list(locked.values_list("pk", flat=True))
+
+
 def _decision(decision: int | AuditEntry) -> AuditEntry:
-    entry = (
-        decision
-        if isinstance(decision, AuditEntry)
-        else AuditEntry.objects.filter(pk=decision).first()
-    )
+    """The decision, locked, if it exists and is not reverted yet."""
+    pk = decision.pk if isinstance(decision, AuditEntry) else decision
+    entry = AuditEntry.objects.select_for_update().filter(pk=pk).first()
     if (
         entry is None
         or not entry.action.startswith(DECISION_PREFIX)
@@ -61,6 +69,9 @@ def revert(
     with transaction.atomic():
         entry = _decision(decision)
         later = dependents(entry)
+        if later:  # lock them too (their ids are all above this one's), then judge them again
+            _lock([e.pk for e in later])
+            later = dependents(entry)
         if later and not cascade:
             raise RevertBlocked(
                 "Later decisions depend on this one: revert them first, or revert them together.",
@@ -75,10 +86,11 @@ def revert(
 def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None) -> AuditEntry:
     ref = ItemRef.parse(entry.data["item"])
     action = Action(entry.action.removeprefix(DECISION_PREFIX))
+    _check_sides(entry, ref, action)
     try:
         # A decision's entry records both states.
         before, after = cast(dict, entry.before), cast(dict, entry.after)
-        ACTIONS[ref.kind][action].undo(ref, before=before, after=after)
+        not_restored = ACTIONS[ref.kind][action].undo(ref, before=before, after=after)
     except IntegrityError as error:
         raise RevertBlocked(
             "Restoring the prior state would clash with what was written since "
@@ -91,9 +103,36 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
         target_id=entry.pk,
         before=entry.after,
         after=entry.before,
-        data={"item": str(ref), "reverts": entry.pk, "reverted_action": str(action), "note": note},
+        data={
+            "item": str(ref),
+            "reverts": entry.pk,
+            "reverted_action": str(action),
+            "note": note,
+            **({"not_restored": not_restored} if not_restored else {}),
+        },
         batch=batch,
     )
+
+
+def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
+    """Refuse to revert a decision on a link one of whose sides was deleted since (the link went
+    with it), naming the side. A merge whose kept drawer was deleted is revertible in part: its
+    undo makes the merged-away drawer current again."""
+    if ref.is_proposal:
+        return
+    gone = []
+    for side, touched in zip(SIDES, entry.data.get("touches", []), strict=False):
+        kind, _, pk = touched.partition(":")
+        if not TOUCHED_MODELS[kind].objects.filter(pk=int(pk)).exists():
+            gone.append((side, kind, int(pk)))
+    if not gone:
+        return
+    merge = ref.is_drawer and action is Action.MERGE
+    kept = (entry.before or {}).get("canonical") if merge else None
+    if kept and [pk for _, _, pk in gone] == [kept["id"]]:
+        return
+    side, kind, _ = gone[0]
+    raise target_deleted(f"The {side} {kind} of this item")
 
 
 def last_own_decision(actor: Any) -> AuditEntry | None:

@@ -117,6 +117,7 @@ def apply(
     merge_tiers = set(merge_tiers)
     batch = uuid.uuid4()
     outcomes = {Proposal.Status.LINKED: 0, Proposal.Status.MERGED: 0, Proposal.Status.DISCARDED: 0}
+    discarded: list[int] = []  # kept in the audit row, so `reverse` can propose them again
     with transaction.atomic():
         proposals = run.proposals.select_for_update().filter(status=Proposal.Status.PROPOSED)
         for proposal in proposals.order_by("pk"):
@@ -125,6 +126,7 @@ def apply(
                     proposal.status = Proposal.Status.DISCARDED
                     proposal.save(update_fields=["status"])
                     outcomes[Proposal.Status.DISCARDED] += 1
+                    discarded.append(proposal.pk)
                 continue
             outcome = _apply_one(run, proposal, merge_tiers, actor, batch)
             if outcome is not None:
@@ -148,6 +150,7 @@ def apply(
                 "merged": applied.merged,
                 "discarded": applied.discarded,
             },
+            data={"discarded": discarded},
             batch=batch,
         )
     return applied
@@ -242,15 +245,34 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             proposal.status, proposal.applied_link = Proposal.Status.PROPOSED, None
             proposal.save(update_fields=["status", "applied_link"])
             undone += 1
+        restored = _propose_discarded_again(run)
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.SWEEP_REVERSE,
             target_type=AuditTarget.SWEEP,
             target_id=run.pk,
-            after={"undone": undone},
+            after={"undone": undone, "restored": restored},
             batch=batch,
         )
     return undone
+
+
+def _propose_discarded_again(run: SweepRun) -> int:
+    """The proposals the run's applications discarded since its last reverse are proposed
+    again, as they were before; those discarded otherwise stay discarded."""
+    rows = AuditEntry.objects.filter(target_type=AuditTarget.SWEEP, target_id=str(run.pk))
+    last_reverse = (
+        rows.filter(action=AuditAction.SWEEP_REVERSE).order_by("-pk").values_list("pk", flat=True)
+    ).first()
+    applications = rows.filter(action=AuditAction.SWEEP_APPLY, pk__gt=last_reverse or 0)
+    discarded = [
+        pk
+        for data in applications.values_list("data", flat=True)
+        for pk in data.get("discarded", [])
+    ]
+    return run.proposals.filter(pk__in=discarded, status=Proposal.Status.DISCARDED).update(
+        status=Proposal.Status.PROPOSED
+    )
 
 
 # --- the sample that measures precision --------------------------------------------------------

@@ -65,6 +65,12 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
     else:
         reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
         messages.success(request, f"Reverted decision {reverted}.")
+        for entry in entries:
+            if entry.data.get("not_restored"):
+                lost = "; ".join(entry.data["not_restored"])
+                messages.warning(
+                    request, f"Decision #{entry.data['reverts']}: not restored: {lost}."
+                )
     return redirect(redirect_to)
 
 
