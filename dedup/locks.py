@@ -1,15 +1,24 @@
 """Serialise writers that could race on the same row.
 
-PostgreSQL: a transaction-scoped advisory lock on a key derived from what is being written.
-SQLite: nothing to do here, because the connection opens every transaction IMMEDIATE, which
-takes the database's write lock before the first read.
+PostgreSQL: a transaction-scoped advisory lock on a key derived from what is being written, and
+a row lock on a drawer that a new row is about to refer to. SQLite: nothing to do here, because
+the connection opens every transaction IMMEDIATE, which takes the database's write lock before
+the first read.
+
+The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
+id; then the wings, then the rooms a request creates on first use; then the drawer names; then
+the texts; each kind by sorted key; then row locks on drawers, by id. A request that needs more
+than one lock of a kind takes them all up front (`hold_locks`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 from django.db import connection
+
+from palace.models import Drawer
 
 
 def lock_key(*parts: object) -> int:
@@ -30,3 +39,26 @@ def hold_lock(key: int) -> None:
         raise RuntimeError("advisory_lock() must be called inside a transaction.")
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def hold_locks(keys: Iterable[int]) -> None:
+    """`hold_lock` on every key, in sorted order, in one round trip."""
+    ordered = sorted(set(keys))
+    if connection.vendor != "postgresql" or not ordered:
+        return
+    if not connection.in_atomic_block:  # pragma: no cover - a programming error
+        raise RuntimeError("hold_locks() must be called inside a transaction.")
+    with connection.cursor() as cursor:
+        # unnest yields the array in its order, so the locks are taken in that order.
+        cursor.execute("SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k", [ordered])
+
+
+def drawer_held(drawer_id: int) -> Drawer | None:
+    """The drawer, held until commit so that no one deletes it while a row that refers to it is
+    written (a deferred foreign key would otherwise fail at commit); None if it is gone. FOR KEY
+    SHARE is the weakest row lock a DELETE waits for: readers and other holders never queue."""
+    if connection.vendor != "postgresql":
+        return Drawer.objects.filter(pk=drawer_id).first()
+    table = Drawer._meta.db_table
+    held = Drawer.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [drawer_id])
+    return next(iter(held), None)

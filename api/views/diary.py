@@ -21,7 +21,7 @@ class DiaryView(APIView):
         responses={
             201: s.DrawerWrittenSerializer,
             200: OpenApiResponse(s.DrawerWrittenSerializer, description="The same agent's copy."),
-            **errors(400, 401, 403),
+            **errors(400, 401, 403, 409),
         },
     )
     def post(self, request: Request) -> Response:

@@ -17,6 +17,7 @@ from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.common import DRAWER_ID, drawer_or_404, parsed
 from dedup import services
+from dedup.errors import Conflict
 from palace import selectors
 from palace.models import Drawer
 
@@ -24,7 +25,13 @@ from palace.models import Drawer
 def written(result: services.DrawerWrite) -> Response:
     """The drawer as stored, with what it was linked to: one query for the drawer, one for the
     ids of all the drawers it resembles."""
-    drawer = selectors.drawers_with_place().get(pk=result.drawer.pk)
+    drawer = selectors.drawers_with_place().filter(pk=result.drawer.pk).first()
+    if drawer is None:  # the drawer holding it was deleted between the write's commit and now
+        raise Conflict(
+            "The drawer holding this memory was deleted meanwhile; write it again to store it.",
+            code="drawer_deleted",
+            details={"drawer": str(result.drawer.uuid)},
+        )
     drawer.created = result.created  # type: ignore[attr-defined]  # read by the serializer
     older = Drawer.objects.only("uuid").in_bulk([link.older_id for link in result.links])
     drawer.similar = [  # type: ignore[attr-defined]  # read by the serializer

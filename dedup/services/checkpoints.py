@@ -16,10 +16,10 @@ from django.db import transaction
 from dedup.errors import Conflict
 from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
-from dedup.services.drawers import drawer_write
-from dedup.services.rooms import room_get_or_create
+from dedup.services.drawers import drawer_write, hold_write_locks
+from dedup.services.rooms import Place, rooms_get_or_create
 from dedup.validation import NAME_MAX_LENGTH, clean_label
-from palace.models import Checkpoint, acting_user
+from palace.models import Checkpoint, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
 
@@ -85,6 +85,9 @@ def checkpoint_write(
     earlier ones, an exact copy is not stored and is counted in `duplicates`, and a failing item
     fails the whole batch. Replaying the id returns the first result and stores nothing.
 
+    Every lock the items need (their new wings and rooms, names and texts) is taken up front in
+    the canonical order, so two batches holding the same ones in opposite order never deadlock.
+
     Returns (result, replayed).
     """
     key = clean_label(key, "id", max_length=NAME_MAX_LENGTH)
@@ -94,7 +97,11 @@ def checkpoint_write(
         replayed = _checkpoint_replayed(key, payload_hash)
         if replayed is not None:
             return replayed, True
-        outcomes = [_item_write(key, index, item) for index, item in enumerate(items)]
+        rooms = rooms_get_or_create(_place(item) for item in items)
+        hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
+        outcomes = [
+            _item_write(key, index, item, rooms[_place(item)]) for index, item in enumerate(items)
+        ]
         result = _checkpoint_result(key, outcomes)
         Checkpoint.objects.create(
             key=key,
@@ -119,11 +126,12 @@ def _checkpoint_replayed(key: str, payload_hash: str) -> CheckpointResult | None
     return existing.result
 
 
-def _item_write(key: str, index: int, item: CheckpointItem) -> dict[str, Any]:
+def _place(item: CheckpointItem) -> Place:
+    return (item.wing or item.destination.default_wing, item.destination.room)
+
+
+def _item_write(key: str, index: int, item: CheckpointItem, room: Room) -> dict[str, Any]:
     """Write one item under an id derived from the checkpoint's, so a replay stores nothing."""
-    room = room_get_or_create(
-        wing=item.wing or item.destination.default_wing, room=item.destination.room
-    )
     written = drawer_write(
         room=room,
         content=item.content,

@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from dedup.errors import Conflict, InvalidInput
+from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -96,9 +96,22 @@ def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
 
 
 def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
-    """Delete a drawer and, with it, its links and mentions. The audit row keeps what it held."""
+    """Delete a drawer and, with it, its links and mentions. The audit row keeps what it held.
+
+    The drawer is locked before its links and mentions are read, so concurrent deletes of it
+    delete it once (the others find it gone: NotFound), and a write linking to it or a mention
+    on it (which hold it meanwhile) either commits first, and is deleted with it, or finds it
+    gone."""
     with transaction.atomic():
-        drawer = Drawer.objects.select_related("room__wing", "superseded_by").get(pk=drawer.pk)
+        locked = (
+            Drawer.objects.select_for_update(of=("self",))
+            .select_related("room__wing", "superseded_by")
+            .filter(pk=drawer.pk)
+            .first()
+        )
+        if locked is None:
+            raise NotFound("No drawer with that id.", code="drawer_not_found")
+        drawer = locked
         links = list(
             DrawerLink.objects.filter(newer=drawer).values("older__uuid", "verdict", "similarity")
         ) + list(

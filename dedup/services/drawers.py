@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid as uuid_module
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -19,7 +20,7 @@ from django.db import transaction
 
 from dedup import candidates, policy
 from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
-from dedup.locks import advisory_lock, hold_lock, lock_key
+from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key
 from dedup.services.config import DedupConfig, WriteMode
 from dedup.services.inserts import drawer_insert
 from dedup.services.rooms import room_get_or_create
@@ -32,7 +33,7 @@ from dedup.validation import (
     clean_label,
     clean_optional_label,
 )
-from palace.models import Drawer, DrawerLink, Room, Wing
+from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, DrawerLink, Room, Wing
 
 logger = logging.getLogger("castellan.dedup")
 
@@ -110,8 +111,7 @@ def drawer_write(
             assess_candidates(write.text, found, write.config) if write.config.enabled else []
         )
         drawer = _new_drawer(write)
-        links = _links_to_older(drawer, assessed)
-        drawer_insert(drawer, links)
+        links = drawer_insert(drawer, _links_to_older(drawer, assessed))
     _log_stored(drawer, write.room, assessed)
     return DrawerWrite(drawer, created=True, links=tuple(links))
 
@@ -217,14 +217,36 @@ def _checked(
     )
 
 
+def hold_write_locks(writes: Iterable[tuple[Room, str, str | None]]) -> None:
+    """Take up front, in the canonical order (names, then texts, each sorted), the locks that
+    writes of these (room, content, name) will take one by one: a batch of writes holding the
+    same texts as another in opposite order then queues on it instead of deadlocking."""
+    names, texts = set(), set()
+    for room, content, name in writes:
+        name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH)
+        if name:
+            names.add(_name_lock(room, name))
+        texts.add(_text_lock(room, policy.content_hash(clean_content(content))))
+    hold_locks(names)
+    hold_locks(texts)
+
+
+def _name_lock(room: Room, name: str) -> int:
+    return lock_key("drawer-name", room.id, name)
+
+
+def _text_lock(room: Room, content_hash: str) -> int:
+    return lock_key("drawer", room.id, content_hash)
+
+
 def _take_locks(write: _CheckedWrite) -> int | None:
     """Writers of the same text (or the same name) in a room queue on a lock, so a race stores
     one. The text's lock is taken by the candidate query itself (one round trip), so it is
     returned for that query to take, unless something must be checked under it first: replays of
     one id carry one text, so they queue on it before checking the id (and None is returned)."""
     if write.name is not None:
-        advisory_lock("drawer-name", write.room.id, write.name)
-    text_lock = lock_key("drawer", write.room.id, write.text.content_hash)
+        hold_lock(_name_lock(write.room, write.name))
+    text_lock = _text_lock(write.room, write.text.content_hash)
     if write.drawer_id is not None or not write.config.enabled:
         hold_lock(text_lock)
         return None
@@ -252,8 +274,21 @@ def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
 
 
 def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
+    """The drawer already stored under this id, or None for an id never used. An id whose drawer
+    was deleted is taken for good (its audit rows name it), so one id never names two drawers in
+    the history; the audit is asked only when an id is given and is new (one indexed query)."""
     existing = Drawer.objects.filter(uuid=drawer_id).first()
     if existing is None:
+        if AuditEntry.objects.filter(
+            target_type=AuditTarget.DRAWER,
+            target_id=str(drawer_id),
+            action=AuditAction.DRAWER_DELETE,
+        ).exists():
+            raise Conflict(
+                "That drawer id belonged to a drawer that was deleted; it is not used again.",
+                code="drawer_id_taken",
+                details={"drawer": str(drawer_id)},
+            )
         return None
     if existing.room_id != room.id:
         raise Conflict(
@@ -274,15 +309,19 @@ def _candidates(write: _CheckedWrite, text_lock: int | None) -> candidates.Found
 
 
 def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | None:
-    """The oldest exact copy among the candidates, when this write does not store one."""
+    """The oldest exact copy among the candidates, when this write does not store one. It is
+    held until commit; a copy deleted since the candidates were read is passed over (and, if
+    none is left, the write stores the text: the memory is kept)."""
     if not write.mode.skips_exact_copy or write.name is not None:
         return None
-    exact = next((c for c in found.same if c.content_hash == write.text.content_hash), None)
-    if exact is None:
-        return None
-    logger.debug("exact copy of drawer %s in room %s", exact.uuid, write.room)
-    existing = Drawer.objects.get(pk=exact.id)
-    return DrawerWrite(existing, created=False, duplicate_of=existing)
+    for exact in found.same:
+        if exact.content_hash != write.text.content_hash:
+            continue
+        existing = drawer_held(exact.id)
+        if existing is not None:
+            logger.debug("exact copy of drawer %s in room %s", exact.uuid, write.room)
+            return DrawerWrite(existing, created=False, duplicate_of=existing)
+    return None
 
 
 def _new_drawer(write: _CheckedWrite) -> Drawer:

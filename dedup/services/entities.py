@@ -14,8 +14,8 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup import candidates, policy
-from dedup.errors import InvalidInput
-from dedup.locks import advisory_lock
+from dedup.errors import InvalidInput, NotFound
+from dedup.locks import advisory_lock, drawer_held
 from dedup.services.config import Actor, DedupConfig
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
 from palace.models import (
@@ -156,11 +156,15 @@ def mention_add(
     provenance: dict[str, Any] | None = None,
     config: DedupConfig | None = None,
 ) -> MentionWrite:
-    """Record that a drawer names an entity, resolving the name first."""
+    """Record that a drawer names an entity, resolving the name first. The drawer is held until
+    commit (after the entity's lock, in the canonical order); one deleted meanwhile is NotFound,
+    and nothing is written."""
     if provenance is not None and not isinstance(provenance, dict):
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
         resolution = entity_resolve(name=name, kind=kind, config=config)
+        if drawer_held(drawer.pk) is None:
+            raise NotFound("No drawer with that id.", code="drawer_not_found")
         mention, created = Mention.objects.get_or_create(
             drawer=drawer,
             entity=resolution.entity,

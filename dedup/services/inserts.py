@@ -11,14 +11,19 @@ from palace.models import Drawer, DrawerLink
 _LINK_FIELDS = ("older", "verdict", "similarity", "signals", "status", "created_at")
 
 
-def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> None:
-    """Insert a new drawer and its links, and mark them saved.
+def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> list[DrawerLink]:
+    """Insert a new drawer and its links, mark them saved, and return the links stored.
 
     What `save()` and `bulk_create()` do, without their cost on the hot path of every write: the
     ORM's preparation took longer than the inserts themselves. Values are still prepared by each
     model field, so they are stored exactly as the ORM would store them. A link names its newer
     drawer by uuid, known before the insert, so on PostgreSQL both statements go in one round
     trip.
+
+    On PostgreSQL each older drawer is held (FOR KEY SHARE, in id order) as its link is inserted,
+    so a DELETE of it waits for this write to commit; a drawer deleted since the candidates were
+    read is not linked (its link is left out of what is returned), rather than the write failing
+    at commit on the deferred foreign key.
     """
     drawer_fields = [f for f in Drawer._meta.local_concrete_fields if not f.primary_key]
     # Concrete fields have a column.
@@ -43,20 +48,28 @@ def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> None:
                 cursor.execute(statements[1], link_params)
         link_ids = {older_id: link_id for link_id, older_id in cursor.fetchall()} if links else {}
     _mark_saved(drawer)
-    for link in links:  # one link per older drawer; RETURNING promises no order
+    stored = [link for link in links if link.older_id in link_ids]
+    for link in stored:  # one link per older drawer; RETURNING promises no order
         link.pk = link_ids[link.older_id]
         link.newer_id = drawer.pk
         _mark_saved(link)
+    return stored
 
 
 def _links_insert_sql(link_fields: list[models.Field], rows: int) -> str:
     newer = f"(SELECT id FROM {Drawer._meta.db_table} WHERE uuid = %s)"
-    return _insert_sql(
-        DrawerLink,
-        ["newer_id", *(cast(str, f.column) for f in link_fields)],
-        rows,
-        "id, older_id",
-        first_value=newer,
+    columns = ["newer_id", *(str(f.column) for f in link_fields)]
+    if connection.vendor != "postgresql":  # one writer at a time: no older drawer can vanish
+        return _insert_sql(DrawerLink, columns, rows, "id, older_id", first_value=newer)
+    # The values are typed by casts: in a SELECT, unlike in INSERT ... VALUES, no column does.
+    casts = [f"%s::{f.cast_db_type(connection)}" for f in link_fields]
+    row = f"({', '.join([newer, *casts])})"
+    drawers = Drawer._meta.db_table
+    return (
+        f"INSERT INTO {DrawerLink._meta.db_table} ({', '.join(columns)}) "
+        f"SELECT v.* FROM (VALUES {', '.join([row] * rows)}) AS v ({', '.join(columns)}) "
+        f"JOIN {drawers} AS older ON older.id = v.older_id "
+        "ORDER BY older.id FOR KEY SHARE OF older RETURNING id, older_id"
     )
 
 

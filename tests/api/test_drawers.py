@@ -5,6 +5,8 @@ import uuid
 
 import pytest
 
+from dedup import services
+from dedup.errors import NotFound
 from palace.models import AuditEntry, Drawer, DrawerLink, Room, Wing
 
 pytestmark = pytest.mark.django_db
@@ -382,3 +384,41 @@ def test_delete_removes_links_and_is_audited(api, user):
     assert entry.before["content"] == typo["content"]
     assert entry.after is None
     assert entry.before["links"][0]["older__uuid"] == original["id"]
+
+
+def test_a_deleted_drawers_id_is_not_written_again(api):
+    drawer_id = str(uuid.uuid4())
+    assert write(api, id=drawer_id).status_code == 201
+    assert api.delete(f"/api/drawers/{drawer_id}").status_code == 204
+    again = write(api, "Another memory under the deleted drawer's id.", id=drawer_id)
+    assert again.status_code == 409
+    assert again.json()["code"] == "drawer_id_taken"
+    assert not Drawer.objects.filter(uuid=drawer_id).exists()
+    assert AuditEntry.objects.filter(target_id=drawer_id).count() == 1
+
+
+def test_concurrent_deletes_of_a_gone_drawer_answer_404(api):
+    """The loser of a race reaches the service after the winner committed: it answers 404."""
+    drawer = Drawer.objects.get(uuid=write(api).json()["id"])
+    services.drawer_delete(drawer=drawer)
+    with pytest.raises(NotFound) as error:
+        services.drawer_delete(drawer=drawer)
+    assert error.value.code == "drawer_not_found"
+    assert AuditEntry.objects.filter(action="drawer.delete").count() == 1
+
+
+def test_a_write_answered_by_a_drawer_deleted_meanwhile_is_a_409(api, monkeypatch):
+    """A DELETE can commit between an exact copy's write and the read of its answer."""
+    held = Drawer.objects.get(uuid=write(api).json()["id"])
+    write_in = services.drawer_write_in
+
+    def write_then_delete(**fields):
+        result = write_in(**fields)
+        services.drawer_delete(drawer=result.drawer)
+        return result
+
+    monkeypatch.setattr(services, "drawer_write_in", write_then_delete)
+    response = write(api)
+    assert response.status_code == 409
+    assert response.json()["code"] == "drawer_deleted"
+    assert response.json()["details"] == {"drawer": str(held.uuid)}
