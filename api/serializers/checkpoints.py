@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
 from dedup.services import Destination
 
 
-class CheckpointItemSerializer(serializers.Serializer):
+class CheckpointItemSerializer(InputSerializer):
     content = StrictTextField()
     destination = serializers.ChoiceField(choices=[d.value for d in Destination])
     wing = StrictTextField(required=False, allow_null=True)
@@ -18,7 +18,7 @@ class CheckpointItemSerializer(serializers.Serializer):
     source = JSONObjectField(required=False, allow_null=True)
 
 
-class CheckpointSerializer(serializers.Serializer):
+class CheckpointSerializer(InputSerializer):
     id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
     items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)
 
