@@ -132,7 +132,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # IMMEDIATE takes the write lock when a transaction starts, so two writers of the same
-        # text are serialised instead of both reading "no copy yet".
+        # text are serialised instead of both reading "no copy yet". It applies to every atomic
+        # block, so reads open none (a test holds it); a lock held past `timeout` answers 503
+        # `database_busy` (config.middleware), never 500.
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",

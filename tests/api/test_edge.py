@@ -144,3 +144,22 @@ def test_a_held_sqlite_write_lock_makes_a_write_answer_503_not_500(http):
     assert response.json()["code"] == "database_busy"
     assert not Drawer.objects.exists()
     assert not AuditEntry.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock")
+@pytest.mark.parametrize(
+    "path", ["/api/wings", "/api/entities", "/api/review/decisions", "/api/wings/ops"]
+)
+def test_reads_take_no_write_lock(http, path):
+    """`transaction_mode = IMMEDIATE` makes every atomic block take the write lock: reads open
+    none, so they answer while a writer holds it."""
+    name = connection.settings_dict["NAME"]
+    holder = sqlite3.connect(name, uri=name.startswith("file:"), timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        response = http.get(path)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert response.status_code in (200, 404)
