@@ -101,6 +101,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files are answered here, before sessions and the database are touched.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Bad input is refused before sessions or CSRF read the request.
+    "config.middleware.EdgeMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -132,12 +134,16 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A connection the database dropped is replaced at the next request, not used and failed.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # IMMEDIATE takes the write lock when a transaction starts, so two writers of the same
-        # text are serialised instead of both reading "no copy yet".
+        # text are serialised instead of both reading "no copy yet". It applies to every atomic
+        # block, so reads open none (a test holds it); a lock held past `timeout` answers 503
+        # `database_busy` (config.middleware), never 500.
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
@@ -200,7 +206,7 @@ REST_FRAMEWORK: dict[str, Any] = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",

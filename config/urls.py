@@ -10,3 +10,8 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("", include("review.urls")),
 ]
+
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_error"

@@ -4,6 +4,7 @@ filters; a malformed value is a clear error naming the parameter, never a silent
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Any, cast
 
 from django import forms
@@ -14,6 +15,16 @@ from review.models import SweepRun
 
 RECENT_RUNS = 20  # the done sweeps the queue offers to filter by
 SEARCH_LENGTH = 200
+MAX_ID = 2**63 - 1  # the largest id a database column holds
+
+
+def ascii_number(raw: str) -> int | None:
+    """A whole number written in ASCII digits (`str.isdigit` also accepts "²"), small enough for
+    an id column; otherwise None."""
+    raw = raw.strip()
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_ID:
+        return None
+    return int(raw)
 
 
 class StrippedChoiceField(forms.ChoiceField):
@@ -100,8 +111,11 @@ class QueueFilterForm(forms.Form):
         return self.cleaned_data["q"][:SEARCH_LENGTH]
 
     def clean_run(self) -> int | None:
+        raw = self.cleaned_data["run"]
+        if raw.strip() and ascii_number(raw) is None:
+            raise forms.ValidationError("run must be a sweep's number.")
         try:
-            return selectors.run_id(self.cleaned_data["run"])
+            return selectors.run_id(raw)
         except InvalidInput as error:
             raise forms.ValidationError(error.message) from error
 
@@ -113,7 +127,7 @@ class QueueFilterForm(forms.Form):
 
 
 class AuditFilterForm(forms.Form):
-    """The audit log's filters. Dates are checked where they are used, in the selector."""
+    """The audit log's filters. A date must be one the log can count a day past."""
 
     actor = _text(10)
     action = _text(16, placeholder="review.merge")
@@ -125,8 +139,27 @@ class AuditFilterForm(forms.Form):
         kwargs.setdefault("auto_id", False)
         super().__init__(data, **kwargs)
 
+    def _clean_day(self, name: str) -> str:
+        raw = self.cleaned_data[name]
+        if raw:
+            try:
+                day = date.fromisoformat(raw)
+            except ValueError:
+                day = date.max
+            if day >= date.max:  # the selector filters up to the day after
+                raise forms.ValidationError(f"{name} must be a date like 2026-11-29.")
+        return raw
+
+    def clean_since(self) -> str:
+        return self._clean_day("since")
+
+    def clean_until(self) -> str:
+        return self._clean_day("until")
+
     def filters(self) -> selectors.AuditFilters:
-        self.is_valid()  # text only: nothing here can be invalid
+        """The validated filters; an invalid form raises the first error as `InvalidInput`."""
+        if not self.is_valid():
+            raise InvalidInput(first_error(self))
         return selectors.AuditFilters(**self.cleaned_data)
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
 from dedup.services import Destination
 
 
-class CheckpointItemSerializer(serializers.Serializer):
+class CheckpointItemSerializer(InputSerializer):
     content = StrictTextField()
     destination = serializers.ChoiceField(choices=[d.value for d in Destination])
     wing = StrictTextField(required=False, allow_null=True)
@@ -20,7 +20,7 @@ class CheckpointItemSerializer(serializers.Serializer):
     )
 
 
-class CheckpointSerializer(serializers.Serializer):
+class CheckpointSerializer(InputSerializer):
     id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
     # many=True makes a ListSerializer, which takes max_length; the stubs see the child's init.
     items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)  # type: ignore[call-arg]

@@ -4,11 +4,25 @@ interface."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+
+class InputSerializer(serializers.Serializer):
+    """The base of every request body: a field it does not declare is refused by name, at any
+    depth (a nested input serializer is one too), instead of being silently dropped."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(name) for name in data if name not in self.fields)
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
 
 
 @extend_schema_field(OpenApiTypes.STR)

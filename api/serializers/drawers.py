@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
 from palace.models import Drawer
 
 
-class DrawerWriteSerializer(serializers.Serializer):
+class DrawerWriteSerializer(InputSerializer):
     content = StrictTextField()
     name = StrictTextField(required=False, allow_null=True)
     kind = StrictTextField(required=False, allow_null=True)
@@ -76,11 +76,11 @@ class DuplicatesSerializer(serializers.Serializer):
     similar = SimilarSerializer(many=True)
 
 
-class SupersedeSerializer(serializers.Serializer):
+class SupersedeSerializer(InputSerializer):
     by = serializers.UUIDField(required=False, allow_null=True)
 
 
-class DiaryWriteSerializer(serializers.Serializer):
+class DiaryWriteSerializer(InputSerializer):
     wing = StrictTextField()
     content = StrictTextField()
     agent = StrictTextField(required=False, allow_null=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
 from api.serializers.drawers import DrawerSerializer
 from palace.models import Entity
 from palace.selectors import served_aliases
@@ -47,7 +47,7 @@ class EntitySerializer(serializers.ModelSerializer):
         return served_aliases(entity)
 
 
-class MentionWriteSerializer(serializers.Serializer):
+class MentionWriteSerializer(InputSerializer):
     name = StrictTextField()
     kind = StrictTextField(required=False, allow_null=True)
     provenance = JSONObjectField(required=False, allow_null=True)
@@ -90,7 +90,7 @@ class EntityCandidatesSerializer(serializers.Serializer):
     candidates = EntityCandidateSerializer(many=True)
 
 
-class AliasAddSerializer(serializers.Serializer):
+class AliasAddSerializer(InputSerializer):
     alias = StrictTextField()
 
 

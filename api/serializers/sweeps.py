@@ -6,15 +6,17 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import IsoDateTimeField
+from api.serializers.common import InputSerializer, IsoDateTimeField
 from dedup.policy import NEAR_THRESHOLD_RANGE
+from review.gates import DRAWER_TIERS, ENTITY_TIERS
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 
 LOWEST, HIGHEST = NEAR_THRESHOLD_RANGE
+TIERS = sorted({*DRAWER_TIERS, *ENTITY_TIERS})
 
 
-class SweepRequestSerializer(serializers.Serializer):
+class SweepRequestSerializer(InputSerializer):
     wing = serializers.CharField(required=False, allow_blank=True, max_length=100)
     room = serializers.CharField(required=False, allow_blank=True, max_length=100)
     threshold = serializers.FloatField(required=False, min_value=LOWEST, max_value=HIGHEST)
@@ -22,9 +24,9 @@ class SweepRequestSerializer(serializers.Serializer):
     entities = serializers.BooleanField(required=False, default=False)
 
 
-class ApplyRequestSerializer(serializers.Serializer):
+class ApplyRequestSerializer(InputSerializer):
     threshold = serializers.FloatField(min_value=LOWEST, max_value=HIGHEST)
-    tiers = serializers.ListField(child=serializers.CharField(), required=False)
+    tiers = serializers.ListField(child=serializers.ChoiceField(choices=TIERS), required=False)
     merge = serializers.BooleanField(required=False, default=True)
     discard_below = serializers.BooleanField(required=False, default=False)
 

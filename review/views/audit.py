@@ -17,7 +17,7 @@ from dedup.errors import DomainError
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
-from review.forms import AuditFilterForm
+from review.forms import AuditFilterForm, ascii_number
 from review.views.common import HtmxHttpRequest, query_without, require_decide, safe_next
 
 AUDIT_PAGE = 50
@@ -78,11 +78,12 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
 @require_GET
 def audit(request: HtmxHttpRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET)
-    filters = form.filters()
     try:
+        filters = form.filters()
         entries, error = selectors.audit_entries(filters), None
     except DomainError as failure:
-        entries, error = selectors.audit_entries(selectors.AuditFilters()), failure.message
+        filters, error = selectors.AuditFilters(), failure.message
+        entries = selectors.audit_entries(filters)
     export = request.GET.get("format")
     if export in ("csv", "json"):
         return _export(entries, export)
@@ -103,10 +104,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
 
 def _audit_page(entries: QuerySet[AuditEntry], *, before: str) -> tuple[list, int | None]:
     """One page of entries older than `before` (if a number), and where the next one starts."""
-    try:
-        start = int(before)
-    except ValueError:
-        start = 0
+    start = ascii_number(before) or 0
     if start:
         entries = entries.filter(pk__lt=start)
     rows = list(entries[: AUDIT_PAGE + 1])

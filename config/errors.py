@@ -1,0 +1,39 @@
+"""Error pages that know which interface asked: under `/api/` every error is the API's JSON
+`{"error", "code"}`, elsewhere the console keeps Django's HTML pages."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+from api.errors import body
+
+API_PREFIX = "/api/"
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(body("Bad request.", "invalid"), status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(body("Permission denied.", "permission_denied"), status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(body("No such API endpoint or object.", "not_found"), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse(body("Internal server error.", "server_error"), status=500)
+    return defaults.server_error(request)

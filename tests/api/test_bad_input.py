@@ -1,0 +1,296 @@
+"""Bad input from outside, over every write endpoint and every filter: each is refused with a
+clear `{error, code}` (HTML with the message on the console), and nothing is written in any
+table. A 500 anywhere here is a failure."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+from django.apps import apps
+from django.contrib.auth.models import Group, Permission
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from dedup import services as write
+from review import services as review_services
+from review.services import sweeps as sweep_services
+
+pytestmark = pytest.mark.django_db
+
+NUL = "bad\u0000text"
+SURROGATE = "bad\ud800text"
+DEEP = "[" * 1000 + "]" * 1000
+BASE = "For local development always use port 8080 for the API server."
+
+
+@pytest.fixture
+def world(dedup_settings, django_user_model) -> dict:
+    """A curator allowed everything, and one of each thing a URL can name."""
+    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(Permission.objects.get(codename="decide"))
+    user.groups.add(group)
+    user.user_permissions.add(Permission.objects.get(codename="write_as_any_agent"))
+    room = write.room_get_or_create(wing="ops", room="dev")
+    drawer = write.drawer_write(room=room, content=BASE).drawer
+    (decided,) = write.drawer_write(room=room, content=BASE.replace("8080", "8081")).links
+    (open_link,) = write.drawer_write(room=room, content=BASE.replace("8080", "8082")).links[:1]
+    entity = write.entity_resolve(name="Katarina", kind="person").entity
+    decision = review_services.decide(item=f"d{decided.pk}", action="dismiss", actor=user)
+    run = sweep_services.execute(sweep_services.start(wing="ops", threshold=0.9, actor=user))
+    return {
+        "user": user,
+        "drawer": drawer.uuid,
+        "entity": entity.uuid,
+        "item": f"d{open_link.pk}",
+        "decision": decision.pk,
+        "run": run.pk,
+    }
+
+
+def row_counts() -> dict[str, int]:
+    """Rows in every table of the palace and the review console."""
+    models = [
+        *apps.get_app_config("palace").get_models(),
+        *apps.get_app_config("review").get_models(),
+    ]
+    return {model._meta.label: model.objects.count() for model in models}
+
+
+@dataclass(frozen=True)
+class Write:
+    """A write endpoint, a valid body, and where a bad string or enum value goes."""
+
+    path: str
+    body: dict
+    text: str  # a string field (a dotted path into the body)
+    enums: dict = field(default_factory=dict)  # field -> a value outside the enum
+    numbers: dict = field(default_factory=dict)  # field -> a value out of range
+
+    def with_value(self, dotted: str, value: object) -> dict:
+        body = json.loads(json.dumps(self.body))
+        *parents, last = dotted.split(".")
+        target = body
+        for name in parents:
+            target = target[int(name)] if name.isdigit() else target[name]
+        target[last] = value
+        return body
+
+
+WRITES = {
+    "drawer": Write(
+        "/api/wings/ops/rooms/dev/drawers", {"content": "The backups run at noon."}, "content"
+    ),
+    "drawer source": Write(
+        "/api/wings/ops/rooms/dev/drawers",
+        {"content": "The backups run at noon.", "source": {"via": "cli"}},
+        "source.via",
+    ),
+    "diary": Write("/api/diary", {"wing": "notes", "content": "Slept well."}, "wing"),
+    "checkpoint": Write(
+        "/api/checkpoints",
+        {
+            "id": "cp-1",
+            "items": [{"content": "Deploys are on Tuesdays.", "destination": "general"}],
+        },
+        "items.0.content",
+        enums={"items.0.destination": "bogus"},
+    ),
+    "checkpoint id": Write(
+        "/api/checkpoints",
+        {
+            "id": "cp-1",
+            "items": [{"content": "Deploys are on Tuesdays.", "destination": "general"}],
+        },
+        "id",
+    ),
+    "mention": Write(
+        "/api/drawers/{drawer}/mentions", {"name": "PostgreSQL", "kind": "tool"}, "name"
+    ),
+    "mention provenance": Write(
+        "/api/drawers/{drawer}/mentions",
+        {"name": "PostgreSQL", "provenance": {"page": "one"}},
+        "provenance.page",
+    ),
+    "alias": Write("/api/entities/{entity}/aliases", {"alias": "Kat"}, "alias"),
+    "decision": Write(
+        "/api/review/items/{item}/decisions",
+        {"action": "dismiss", "note": "fine"},
+        "note",
+        enums={"action": "bogus"},
+    ),
+    "revert": Write("/api/review/decisions/{decision}/revert", {"note": "oops"}, "note"),
+    "sweep": Write("/api/sweeps", {"wing": "ops"}, "wing", numbers={"threshold": 5}),
+    "apply": Write(
+        "/api/sweeps/{run}/apply",
+        {"threshold": 0.95},
+        "tiers.0",
+        enums={"tiers": ["bogus"]},
+        numbers={"threshold": -1},
+    ),
+    "supersede": Write("/api/drawers/{drawer}/supersede", {"by": None}, "by"),
+}
+
+
+def body_cases():
+    for label, case in WRITES.items():
+        field_name = case.text.split(".")[-1]
+        if label == "apply":  # tiers holds no string until one is given
+            yield (
+                f"{label} NUL",
+                case,
+                json.dumps({**case.body, "tiers": [NUL]}),
+                "invalid",
+                "tiers",
+            )
+        else:
+            for kind, value in (("NUL", NUL), ("surrogate", SURROGATE)):
+                body = json.dumps(case.with_value(case.text, value))
+                yield f"{label} {kind}", case, body, "invalid", field_name
+        yield (
+            f"{label} deep",
+            case,
+            json.dumps(case.body)[:-1] + f', "deep": {DEEP}}}',
+            "invalid_json",
+            "nested",
+        )
+        yield (
+            f"{label} unknown",
+            case,
+            json.dumps({**case.body, "nmae": "runbook"}),
+            "invalid",
+            "nmae",
+        )
+        for dotted, value in {**case.enums, **case.numbers}.items():
+            name = (
+                dotted.split(".")[-1]
+                if not dotted.split(".")[-1].isdigit()
+                else dotted.split(".")[0]
+            )
+            yield (
+                f"{label} {name}",
+                case,
+                json.dumps(case.with_value(dotted, value)),
+                "invalid",
+                name,
+            )
+
+
+BODY_CASES = list(body_cases())
+
+
+def api_client(world) -> Client:
+    token = Token.objects.get_or_create(user=world["user"])[0]
+    return Client(HTTP_AUTHORIZATION=f"Token {token.key}", raise_request_exception=False)
+
+
+@pytest.mark.parametrize(
+    ("case", "body", "code", "named"), [c[1:] for c in BODY_CASES], ids=[c[0] for c in BODY_CASES]
+)
+def test_bad_bodies_are_refused_and_write_nothing(world, case, body, code, named):
+    client = api_client(world)
+    before = row_counts()
+    response = client.post(case.path.format(**world), body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    assert named in response.json()["error"]
+    assert row_counts() == before
+
+
+PATH_CASES = {
+    "room write": ("post", "/api/wings/o%00ps/rooms/dev/drawers"),
+    "wing": ("get", "/api/wings/a%00"),
+    "drawer delete": ("delete", "/api/drawers/%00"),
+    "drawer read": ("get", "/api/drawers/{drawer}%00"),
+    "decision item": ("post", "/api/review/items/d1%00/decisions"),
+    "entity aliases": ("post", "/api/entities/%00/aliases"),
+}
+
+
+@pytest.mark.parametrize(("method", "path"), PATH_CASES.values(), ids=PATH_CASES.keys())
+def test_nul_in_a_path_segment_is_refused(world, method, path):
+    client = api_client(world)
+    before = row_counts()
+    body = json.dumps({"content": "The backups run at noon.", "alias": "x", "action": "dismiss"})
+    if method == "get":
+        response = client.get(path.format(**world))
+    else:
+        response = getattr(client, method)(
+            path.format(**world), body, content_type="application/json"
+        )
+    assert response.status_code == 400
+    assert response.json() == {"error": f"path: {UNSTORABLE}", "code": "invalid"}
+    assert row_counts() == before
+
+
+UNSTORABLE = "Must not contain NUL characters or lone surrogates."
+
+FILTER_CASES = {
+    "entities name NUL": ("/api/entities?name=%00", "invalid", "name"),
+    "entities kind NUL": ("/api/entities?kind=%00", "invalid", "kind"),
+    "room drawers all NUL": ("/api/wings/ops/rooms/dev/drawers?all=%00", "invalid", "all"),
+    "queue q NUL": ("/api/review/queue?q=%00", "invalid", "q"),
+    "queue wing NUL": ("/api/review/queue?wing=a%00", "invalid", "wing"),
+    "queue run superscript": ("/api/review/queue?run=%C2%B2", "invalid", "run"),
+    "queue run too large": ("/api/review/queue?run=99999999999999999999999", "invalid", "run"),
+    "queue similarity nan": ("/api/review/queue?min_similarity=nan", "invalid", "min_similarity"),
+    "queue status bogus": ("/api/review/queue?status=bogus", "invalid", "status"),
+    "queue order bogus": ("/api/review/queue?order=bogus", "invalid", "order"),
+    "decisions actor NUL": ("/api/review/decisions?actor=%00", "invalid", "actor"),
+    "decisions item NUL": ("/api/review/decisions?item=%00", "invalid", "item"),
+    "decisions until overflow": ("/api/review/decisions?until=9999-12-31", "invalid", "until"),
+    "decisions since malformed": ("/api/review/decisions?since=2026-13-01", "invalid", "since"),
+    "proposals tier NUL": ("/api/sweeps/{run}/proposals?tier=%00", "invalid", "tier"),
+    "parameter name NUL": ("/api/entities?na%00me=x", "invalid", "query"),
+}
+
+
+@pytest.mark.parametrize(("url", "code", "named"), FILTER_CASES.values(), ids=FILTER_CASES.keys())
+def test_bad_filters_are_refused(world, url, code, named):
+    client = api_client(world)
+    before = row_counts()
+    response = client.get(url.format(**world))
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    assert response.json()["error"].startswith(named)
+    assert row_counts() == before
+
+
+CONSOLE_CASES = {
+    "queue q NUL": ("/?q=%00", "q: Must not contain NUL"),
+    "queue run superscript": ("/?run=%C2%B2", "run must be a sweep"),
+    "queue run too large": ("/?run=99999999999999999999999", "run must be a sweep"),
+    "audit actor NUL": ("/audit/?actor=%00", "actor: Must not contain NUL"),
+    "audit until overflow": ("/audit/?until=9999-12-31", "until must be a date"),
+    "item NUL": ("/items/d1%00/", "path: Must not contain NUL"),
+}
+
+
+@pytest.mark.parametrize(("url", "message"), CONSOLE_CASES.values(), ids=CONSOLE_CASES.keys())
+def test_console_shows_a_clear_message_for_bad_filters(world, url, message):
+    client = Client(raise_request_exception=False)
+    client.force_login(world["user"])
+    before = row_counts()
+    response = client.get(url)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert row_counts() == before
+
+
+def test_console_form_field_with_nul_is_refused(world):
+    client = Client(raise_request_exception=False)
+    client.force_login(world["user"])
+    before = row_counts()
+    response = client.post(f"/items/{world['item']}/decide", {"action": "dismiss", "note": NUL})
+    assert response.status_code == 400
+    assert "note: Must not contain NUL" in response.content.decode()
+    assert row_counts() == before
+
+
+def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):
+    client = Client(raise_request_exception=False)
+    client.force_login(world["user"])
+    assert client.get("/audit/?before=99999999999999999999999").status_code == 200
+    assert client.get("/audit/?before=%C2%B2").status_code == 200

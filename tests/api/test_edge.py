@@ -1,0 +1,165 @@
+"""The API's edge: every error under /api/ is JSON, whatever failed (an unmatched route, a crash,
+a database that is away or busy), and the console keeps its HTML pages."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.db import OperationalError, connection
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from api.parsers import MAX_DEPTH
+from api.views import wings
+from palace.models import AuditEntry, Drawer
+from review import selectors as review_selectors
+
+pytestmark = pytest.mark.django_db
+
+WRITE = "/api/wings/ops/rooms/dev/drawers"
+FACT = {"content": "The backups run at noon."}
+
+
+@pytest.fixture
+def http(user, dedup_settings) -> Client:
+    """An API client that answers a crash as a server would, instead of raising it."""
+    token = Token.objects.create(user=user)
+    return Client(HTTP_AUTHORIZATION=f"Token {token.key}", raise_request_exception=False)
+
+
+@pytest.fixture
+def console(user) -> Client:
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/wings/",  # a trailing slash
+        "/api/sweeps/-1",  # a negative id
+        "/api/review/decisions/abc/revert",
+        "/api/review/decisions/-3/revert",
+        "/api/no-such-thing",
+    ],
+)
+def test_an_unmatched_api_route_is_a_json_404(http, path):
+    response = http.post(path, {}, content_type="application/json")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "not_found"
+
+
+def test_the_console_keeps_its_html_404(console):
+    response = console.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_crash_under_the_api_is_a_json_500(http, monkeypatch):
+    def crash():
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(wings.selectors, "wings_with_rooms", crash)
+    response = http.get("/api/wings")
+    assert response.status_code == 500
+    assert response.json() == {"error": "Internal server error.", "code": "server_error"}
+
+
+def test_json_nested_too_deep_is_invalid_json(http):
+    for depth in (MAX_DEPTH + 1, 950, 100_000):
+        body = '{"content": "x", "source": ' + "[" * depth + "]" * depth + "}"
+        response = http.post(WRITE, body, content_type="application/json")
+        assert response.status_code == 400, depth
+        assert response.json()["code"] == "invalid_json", depth
+    assert not Drawer.objects.exists()
+
+
+def test_json_nested_within_the_limit_is_accepted(http):
+    nested: dict = {}
+    for _ in range(MAX_DEPTH - 2):
+        nested = {"a": nested}
+    response = http.post(WRITE, {**FACT, "source": nested}, content_type="application/json")
+    assert response.status_code == 201
+
+
+def test_connection_health_checks_are_on():
+    assert settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] is True
+
+
+def test_an_unreachable_database_is_a_json_503(http, console, monkeypatch):
+    def refused(*args, **kwargs):
+        raise OperationalError("connection to server at 127.0.0.1 port 1 failed")
+
+    monkeypatch.setattr(wings.selectors, "wings_with_rooms", refused)
+    response = http.get("/api/wings")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.json()["code"] == "database_unavailable"
+
+
+def test_the_console_answers_a_plain_503_page(console, monkeypatch):
+    def refused(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(review_selectors, "audit_entries", refused)
+    response = console.get("/audit/")
+    assert response.status_code == 503
+    assert response["Content-Type"].startswith("text/html")
+    assert "database is unavailable" in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="kills a PostgreSQL backend")
+def test_a_killed_connection_is_a_json_503_and_writes_nothing(http):
+    assert http.get("/api/wings").status_code == 200
+    params = connection.get_connection_params()
+    with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid])
+    response = http.post(WRITE, FACT, content_type="application/json")
+    assert response.status_code == 503
+    assert response.json()["code"] == "database_unavailable"
+    connection.close()
+    assert not Drawer.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock")
+def test_a_held_sqlite_write_lock_makes_a_write_answer_503_not_500(http):
+    name = connection.settings_dict["NAME"]
+    holder = sqlite3.connect(name, uri=name.startswith("file:"), timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        holder.execute("UPDATE django_session SET expire_date = expire_date")
+        response = http.post(WRITE, FACT, content_type="application/json")
+    finally:
+        holder.rollback()
+        holder.close()
+    assert response.status_code == 503
+    assert response["Retry-After"] == "1"
+    assert response.json()["code"] == "database_busy"
+    assert not Drawer.objects.exists()
+    assert not AuditEntry.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock")
+@pytest.mark.parametrize(
+    "path", ["/api/wings", "/api/entities", "/api/review/decisions", "/api/wings/ops"]
+)
+def test_reads_take_no_write_lock(http, path):
+    """`transaction_mode = IMMEDIATE` makes every atomic block take the write lock: reads open
+    none, so they answer while a writer holds it."""
+    name = connection.settings_dict["NAME"]
+    holder = sqlite3.connect(name, uri=name.startswith("file:"), timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        response = http.get(path)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert response.status_code in (200, 404)
