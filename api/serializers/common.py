@@ -10,6 +10,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.error_codes import ERROR_CODE_CHOICES
+
 
 @extend_schema_field(OpenApiTypes.STR)
 class StrictTextField(serializers.Field):
@@ -38,7 +40,7 @@ class JSONObjectField(serializers.JSONField):
 
 class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField()
-    code = serializers.CharField()
+    code = serializers.ChoiceField(choices=ERROR_CODE_CHOICES, help_text="A stable code.")
     details = serializers.JSONField(required=False)
 
 
