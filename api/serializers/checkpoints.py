@@ -5,21 +5,22 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from dedup.services import Destination
 
 
 class CheckpointItemSerializer(serializers.Serializer):
     content = StrictTextField()
     destination = serializers.ChoiceField(choices=[d.value for d in Destination])
-    wing = StrictTextField(required=False, allow_null=True)
-    name = StrictTextField(required=False, allow_null=True)
-    agent = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
+    wing = LabelField(required=False, allow_null=True)
+    name = NameField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
     source = JSONObjectField(required=False, allow_null=True)
 
 
 class CheckpointSerializer(serializers.Serializer):
-    id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
+    id = NameField(help_text="Client-chosen; replaying it returns the same result.")
     items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import JSONObjectField, StrictTextField
+from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from palace.models import Drawer
 
 
 class DrawerWriteSerializer(serializers.Serializer):
     content = StrictTextField()
-    name = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
-    agent = StrictTextField(required=False, allow_null=True)
+    name = NameField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
     source = JSONObjectField(required=False, allow_null=True)
     id = serializers.UUIDField(
         required=False, help_text="Optional client-chosen id: writing it again is a replay."
@@ -77,10 +78,10 @@ class SupersedeSerializer(serializers.Serializer):
 
 
 class DiaryWriteSerializer(serializers.Serializer):
-    wing = StrictTextField()
+    wing = LabelField()
     content = StrictTextField()
-    agent = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
     source = JSONObjectField(required=False, allow_null=True)
 
 
