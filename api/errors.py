@@ -19,12 +19,25 @@ from api.serializers.common import ErrorSerializer
 from dedup.errors import DomainError
 
 ERRORS = {
-    400: OpenApiResponse(ErrorSerializer, description="Invalid input; nothing was written."),
+    400: OpenApiResponse(
+        ErrorSerializer,
+        description="Invalid input (path, query or body; `invalid`, `invalid_json`, ...); "
+        "nothing was written.",
+    ),
     401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
     403: OpenApiResponse(ErrorSerializer, description="Permission denied."),
     404: OpenApiResponse(ErrorSerializer, description="Unknown id."),
     409: OpenApiResponse(ErrorSerializer, description="Conflict; nothing was written."),
+    503: OpenApiResponse(
+        ErrorSerializer,
+        description="The database is unreachable (`database_unavailable`) or busy "
+        "(`database_busy`, with `Retry-After`); nothing was written.",
+    ),
 }
+# A list's `cursor` that does not name a page: DRF's pagination answers 404.
+CURSOR_NOT_FOUND = OpenApiResponse(
+    ErrorSerializer, description="Unknown id, or a `cursor` that names no page (`not_found`)."
+)
 
 _DRF_CODES = {
     exceptions.ParseError: "invalid_json",
@@ -49,9 +62,13 @@ class ApiError(exceptions.APIException):
         self.details = details or {}
 
 
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """The documented error responses of an endpoint, by status code."""
-    return {code: ERRORS[code] for code in codes}
+def errors(*codes: int, paginated: bool = False) -> dict[int, OpenApiResponse]:
+    """The documented error responses of an endpoint, by status code. Every request can meet
+    bad input at the edge (400) and an unreachable or busy database (503)."""
+    documented = {code: ERRORS[code] for code in sorted({400, *codes, 503})}
+    if paginated:
+        documented[404] = CURSOR_NOT_FOUND
+    return documented
 
 
 def not_found(what: str) -> ApiError:

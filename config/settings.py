@@ -230,6 +230,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The error body's `code`: one enum of the stable codes (api/error_codes.py).
+    "ENUM_NAME_OVERRIDES": {"ErrorCodeEnum": "api.error_codes.ERROR_CODE_CHOICES"},
 }
 
 TASKS: dict[str, dict[str, Any]] = {

@@ -5,23 +5,24 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
+from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from dedup.services import Destination
 
 
 class CheckpointItemSerializer(InputSerializer):
     content = StrictTextField()
     destination = serializers.ChoiceField(choices=[d.value for d in Destination])
-    wing = StrictTextField(required=False, allow_null=True)
-    name = StrictTextField(required=False, allow_null=True)
-    agent = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
+    wing = LabelField(required=False, allow_null=True)
+    name = NameField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
     source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
         required=False, allow_null=True
     )
 
 
 class CheckpointSerializer(InputSerializer):
-    id = StrictTextField(help_text="Client-chosen; replaying it returns the same result.")
+    id = NameField(help_text="Client-chosen; replaying it returns the same result.")
     # many=True makes a ListSerializer, which takes max_length; the stubs see the child's init.
     items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)  # type: ignore[call-arg]
 

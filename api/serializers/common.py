@@ -12,6 +12,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.error_codes import ERROR_CODE_CHOICES
+
 
 class InputSerializer(serializers.Serializer):
     """The base of every request body: a field it does not declare is refused by name, at any
@@ -52,7 +54,7 @@ class JSONObjectField(serializers.JSONField):
 
 class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField()
-    code = serializers.CharField()
+    code = serializers.ChoiceField(choices=ERROR_CODE_CHOICES, help_text="A stable code.")
     details = serializers.JSONField(required=False)
 
 

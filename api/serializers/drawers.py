@@ -5,14 +5,15 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
+from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from palace.models import Drawer
 
 
 class DrawerWriteSerializer(InputSerializer):
     content = StrictTextField()
-    name = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
-    agent = StrictTextField(required=False, allow_null=True)
+    name = NameField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
     source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
         required=False, allow_null=True
     )
@@ -81,10 +82,10 @@ class SupersedeSerializer(InputSerializer):
 
 
 class DiaryWriteSerializer(InputSerializer):
-    wing = StrictTextField()
+    wing = LabelField()
     content = StrictTextField()
-    agent = StrictTextField(required=False, allow_null=True)
-    kind = StrictTextField(required=False, allow_null=True)
+    agent = AgentField(required=False, allow_null=True)
+    kind = KindField(required=False, allow_null=True)
     source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
         required=False, allow_null=True
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
+from api.serializers.common import InputSerializer, JSONObjectField
 from api.serializers.drawers import DrawerSerializer
+from api.serializers.limits import KindField, NameField
 from palace.models import Entity
 from palace.selectors import served_aliases
 
@@ -48,8 +49,8 @@ class EntitySerializer(serializers.ModelSerializer):
 
 
 class MentionWriteSerializer(InputSerializer):
-    name = StrictTextField()
-    kind = StrictTextField(required=False, allow_null=True)
+    name = NameField()
+    kind = KindField(required=False, allow_null=True)
     provenance = JSONObjectField(required=False, allow_null=True)
 
 
@@ -91,7 +92,7 @@ class EntityCandidatesSerializer(serializers.Serializer):
 
 
 class AliasAddSerializer(InputSerializer):
-    alias = StrictTextField()
+    alias = NameField()
 
 
 class EntityAliasResultSerializer(EntitySerializer):

@@ -54,7 +54,7 @@ class DecisionListView(GenericAPIView):
         parameters=[
             OpenApiParameter(n, str) for n in ("actor", "action", "item", "since", "until")
         ],
-        responses={200: DecisionSerializer(many=True), **errors(400, 401)},
+        responses={200: DecisionSerializer(many=True), **errors(401, paginated=True)},
     )
     def get(self, request: Request) -> Response:
         """The audit log, newest first, filterable by curator, action, item and date."""

@@ -50,7 +50,7 @@ class RoomDrawersView(GenericAPIView):
         parameters=[
             OpenApiParameter("all", bool, description="Include superseded drawers."),
         ],
-        responses={200: s.DrawerSerializer(many=True), **errors(401, 404)},
+        responses={200: s.DrawerSerializer(many=True), **errors(401, 404, paginated=True)},
     )
     def get(self, request: Request, wing: str, room: str) -> Response:
         """A room's drawers, newest first (current ones unless `all=true`)."""
@@ -71,7 +71,7 @@ class RoomDrawersView(GenericAPIView):
                 s.DrawerWrittenSerializer,
                 description="Already held: an exact copy (or the same named drawer or id).",
             ),
-            **errors(400, 401, 409),
+            **errors(400, 401, 404, 409),
         },
     )
     def post(self, request: Request, wing: str, room: str) -> Response:

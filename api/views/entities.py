@@ -27,7 +27,7 @@ class EntityListView(GenericAPIView):
             OpenApiParameter("kind", str, description="Only entities of this kind."),
             OpenApiParameter("name", str, description="Name or alias contains this text."),
         ],
-        responses={200: es.EntitySerializer(many=True), **errors(401)},
+        responses={200: es.EntitySerializer(many=True), **errors(401, paginated=True)},
     )
     def get(self, request: Request) -> Response:
         queryset = selectors.entities_search(
@@ -51,7 +51,7 @@ class EntityMentionsView(GenericAPIView):
 
     @extend_schema(
         parameters=[ENTITY_ID],
-        responses={200: es.MentionSerializer(many=True), **errors(400, 401, 404)},
+        responses={200: es.MentionSerializer(many=True), **errors(401, paginated=True)},
     )
     def get(self, request: Request, entity_id: str) -> Response:
         """The drawers that name the entity, each with the spelling it used and the rule."""

@@ -67,7 +67,7 @@ class SweepProposalsView(GenericAPIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("tier", str), OpenApiParameter("status", str)],
-        responses={200: s.ProposalSerializer(many=True), **errors(401, 404)},
+        responses={200: s.ProposalSerializer(many=True), **errors(401, paginated=True)},
     )
     def get(self, request: Request, run_id: int) -> Response:
         """The run's proposals."""

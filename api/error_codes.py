@@ -1,0 +1,66 @@
+"""Every stable error `code` the API answers with: the one list that the OpenAPI schema (an enum
+on the error body) and the README's error-code table are both held to (tests/api/test_contract.py).
+
+A new code is added here, with its statuses and meaning, and a row in the README's table.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class ErrorCode(NamedTuple):
+    statuses: tuple[int, ...]
+    meaning: str
+
+
+ERROR_CODES: dict[str, ErrorCode] = {
+    "already_decided": ErrorCode((409,), "The item was decided already; names who and when."),
+    "already_reverted": ErrorCode((409,), "The decision was reverted already."),
+    "authentication_failed": ErrorCode((401,), "The token or credentials are wrong."),
+    "checkpoint_id_taken": ErrorCode((409,), "The checkpoint id was used for another batch."),
+    "conflict": ErrorCode((409,), "The change conflicts with the current state."),
+    "content_too_large": ErrorCode((400,), "The content or the request body is too large."),
+    "database_busy": ErrorCode((503,), "The database is busy; retry after `Retry-After`."),
+    "database_unavailable": ErrorCode((503,), "The database cannot be reached."),
+    "decision_not_found": ErrorCode((404,), "No decision with that id."),
+    "drawer_deleted": ErrorCode(
+        (409,), "The drawer holding the memory was deleted meanwhile; write it again."
+    ),
+    "drawer_id_taken": ErrorCode((409,), "The client-chosen id names another drawer."),
+    "drawer_name_taken": ErrorCode((409,), "The name is taken in the room by other content."),
+    "drawer_not_current": ErrorCode((409,), "The drawer is superseded already."),
+    "drawer_not_found": ErrorCode((404,), "No drawer with that id."),
+    "empty_label": ErrorCode((400,), "A name, kind, wing or room is blank."),
+    "entity_not_found": ErrorCode((404,), "No entity with that id."),
+    "entity_redirected": ErrorCode((409,), "The entity was settled into another one."),
+    "error": ErrorCode((400,), "Any other refusal by the framework."),
+    "invalid": ErrorCode((400,), "Invalid input (a wrong type, NUL, an unknown field)."),
+    "invalid_action": ErrorCode((400,), "The action or verdict does not apply to the item."),
+    "invalid_cursor": ErrorCode((400,), "The review queue's cursor is malformed."),
+    "invalid_id": ErrorCode((400,), "A malformed id."),
+    "invalid_json": ErrorCode((400,), "The body is not JSON (malformed, too deep, bad UTF-8)."),
+    "item_not_found": ErrorCode((404,), "No review item with that id."),
+    "method_not_allowed": ErrorCode((405,), "The path does not take that method."),
+    "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),
+    "not_authenticated": ErrorCode((401,), "No token or session."),
+    "not_found": ErrorCode((404,), "No such path, or an unknown page cursor."),
+    "permission_denied": ErrorCode((403,), "The user may not do that."),
+    "remembered_distinct": ErrorCode((409,), "A curator said the two are distinct."),
+    "revert_blocked": ErrorCode((409,), "Later decisions depend on it, or the item changed."),
+    "revert_target_deleted": ErrorCode(
+        (409,), "A side of the item was deleted after the decision."
+    ),
+    "revert_would_duplicate": ErrorCode(
+        (409,), "Reverting would put an exact copy beside a drawer written since."
+    ),
+    "room_not_found": ErrorCode((400, 404), "No such wing or room."),
+    "run_not_done": ErrorCode((409,), "Only a finished sweep can be applied."),
+    "server_error": ErrorCode((500,), "An unexpected failure under /api/ (a bug; it is logged)."),
+    "sweep_not_found": ErrorCode((404,), "No sweep with that id."),
+    "throttled": ErrorCode((429,), "Too many requests."),
+    "unsupported_media_type": ErrorCode((415,), "The body is not `application/json`."),
+    "wing_not_found": ErrorCode((404,), "No wing with that name."),
+}
+
+ERROR_CODE_CHOICES = [(code, code) for code in sorted(ERROR_CODES)]
