@@ -176,7 +176,7 @@ class DrawerAdmin(admin.ModelAdmin):
 class AliasInline(admin.TabularInline):
     model = EntityAlias
     extra = 0
-    fields = readonly_fields = ("alias", "key", "created_at")
+    fields = readonly_fields = ("alias", "key", "source", "created_at")
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False

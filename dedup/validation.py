@@ -63,11 +63,18 @@ def clean_optional_label(value: object, field: str, *, max_length: int) -> str:
 
 
 def clean_kind(value: object, field: str = "kind", *, default: str = "") -> str:
+    """A kind: a short lowercase word. Absent (None or "") is the default; given but blank is
+    `empty_label`, as a blank name is; anything else that is not such a word is `invalid`."""
     if value is None or value == "":
         return default
-    if not isinstance(value, str) or not KIND_PATTERN.match(value.strip().lower()):
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string.", details={"field": field})
+    kind = value.strip().lower()
+    if not kind:
+        raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
+    if not KIND_PATTERN.match(kind):
         raise InvalidInput(
             f"{field} must be a short lowercase word (letters, digits, - and _).",
             details={"field": field},
         )
-    return value.strip().lower()
+    return kind

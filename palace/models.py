@@ -239,11 +239,20 @@ class Entity(models.Model):
 
 
 class EntityAlias(models.Model):
-    """Another spelling of an entity, with its key (indexed) so later sightings converge."""
+    """Another spelling of an entity, with its key (indexed) so later sightings converge.
+
+    `source` says who recorded it. Only an alias a person recorded serves the typo rule: one a
+    convergence recorded may itself have been a typo, and spellings would drift."""
+
+    class Source(models.TextChoices):
+        CONVERGENCE = "convergence", "a sighting that converged"
+        API = "api", "a person, through the API"
+        CURATOR = "curator", "a curator's add_alias decision"
 
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="alias_set")
     alias = models.CharField(max_length=200)
     key = models.CharField(max_length=200)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.CONVERGENCE)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -256,6 +265,10 @@ class EntityAlias(models.Model):
 
     def __str__(self) -> str:
         return self.alias
+
+
+# The sources of aliases a person recorded: they serve the typo rule.
+PERSON_ALIAS_SOURCES = (EntityAlias.Source.API, EntityAlias.Source.CURATOR)
 
 
 class Mention(models.Model):

@@ -31,6 +31,7 @@ from dedup.policy.entities import (
     key_similarity,
     kind_matches,
     resolve,
+    through_redirect,
 )
 from dedup.policy.similarity import (
     EDIT_DISTANCE_LIMIT,
@@ -84,4 +85,5 @@ __all__ = [
     "resolve",
     "similarity",
     "similarity_of_normalized",
+    "through_redirect",
 ]

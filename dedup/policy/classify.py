@@ -90,7 +90,9 @@ def assess(new: Text, old: Text, *, threshold: float) -> Assessment:
     same_hash = new.content_hash == old.content_hash
     same_fingerprint = new.fingerprint is not None and new.fingerprint == old.fingerprint
     if same_hash or same_fingerprint:
-        score = 1.0 if new.normalized else 0.0
+        # The same bytes (or the same words) are as alike as texts get, even with no letter or
+        # digit to compare: the link's evidence says 1.0, never the 0.0 of two empty forms.
+        score = 1.0
     else:
         score = similarity_of_normalized(new.normalized, old.normalized)
     verdict = classify(

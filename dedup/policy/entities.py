@@ -61,7 +61,8 @@ Age: TypeAlias = int | float | tuple[int | float, ...]
 @dataclass(frozen=True, slots=True)
 class EntityCandidate:
     """A known entity as resolution sees it. `age` orders entities oldest first (a creation
-    sequence or time); ties go to the oldest, never to input order."""
+    sequence or time); ties go to the oldest, never to input order. `typo_aliases` are the
+    aliases that may serve the typo rule: only those a person recorded."""
 
     id: Hashable
     name: str
@@ -69,6 +70,9 @@ class EntityCandidate:
     aliases: Sequence[str] = ()
     age: Age = 0
     key: str = ""
+    # The aliases a person recorded (they are among `aliases` too): a typo of one converges, as a
+    # typo of the name does. An alias an earlier convergence recorded is never here.
+    typo_aliases: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -92,6 +96,12 @@ class Resolution:
     possible: tuple[PossibleMatch, ...] = field(default=())
 
 
+def through_redirect(resolution: Resolution) -> Resolution:
+    """The resolution of a sighting that reached its entity through a curator's alias or merge
+    (a redirect): by alias, whatever matched the entity it was redirected from."""
+    return Resolution(resolution.entity, Rule.ALIAS, CONFIDENCE[Rule.ALIAS], resolution.possible)
+
+
 def kind_matches(observed: str, known: str) -> bool:
     """A specific kind matches only itself; a vague observation may match any kind."""
     return observed in (VAGUE_KIND, known)
@@ -112,8 +122,9 @@ def resolve(
     distinct_from: frozenset[Hashable] = frozenset(),
 ) -> Resolution:
     """Resolve a sighted name, in order: exact name, same key, recorded alias, then (when fuzzy) a
-    single unambiguous typo in a key of MIN_TYPO_KEY_CHARS or more. Anything else is distinct,
-    with the entities it resembles as possible matches, closest first.
+    single unambiguous typo in a key of MIN_TYPO_KEY_CHARS or more, of the name or of an alias
+    a person recorded (`EntityCandidate.typo_aliases`). Anything else is distinct, with the
+    entities it resembles as possible matches, closest first.
 
     `distinct_from` holds entities a person has said are not this one; they are never proposed.
     The result does not depend on the order the candidates arrive in.
@@ -135,34 +146,43 @@ def resolve(
         return Resolution(alias.id, Rule.ALIAS, CONFIDENCE[Rule.ALIAS])
     if not fuzzy:
         return Resolution(None, Rule.DISTINCT, 0.0)
+    return _typo_or_distinct(key, kind, eligible, distinct_from)
 
-    # Only the canonical name's key is compared here, not aliases: an alias may itself have
-    # been a typo, and comparing against it would let spellings drift one edit at a time.
-    close: list[tuple[int, float, EntityCandidate]] = []
+
+def _typo_or_distinct(
+    key: str,
+    kind: str,
+    eligible: list[EntityCandidate],
+    distinct_from: frozenset[Hashable],
+) -> Resolution:
+    """The one entity a key is a typo of, or none, with the entities it resembles."""
+    # Only the canonical name's key and the aliases a person recorded are compared here: an
+    # alias recorded by a convergence may itself have been a typo, and comparing against it
+    # would let spellings drift one edit at a time.
+    close: list[tuple[int, float, EntityCandidate, str]] = []
     for candidate in eligible:
         if candidate.id in distinct_from:
             continue
-        if abs(len(candidate.key) - len(key)) > MAX_POSSIBLE_EDITS:
-            continue
-        distance = edit_distance(key, candidate.key)
-        if distance <= MAX_POSSIBLE_EDITS:
-            close.append((distance, key_similarity(key, candidate.key, distance), candidate))
+        nearest = _nearest_key(key, candidate)
+        if nearest is not None:
+            distance, score, matched = nearest
+            close.append((distance, score, candidate, matched))
 
-    one_edit = [c for d, _, c in close if d == 1]
+    one_edit = [(c, score, matched) for d, score, c, matched in close if d == 1]
     if (
         len(one_edit) == 1
         and len(key) >= MIN_TYPO_KEY_CHARS
-        and len(one_edit[0].key) >= MIN_TYPO_KEY_CHARS
+        and len(one_edit[0][2]) >= MIN_TYPO_KEY_CHARS
     ):
-        match = one_edit[0]
-        return Resolution(match.id, Rule.TYPO, key_similarity(key, match.key))
+        match, score, _ = one_edit[0]
+        return Resolution(match.id, Rule.TYPO, score)
 
     possible = sorted(
         (
             (distance, score, candidate)
-            for distance, score, candidate in close
+            for distance, score, candidate, matched in close
             if len(key) >= MIN_POSSIBLE_KEY_CHARS
-            and len(candidate.key) >= MIN_POSSIBLE_KEY_CHARS
+            and len(matched) >= MIN_POSSIBLE_KEY_CHARS
             and score >= POSSIBLE_SIMILARITY
         ),
         key=lambda item: (-item[1], item[0], _preference(kind, item[2])),
@@ -173,3 +193,20 @@ def resolve(
         0.0,
         tuple(PossibleMatch(c.id, score, distance) for distance, score, c in possible),
     )
+
+
+def _nearest_key(key: str, candidate: EntityCandidate) -> tuple[int, float, str] | None:
+    """The distance, similarity and key of the candidate's closest key within
+    MAX_POSSIBLE_EDITS: its name's, or that of an alias a person recorded. At equal distance
+    the higher similarity (the longer key) wins. None when no key is that close."""
+    nearest: tuple[int, float, str] | None = None
+    for other in (candidate.key, *(entity_key(alias) for alias in candidate.typo_aliases)):
+        if abs(len(other) - len(key)) > MAX_POSSIBLE_EDITS:
+            continue
+        distance = edit_distance(key, other)
+        if distance > MAX_POSSIBLE_EDITS:
+            continue
+        score = key_similarity(key, other, distance)
+        if nearest is None or (distance, -score) < (nearest[0], -nearest[1]):
+            nearest = (distance, score, other)
+    return nearest

@@ -88,7 +88,11 @@ def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) 
     known, by_id = _known_entities(name, kind, key, config)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is not None:
-        entity = canonical_entity(by_id[cast(int, resolution.entity)])  # the known are ids
+        reached = by_id[cast(int, resolution.entity)]  # the known are ids
+        entity = canonical_entity(reached)
+        if entity.pk != reached.pk:
+            # A curator's alias or merge led here, not the entity's own name.
+            resolution = policy.through_redirect(resolution)
         if name != entity.name:
             EntityAlias.objects.get_or_create(entity=entity, alias=name, defaults={"key": key})
         return EntityResolution(entity, False, resolution.rule, resolution.confidence)
@@ -104,19 +108,30 @@ def _known_entities(
         known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
         return known, {e.id: e for e in matching}
     if config.entity_fuzzy:
-        band = list(candidates.entities_in_key_band(kind=kind, key_length=len(key)))
-        return [_candidate(e) for e in band], {e.id: e for e in band}
+        band = {e.id: e for e in candidates.entities_in_key_band(kind=kind, key_length=len(key))}
+        typo_aliases: dict[int, list[str]] = {}
+        for alias in candidates.person_aliases_in_key_band(kind=kind, key_length=len(key)):
+            band.setdefault(alias.entity_id, alias.entity)
+            typo_aliases.setdefault(alias.entity_id, []).append(alias.alias)
+        known = [_candidate(e, typo_aliases.get(e.id, ()), typo=True) for e in band.values()]
+        return known, band
     return [], {}
 
 
-def _candidate(entity: Entity, aliases: Iterable[str] = ()) -> policy.EntityCandidate:
+def _candidate(
+    entity: Entity, aliases: Iterable[str] = (), *, typo: bool = False
+) -> policy.EntityCandidate:
+    """The entity as the policy sees it; with `typo`, its aliases (only those a person recorded)
+    serve the typo rule too."""
+    aliases = tuple(aliases)
     return policy.EntityCandidate(
         id=entity.id,
         name=entity.name,
         kind=entity.kind,
-        aliases=tuple(aliases),
+        aliases=aliases,
         age=entity.id,
         key=entity.key,
+        typo_aliases=aliases if typo else (),
     )
 
 
@@ -169,19 +184,33 @@ def mention_add(
             drawer=drawer,
             entity=resolution.entity,
             defaults={
-                "observation": {
-                    "name": name.strip(),
-                    "rule": str(resolution.rule),
-                    "confidence": resolution.confidence,
-                },
+                "observation": _observation(name, resolution),
                 "provenance": provenance or {},
             },
         )
     return MentionWrite(mention, created, resolution)
 
 
-def entity_alias_add(*, entity: Entity, alias: str, actor: Actor = None) -> tuple[Entity, bool]:
-    """Record another spelling of an entity by hand, so later sightings converge on it.
+def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
+    """How this sighting reached its entity. One that created the entity named it exactly."""
+    if resolution.created:
+        return {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
+    return {
+        "name": name.strip(),
+        "rule": str(resolution.rule),
+        "confidence": resolution.confidence,
+    }
+
+
+def entity_alias_add(
+    *,
+    entity: Entity,
+    alias: str,
+    actor: Actor = None,
+    source: EntityAlias.Source = EntityAlias.Source.API,
+) -> tuple[Entity, bool]:
+    """Record another spelling of an entity by hand, so later sightings converge on it (and,
+    since a person recorded it, a typo of it converges too).
 
     The alias is trimmed; one equal to the name or already recorded changes nothing.
     """
@@ -191,7 +220,9 @@ def entity_alias_add(*, entity: Entity, alias: str, actor: Actor = None) -> tupl
         if alias == entity.name or entity.alias_set.filter(alias=alias).exists():
             return entity, False
         before = list(entity.alias_set.values_list("alias", flat=True))
-        EntityAlias.objects.create(entity=entity, alias=alias, key=policy.entity_key(alias))
+        EntityAlias.objects.create(
+            entity=entity, alias=alias, key=policy.entity_key(alias), source=source
+        )
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.ENTITY_ALIAS_ADD,

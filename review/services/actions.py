@@ -244,7 +244,9 @@ class RedirectEntity(LinkDecision):
         alias_added = False
         if self.kind == Entity.Redirect.ALIAS and other.name != keep.name:
             _, alias_added = EntityAlias.objects.get_or_create(
-                entity=keep, alias=other.name, defaults={"key": other.key}
+                entity=keep,
+                alias=other.name,
+                defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
             )
         other.redirect_to, other.redirect_kind = keep, self.kind
         other.save(update_fields=["redirect_to", "redirect_kind"])

@@ -115,6 +115,17 @@ def test_named_write_is_stored_beside_an_identical_unnamed_one(api):
     assert named.json()["similar"][0]["kind"] == "exact"
 
 
+@pytest.mark.parametrize("content", ["!!!", DECISION], ids=["no-letters", "words"])
+def test_an_exact_links_evidence_says_similarity_one(api, content):
+    """Issue 10, item 17: an exact copy is as alike as texts get, with or without words."""
+    write(api, content)
+    (similar,) = write(api, content, name="copy").json()["similar"]
+    assert similar["kind"] == "exact"
+    assert similar["similarity"] == 1.0
+    assert similar["signals"]["similarity"] == 1.0
+    assert DrawerLink.objects.get().similarity == 1.0
+
+
 def test_named_write_same_content_is_a_no_op_and_other_content_conflicts(api):
     first = write(api, name="context").json()
     again = write(api, name="context")
@@ -171,6 +182,7 @@ def test_disabled_dedup_stores_everything_and_links_nothing(api, settings):
         pytest.param({"content": "ok text", "source": "nope"}, "invalid", id="source-not-object"),
         pytest.param({"content": "ok text", "kind": "Not A Kind!"}, "invalid", id="bad-kind"),
         pytest.param({"content": "ok text", "name": "   "}, "empty_label", id="blank-name"),
+        pytest.param({"content": "ok text", "kind": "  "}, "empty_label", id="blank-kind"),
         pytest.param({"content": "ok text", "id": "not-a-uuid"}, "invalid", id="bad-id"),
     ],
 )

@@ -31,7 +31,7 @@ def test_new_mention_creates_an_entity_and_records_the_observation(api, drawer, 
     assert body["entity_created"] is True
     assert body["entity"]["name"] == "Ada Lovelace"
     assert body["entity"]["key"] == "ada lovelace"
-    assert body["observation"] == {"name": "Ada Lovelace", "rule": "distinct", "confidence": 1.0}
+    assert body["observation"] == {"name": "Ada Lovelace", "rule": "exact", "confidence": 1.0}
     assert body["provenance"] == {"via": "api", "user": user.username}
 
 
@@ -78,7 +78,7 @@ def test_typo_converges_and_ambiguous_name_exposes_candidates(api, drawer):
     assert typo["entity"]["id"] == surreal
     assert typo["resolution"]["rule"] == "typo"
     assert typo["resolution"]["confidence"] == pytest.approx(8 / 9)
-    assert typo["observation"]["rule"] == "distinct"  # this drawer's first sighting stands
+    assert typo["observation"]["rule"] == "exact"  # this drawer's first sighting stands
     assert "SurealDB" in typo["entity"]["aliases"]
     mention(api, drawer_id, "Katarina", "tool")
     mention(api, drawer_id, "Katerino", "tool")
@@ -172,6 +172,8 @@ def test_unknown_and_malformed_entity_ids(api, suffix):
     [
         ({"name": " "}, "empty_label"),
         ({"name": "Ada", "kind": "Bad Kind"}, "invalid"),
+        ({"name": "Ada", "kind": " "}, "empty_label"),
+        ({"name": "Ada", "kind": 7}, "invalid"),
         ({"name": 4}, "invalid"),
         ({"name": "Ada", "provenance": [1]}, "invalid"),
         ({"name": "x" * 201}, "invalid"),

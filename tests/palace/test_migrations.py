@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from palace.fulltext import SQLITE_TRIGGERS
 
@@ -61,3 +62,79 @@ def test_data_migration_fills_legacy_rows_once_and_merges_nothing():
     assert list(Drawer.objects.order_by("pk").values_list("fingerprint", flat=True)) == fingerprints
     executor = MigrationExecutor(connection)  # back to the latest: what later tests use
     executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+BEFORE_SOURCE = ("palace", "0004_audit_actions_named")
+WITH_SOURCE = ("palace", "0005_entity_alias_source")
+
+
+def _migrate(target):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([target])
+    return executor.loader.project_state(target).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_alias_sources_come_from_the_audit_log_and_the_migration_reverses():
+    """Issue 10, item 20: an alias the audit log shows a person added (the API's route, or a
+    curator's add_alias not reverted) is marked so; every other one is a convergence's."""
+    try:
+        apps = _migrate(BEFORE_SOURCE)
+        entity_model = apps.get_model("palace", "Entity")
+        alias_model = apps.get_model("palace", "EntityAlias")
+        audit_model = apps.get_model("palace", "AuditEntry")
+        ada = entity_model.objects.create(name="Ada", kind="person", key="ada", key_length=3)
+        grace = entity_model.objects.create(name="Grace", kind="person", key="grace", key_length=5)
+        for owner, alias in [
+            (ada, "Lovelace"),  # the API's alias route
+            (ada, "Countess"),  # a curator's add_alias
+            (ada, "ADA"),  # a convergence
+            (grace, "Hopper"),  # a curator's add_alias, reverted, then a convergence again
+        ]:
+            alias_model.objects.create(entity=owner, alias=alias, key=alias.lower())
+        audit_model.objects.create(
+            action="entity.alias_add",
+            target_type="entity",
+            target_id=str(ada.uuid),
+            data={"alias": "Lovelace"},
+        )
+        audit_model.objects.create(
+            action="review.add_alias",
+            target_type="review_item",
+            target_id="e1",
+            after={"alias_added": "Countess", "canonical": ada.pk},
+        )
+        reverted = audit_model.objects.create(
+            action="review.add_alias",
+            target_type="review_item",
+            target_id="e2",
+            after={"alias_added": "Hopper", "canonical": grace.pk},
+        )
+        audit_model.objects.create(
+            action="review.revert",
+            target_type="decision",
+            target_id=str(reverted.pk),
+            data={"reverts": reverted.pk},
+        )
+        audit_model.objects.create(  # an add_alias that recorded nothing new
+            action="review.add_alias",
+            target_type="review_item",
+            target_id="e3",
+            after={"alias_added": None, "canonical": grace.pk},
+        )
+
+        apps = _migrate(WITH_SOURCE)
+        sources = dict(
+            apps.get_model("palace", "EntityAlias").objects.values_list("alias", "source")
+        )
+        assert sources["Lovelace"] == "api"
+        assert sources["Countess"] == "curator"
+        assert sources["ADA"] == "convergence"
+        assert sources["Hopper"] == "convergence"
+
+        apps = _migrate(BEFORE_SOURCE)  # the reverse: the column goes, the rows stay
+        assert apps.get_model("palace", "EntityAlias").objects.count() == 4
+    finally:
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -164,3 +164,25 @@ def test_text_of_content_is_its_hash_normal_form_and_fingerprint():
         content_hash("Use port 8080!"), "use port 8080", fingerprint("Use port 8080!")
     )
     assert Text.of("...").fingerprint is None
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param("!!!", id="punctuation-only"),
+        pytest.param("   ...   ", id="dots-and-spaces"),
+        pytest.param("Use the staging database.", id="words"),
+    ],
+)
+def test_an_exact_copy_scores_one_with_or_without_letters(content):
+    """Issue 10, item 17: identical bytes are as alike as texts can be, even with no word."""
+    result = assess(text(content), text(content), threshold=0.9)
+    assert result.verdict == Verdict.EXACT
+    assert result.signals.similarity == 1.0
+
+
+def test_texts_without_letters_that_differ_still_score_zero():
+    # Not the same bytes, and no fingerprint to compare: nothing says they are alike.
+    result = assess(text("!!!"), text("???"), threshold=0.9)
+    assert result.verdict is None
+    assert result.signals.similarity == 0.0

@@ -231,3 +231,112 @@ def test_distinct_from_is_never_proposed_or_converged():
     result = resolve("Lovelase", "person", known, True, distinct_from=frozenset({1}))
     assert result.entity is None
     assert result.possible == ()
+
+
+# Issue 10, item 20: an alias a person recorded serves the typo rule as the canonical name does;
+# an alias recorded by an earlier convergence never does (spellings would drift one edit at a
+# time). The caller says which aliases a person recorded: `typo_aliases`.
+
+
+def vouched(id_, name, typo_aliases, aliases=()):
+    """An entity with aliases a person recorded (they are also ordinary aliases)."""
+    return EntityCandidate(
+        id_,
+        name,
+        "person",
+        (*aliases, *typo_aliases),
+        age=id_,
+        typo_aliases=tuple(typo_aliases),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "known", "entity", "rule", "confidence"),
+    [
+        pytest.param(
+            "Lovelase",
+            [vouched(1, "Ada", ["Lovelace"])],
+            1,
+            Rule.TYPO,
+            7 / 8,
+            id="one-edit-of-a-person-alias",
+        ),
+        pytest.param(
+            "Lovelase",
+            [person(1, "Ada", aliases=("Lovelace",))],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="one-edit-of-an-automatic-alias-refused",
+        ),
+        pytest.param(
+            "Martha",
+            [vouched(1, "Ada", ["Marthe"])],
+            1,
+            Rule.TYPO,
+            5 / 6,
+            id="six-char-person-alias-accepted",
+        ),
+        pytest.param(
+            "Marta",
+            [vouched(1, "Ada", ["Marte"])],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="five-char-person-alias-refused",
+        ),
+        pytest.param(
+            "Marta",
+            [vouched(1, "Ada", ["Martha"])],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="five-char-sighting-of-six-char-alias-refused",
+        ),
+        pytest.param(
+            "Lovlase",
+            [vouched(1, "Ada", ["Lovelace"])],
+            None,
+            Rule.DISTINCT,
+            0.0,
+            id="two-edits-of-a-person-alias-refused",
+        ),
+        pytest.param(
+            "Lovelace",
+            [vouched(1, "Ada", ["Lovelace"])],
+            1,
+            Rule.ALIAS,
+            0.95,
+            id="the-person-alias-itself-is-alias",
+        ),
+    ],
+)
+def test_typo_of_a_person_alias(name, known, entity, rule, confidence):
+    result = resolve(name, "person", known, True)
+    assert (result.entity, result.rule) == (entity, rule)
+    assert result.confidence == pytest.approx(confidence)
+
+
+def test_typo_of_a_person_alias_needs_fuzzy():
+    result = resolve("Lovelase", "person", [vouched(1, "Ada", ["Lovelace"])], False)
+    assert result.entity is None
+
+
+def test_typo_of_person_aliases_of_two_entities_converges_on_neither():
+    known = [vouched(1, "Ada", ["Johnson"]), vouched(2, "Grace", ["Johnsen"])]
+    result = resolve("Johnsin", "person", known, True)
+    assert result.entity is None
+    assert result.rule == Rule.DISTINCT
+    assert {p.entity for p in result.possible} == {1, 2}
+
+
+def test_typo_of_a_person_alias_and_of_another_name_converges_on_neither():
+    known = [vouched(1, "Ada", ["Johnson"]), person(2, "Johnsen")]
+    assert resolve("Johnsin", "person", known, True).entity is None
+
+
+def test_one_entity_close_by_name_and_by_person_alias_is_one_match():
+    # Two keys of the same entity one edit away are not an ambiguity.
+    known = [vouched(1, "Johnson", ["Johnsen"])]
+    result = resolve("Johnsin", "person", known, True)
+    assert (result.entity, result.rule) == (1, Rule.TYPO)
