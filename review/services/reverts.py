@@ -17,7 +17,7 @@ from review.services.actions import ACTIONS
 
 
 def reverts_of(entry: AuditEntry) -> AuditEntry | None:
-    return AuditEntry.objects.filter(action=REVERT_ACTION, target_id=str(entry.pk)).first()
+    return AuditEntry.objects.filter(reverts=entry).first()
 
 
 def dependents(entry: AuditEntry) -> list[AuditEntry]:
@@ -91,6 +91,7 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
         after=entry.before,
         data={"item": str(ref), "reverts": entry.pk, "reverted_action": str(action), "note": note},
         batch=batch,
+        reverts=entry,
     )
 
 
