@@ -61,7 +61,8 @@ def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
 
 def reverted_ids(entries: Iterable[AuditEntry]) -> set[int]:
     ids = [e.pk for e in entries]
-    return set(AuditEntry.objects.filter(reverts__in=ids).values_list("reverts", flat=True))
+    reverted = AuditEntry.objects.filter(reverts__in=ids).values_list("reverts", flat=True)
+    return {pk for pk in reverted if pk is not None}
 
 
 def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:

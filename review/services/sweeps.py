@@ -191,8 +191,11 @@ def _link_for(proposal: Proposal) -> DrawerLink | EntityLink | None:
 
 
 def _drawer_link_for(proposal: Proposal) -> DrawerLink | None:
-    newer = Drawer.objects.current().filter(pk=proposal.newer_drawer_id).first()
-    older = Drawer.objects.current().filter(pk=proposal.older_drawer_id).first()
+    newer_id, older_id = proposal.newer_drawer_id, proposal.older_drawer_id
+    if newer_id is None or older_id is None:  # a side is deleted since
+        return None
+    newer = Drawer.objects.current().filter(pk=newer_id).first()
+    older = Drawer.objects.current().filter(pk=older_id).first()
     if newer is None or older is None:
         return None
     try:
@@ -244,7 +247,8 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             if merged and reverts_of(entry) is None:
                 revert(decision=entry, actor=actor)
             model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
-            model.objects.filter(pk=proposal.applied_link_id, status=model.Status.OPEN).delete()
+            if proposal.applied_link_id is not None:
+                model.objects.filter(pk=proposal.applied_link_id, status=model.Status.OPEN).delete()
             proposal.status = Proposal.Status.PROPOSED
             proposal.applied_drawer_link = proposal.applied_entity_link = None
             proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
