@@ -10,6 +10,7 @@ from review.models import Proposal
 from review.selectors.audit import not_reverted
 from review.services import sweeps as sweep_services
 from tests.review.test_sweeps import FACT, legacy, run_sweep
+from tests.review.test_views import count
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +91,30 @@ def test_a_revert_points_at_the_decision_it_reverts(drawer_link, curator):
     (undone,) = decisions.revert(decision=entry, actor=curator)
     assert undone.reverts == entry
     assert not not_reverted(AuditEntry.objects.filter(pk=entry.pk)).exists()
+
+
+def test_sweep_queue_item_and_audit_pages_keep_a_constant_query_count(proposal, client, curator):
+    client.force_login(curator)
+    room = proposal.newer_drawer.room
+
+    def grow(start, n):
+        for i in range(start, start + n):
+            older = legacy(room, f"Invoice {i} for the cleaning of building {i} was paid in full")
+            newer = legacy(room, f"Invoice {i} for the cleaning of building {i} was payed in full")
+            grown = Proposal.objects.create(
+                run=proposal.run,
+                kind="drawer",
+                newer_drawer=newer,
+                older_drawer=older,
+                tier="near",
+                score=0.95,
+                texts={"newer": newer.content, "older": older.content},
+            )
+            judged = decisions.sweeps.judge(grown, verdict="same", actor=curator)
+            decisions.revert(decision=judged, actor=curator)
+
+    grow(0, 2)
+    pages = (f"/?run={proposal.run.pk}", f"/items/p{proposal.pk}/", "/audit/")
+    before = [count(client, url) for url in pages]
+    grow(2, 20)
+    assert [count(client, url) for url in pages] == before
