@@ -12,6 +12,14 @@ KINDS = (("drawer", "Drawer"), ("entity", "Entity"))
 BATCH = 500
 
 
+def check_keys_now(schema_editor):
+    """Check the foreign keys just written now rather than at commit: PostgreSQL cannot alter a
+    table with checks pending, and this migration alters the table next."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
 def pairs_to_keys(apps, schema_editor):
     DistinctPair = apps.get_model("palace", "DistinctPair")
     for kind, model in KINDS:
@@ -19,6 +27,7 @@ def pairs_to_keys(apps, schema_editor):
         pairs = DistinctPair.objects.filter(kind=kind)
         pairs.exclude(low__in=rows, high__in=rows).delete()
         pairs.update(**{f"low_{kind}": F("low"), f"high_{kind}": F("high")})
+    check_keys_now(schema_editor)
 
 
 def keys_to_pairs(apps, schema_editor):
@@ -38,6 +47,7 @@ def link_reverts(apps, schema_editor):
             revert.reverts_id = revert.data["reverts"]
             linked.append(revert)
     AuditEntry.objects.bulk_update(linked, ["reverts"], batch_size=BATCH)
+    check_keys_now(schema_editor)
 
 
 class Migration(migrations.Migration):

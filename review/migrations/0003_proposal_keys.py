@@ -12,6 +12,14 @@ KINDS = (("drawer", "Drawer", "DrawerLink"), ("entity", "Entity", "EntityLink"))
 SIDES = ("newer", "older")
 
 
+def check_keys_now(schema_editor):
+    """Check the foreign keys just written now rather than at commit: PostgreSQL cannot alter a
+    table with checks pending, and this migration alters the table next."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
 def ids_to_keys(apps, schema_editor):
     Proposal = apps.get_model("review", "Proposal")
     for kind, model, link_model in KINDS:
@@ -25,6 +33,7 @@ def ids_to_keys(apps, schema_editor):
         proposals.filter(applied_link__in=links).update(
             **{f"applied_{kind}_link": F("applied_link")}
         )
+    check_keys_now(schema_editor)
 
 
 def keys_to_ids(apps, schema_editor):
