@@ -88,7 +88,7 @@ def child(backend: str, sizes: list[int], baseline_size: int) -> None:
         started = time.perf_counter()
         sweep_services.execute(run)
         seconds = time.perf_counter() - started
-        proposed = set(run.proposals.values_list("newer_id", "older_id"))
+        proposed = set(run.proposals.values_list("newer_drawer", "older_drawer"))
         row = {
             "backend": backend,
             "size": size,

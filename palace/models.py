@@ -325,31 +325,86 @@ class EntityLink(ReviewedLink):
 
 
 class DistinctPair(models.Model):
-    """Two drawers or two entities a curator said are not the same: never linked again."""
+    """Two drawers or two entities a curator said are not the same: never linked again.
+
+    The pair is held by the foreign keys of its kind (`low_drawer`/`high_drawer` or
+    `low_entity`/`high_entity`, the smaller internal id first); the other kind's are empty. It
+    goes with either of its rows: it exists to stop a link between the two, and a deleted row can
+    be linked to nothing.
+    """
 
     class Kind(models.TextChoices):
         DRAWER = "drawer"
         ENTITY = "entity"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    low = models.BigIntegerField(help_text="The smaller internal id of the pair.")
-    high = models.BigIntegerField()
+    low_drawer = models.ForeignKey(
+        Drawer, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    high_drawer = models.ForeignKey(
+        Drawer, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    low_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    high_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["kind", "low", "high"], name="distinct_pair_unique"),
+            models.UniqueConstraint(
+                fields=["low_drawer", "high_drawer"], name="distinct_pair_unique_drawers"
+            ),
+            models.UniqueConstraint(
+                fields=["low_entity", "high_entity"], name="distinct_pair_unique_entities"
+            ),
             models.CheckConstraint(
-                condition=Q(low__lt=models.F("high")), name="distinct_pair_ordered"
+                condition=Q(
+                    kind="drawer",
+                    low_drawer__lt=models.F("high_drawer"),
+                    low_entity__isnull=True,
+                    high_entity__isnull=True,
+                )
+                | Q(
+                    kind="entity",
+                    low_entity__lt=models.F("high_entity"),
+                    low_drawer__isnull=True,
+                    high_drawer__isnull=True,
+                ),
+                name="distinct_pair_ordered_of_its_kind",
             ),
         ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.low} is not {self.high}"
 
+    @property
+    def low(self) -> int | None:
+        """The smaller internal id of the pair."""
+        return self.low_drawer_id if self.kind == self.Kind.DRAWER else self.low_entity_id
+
+    @property
+    def high(self) -> int | None:
+        return self.high_drawer_id if self.kind == self.Kind.DRAWER else self.high_entity_id
+
     @classmethod
     def ordered(cls, a: int, b: int) -> tuple[int, int]:
         return (a, b) if a < b else (b, a)
+
+    @classmethod
+    def columns(cls, kind: str) -> tuple[str, str]:
+        """The (low, high) foreign keys that hold a pair of this kind."""
+        return (f"low_{kind}", f"high_{kind}")
+
+    @classmethod
+    def of(cls, kind: str, a: int, b: int) -> dict[str, Any]:
+        """The lookup of the pair of `a` and `b`, in either order: for `filter` and
+        `get_or_create`."""
+        low, high = cls.ordered(a, b)
+        low_column, high_column = cls.columns(cls.Kind(kind))
+        return {"kind": kind, f"{low_column}_id": low, f"{high_column}_id": high}
 
 
 class Checkpoint(models.Model):
@@ -423,6 +478,7 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
         after: dict[str, Any] | None = None,
         data: dict[str, Any] | None = None,
         batch: uuid.UUID | None = None,
+        reverts: AuditEntry | None = None,
     ) -> AuditEntry:
         """Append one audit row: the only way rows are written. Call it inside the transaction
         that makes the change, so the change and its record commit together or not at all."""
@@ -436,6 +492,7 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
             after=after,
             data=data or {},
             batch=batch,
+            reverts=reverts,
         )
 
     def delete(self) -> NoReturn:
@@ -446,7 +503,14 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
 
 
 class AuditEntry(models.Model):
-    """Append-only: who did what to which record, with the state before and after."""
+    """Append-only: who did what to which record, with the state before and after.
+
+    The target is a bare type and id, not a foreign key: the log must outlive what it describes (a
+    deleted drawer's row keeps what it held), a target may be a row of any model or a review item
+    (`d12`), and rows are never changed, so a key could neither cascade nor be set to null. Only
+    `reverts` is a foreign key: from a revert to the decision it reverts, both audit rows, which
+    are never deleted.
+    """
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -460,6 +524,14 @@ class AuditEntry(models.Model):
     after = models.JSONField(null=True, blank=True)
     data = models.JSONField(default=dict, blank=True)
     batch = models.UUIDField(null=True, blank=True)
+    reverts = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reverted_by",
+        help_text="On a revert: the decision it reverts.",
+    )
 
     objects = AuditEntryQuerySet.as_manager()
 

@@ -8,7 +8,10 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
+
+from palace.models import Drawer, DrawerLink, Entity, EntityLink
 
 
 class SweepRun(models.Model):
@@ -54,7 +57,15 @@ class SweepRun(models.Model):
 
 
 class Proposal(models.Model):
-    """A pair a sweep found, as it was found: tier, score, gates and both texts."""
+    """A pair a sweep found, as it was found: tier, score, gates and both texts.
+
+    The pair is held by the foreign keys of its kind (`newer_drawer`/`older_drawer` or
+    `newer_entity`/`older_entity`), the link applying it made by `applied_drawer_link` or
+    `applied_entity_link`; the other kind's are empty. A deleted side or link is set to null
+    rather than deleting the proposal: the proposal is the record of what the run found (its
+    texts are frozen as they were) and its verdict measures the run's precision, which a later
+    deletion must not rewrite. A proposal with a side gone is never applied.
+    """
 
     class Kind(models.TextChoices):
         DRAWER = "drawer"
@@ -68,14 +79,29 @@ class Proposal(models.Model):
 
     run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="proposals")
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    newer_id = models.BigIntegerField()
-    older_id = models.BigIntegerField()
+    newer_drawer = models.ForeignKey(
+        Drawer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    older_drawer = models.ForeignKey(
+        Drawer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    newer_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    older_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     tier = models.CharField(max_length=16)
     score = models.FloatField()
     gates = models.JSONField(default=dict)
     texts = models.JSONField(default=dict, help_text="Both sides as they were when proposed.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PROPOSED)
-    applied_link = models.BigIntegerField(null=True, blank=True)
+    applied_drawer_link = models.ForeignKey(
+        DrawerLink, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    applied_entity_link = models.ForeignKey(
+        EntityLink, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     sampled = models.BooleanField(default=False, help_text="Drawn for review to measure precision.")
     verdict = models.CharField(
         max_length=8, blank=True, choices=[("same", "the same"), ("wrong", "not the same")]
@@ -86,13 +112,47 @@ class Proposal(models.Model):
         ordering = ["-score", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["kind", "newer_id", "older_id"], name="proposal_unique_pair"
+                fields=["newer_drawer", "older_drawer"], name="proposal_unique_drawer_pair"
+            ),
+            models.UniqueConstraint(
+                fields=["newer_entity", "older_entity"], name="proposal_unique_entity_pair"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    kind="drawer",
+                    newer_entity__isnull=True,
+                    older_entity__isnull=True,
+                    applied_entity_link__isnull=True,
+                )
+                | Q(
+                    kind="entity",
+                    newer_drawer__isnull=True,
+                    older_drawer__isnull=True,
+                    applied_drawer_link__isnull=True,
+                ),
+                name="proposal_sides_of_its_kind",
             ),
         ]
         indexes = [models.Index(fields=["run", "status", "-score"], name="proposal_run_status")]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.newer_id} ~ {self.older_id} ({self.tier} {self.score:.3f})"
+        return f"{self.kind} {self.newer_pk} ~ {self.older_pk} ({self.tier} {self.score:.3f})"
+
+    @property
+    def newer_pk(self) -> int | None:
+        """The internal id of the newer side, of either kind; None once it is deleted."""
+        return self.newer_drawer_id if self.kind == self.Kind.DRAWER else self.newer_entity_id
+
+    @property
+    def older_pk(self) -> int | None:
+        return self.older_drawer_id if self.kind == self.Kind.DRAWER else self.older_entity_id
+
+    @property
+    def applied_link_id(self) -> int | None:
+        """The id of the link applying the proposal made, of either kind."""
+        if self.kind == self.Kind.DRAWER:
+            return self.applied_drawer_link_id
+        return self.applied_entity_link_id
 
     @property
     def similarity(self) -> float:

@@ -85,6 +85,10 @@ class SweepSerializer(serializers.ModelSerializer):
 
 
 class ProposalSerializer(serializers.ModelSerializer):
+    applied_link = serializers.IntegerField(
+        source="applied_link_id", read_only=True, allow_null=True
+    )
+
     class Meta:
         model = Proposal
         fields = ["id", "kind", "tier", "score", "gates", "texts", "status", "applied_link"]

@@ -26,8 +26,9 @@ def drawer_link(
     if newer.pk < older.pk:
         newer, older = older, newer
     with transaction.atomic():
-        low, high = DistinctPair.ordered(older.pk, newer.pk)
-        if DistinctPair.objects.filter(kind=DistinctPair.Kind.DRAWER, low=low, high=high).exists():
+        if DistinctPair.objects.filter(
+            **DistinctPair.of(DistinctPair.Kind.DRAWER, older.pk, newer.pk)
+        ).exists():
             raise Conflict(
                 "A curator said these drawers are not the same; they are not linked again.",
                 code="remembered_distinct",

@@ -6,12 +6,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
-from django.db.models.functions import Cast
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
-from palace.models import AuditEntry, AuditTarget
+from palace.models import AuditEntry
 from review.items import ITEM_TARGET, REVERT_ACTION, ItemRef
 
 
@@ -59,23 +58,14 @@ def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
 
 
 def reverted_ids(entries: Iterable[AuditEntry]) -> set[int]:
-    ids = [str(e.pk) for e in entries]
-    return {
-        int(t)
-        for t in AuditEntry.objects.filter(action=REVERT_ACTION, target_id__in=ids).values_list(
-            "target_id", flat=True
-        )
-    }
+    ids = [e.pk for e in entries]
+    reverted = AuditEntry.objects.filter(reverts__in=ids).values_list("reverts", flat=True)
+    return {pk for pk in reverted if pk is not None}
 
 
 def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
     """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
-    reverts = AuditEntry.objects.filter(
-        action=REVERT_ACTION,
-        target_type=AuditTarget.DECISION,
-        target_id=Cast(OuterRef("pk"), CharField()),
-    )
-    return entries.exclude(Exists(reverts))
+    return entries.exclude(Exists(AuditEntry.objects.filter(reverts=OuterRef("pk"))))
 
 
 def last_decision(ref: ItemRef) -> AuditEntry | None:

@@ -323,7 +323,7 @@ class DeleteLink(ItemAction):
     def apply(self, target: Link, *, canonical: str | None, actor: Any) -> Change:
         kind = _distinct_kind(type(target))
         low, high = DistinctPair.ordered(target.newer_id, target.older_id)
-        _, remembered = DistinctPair.objects.get_or_create(kind=kind, low=low, high=high)
+        _, remembered = DistinctPair.objects.get_or_create(**DistinctPair.of(kind, low, high))
         before = {"link": _link_snapshot(target)}
         touched = touches(target)
         target.delete()
@@ -335,7 +335,9 @@ class DeleteLink(ItemAction):
         _restore_link(model, before["link"])
         low, high = after["distinct"]
         if after.get("remembered"):
-            DistinctPair.objects.filter(kind=_distinct_kind(model), low=low, high=high).delete()
+            DistinctPair.objects.filter(
+                **DistinctPair.of(_distinct_kind(model), low, high)
+            ).delete()
         return []
 
 

@@ -20,7 +20,7 @@ TOUCHED_MODELS: dict[str, type[Drawer] | type[Entity]] = {"drawer": Drawer, "ent
 
 
 def reverts_of(entry: AuditEntry) -> AuditEntry | None:
-    return AuditEntry.objects.filter(action=REVERT_ACTION, target_id=str(entry.pk)).first()
+    return AuditEntry.objects.filter(reverts=entry).first()
 
 
 def dependents(entry: AuditEntry) -> list[AuditEntry]:
@@ -111,6 +111,7 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
             **({"not_restored": not_restored} if not_restored else {}),
         },
         batch=batch,
+        reverts=entry,
     )
 
 

@@ -50,12 +50,13 @@ def _scopes(run: SweepRun) -> Iterable[candidates.Scope]:
 def _known_pairs(kind: Proposal.Kind, ids: set[int]) -> set[tuple[int, int]]:
     """Pairs (newer, older) among these rows that are linked, distinct or proposed already."""
     link = DrawerLink if kind == Proposal.Kind.DRAWER else EntityLink
+    newer, older = f"newer_{kind}", f"older_{kind}"
     known = set(link.objects.filter(newer_id__in=ids).values_list("newer_id", "older_id")) | set(
-        Proposal.objects.filter(kind=kind, newer_id__in=ids).values_list("newer_id", "older_id")
+        Proposal.objects.filter(**{f"{newer}__in": ids}).values_list(newer, older)
     )
-    for low, high in DistinctPair.objects.filter(kind=kind, high__in=ids).values_list(
-        "low", "high"
-    ):
+    low_column, high_column = DistinctPair.columns(kind)
+    distinct = DistinctPair.objects.filter(**{f"{high_column}__in": ids})
+    for low, high in distinct.values_list(low_column, high_column):
         known.add((high, low))
     return known
 
@@ -149,8 +150,8 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, counts: dict[str, int]) -
             Proposal(
                 run=run,
                 kind=Proposal.Kind.DRAWER,
-                newer_id=pk,
-                older_id=candidate.id,
+                newer_drawer_id=pk,
+                older_drawer_id=candidate.id,
                 tier=tier,
                 score=assessment.signals.similarity,
                 gates={**gates, "signals": assessment.signals.as_dict()},
@@ -229,8 +230,8 @@ def _propose_entity_pairs(
         Proposal(
             run=run,
             kind=Proposal.Kind.ENTITY,
-            newer_id=entity.pk,
-            older_id=older,
+            newer_entity_id=entity.pk,
+            older_entity_id=older,
             tier=tier,
             score=score,
             gates={"distance": policy.edit_distance(entity.key, pool[older].key)},

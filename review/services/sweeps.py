@@ -9,7 +9,7 @@ import random
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -164,7 +164,10 @@ def _apply_one(
     link = _link_for(proposal)
     if link is None:  # a side is gone or superseded since, or a curator said distinct
         return None
-    proposal.applied_link = link.pk
+    if isinstance(link, DrawerLink):
+        proposal.applied_drawer_link = link
+    else:
+        proposal.applied_entity_link = link
     proposal.status = Proposal.Status.LINKED
     if (
         proposal.kind == Proposal.Kind.DRAWER
@@ -180,7 +183,7 @@ def _apply_one(
             evidence={"sweep": run.pk, "proposal": proposal.pk},
         )
         proposal.status = Proposal.Status.MERGED
-    proposal.save(update_fields=["status", "applied_link"])
+    proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
     return proposal.status
 
 
@@ -191,8 +194,11 @@ def _link_for(proposal: Proposal) -> DrawerLink | EntityLink | None:
 
 
 def _drawer_link_for(proposal: Proposal) -> DrawerLink | None:
-    newer = Drawer.objects.current().filter(pk=proposal.newer_id).first()
-    older = Drawer.objects.current().filter(pk=proposal.older_id).first()
+    newer_id, older_id = proposal.newer_drawer_id, proposal.older_drawer_id
+    if newer_id is None or older_id is None:  # a side is deleted since
+        return None
+    newer = Drawer.objects.current().filter(pk=newer_id).first()
+    older = Drawer.objects.current().filter(pk=older_id).first()
     if newer is None or older is None:
         return None
     try:
@@ -208,14 +214,18 @@ def _drawer_link_for(proposal: Proposal) -> DrawerLink | None:
 
 
 def _entity_link_for(proposal: Proposal) -> EntityLink | None:
-    low, high = DistinctPair.ordered(proposal.newer_id, proposal.older_id)
-    if DistinctPair.objects.filter(kind=DistinctPair.Kind.ENTITY, low=low, high=high).exists():
+    newer, older = proposal.newer_entity_id, proposal.older_entity_id
+    if newer is None or older is None:  # a side is deleted since
         return None
-    if Entity.objects.filter(pk__in=(proposal.newer_id, proposal.older_id)).count() != 2:
+    if DistinctPair.objects.filter(
+        **DistinctPair.of(DistinctPair.Kind.ENTITY, newer, older)
+    ).exists():
+        return None
+    if Entity.objects.filter(pk__in=(newer, older)).count() != 2:
         return None
     link, _ = EntityLink.objects.get_or_create(
-        newer_id=proposal.newer_id,
-        older_id=proposal.older_id,
+        newer_id=newer,
+        older_id=older,
         defaults={"similarity": proposal.score, "distance": proposal.gates.get("distance")},
     )
     return link
@@ -240,10 +250,11 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             if merged and entry is not None and reverts_of(entry) is None:
                 revert(decision=entry, actor=actor)
             model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
-            link_id = cast(int, proposal.applied_link)  # set with an applied status
-            model.objects.filter(pk=link_id, status=model.Status.OPEN).delete()
-            proposal.status, proposal.applied_link = Proposal.Status.PROPOSED, None
-            proposal.save(update_fields=["status", "applied_link"])
+            if proposal.applied_link_id is not None:
+                model.objects.filter(pk=proposal.applied_link_id, status=model.Status.OPEN).delete()
+            proposal.status = Proposal.Status.PROPOSED
+            proposal.applied_drawer_link = proposal.applied_entity_link = None
+            proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
             undone += 1
         restored = _propose_discarded_again(run)
         AuditEntry.objects.record(

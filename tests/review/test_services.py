@@ -35,7 +35,11 @@ def state(link):
         entities,
         aliases,
         links,
-        list(DistinctPair.objects.values("kind", "low", "high")),
+        list(
+            DistinctPair.objects.values(
+                "kind", "low_drawer", "high_drawer", "low_entity", "high_entity"
+            )
+        ),
     )
 
 

@@ -55,7 +55,7 @@ def run_sweep(**options):
 
 
 def pairs(run):
-    return {(p.newer_id, p.older_id): p for p in run.proposals.all()}
+    return {(p.newer_pk, p.older_pk): p for p in run.proposals.all()}
 
 
 def test_sweep_proposes_within_scope_and_acts_on_nothing(palace):
@@ -128,7 +128,7 @@ def test_kind_gate_and_entity_gate(dedup_settings):
     run = run_sweep(same_kind=False)
     (proposal,) = run.proposals.all()
     assert proposal.gates["same_kind"] is False
-    assert (proposal.newer_id, proposal.older_id) == (
+    assert (proposal.newer_pk, proposal.older_pk) == (
         state.pk,
         event.pk,
     )
@@ -137,7 +137,7 @@ def test_kind_gate_and_entity_gate(dedup_settings):
     write.mention_add(drawer=a, name="Sam Carter", kind="person")
     write.mention_add(drawer=b, name="Sam Okafor", kind="person")
     run = run_sweep()
-    (different_people,) = [p for p in run.proposals.all() if p.newer_id == b.pk]
+    (different_people,) = [p for p in run.proposals.all() if p.newer_pk == b.pk]
     assert different_people.gates["same_entities"] is False
     assert not gates_pass(different_people.gates)
 
@@ -156,7 +156,7 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
     prior = snapshot()
     applied = sweep_services.apply(run, threshold=0.99, actor=curator)
     p = {name: drawer.pk for name, drawer in palace.items()}
-    statuses = {(x.newer_id, x.older_id): x.status for x in run.proposals.all()}
+    statuses = {(x.newer_pk, x.older_pk): x.status for x in run.proposals.all()}
     assert statuses[(p["copy"], p["original"])] == "merged"  # exact, gates pass
     assert statuses[(p["shout"], p["original"])] == "merged"  # normalized, gates pass
     assert (
@@ -187,9 +187,9 @@ def test_near_pairs_become_links_never_merges_and_below_threshold_stay_or_are_di
     sweep_services.apply(run, threshold=0.9, tiers=["near"], actor=curator)
     current = set(Drawer.objects.current().values_list("pk", flat=True))
     for proposal in run.proposals.filter(tier="near"):
-        if {proposal.newer_id, proposal.older_id} <= current:
+        if {proposal.newer_pk, proposal.older_pk} <= current:
             assert proposal.status == "linked"
-            assert DrawerLink.objects.get(pk=proposal.applied_link).verdict == "near"
+            assert DrawerLink.objects.get(pk=proposal.applied_link_id).verdict == "near"
         else:  # a side was merged away by the first application: nothing to link
             assert proposal.status == "proposed"
 

@@ -1,0 +1,105 @@
+"""The migrations to foreign keys carry existing rows over, and back."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from palace.models import AuditEntry, DistinctPair
+from review.models import Proposal
+
+BARE_IDS = [("palace", "0004_audit_actions_named"), ("review", "0002_sample_verdicts")]
+KEYS = [("palace", "0006_distinct_pair_keys_and_audit_reverts"), ("review", "0003_proposal_keys")]
+
+
+def migrate(targets):
+    """Migrate to `targets` and return the models as they are there."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state(targets).apps
+
+
+def lay_down_bare_ids(apps):
+    """Rows as the bare-id schema held them, including ids of rows that are gone."""
+    model = apps.get_model
+    room = model("palace", "Room").objects.create(
+        wing=model("palace", "Wing").objects.create(name="w"), name="r"
+    )
+    older, newer = (
+        model("palace", "Drawer").objects.create(room=room, content=text, content_hash=text)
+        for text in ("older", "newer")
+    )
+    ada, adah = (
+        model("palace", "Entity").objects.create(name=name, kind="person")
+        for name in ("Ada", "Adah")
+    )
+    link = model("palace", "DrawerLink").objects.create(
+        newer=newer, older=older, similarity=0.9, verdict="near"
+    )
+    run = model("review", "SweepRun").objects.create(threshold=0.9)
+    proposals = model("review", "Proposal").objects
+    common = {"run": run, "tier": "near", "score": 0.9}
+    drawer = proposals.create(
+        kind="drawer", newer_id=newer.pk, older_id=older.pk, applied_link=link.pk, **common
+    )
+    entity = proposals.create(kind="entity", newer_id=adah.pk, older_id=ada.pk, **common)
+    gone = proposals.create(kind="drawer", newer_id=999, older_id=older.pk, **common)
+    pairs = model("palace", "DistinctPair").objects
+    pairs.create(kind="drawer", low=older.pk, high=newer.pk)
+    pairs.create(kind="entity", low=ada.pk, high=adah.pk)
+    pairs.create(kind="drawer", low=older.pk, high=999)
+    audit = model("palace", "AuditEntry").objects
+    decision = audit.create(action="review.dismiss", target_type="review_item", target_id="d1")
+    revert = audit.create(
+        action="review.revert",
+        target_type="decision",
+        target_id=str(decision.pk),
+        data={"reverts": decision.pk},
+    )
+    return {
+        "older": older.pk,
+        "newer": newer.pk,
+        "ada": ada.pk,
+        "adah": adah.pk,
+        "link": link.pk,
+        "drawer": drawer.pk,
+        "entity": entity.pk,
+        "gone": gone.pk,
+        "decision": decision.pk,
+        "revert": revert.pk,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bare_ids_become_foreign_keys_and_back():
+    try:
+        ids = lay_down_bare_ids(migrate(BARE_IDS))
+        migrate(KEYS)
+
+        drawer = Proposal.objects.get(pk=ids["drawer"])
+        assert (drawer.newer_drawer_id, drawer.older_drawer_id) == (ids["newer"], ids["older"])
+        assert drawer.applied_drawer_link_id == ids["link"]
+        entity = Proposal.objects.get(pk=ids["entity"])
+        assert (entity.newer_entity_id, entity.older_entity_id) == (ids["adah"], ids["ada"])
+        gone = Proposal.objects.get(pk=ids["gone"])
+        assert (gone.newer_drawer_id, gone.older_drawer_id) == (None, ids["older"])
+        assert sorted((p.kind, p.low, p.high) for p in DistinctPair.objects.all()) == [
+            ("drawer", ids["older"], ids["newer"]),
+            ("entity", ids["ada"], ids["adah"]),
+        ]  # the pair naming a row that is gone is dropped
+        assert AuditEntry.objects.get(pk=ids["revert"]).reverts_id == ids["decision"]
+
+        apps = migrate(BARE_IDS)
+        proposals = apps.get_model("review", "Proposal").objects
+        assert sorted(proposals.values_list("kind", "newer_id", "older_id", "applied_link")) == [
+            ("drawer", ids["newer"], ids["older"], ids["link"]),
+            ("entity", ids["adah"], ids["ada"], None),
+        ]  # a proposal with a side gone has no id to carry back
+        pairs = apps.get_model("palace", "DistinctPair").objects
+        assert sorted(pairs.values_list("kind", "low", "high")) == [
+            ("drawer", ids["older"], ids["newer"]),
+            ("entity", ids["ada"], ids["adah"]),
+        ]
+    finally:
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.migrate(executor.loader.graph.leaf_nodes())
