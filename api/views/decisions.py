@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import permissions, status
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from api.errors import errors
 from api.pagination import NewestFirst
-from api.permissions import CanDecide
+from api.permissions import CanDecide, ScopedAccess
 from api.serializers.review import (
     DecisionRequestSerializer,
     DecisionSerializer,
@@ -23,7 +23,7 @@ from review.forms import audit_filters
 
 
 class DecideView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=DecisionRequestSerializer,
@@ -46,7 +46,7 @@ class DecideView(APIView):
 
 
 class DecisionListView(GenericAPIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [ScopedAccess]
     pagination_class = NewestFirst
     serializer_class = DecisionSerializer
 
@@ -68,7 +68,7 @@ class DecisionListView(GenericAPIView):
 
 
 class RevertView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=RevertRequestSerializer,
