@@ -58,9 +58,8 @@ class DecisionListView(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         """The audit log, newest first, filterable by curator, action, item and date."""
-        entries = self.paginate_queryset(
-            selectors.audit_entries(audit_filters(request.query_params))
-        )
+        page = self.paginate_queryset(selectors.audit_entries(audit_filters(request.query_params)))
+        entries = list(selectors.without_deleted_content(page, request.user))
         context = {"reverted": selectors.reverted_ids(entries)}
         return self.get_paginated_response(
             DecisionSerializer(entries, many=True, context=context).data

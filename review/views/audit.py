@@ -79,7 +79,7 @@ def audit(request: HttpRequest) -> HttpResponse:
         entries, error = selectors.audit_entries(selectors.AuditFilters()), failure.message
     export = request.GET.get("format")
     if export in ("csv", "json"):
-        return _export(entries, export)
+        return _export(entries, export, request.user)
     page, more_before = _audit_page(entries, before=request.GET.get("before", "0"))
     context = {
         "form": form,
@@ -122,7 +122,7 @@ EXPORT_FIELDS = (
 )
 
 
-def _export(entries, kind: str) -> HttpResponse:
+def _export(entries, kind: str, user: object) -> HttpResponse:
     def row(entry) -> dict:
         return {
             "id": entry.pk,
@@ -137,7 +137,8 @@ def _export(entries, kind: str) -> HttpResponse:
             "data": entry.data,
         }
 
-    rows = (row(e) for e in entries.iterator(chunk_size=500))
+    visible = selectors.without_deleted_content(entries.iterator(chunk_size=500), user)
+    rows = (row(e) for e in visible)
     if kind == "json":
         response = JsonResponse(list(rows), safe=False)
     else:
