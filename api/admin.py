@@ -8,7 +8,7 @@ from api.models import AgentKey
 
 @admin.register(AgentKey)
 class AgentKeyAdmin(APIKeyModelAdmin):
-    list_display = (
+    list_display = (  # type: ignore[assignment]
         "prefix",
         "name",
         "user",
@@ -20,6 +20,6 @@ class AgentKeyAdmin(APIKeyModelAdmin):
         "_has_expired",
         "revoked",
     )
-    list_filter = ("created", "revoked")
-    search_fields = ("name", "prefix", "user__username")
+    list_filter = ("created", "revoked")  # type: ignore[assignment]
+    search_fields = ("name", "prefix", "user__username")  # type: ignore[assignment]
     readonly_fields = ("last_used_at",)

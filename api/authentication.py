@@ -5,6 +5,7 @@ except under Bearer, where a person's DRF token is accepted here too."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import cast
 
 from django.utils import timezone
 from rest_framework import exceptions
@@ -40,7 +41,7 @@ class AgentKeyAuthentication(BaseAuthentication):
 
     def authenticate_key(self, credential: str) -> tuple[object, AgentKey]:
         try:
-            key = AgentKey.objects.get_from_key(credential)
+            key = cast(AgentKey, AgentKey.objects.get_from_key(credential))
         except AgentKey.DoesNotExist:
             raise exceptions.AuthenticationFailed("Invalid, revoked or unknown key.") from None
         if key.has_expired:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import ClassVar, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -45,13 +46,14 @@ class AgentKeyManager(APIKeyManager):
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
             user.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
-            return self.create_key(
+            key, secret = self.create_key(
                 user=user,
                 name=name or agent,
                 wings=sorted(set(wings)),
                 rights=[right for right in RIGHTS if right in set(rights)],
                 expiry_date=expires_at,
             )
+            return cast(AgentKey, key), secret
 
 
 class AgentKey(AbstractAPIKey):
@@ -64,7 +66,7 @@ class AgentKey(AbstractAPIKey):
     rights = models.JSONField(default=list, help_text="Any of read, write, delete.")
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
 
-    objects = AgentKeyManager()
+    objects: ClassVar[AgentKeyManager] = AgentKeyManager()
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "agent key"
