@@ -45,6 +45,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),
     "not_authenticated": ErrorCode((401,), "No token or session."),
     "not_found": ErrorCode((404,), "No such path, or an unknown page cursor."),
+    "out_of_scope": ErrorCode((403,), "The agent key does not reach the wing."),
     "permission_denied": ErrorCode((403,), "The user may not do that."),
     "remembered_distinct": ErrorCode((409,), "A curator said the two are distinct."),
     "revert_blocked": ErrorCode((409,), "Later decisions depend on it, or the item changed."),

@@ -4,6 +4,7 @@ they do not change."""
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api import openapi  # noqa: F401  (registers the agent key scheme)
 from api.views import checkpoints, decisions, diary, drawers, entities, queue, stats, sweeps, wings
 
 app_name = "api"

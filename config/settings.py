@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "rest_framework_api_key",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -95,6 +96,7 @@ INSTALLED_APPS = [
     "palace",
     "dedup",
     "review",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -200,12 +202,14 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
 REST_FRAMEWORK: dict[str, Any] = {
-    # Token first: an anonymous request is answered 401 with a WWW-Authenticate header.
+    # Keys first: an anonymous request is answered 401 with a WWW-Authenticate header. Agent keys
+    # (Token or Bearer), then people's DRF tokens, then sessions.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.AgentKeyAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.ScopedAccess"],
     "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Permission
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from api.models import ALL_WINGS, RIGHTS, AgentKey
 
 
 @pytest.fixture
@@ -21,13 +22,19 @@ def user(django_user_model):
     return django_user_model.objects.create_user("agent-smith", password="secret-pass-1")
 
 
+def agent_client(username: str, wings=(ALL_WINGS,), rights=RIGHTS) -> APIClient:
+    """An API client with a new agent key for `username` (made an agent if not one yet)."""
+    _, secret = AgentKey.objects.issue(agent=username, wings=wings, rights=rights)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+    return client
+
+
 @pytest.fixture
 def api(user, dedup_settings) -> APIClient:
-    """An API client authenticated with a real token, as an agent would be."""
-    token = Token.objects.create(user=user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
+    """An API client authenticated with a real agent key (every wing, every right), as an agent
+    would be."""
+    return agent_client(user.username)
 
 
 @pytest.fixture

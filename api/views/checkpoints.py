@@ -9,7 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import errors
-from api.permissions import agent_for
+from api.models import WRITE
+from api.permissions import agent_for, require
 from api.serializers import checkpoints as cs
 from api.views.common import parsed
 from dedup import services
@@ -27,6 +28,9 @@ class CheckpointView(APIView):
     def post(self, request: Request) -> Response:
         """Write a batch of items under a client-chosen id, all or nothing."""
         data = parsed(cs.CheckpointSerializer, request)
+        for item in data["items"]:
+            wing = item.get("wing") or services.Destination(item["destination"]).default_wing
+            require(request, WRITE, wing)
         items = [
             services.CheckpointItem(
                 content=item["content"],

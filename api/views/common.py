@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from api.errors import ApiError, not_found
+from api.scopes import Scope
 from dedup.errors import InvalidInput
 from palace import selectors
 from palace.models import Drawer, Entity
@@ -30,12 +31,13 @@ def parsed(serializer_class: type[serializers.Serializer], request: Request) -> 
     return serializer.validated_data
 
 
-def drawer_or_404(drawer_id: str) -> Drawer:
+def drawer_or_404(drawer_id: str, scope: Scope | None = None) -> Drawer:
+    """The drawer, if it exists and (given a scope) its wing is reached."""
     parsed_id = selectors.parse_uuid(drawer_id)
     if parsed_id is None:
         raise ApiError("Malformed drawer id.", code="invalid_id", status_code=400)
     drawer = selectors.drawer_by_uuid(parsed_id)
-    if drawer is None:
+    if drawer is None or (scope is not None and not scope.reaches(drawer.room.wing.name)):
         raise not_found("drawer")
     return drawer
 

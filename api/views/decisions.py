@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import permissions, status
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from api.errors import errors
 from api.pagination import NewestFirst
-from api.permissions import CanDecide
+from api.permissions import CanDecide, ScopedAccess
 from api.serializers.review import (
     DecisionRequestSerializer,
     DecisionSerializer,
@@ -23,7 +23,7 @@ from review.forms import audit_filters
 
 
 class DecideView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=DecisionRequestSerializer,
@@ -46,7 +46,7 @@ class DecideView(APIView):
 
 
 class DecisionListView(GenericAPIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [ScopedAccess]
     pagination_class = NewestFirst
     serializer_class = DecisionSerializer
 
@@ -58,10 +58,9 @@ class DecisionListView(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         """The audit log, newest first, filterable by curator, action, item and date."""
-        entries = self.paginate_queryset(
-            selectors.audit_entries(audit_filters(request.query_params))
-        )
-        assert entries is not None  # the view has a paginator
+        page = self.paginate_queryset(selectors.audit_entries(audit_filters(request.query_params)))
+        assert page is not None  # the view has a paginator
+        entries = list(selectors.without_deleted_content(page, request.user))
         context = {"reverted": selectors.reverted_ids(entries)}
         return self.get_paginated_response(
             DecisionSerializer(entries, many=True, context=context).data
@@ -69,7 +68,7 @@ class DecisionListView(GenericAPIView):
 
 
 class RevertView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=RevertRequestSerializer,

@@ -8,7 +8,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import errors
-from api.permissions import agent_for
+from api.models import WRITE
+from api.permissions import agent_for, require
 from api.serializers import drawers as s
 from api.views.common import parsed
 from api.views.drawers import written
@@ -27,6 +28,7 @@ class DiaryView(APIView):
     def post(self, request: Request) -> Response:
         """Write a diary entry, compared only with the same agent's entries."""
         data = parsed(s.DiaryWriteSerializer, request)
+        require(request, WRITE, data["wing"])
         agent = agent_for(request, data.get("agent"))
         result = services.drawer_write_in(
             wing=data["wing"],

@@ -13,6 +13,8 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError, errors
 from api.pagination import NewestFirst
+from api.permissions import agent_for
+from api.scopes import scope_of
 from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.common import DRAWER_ID, drawer_or_404, parsed
@@ -84,7 +86,7 @@ class RoomDrawersView(GenericAPIView):
             content=data["content"],
             name=data.get("name"),
             kind=data.get("kind") or "",
-            agent=data.get("agent") or request.user.get_username(),
+            agent=agent_for(request, data.get("agent")),
             source=data.get("source") or {"via": "api", "user": request.user.get_username()},
             drawer_id=data.get("id"),
         )
@@ -97,12 +99,13 @@ class DrawerDetailView(APIView):
     )
     def get(self, request: Request, drawer_id: str) -> Response:
         """One drawer, superseded or not."""
-        return Response(s.DrawerSerializer(drawer_or_404(drawer_id)).data)
+        return Response(s.DrawerSerializer(drawer_or_404(drawer_id, scope_of(request))).data)
 
     @extend_schema(parameters=[DRAWER_ID], responses={204: None, **errors(400, 401, 404)})
     def delete(self, request: Request, drawer_id: str) -> Response:
         """Delete a drawer with its links and mentions (audited)."""
-        services.drawer_delete(drawer=drawer_or_404(drawer_id), actor=request.user)
+        drawer = drawer_or_404(drawer_id, scope_of(request))
+        services.drawer_delete(drawer=drawer, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -114,12 +117,12 @@ class DrawerSupersedeView(APIView):
     )
     def post(self, request: Request, drawer_id: str) -> Response:
         """End a drawer's validity, optionally naming its replacement (audited)."""
-        drawer = drawer_or_404(drawer_id)
+        drawer = drawer_or_404(drawer_id, scope_of(request))
         data = parsed(s.SupersedeSerializer, request) if request.data else {}
         by = None
         if data.get("by"):
             by = selectors.drawer_by_uuid(data["by"])
-            if by is None:
+            if by is None or not scope_of(request).reaches(by.room.wing.name):
                 raise ApiError(
                     "No drawer with the id given in `by`.",
                     code="drawer_not_found",
@@ -136,7 +139,7 @@ class DrawerDuplicatesView(APIView):
     )
     def get(self, request: Request, drawer_id: str) -> Response:
         """The drawer's similar_to links from both ends, closest first."""
-        drawer = drawer_or_404(drawer_id)
+        drawer = drawer_or_404(drawer_id, scope_of(request))
         payload = SimpleNamespace(drawer=drawer.uuid, similar=selectors.drawer_similar(drawer))
         return Response(s.DuplicatesSerializer(payload).data)
 
@@ -154,7 +157,7 @@ class DrawerMentionsView(APIView):
     def post(self, request: Request, drawer_id: str) -> Response:
         """Name an entity in a drawer. The name resolves to a known entity only on safe
         evidence; otherwise a new entity is made and linked to those it resembles."""
-        drawer = drawer_or_404(drawer_id)
+        drawer = drawer_or_404(drawer_id, scope_of(request))
         data = parsed(es.MentionWriteSerializer, request)
         provenance = data.get("provenance") or {"via": "api", "user": request.user.get_username()}
         result = services.mention_add(

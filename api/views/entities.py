@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.errors import errors
 from api.pagination import OldestFirst
+from api.scopes import scope_of
 from api.serializers import entities as es
 from api.views.common import ENTITY_ID, entity_or_404, parsed
 from dedup import services
@@ -56,7 +57,10 @@ class EntityMentionsView(GenericAPIView):
     def get(self, request: Request, entity_id: str) -> Response:
         """The drawers that name the entity, each with the spelling it used and the rule."""
         entity = entity_or_404(entity_id)
-        page = self.paginate_queryset(selectors.entity_mentions(entity))
+        mentions = selectors.entity_mentions(entity).filter(
+            scope_of(request).wing_filter("drawer__room__wing__name")
+        )
+        page = self.paginate_queryset(mentions)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 

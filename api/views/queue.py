@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,7 +29,7 @@ QUEUE_PARAMETERS = [
 
 
 class QueueView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         parameters=QUEUE_PARAMETERS, responses={200: QueueSerializer, **errors(400, 401)}

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import errors
+from api.permissions import ScopedAccess
 from api.serializers.review import StatsSerializer
 from review import selectors
 
 
 class StatsView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [ScopedAccess]
 
     @extend_schema(
         responses={

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import permissions, status
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from api.errors import errors
 from api.pagination import NewestFirst
-from api.permissions import CanDecide
+from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
 from api.views.common import parsed, sweep_or_404
 from review.gates import MERGE_TIERS
@@ -22,7 +22,7 @@ from review.tasks import run_sweep
 
 
 class SweepListView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=s.SweepRequestSerializer,
@@ -48,7 +48,7 @@ class SweepListView(APIView):
 
 
 class SweepDetailView(APIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [ScopedAccess]
 
     @extend_schema(
         responses={
@@ -61,7 +61,7 @@ class SweepDetailView(APIView):
 
 
 class SweepProposalsView(GenericAPIView):
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [ScopedAccess]
     pagination_class = NewestFirst
     serializer_class = s.ProposalSerializer
 
@@ -83,7 +83,7 @@ class SweepProposalsView(GenericAPIView):
 
 
 class SweepApplyView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=s.ApplyRequestSerializer,
@@ -107,7 +107,7 @@ class SweepApplyView(APIView):
 
 
 class SweepReverseView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanDecide]
+    permission_classes = [CanDecide]
 
     @extend_schema(
         request=None,

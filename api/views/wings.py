@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.errors import ApiError, errors
+from api.scopes import scope_of
 from api.serializers import drawers as s
 from palace import selectors
 
@@ -16,7 +17,8 @@ class WingListView(APIView):
     @extend_schema(responses={200: s.WingSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
         """Wings with their rooms and the number of current drawers in each."""
-        return Response(s.WingSerializer(selectors.wings_with_rooms(), many=True).data)
+        wings = selectors.wings_with_rooms().filter(scope_of(request).wing_filter("name"))
+        return Response(s.WingSerializer(wings, many=True).data)
 
 
 class WingDetailView(APIView):

@@ -9,6 +9,8 @@ from review.selectors.audit import (
     last_decision,
     not_reverted,
     reverted_ids,
+    sees_deleted_content,
+    without_deleted_content,
 )
 from review.selectors.filters import (
     DRAWER_RULES,
@@ -77,6 +79,8 @@ __all__ = [
     "queue_refs",
     "reverted_ids",
     "run_id",
+    "sees_deleted_content",
     "similarity_band",
     "sweeps",
+    "without_deleted_content",
 ]

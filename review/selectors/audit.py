@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -10,8 +10,27 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
-from palace.models import AuditEntry
+from palace.models import AuditAction, AuditEntry
+from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, ItemRef
+
+
+def sees_deleted_content(user: object) -> bool:
+    """Deleted content (a `drawer.delete` row's `before`) is for curators and admins only."""
+    return bool(
+        getattr(user, "is_superuser", False)
+        or (hasattr(user, "has_perm") and user.has_perm(DECIDE_PERMISSION))
+    )
+
+
+def without_deleted_content(entries: Iterable[AuditEntry], user: object) -> Iterator[AuditEntry]:
+    """The entries as `user` may see them: unless a curator or an admin, a deleted drawer's
+    content is blanked (in memory only; the rows are never saved again)."""
+    hide = not sees_deleted_content(user)
+    for entry in entries:
+        if hide and entry.action == AuditAction.DRAWER_DELETE:
+            entry.before = None
+        yield entry
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         entries = selectors.audit_entries(filters)
     export = request.GET.get("format")
     if export in ("csv", "json"):
-        return _export(entries, export)
+        return _export(entries, export, request.user)
     page, more_before = _audit_page(entries, before=request.GET.get("before", "0"))
     context = {
         "form": form,
@@ -126,7 +126,7 @@ EXPORT_FIELDS = (
 )
 
 
-def _export(entries, kind: str) -> HttpResponse:
+def _export(entries, kind: str, user: object) -> HttpResponse:
     def row(entry) -> dict:
         return {
             "id": entry.pk,
@@ -141,7 +141,8 @@ def _export(entries, kind: str) -> HttpResponse:
             "data": entry.data,
         }
 
-    rows = (row(e) for e in entries.iterator(chunk_size=500))
+    visible = selectors.without_deleted_content(entries.iterator(chunk_size=500), user)
+    rows = (row(e) for e in visible)
     if kind == "json":
         response: HttpResponse = JsonResponse(list(rows), safe=False)
     else:

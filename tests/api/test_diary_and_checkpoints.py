@@ -1,9 +1,9 @@
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from palace.models import Checkpoint, Drawer
+from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
 
@@ -14,9 +14,7 @@ def client_as(username: str, grant=None) -> APIClient:
     user = get_user_model().objects.create_user(username)
     if grant:
         grant(user, "write_as_any_agent")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
+    return agent_client(user.username)
 
 
 def test_diary_is_filed_in_the_wings_diary_room_as_the_caller(api, user):

@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from django.db import OperationalError, connection
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from api.models import ALL_WINGS, RIGHTS, AgentKey
 from api.parsers import MAX_DEPTH
 from api.views import wings
 from palace.models import AuditEntry, Drawer
@@ -26,8 +26,8 @@ FACT = {"content": "The backups run at noon."}
 @pytest.fixture
 def http(user, dedup_settings) -> Client:
     """An API client that answers a crash as a server would, instead of raising it."""
-    token = Token.objects.create(user=user)
-    return Client(HTTP_AUTHORIZATION=f"Token {token.key}", raise_request_exception=False)
+    _, secret = AgentKey.objects.issue(agent=user.username, wings=(ALL_WINGS,), rights=RIGHTS)
+    return Client(HTTP_AUTHORIZATION=f"Token {secret}", raise_request_exception=False)
 
 
 @pytest.fixture

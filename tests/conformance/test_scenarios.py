@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from dedup import backfill, candidates, mining, policy, services
@@ -19,6 +18,7 @@ from dedup.errors import DomainError
 from palace import selectors
 from palace.models import Drawer, Entity, EntityAlias, Room
 from tests.conformance.loader import UnknownExpectation, cases, holds, known, text_of
+from tests.conftest import agent_client
 
 SKIPPED = {
     # These need an entity extractor reading mined documents, which Castellan does not have:
@@ -90,11 +90,7 @@ class Run:
 
     @staticmethod
     def client_for(user) -> APIClient:
-        client = APIClient()
-        client.credentials(
-            HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}"
-        )
-        return client
+        return agent_client(user.get_username())
 
     def configure(self, config: dict) -> None:
         self.settings.CASTELLAN_DEDUP_ENABLED = config.get("dedup.enabled", True)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -276,7 +277,21 @@ class Command(BaseCommand):
             f"(exact copies or replays), {similar} linked to similar drawers, {mentions} mentions."
         )
         self.stdout.write(f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}")
-        self.stdout.write(f"API token:     {token.key}")
+        self.stdout.write(f"API token:     {token.key}  (the curator's own)")
+        # By name: the API's app owns the keys, and review may not import it.
+        call_command(
+            "agent_key",
+            "create",
+            "scout",
+            "--wings",
+            "*",
+            "--rights",
+            "read,write,delete",
+            stdout=self.stdout,
+        )
+        self.stdout.write(
+            'Use it: curl -H "Authorization: Bearer <key>" http://127.0.0.1:8000/api/wings'
+        )
 
     def write(self, plan: list[Write], no_progress: bool) -> tuple[int, int, int, list]:
         """Every planned write through the write path: (stored, duplicates, similar, drawers)."""

@@ -1,0 +1,64 @@
+"""What one request may do: its rights and the wings it reaches.
+
+A person's role gives their rights: a viewer reads; a curator and an admin read, write and
+delete (a curator also decides, see `CanDecide`). A member of the agents group writes too. An
+agent key narrows its user's rights to the key's own rights and wings. The rules are applied by
+`api.permissions`; this object only answers questions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+from rest_framework.request import Request
+
+from api.models import AGENTS_GROUP, ALL_WINGS, RIGHTS, AgentKey
+from review.curators import DECIDE_PERMISSION
+
+
+@dataclass(frozen=True)
+class Scope:
+    """`wings` is None when every wing is reached."""
+
+    agent: str
+    rights: frozenset[str]
+    wings: frozenset[str] | None
+
+    def allows(self, right: str, wing: str | None = None) -> bool:
+        return right in self.rights and self.reaches(wing)
+
+    def reaches(self, wing: str | None) -> bool:
+        return self.wings is None or wing is None or wing in self.wings
+
+    def wing_filter(self, path: str) -> Q:
+        """Rows whose wing (at `path`, e.g. `drawer__room__wing__name`) is reached."""
+        return Q() if self.wings is None else Q(**{f"{path}__in": sorted(self.wings)})
+
+
+def person_rights(user: object) -> frozenset[str]:
+    """A viewer reads; curators, admins and agents may also write and delete."""
+    if not getattr(user, "is_authenticated", False):
+        return frozenset()
+    writes = (
+        user.is_superuser  # type: ignore[attr-defined]
+        or user.has_perm(DECIDE_PERMISSION)  # type: ignore[attr-defined]
+        or user.groups.filter(name=AGENTS_GROUP).exists()  # type: ignore[attr-defined]
+    )
+    return frozenset(RIGHTS) if writes else frozenset({"read"})
+
+
+def scope_of(request: Request) -> Scope:
+    """The request's scope, worked out once per request."""
+    cached = getattr(request, "_castellan_scope", None)
+    if cached is not None:
+        return cached
+    user = request.user
+    rights = person_rights(user)
+    wings: frozenset[str] | None = None
+    if isinstance(request.auth, AgentKey):
+        rights &= frozenset(request.auth.rights)
+        wings = None if ALL_WINGS in request.auth.wings else frozenset(request.auth.wings)
+    scope = Scope(agent=user.get_username(), rights=rights, wings=wings)
+    request._castellan_scope = scope  # type: ignore[attr-defined]
+    return scope
