@@ -1,0 +1,47 @@
+"""The memory palace: wings, rooms, drawers, entities, their links, and the audit log.
+
+Models are thin: fields, constraints and indexes. Writes go through `dedup.services`, reads
+through `palace.selectors`. Every internal primary key is an integer sequence, so "oldest" is a
+plain comparison; the public id of a drawer or an entity is a UUID. One module per concern; every
+model is importable from `palace.models`, as Django expects.
+"""
+
+from palace.models.audit import (
+    DECISION_PREFIX,
+    AuditAction,
+    AuditEntry,
+    AuditEntryQuerySet,
+    AuditTarget,
+    actor_label,
+)
+from palace.models.checkpoints import Checkpoint
+from palace.models.common import LABEL_MAX_LENGTH, Actor, ReviewedLink, acting_user
+from palace.models.distinct import DistinctPair
+from palace.models.drawers import Drawer, DrawerLink, DrawerQuerySet
+from palace.models.entities import PERSON_ALIAS_SOURCES, Entity, EntityAlias, EntityLink, Mention
+from palace.models.places import Room, Wing
+
+__all__ = [
+    "DECISION_PREFIX",
+    "LABEL_MAX_LENGTH",
+    "PERSON_ALIAS_SOURCES",
+    "Actor",
+    "AuditAction",
+    "AuditEntry",
+    "AuditEntryQuerySet",
+    "AuditTarget",
+    "Checkpoint",
+    "DistinctPair",
+    "Drawer",
+    "DrawerLink",
+    "DrawerQuerySet",
+    "Entity",
+    "EntityAlias",
+    "EntityLink",
+    "Mention",
+    "ReviewedLink",
+    "Room",
+    "Wing",
+    "acting_user",
+    "actor_label",
+]

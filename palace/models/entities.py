@@ -1,0 +1,136 @@
+"""Entities named in drawers, their aliases, the mentions, and the `possibly_same_as` links."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+if TYPE_CHECKING:
+    pass
+from palace.models.common import ReviewedLink
+from palace.models.drawers import Drawer
+
+
+class Entity(models.Model):
+    """A person, tool, project... named in drawers. `name` is the first spelling seen and is
+    never rewritten; other spellings are aliases."""
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32, default="other")
+
+    class Redirect(models.TextChoices):
+        ALIAS = "alias", "alias: later sightings go to the canonical entity"
+        MERGE = "merge", "merge: mentions and aliases are served from the canonical entity"
+
+    key = models.CharField(max_length=200, blank=True)
+    key_length = models.PositiveIntegerField(default=0)
+    redirect_to = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="redirected_from"
+    )
+    redirect_kind = models.CharField(max_length=8, choices=Redirect.choices, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(fields=["name", "kind"], name="entity_unique_name_kind"),
+        ]
+        indexes = [
+            models.Index(fields=["key"], name="entity_key"),
+            models.Index(fields=["kind", "key_length"], name="entity_kind_key_length"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class EntityAlias(models.Model):
+    """Another spelling of an entity, with its key (indexed) so later sightings converge.
+
+    `source` says who recorded it. Only an alias a person recorded serves the typo rule: one a
+    convergence recorded may itself have been a typo, and spellings would drift."""
+
+    class Source(models.TextChoices):
+        CONVERGENCE = "convergence", "a sighting that converged"
+        API = "api", "a person, through the API"
+        CURATOR = "curator", "a curator's add_alias decision"
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="alias_set")
+    alias = models.CharField(max_length=200)
+    key = models.CharField(max_length=200)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.CONVERGENCE)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "alias"], name="entity_alias_unique"),
+        ]
+        indexes = [models.Index(fields=["key"], name="entity_alias_key")]
+        verbose_name_plural = "entity aliases"
+
+    def __str__(self) -> str:
+        return self.alias
+
+
+# The sources of aliases a person recorded: they serve the typo rule.
+PERSON_ALIAS_SOURCES = (EntityAlias.Source.API, EntityAlias.Source.CURATOR)
+
+
+class Mention(models.Model):
+    """A drawer names an entity. The observation keeps the name as the drawer spelled it, the
+    rule that resolved it and the confidence; provenance says where the sighting came from."""
+
+    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="mentions")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
+    observation = models.JSONField(default=dict)
+    provenance = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["drawer", "entity"], name="mention_unique_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.drawer_id} mentions {self.entity_id}"
+
+
+class EntityLink(ReviewedLink):
+    """A `possibly_same_as` link: the newer entity resembles the older one."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DISMISSED = "dismissed"
+        ALIASED = "aliased"
+        MERGED = "merged"
+
+    newer = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_older")
+    older = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_newer")
+    distance = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Edits between the keys: 1 is an ambiguous typo."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+
+    class Meta(ReviewedLink.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["newer", "older"], name="entity_link_unique_pair"),
+            models.CheckConstraint(
+                condition=~Q(newer=models.F("older")), name="entity_link_not_to_itself"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "-similarity", "-id"], name="entity_link_queue"),
+            models.Index(fields=["status", "-created_at", "-id"], name="entity_link_queue_age"),
+        ]
+        verbose_name = "possibly_same_as link"
+
+    def __str__(self) -> str:
+        return f"{self.newer_id} possibly_same_as {self.older_id} ({self.similarity:.3f})"
