@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from django.db import transaction
 
-from dedup import candidates, policy
+from dedup import candidates, metrics, policy
 from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
 from dedup.locks import advisory_lock, hold_lock, lock_key
 from dedup.services.config import DedupConfig, WriteMode
@@ -100,10 +100,12 @@ def drawer_write(
         text_lock = _take_locks(write)
         earlier = _earlier_write(write)
         if earlier is not None:
+            metrics.drawer_written("replay")
             return earlier
         found = _candidates(write, text_lock)
         exact_copy = _exact_copy(write, found)
         if exact_copy is not None:
+            metrics.drawer_written(policy.Verdict.EXACT)
             return exact_copy
         assessed = (
             assess_candidates(write.text, found, write.config) if write.config.enabled else []
@@ -111,6 +113,7 @@ def drawer_write(
         drawer = _new_drawer(write)
         links = _links_to_older(drawer, assessed)
         drawer_insert(drawer, links)
+        metrics.drawer_written(links[0].verdict if links else "new")
     _log_stored(drawer, write.room, assessed)
     return DrawerWrite(drawer, created=True, links=tuple(links))
 
