@@ -57,7 +57,9 @@ def test_a_request_id_that_could_forge_a_log_line_is_replaced(client):
 # A real commit, as in production: the verdicts are tallied when the write commits, before the
 # response is logged (a test transaction would hold them until the test ends).
 @pytest.mark.django_db(transaction=True)
-def test_a_write_logs_who_what_and_its_verdicts(api, user, caplog, django_capture_on_commit_callbacks):
+def test_a_write_logs_who_what_and_its_verdicts(
+    api, user, caplog, django_capture_on_commit_callbacks
+):
     caplog.set_level(logging.INFO, logger="castellan.request")
     write(api, DECISION, django_capture_on_commit_callbacks)
     caplog.clear()
@@ -75,7 +77,9 @@ def test_a_write_logs_who_what_and_its_verdicts(api, user, caplog, django_captur
 # A real commit, as in production: the verdicts are tallied when the write commits, before the
 # response is logged (a test transaction would hold them until the test ends).
 @pytest.mark.django_db(transaction=True)
-def test_the_json_format_puts_every_field_in_one_object(api, caplog, django_capture_on_commit_callbacks):
+def test_the_json_format_puts_every_field_in_one_object(
+    api, caplog, django_capture_on_commit_callbacks
+):
     caplog.set_level(logging.INFO, logger="castellan.request")
     write(api, DECISION, django_capture_on_commit_callbacks)
     (record,) = request_records(caplog)
@@ -96,9 +100,16 @@ def test_castellan_log_format_json_makes_every_line_json():
         "SECRET_KEY": "x" * 60,
         "CASTELLAN_LOG_FORMAT": "json",
     }
-    script = "import django, logging; django.setup(); logging.getLogger('castellan.x').warning('hi')"
+    script = (
+        "import django, logging; django.setup(); logging.getLogger('castellan.x').warning('hi')"
+    )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     logged = json.loads(result.stderr.strip().splitlines()[-1])
     assert (logged["message"], logged["level"], logged["request_id"]) == ("hi", "WARNING", "")
@@ -158,7 +169,9 @@ def test_metrics_show_writes_requests_and_the_queue(
     assert 'castellan_drawer_writes_total{verdict="near"}' in text
     assert 'castellan_review_queue_open{kind="drawer"} 1.0' in text
     assert 'castellan_review_queue_open{kind="entity"} 0.0' in text
-    assert 'castellan_http_requests_total{method="POST",status="201",view="api:room-drawers"}' in text
+    assert (
+        'castellan_http_requests_total{method="POST",status="201",view="api:room-drawers"}' in text
+    )
     assert "castellan_http_request_duration_seconds_bucket" in text
 
 
