@@ -21,12 +21,11 @@ from typing import Any
 
 # Set before prometheus-client is imported, here or in a worker, so every counter is written to
 # a file per process and a scrape sees the sum over all workers.
-os.environ["PROMETHEUS_MULTIPROC_DIR"] = (
-    os.environ.get("PROMETHEUS_MULTIPROC_DIR", "").strip()
-    or tempfile.mkdtemp(prefix="castellan-metrics-")
-)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ.get(
+    "PROMETHEUS_MULTIPROC_DIR", ""
+).strip() or tempfile.mkdtemp(prefix="castellan-metrics-")
 
-from prometheus_client import multiprocess  # noqa: E402
+from prometheus_client import multiprocess
 
 
 def positive_int(name: str, default: int) -> int:
