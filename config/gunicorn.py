@@ -7,11 +7,25 @@ Sized from the environment so one image or checkout serves any machine:
 - `BIND` (e.g. `127.0.0.1:8000` or `unix:/run/castellan.sock`) wins; else `PORT` binds every
   interface on that port (what Procfile runners and platforms set); else `127.0.0.1:8000`.
 The access log goes to stdout and errors to stderr, for the process manager to collect.
+- `PROMETHEUS_MULTIPROC_DIR`: where each worker keeps its metrics for `/metrics` to add up
+  (prometheus-client's multiprocess mode); emptied when gunicorn starts. Unset, a fresh
+  temporary directory is used.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Set before prometheus-client is imported, here or in a worker, so every counter is written to
+# a file per process and a scrape sees the sum over all workers.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ.get(
+    "PROMETHEUS_MULTIPROC_DIR", ""
+).strip() or tempfile.mkdtemp(prefix="castellan-metrics-")
+
+from prometheus_client import multiprocess
 
 
 def positive_int(name: str, default: int) -> int:
@@ -46,3 +60,16 @@ access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"
 control_socket_disable = True
 # Give a write that takes the advisory lock time to finish on a restart before it is cut off.
 graceful_timeout = 30
+
+
+def on_starting(server: Any) -> None:
+    """Counters left by an earlier run would be added to this one's: start from none."""
+    directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker that exits stops counting towards the live gauges (its counters are kept)."""
+    multiprocess.mark_process_dead(worker.pid)

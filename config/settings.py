@@ -7,10 +7,12 @@ working app on an embedded SQLite file with nothing else installed.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import sentry_sdk
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -93,6 +95,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_tasks",
     "django_tasks_db",
+    "axes",
     "palace",
     "dedup",
     "review",
@@ -100,6 +103,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so every request (redirects and static files too) gets an id, a log line and metrics.
+    "config.observability.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files are answered here, before sessions and the database are touched.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -112,6 +117,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes requires: answers a locked-out login with 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -153,6 +160,36 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds the login failures (django-axes) and the API's write throttles, so it must be
+# shared by every web process: Redis when REDIS_URL is set, else each process's own memory.
+REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+CACHES: dict[str, dict[str, Any]] = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# Login throttling for the console and the admin (django-axes): after
+# CASTELLAN_LOGIN_FAILURE_LIMIT wrong passwords for one username from one address, that pair is
+# refused (429) for CASTELLAN_LOGIN_COOLOFF_MINUTES, even with the right password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# In Redis when there is one; otherwise in the database, since a per-process memory cache would
+# let each web process count its own failures (django-axes refuses it: check axes.W001).
+AXES_HANDLER = (
+    "axes.handlers.cache.AxesCacheHandler"
+    if REDIS_URL
+    else "axes.handlers.database.AxesDatabaseHandler"
+)
+AXES_FAILURE_LIMIT = env_positive_int("CASTELLAN_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_positive_int("CASTELLAN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -192,7 +229,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_positive_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 16
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     # A load balancer probes the health checks over plain HTTP, behind the TLS proxy.
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -215,6 +252,12 @@ REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Writes (every method but GET, HEAD, OPTIONS) per authenticated identity, in the cache: over
+    # the rate, 429 `throttled` with Retry-After. A view may name its own `throttle_scope`.
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "writes": os.environ.get("CASTELLAN_WRITE_THROTTLE_RATE", "").strip() or "1200/min"
+    },
 }
 if DEBUG:
     REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append(
@@ -244,11 +287,31 @@ TASKS: dict[str, dict[str, Any]] = {
     }
 }
 
+CASTELLAN_LOG_FORMAT = os.environ.get("CASTELLAN_LOG_FORMAT", "plain").strip().lower() or "plain"
+if CASTELLAN_LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured(
+        f"CASTELLAN_LOG_FORMAT must be plain or json, not {CASTELLAN_LOG_FORMAT!r}."
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_id": {"()": "config.observability.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        # One JSON object per line: the record's fields and whatever it was given as `extra`.
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": CASTELLAN_LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "castellan": {"level": os.environ.get("CASTELLAN_LOG_LEVEL", "INFO"), "propagate": True},
@@ -260,3 +323,18 @@ CASTELLAN_DEDUP_ENABLED = env_bool("CASTELLAN_DEDUP_ENABLED", True)
 CASTELLAN_DEDUP_NEAR_THRESHOLD = env_near_threshold("CASTELLAN_DEDUP_NEAR_THRESHOLD", 0.9)
 CASTELLAN_DEDUP_ENTITY_FUZZY = env_bool("CASTELLAN_DEDUP_ENTITY_FUZZY", True)
 CASTELLAN_MAX_CONTENT_BYTES = env_positive_int("CASTELLAN_MAX_CONTENT_BYTES", 1024 * 1024)
+
+# Who may read /metrics (config/metrics.py): `Authorization: Bearer <token>`; unset, nobody
+# unless DEBUG is on.
+CASTELLAN_METRICS_TOKEN = os.environ.get("CASTELLAN_METRICS_TOKEN", "").strip()
+
+# Error reporting, only when a DSN is given (sentry-sdk finds the Django integration itself).
+# No personal data is sent: no user names, cookies or request bodies.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "").strip()
+if SENTRY_DSN:
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "").strip() or None,
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "") or 0),
+        send_default_pii=False,
+    )

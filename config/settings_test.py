@@ -30,3 +30,11 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Django's test client logs in without a request, which django-axes refuses; the lockout is
+# tested with it switched on (tests/config/test_throttling.py).
+AXES_ENABLED = False
+# Tests write far more than an agent would in a minute; the throttle is tested with its own rate.
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {"writes": None},
+}

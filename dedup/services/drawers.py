@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from django.db import transaction
 
-from dedup import candidates, policy
+from dedup import candidates, metrics, policy
 from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
 from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key
 from dedup.services.config import DedupConfig, WriteMode
@@ -102,16 +102,19 @@ def drawer_write(
         text_lock = _take_locks(write)
         earlier = _earlier_write(write)
         if earlier is not None:
+            metrics.drawer_written("replay")
             return earlier
         found = _candidates(write, text_lock)
         exact_copy = _exact_copy(write, found)
         if exact_copy is not None:
+            metrics.drawer_written(policy.Verdict.EXACT)
             return exact_copy
         assessed = (
             assess_candidates(write.text, found, write.config) if write.config.enabled else []
         )
         drawer = _new_drawer(write)
         links = drawer_insert(drawer, _links_to_older(drawer, assessed))
+        metrics.drawer_written(links[0].verdict if links else "new")
     _log_stored(drawer, write.room, assessed)
     return DrawerWrite(drawer, created=True, links=tuple(links))
 

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 
-from dedup import candidates, policy
+from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
 from dedup.locks import advisory_lock, drawer_held
 from dedup.services.config import Actor, DedupConfig
@@ -64,7 +64,9 @@ def entity_resolve(
         try:
             with transaction.atomic():
                 advisory_lock("entity", key)
-                return _entity_resolve_locked(name, kind, key, config)
+                resolution = _entity_resolve_locked(name, kind, key, config)
+                metrics.entity_resolved(resolution.rule)
+                return resolution
         except IntegrityError:
             # Another writer created the same (name, kind) between our read and our insert: the
             # second attempt sees it and converges on it.

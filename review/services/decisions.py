@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from dedup import metrics
 from dedup.errors import DomainError, InvalidInput, NotFound
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
 from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemRef
@@ -109,6 +110,7 @@ def decide(
     with transaction.atomic():
         target = _locked_proposal(ref) if ref.is_proposal else _locked_link(ref)
         change = ACTIONS[ref.kind][chosen].apply(target, canonical=canonical, actor=actor)
+        metrics.decision_recorded(chosen)
         return AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.decision(chosen),

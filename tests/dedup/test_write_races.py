@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from django.db import connection, connections
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from dedup.errors import DomainError
 from palace.models import AuditEntry, Drawer, DrawerLink, Mention, Wing
@@ -87,7 +87,8 @@ def test_checkpoints_creating_the_same_new_wings_in_opposite_order_never_deadloc
 
 @pytest.fixture
 def token(user):
-    return Token.objects.create(user=user).key
+    """An agent key that may delete in every wing."""
+    return AgentKey.objects.issue(agent=user.username, wings=(ALL_WINGS,), rights=RIGHTS)[1]
 
 
 def delete_request(token: str, drawer_id: object) -> Callable[[], int]:

@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres_only]
 ROOT = Path(__file__).resolve().parents[2]
 # What the TLS proxy in front of gunicorn adds to every request it forwards.
 PROXIED = {"X-Forwarded-Proto": "https"}
+METRICS_TOKEN = secrets.token_urlsafe(24)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Server:
     url: str
     env: dict[str, str]
     log: Path  # gunicorn's stdout: the access log
+    errors: Path  # gunicorn's stderr: its own messages and the app's (JSON) log lines
     static_root: Path
 
 
@@ -49,15 +51,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-    """One request, redirects not followed: (status, headers, body)."""
+def get(
+    url: str, headers: dict[str, str] | None = None, data: bytes | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """One request (a POST when there is data), redirects not followed: (status, headers, body)."""
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args, **kwargs):
             return None
 
     opener = urllib.request.build_opener(NoRedirect)
-    request = urllib.request.Request(url, headers=headers or {})
+    request = urllib.request.Request(url, headers=headers or {}, data=data)
     try:
         with opener.open(request, timeout=30) as response:
             return response.status, dict(response.headers), response.read()
@@ -88,7 +92,7 @@ def run_sql(url: str, sql: str) -> None:
         connection.execute(sql)
 
 
-def manage(server_env: dict[str, str], *args: str) -> None:
+def manage(server_env: dict[str, str], *args: str) -> str:
     result = subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -98,6 +102,7 @@ def manage(server_env: dict[str, str], *args: str) -> None:
         timeout=300,
     )
     assert result.returncode == 0, f"manage.py {' '.join(args)}:\n{result.stderr}"
+    return result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +139,8 @@ def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "WEB_CONCURRENCY": "2",
         "GUNICORN_THREADS": "2",
         "PYTHONUNBUFFERED": "1",
+        "CASTELLAN_LOG_FORMAT": "json",
+        "CASTELLAN_METRICS_TOKEN": METRICS_TOKEN,
     }
     # Built before gunicorn starts: WhiteNoise indexes STATIC_ROOT when a worker boots.
     manage(env, "collectstatic", "--noinput")
@@ -158,7 +165,7 @@ def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
                 pass
             assert time.monotonic() < deadline, f"gunicorn did not answer:\n{errors.read_text()}"
             time.sleep(0.3)
-        yield Server(url=url, env=env, log=log, static_root=work / "static")
+        yield Server(url=url, env=env, log=log, errors=errors, static_root=work / "static")
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -297,3 +304,42 @@ def test_swagger_ui_renders_the_schema(deployed: Server, page):
     expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
     assert page.locator(".swagger-ui .opblock").count() > 10
     assert failures == []
+
+
+def written(deployed: Server, verdict: str) -> float:
+    """The writes of one verdict as a scrape reports them (summed over gunicorn's workers),
+    scraped as Prometheus does: straight to gunicorn, plain HTTP, with the bearer token."""
+    status, _, body = get(f"{deployed.url}/metrics", {"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert status == 200
+    found = re.search(
+        rf'^castellan_drawer_writes_total{{verdict="{verdict}"}} (\S+)$', body.decode(), re.M
+    )
+    return float(found[1]) if found else 0.0
+
+
+def test_metrics_count_a_write_and_the_log_says_who_wrote_it(deployed: Server):
+    assert get(f"{deployed.url}/metrics")[0] == 404  # no token, no metrics
+    token = manage(deployed.env, "drf_create_token", "curator").split()[2]
+    before = written(deployed, "new")
+    headers = {
+        **PROXIED,
+        "Authorization": f"Token {token}",
+        "Content-Type": "application/json",
+        "X-Request-ID": "deploy-test-write",
+    }
+    content = {"content": f"Gunicorn counted this write, {secrets.token_hex(4)}."}
+    status, answer, _ = get(
+        f"{deployed.url}/api/wings/ops/rooms/deploys/drawers", headers, json.dumps(content).encode()
+    )
+    assert status == 201
+    assert answer["X-Request-ID"] == "deploy-test-write"
+    # Two workers: every scrape, whichever worker answers it, adds up both.
+    assert [written(deployed, "new") for _ in range(4)] == [before + 1] * 4
+
+    lines = [
+        json.loads(line) for line in deployed.errors.read_text().splitlines() if line[:1] == "{"
+    ]
+    (logged,) = [line for line in lines if line.get("request_id") == "deploy-test-write"]
+    assert logged["user"] == "curator"
+    assert (logged["method"], logged["status"]) == ("POST", 201)
+    assert logged["verdicts"] == {"new": 1}

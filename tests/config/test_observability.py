@@ -1,0 +1,181 @@
+"""Watching it run: request ids, one log line per request (JSON on request), and /metrics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from prometheus_client import REGISTRY
+from pythonjsonlogger.json import JsonFormatter
+
+from palace.models import Drawer
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+URL = "/api/wings/notes/rooms/entries/drawers"
+DECISION = "We decided to use SurrealDB for storage because one engine covers documents, graph and vectors."
+TYPO = DECISION.replace("storage", "storge")
+TOKEN = "scrape-token-for-tests"
+
+
+def writes(verdict: str) -> float:
+    return REGISTRY.get_sample_value("castellan_drawer_writes_total", {"verdict": verdict}) or 0.0
+
+
+def write(api, content: str, capture):
+    with capture(execute=True):
+        return api.post(URL, {"content": content}, format="json")
+
+
+def request_records(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "castellan.request"]
+
+
+def test_a_request_id_is_generated_and_echoed(client):
+    response = client.get("/healthz")
+    assert len(response["X-Request-ID"]) == 32
+
+
+def test_a_clients_request_id_is_kept(client):
+    response = client.get("/healthz", HTTP_X_REQUEST_ID="trace-42.a")
+    assert response["X-Request-ID"] == "trace-42.a"
+
+
+def test_a_request_id_that_could_forge_a_log_line_is_replaced(client):
+    response = client.get("/healthz", HTTP_X_REQUEST_ID="x\nlevel=ERROR")
+    assert response["X-Request-ID"] != "x\nlevel=ERROR"
+    assert len(response["X-Request-ID"]) == 32
+
+
+# A real commit, as in production: the verdicts are tallied when the write commits, before the
+# response is logged (a test transaction would hold them until the test ends).
+@pytest.mark.django_db(transaction=True)
+def test_a_write_logs_who_what_and_its_verdicts(
+    api, user, caplog, django_capture_on_commit_callbacks
+):
+    caplog.set_level(logging.INFO, logger="castellan.request")
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    caplog.clear()
+    response = write(api, TYPO, django_capture_on_commit_callbacks)
+    (record,) = request_records(caplog)
+    assert record.request_id == response["X-Request-ID"]
+    assert record.user == user.username
+    assert record.method == "POST"
+    assert record.path == URL
+    assert record.status == 201
+    assert record.duration_ms > 0
+    assert record.verdicts == {"near": 1}
+
+
+# A real commit, as in production: the verdicts are tallied when the write commits, before the
+# response is logged (a test transaction would hold them until the test ends).
+@pytest.mark.django_db(transaction=True)
+def test_the_json_format_puts_every_field_in_one_object(
+    api, caplog, django_capture_on_commit_callbacks
+):
+    caplog.set_level(logging.INFO, logger="castellan.request")
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    (record,) = request_records(caplog)
+    config = django_settings.LOGGING["formatters"]["json"]
+    line = JsonFormatter(config["fmt"], rename_fields=config["rename_fields"]).format(record)
+    logged = json.loads(line)
+    assert logged["logger"] == "castellan.request"
+    assert logged["level"] == "INFO"
+    assert logged["status"] == 201
+    assert logged["verdicts"] == {"new": 1}
+    assert logged["request_id"] == record.request_id
+
+
+def test_castellan_log_format_json_makes_every_line_json():
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY": "x" * 60,
+        "CASTELLAN_LOG_FORMAT": "json",
+    }
+    script = (
+        "import django, logging; django.setup(); logging.getLogger('castellan.x').warning('hi')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    logged = json.loads(result.stderr.strip().splitlines()[-1])
+    assert (logged["message"], logged["level"], logged["request_id"]) == ("hi", "WARNING", "")
+
+
+def test_writes_are_counted_by_verdict_once_committed(api, django_capture_on_commit_callbacks):
+    before = {v: writes(v) for v in ("new", "exact", "near", "normalized")}
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    write(api, TYPO, django_capture_on_commit_callbacks)
+    write(api, DECISION.upper(), django_capture_on_commit_callbacks)
+    after = {v: writes(v) - before[v] for v in before}
+    assert after == {"new": 1, "exact": 1, "near": 1, "normalized": 1}
+
+
+def test_a_refused_write_counts_nothing(api, django_capture_on_commit_callbacks):
+    before = sum(writes(v) for v in ("new", "exact", "near", "normalized"))
+    response = write(api, "", django_capture_on_commit_callbacks)
+    assert response.status_code == 400
+    assert sum(writes(v) for v in ("new", "exact", "near", "normalized")) == before
+    assert Drawer.objects.count() == 0
+
+
+def test_mentions_are_counted_by_rule(api, django_capture_on_commit_callbacks):
+    drawer = write(api, DECISION, django_capture_on_commit_callbacks).json()["id"]
+    sample = ("castellan_entity_resolutions_total", {"rule": "distinct"})
+    before = REGISTRY.get_sample_value(*sample) or 0.0
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            f"/api/drawers/{drawer}/mentions", {"name": "SurrealDB", "kind": "tool"}, format="json"
+        )
+    assert response.status_code == 201
+    assert REGISTRY.get_sample_value(*sample) == before + 1
+
+
+def test_metrics_are_not_found_without_a_token_setting(client, settings):
+    settings.CASTELLAN_METRICS_TOKEN = ""
+    assert client.get("/metrics").status_code == 404
+
+
+def test_metrics_need_the_bearer_token(client, settings):
+    settings.CASTELLAN_METRICS_TOKEN = TOKEN
+    assert client.get("/metrics").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 404
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Token {TOKEN}").status_code == 404
+
+
+def test_metrics_show_writes_requests_and_the_queue(
+    api, client, settings, django_capture_on_commit_callbacks
+):
+    settings.CASTELLAN_METRICS_TOKEN = TOKEN
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    write(api, TYPO, django_capture_on_commit_callbacks)
+    response = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert 'castellan_drawer_writes_total{verdict="near"}' in text
+    assert 'castellan_review_queue_open{kind="drawer"} 1.0' in text
+    assert 'castellan_review_queue_open{kind="entity"} 0.0' in text
+    assert (
+        'castellan_http_requests_total{method="POST",status="201",view="api:room-drawers"}' in text
+    )
+    assert "castellan_http_request_duration_seconds_bucket" in text
+
+
+def test_the_queue_gauge_costs_two_queries(client, settings, django_assert_num_queries):
+    settings.CASTELLAN_METRICS_TOKEN = TOKEN
+    with django_assert_num_queries(2):
+        assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").status_code == 200
