@@ -148,6 +148,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's SQLite backend, with the writers of one process queued fairly (config/sqlite3).
+    DATABASES["default"]["ENGINE"] = "config.sqlite3"
     DATABASES["default"]["OPTIONS"] = {
         # IMMEDIATE takes the write lock when a transaction starts, so two writers of the same
         # text are serialised instead of both reading "no copy yet". It applies to every atomic
