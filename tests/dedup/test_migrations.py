@@ -112,7 +112,8 @@ def assert_writes_deduplicate() -> None:
     with CaptureQueriesContext(connection) as queries:
         copy = services.drawer_write_in(wing="ops", room="runbooks", content=TEXT)
         variant = services.drawer_write_in(wing="ops", room="runbooks", content=TYPO)
-    assert original.created and not copy.created
+    assert original.created
+    assert not copy.created
     assert copy.duplicate_of == original.drawer
     assert variant.created
     assert [link.older_id for link in variant.links] == [original.drawer.id]
@@ -151,7 +152,8 @@ def test_migrations_import_no_live_project_code():
 
 def test_the_data_migration_asks_only_the_policy():
     source = (ROOT / "dedup/migrations/0001_dedup_keys.py").read_text(encoding="utf-8")
-    assert "from dedup import policy" in source and "backfill import" not in source
+    assert "from dedup import policy" in source
+    assert "backfill import" not in source
 
 
 def test_installed_full_text_objects_and_function_are_the_code_s(dedup_settings):

@@ -182,7 +182,8 @@ def deployed(server: Server) -> Server:
     status, _, body = get(f"{server.url}/readyz")
     assert status == 503
     answer = json.loads(body)
-    assert answer["status"] == "unavailable" and answer["database"] == "ok"
+    assert answer["status"] == "unavailable"
+    assert answer["database"] == "ok"
     assert "palace.0001_initial" in answer["unapplied_migrations"]
 
     manage(server.env, "migrate", "--noinput")
@@ -216,7 +217,8 @@ def test_health_checks_answer_over_plain_http_without_login(deployed: Server):
     assert (status, json.loads(body)) == (200, {"status": "ok", "database": "ok"})
     # Everything else is redirected to HTTPS when the request did not come through the proxy.
     status, headers, _ = get(f"{deployed.url}/accounts/login/")
-    assert status == 301 and headers["Location"].startswith("https://localhost:")
+    assert status == 301
+    assert headers["Location"].startswith("https://localhost:")
     # The access log goes to stdout, gunicorn's own messages to stderr.
     assert re.search(r'"GET /readyz HTTP/1.1" 200 ', deployed.log.read_text())
     assert "Starting gunicorn" not in deployed.log.read_text()
@@ -243,7 +245,8 @@ def test_static_files_have_hashed_names_and_far_future_cache(deployed: Server):
         assert headers.get("Content-Encoding") == "gzip", name
     # The unhashed name is served too, but briefly cached: it changes with the next release.
     status, headers, _ = get(f"{deployed.url}/static/vendor/htmx.min.js", PROXIED)
-    assert status == 200 and "immutable" not in headers["Cache-Control"]
+    assert status == 200
+    assert "immutable" not in headers["Cache-Control"]
 
 
 def static_failures(page) -> list[str]:
