@@ -100,8 +100,15 @@ class AuditEntry(models.Model):
     are never deleted.
     """
 
+    # Who acted, kept as it was when the user is deleted (rows are never changed): no database
+    # constraint, nothing done on delete; `actor_label` names them for reading.
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     actor_label = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)

@@ -103,3 +103,17 @@ def test_audit_log_is_read_only_in_admin_and_in_code(staff, room):
 def test_every_admin_list_renders(staff, room, page):
     services.drawer_write(room=room, content=TEXT)
     assert staff.get(f"/admin/palace/{page}/").status_code == 200
+
+
+def test_an_audit_row_of_a_deleted_user_still_shows_in_the_admin(staff, room, django_user_model):
+    gone = django_user_model.objects.create_user("gone", password="secret-pass-9")
+    drawer = services.drawer_write(room=room, content=TEXT).drawer
+    services.drawer_delete(drawer=drawer, actor=gone)
+    entry = AuditEntry.objects.get(action="drawer.delete")
+    gone_id = gone.pk
+    gone.delete()
+    assert AuditEntry.objects.get(pk=entry.pk).actor_id == gone_id
+    assert staff.get("/admin/palace/auditentry/").status_code == 200
+    response = staff.get(f"/admin/palace/auditentry/{entry.pk}/change/")
+    assert response.status_code == 200
+    assert b"gone" in response.content
