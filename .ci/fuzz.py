@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import socket
 import subprocess
@@ -122,7 +123,9 @@ def main() -> int:
         **os.environ,
         "DATABASE_URL": os.environ.get("FUZZ_DATABASE_URL", f"sqlite:///{workdir}/fuzz.sqlite3"),
         "DEBUG": "false",
+        "SECRET_KEY": "fuzz-only-" + secrets.token_urlsafe(32),
         "ALLOWED_HOSTS": "127.0.0.1",
+        "CASTELLAN_WRITE_THROTTLE_RATE": "100000/min",
         "SECURE_SSL_REDIRECT": "false",
         "CASTELLAN_LOG_LEVEL": "WARNING",
     }
