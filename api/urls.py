@@ -5,7 +5,18 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import openapi  # noqa: F401  (registers the agent key scheme)
-from api.views import checkpoints, decisions, diary, drawers, entities, queue, stats, sweeps, wings
+from api.views import (
+    checkpoints,
+    decisions,
+    diary,
+    drawers,
+    entities,
+    queue,
+    search,
+    stats,
+    sweeps,
+    wings,
+)
 
 app_name = "api"
 
@@ -38,6 +49,7 @@ palace = [
         drawers.DrawerMentionsView.as_view(),
         name="drawer-mentions",
     ),
+    path("search", search.SearchView.as_view(), name="search"),
     path("diary", diary.DiaryView.as_view(), name="diary"),
     path("checkpoints", checkpoints.CheckpointView.as_view(), name="checkpoints"),
     path("entities", entities.EntityListView.as_view(), name="entity-list"),

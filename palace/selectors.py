@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count, Prefetch, Q, QuerySet
 
+from palace import fulltext
 from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
 
 
@@ -157,3 +160,81 @@ def entity_candidates(entity: Entity) -> list[EntityCandidateLink]:
     ]
     found.sort(key=lambda c: (-c.link.similarity, c.link.id))
     return found
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A drawer a search found, with how many of the query's word groups it holds."""
+
+    drawer: Drawer
+    matched: int
+
+
+def drawers_matching(
+    *,
+    groups: Sequence[Sequence[str]],
+    wings: Collection[str] | None = None,
+    wing: str | None = None,
+    room: str | None = None,
+    agent: str | None = None,
+    after: tuple[int, int] | None = None,
+    limit: int,
+) -> list[SearchHit]:
+    """Current drawers holding every word of at least one group (words as `normalize_text`
+    writes them), those holding the most groups first, then the newest; within `wings` (None:
+    every wing) and the wing, room and agent given. `after` is the (matched, id) of the last hit
+    of the previous page. Two queries, whatever the number of hits: the ranked ids, then the
+    drawers with their places."""
+    if not groups:
+        return []
+    sql, params = _matching_sql(groups, wings, wing, room, agent, after, limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ranked = cursor.fetchall()
+    drawers = drawers_with_place().in_bulk([pk for pk, _ in ranked])
+    return [SearchHit(drawers[pk], matched) for pk, matched in ranked if pk in drawers]
+
+
+def _matching_sql(
+    groups: Sequence[Sequence[str]],
+    wings: Collection[str] | None,
+    wing: str | None,
+    room: str | None,
+    agent: str | None,
+    after: tuple[int, int] | None,
+    limit: int,
+) -> tuple[str, list[str | int]]:
+    # One full-text lookup per group (an index scan each), counted per drawer. Words are letters
+    # and digits only; quoting keeps any from being read as an operator.
+    if connection.vendor == "postgresql":
+        one_group = (
+            f"SELECT m.id FROM {Drawer._meta.db_table} m WHERE "
+            f"{fulltext.postgresql_document('m.normalized_content')} @@ "
+            f"{fulltext.postgresql_query('%s')} AND m.valid_to IS NULL"
+        )
+        matches = [" & ".join(f"'{word}'" for word in group) for group in groups]
+    else:
+        one_group = "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
+        matches = [" AND ".join(f'"{word}"' for word in group) for group in groups]
+    clauses: list[str] = ["d.valid_to IS NULL"]
+    params: list[str | int] = [*matches]
+    for column, value in (("w.name", wing), ("r.name", room), ("d.agent", agent)):
+        if value is not None:
+            clauses.append(f"{column} = %s")
+            params.append(value)
+    if wings is not None:
+        reached = sorted(wings)
+        clauses.append(f"w.name IN ({', '.join(['%s'] * len(reached))})" if reached else "1 = 0")
+        params += reached
+    if after is not None:
+        clauses.append("(g.matched < %s OR (g.matched = %s AND d.id < %s))")
+        params += [after[0], after[0], after[1]]
+    sql = (
+        f"SELECT d.id, g.matched FROM (SELECT u.id, COUNT(*) AS matched FROM "
+        f"({' UNION ALL '.join([one_group] * len(matches))}) u GROUP BY u.id) g "
+        f"JOIN {Drawer._meta.db_table} d ON d.id = g.id "
+        f"JOIN {Room._meta.db_table} r ON r.id = d.room_id "
+        f"JOIN {Wing._meta.db_table} w ON w.id = r.wing_id "
+        f"WHERE {' AND '.join(clauses)} ORDER BY g.matched DESC, d.id DESC LIMIT %s"
+    )
+    return sql, [*params, limit]

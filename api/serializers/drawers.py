@@ -99,3 +99,26 @@ class RoomSummarySerializer(serializers.Serializer):
 class WingSerializer(serializers.Serializer):
     name = serializers.CharField()
     rooms = RoomSummarySerializer(many=True, source="rooms.all")
+
+
+class CheckedSimilarSerializer(serializers.Serializer):
+    """A drawer of the room a write would be linked to, with the evidence."""
+
+    drawer = serializers.UUIDField(source="candidate.uuid")
+    kind = serializers.CharField(source="assessment.verdict")
+    similarity = serializers.FloatField(source="assessment.signals.similarity")
+    signals = serializers.JSONField(source="assessment.signals.as_dict")
+
+
+class DrawerCheckSerializer(serializers.Serializer):
+    """What a write would do, found without writing (`?dry_run=true`)."""
+
+    would_store = serializers.BooleanField(
+        help_text="True: a write would store a new drawer (linked to `similar`)."
+    )
+    existing = DrawerSerializer(
+        allow_null=True,
+        help_text="The drawer a write would return instead of storing (an exact copy, a "
+        "replayed id, the same named drawer).",
+    )
+    similar = CheckedSimilarSerializer(many=True)

@@ -31,6 +31,22 @@ def parsed(serializer_class: type[serializers.Serializer], request: Request) -> 
     return serializer.validated_data
 
 
+FLAG_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def query_flag(request: Request, name: str) -> bool:
+    """A yes/no query parameter: absent is no; a value that is neither is refused (400)."""
+    value = request.query_params.get(name)
+    if value is None:
+        return False
+    flag = FLAG_VALUES.get(value.lower())
+    if flag is None:
+        raise InvalidInput(
+            f"{name} must be true or false.", details={"field": name, "value": value}
+        )
+    return flag
+
+
 def drawer_or_404(drawer_id: str, scope: Scope | None = None) -> Drawer:
     """The drawer, if it exists and (given a scope) its wing is reached."""
     parsed_id = selectors.parse_uuid(drawer_id)

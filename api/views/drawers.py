@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -17,7 +22,7 @@ from api.permissions import agent_for
 from api.scopes import scope_of
 from api.serializers import drawers as s
 from api.serializers import entities as es
-from api.views.common import DRAWER_ID, drawer_or_404, parsed
+from api.views.common import DRAWER_ID, drawer_or_404, parsed, query_flag
 from dedup import services
 from dedup.errors import Conflict
 from palace import selectors
@@ -44,6 +49,22 @@ def written(result: services.DrawerWrite) -> Response:
     return Response(s.DrawerWrittenSerializer(drawer).data, status=code)
 
 
+def checked(check: services.DrawerCheck) -> Response:
+    """What a write would do: the drawer it would return, or the drawers it would link to."""
+    existing = None
+    if check.existing is not None:
+        existing = selectors.drawers_with_place().filter(pk=check.existing.pk).first()
+    payload = SimpleNamespace(
+        would_store=check.would_store,
+        existing=existing,
+        similar=[
+            SimpleNamespace(candidate=candidate, assessment=assessment)
+            for candidate, assessment in check.similar
+        ],
+    )
+    return Response(s.DrawerCheckSerializer(payload).data)
+
+
 class RoomDrawersView(GenericAPIView):
     pagination_class = NewestFirst
     serializer_class = s.DrawerSerializer
@@ -66,31 +87,48 @@ class RoomDrawersView(GenericAPIView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "dry_run",
+                bool,
+                description="`true`: answer what a write would do (`DrawerCheck`, 200) and "
+                "write nothing, not even the wing or the room.",
+            ),
+        ],
         request=s.DrawerWriteSerializer,
         responses={
             201: OpenApiResponse(s.DrawerWrittenSerializer, description="Stored."),
             200: OpenApiResponse(
-                s.DrawerWrittenSerializer,
-                description="Already held: an exact copy (or the same named drawer or id).",
+                PolymorphicProxySerializer(
+                    "DrawerWriteOrCheck",
+                    serializers=[s.DrawerWrittenSerializer, s.DrawerCheckSerializer],
+                    resource_type_field_name=None,
+                ),
+                description="Already held: an exact copy (or the same named drawer or id); "
+                "with `dry_run=true`, what a write would do (`DrawerCheck`).",
             ),
             **errors(400, 401, 404, 409),
         },
     )
     def post(self, request: Request, wing: str, room: str) -> Response:
         """Write a memory. An exact copy in the room is not stored again: the existing drawer
-        comes back with `created: false`. A variant is stored and linked (`similar`)."""
+        comes back with `created: false`. A variant is stored and linked (`similar`). With
+        `dry_run=true`, nothing is written: the answer says what a write would do."""
+        dry_run = query_flag(request, "dry_run")
         data = parsed(s.DrawerWriteSerializer, request)
-        result = services.drawer_write_in(
-            wing=wing,
-            room=room,
-            content=data["content"],
-            name=data.get("name"),
-            kind=data.get("kind") or "",
-            agent=agent_for(request, data.get("agent")),
-            source=data.get("source") or {"via": "api", "user": request.user.get_username()},
-            drawer_id=data.get("id"),
-        )
-        return written(result)
+        write = {
+            "wing": wing,
+            "room": room,
+            "content": data["content"],
+            "name": data.get("name"),
+            "kind": data.get("kind") or "",
+            "agent": agent_for(request, data.get("agent")),
+            "source": data.get("source") or {"via": "api", "user": request.user.get_username()},
+            "drawer_id": data.get("id"),
+        }
+        if dry_run:
+            return checked(services.drawer_check(**write))
+        return written(services.drawer_write_in(**write))
 
 
 class DrawerDetailView(APIView):

@@ -1,0 +1,107 @@
+"""Recall: the current drawers a query finds, for every interface (the API's search, the MCP
+server's search tool).
+
+A query is searched the way a write looks for its near duplicates: its longest words, without
+function words, split into small groups (`candidates.lexical_groups`), each group matching the
+drawers that hold all its words. A typo breaks one word, so one group, and the drawer is still
+found by the others, wherever the write path's candidate rules would find it. Drawers holding
+the most groups come first, then the newest. No similarity rule decides what is shown: the
+query's words only find and rank.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from dedup import candidates, policy
+from dedup.errors import InvalidInput
+from palace import selectors
+
+SEARCH_LIMIT_DEFAULT = 20
+SEARCH_LIMIT_MAX = 200
+QUERY_MAX_CHARACTERS = 1000
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of hits, the word groups the query was searched by, and the cursor of the next
+    page (None on the last)."""
+
+    groups: list[list[str]]
+    hits: list[selectors.SearchHit]
+    next_cursor: str | None
+
+
+def drawers_search(
+    *,
+    query: str,
+    wings: Collection[str] | None = None,
+    wing: str | None = None,
+    room: str | None = None,
+    agent: str | None = None,
+    limit: int = SEARCH_LIMIT_DEFAULT,
+    cursor: str | None = None,
+) -> SearchPage:
+    """Current drawers holding the query's words, best first, a page of `limit` at a time.
+
+    `wings` is the caller's reach (None: every wing); `wing`, `room` and `agent` narrow the
+    search further. `cursor` is a previous page's `next_cursor`. Bad input (a blank query, a
+    NUL, a query with no word worth searching, a limit out of range) raises InvalidInput; a
+    malformed cursor raises it with the code `invalid_cursor`.
+    """
+    groups = query_groups(query)
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidInput("limit must be a whole number.", details={"field": "limit"})
+    if not 1 <= limit <= SEARCH_LIMIT_MAX:
+        raise InvalidInput(
+            f"limit must be from 1 to {SEARCH_LIMIT_MAX}.", details={"field": "limit"}
+        )
+    after = _decode_cursor(cursor) if cursor else None
+    hits = selectors.drawers_matching(
+        groups=groups, wings=wings, wing=wing, room=room, agent=agent, after=after, limit=limit + 1
+    )
+    next_cursor = _encode_cursor(hits[limit - 1]) if len(hits) > limit else None
+    return SearchPage(groups=groups, hits=hits[:limit], next_cursor=next_cursor)
+
+
+def query_groups(query: object) -> list[list[str]]:
+    """The word groups a query is searched by, the write path's own (refused if there are
+    none)."""
+    if not isinstance(query, str):
+        raise InvalidInput("q must be a string.", details={"field": "q"})
+    if "\x00" in query:
+        raise InvalidInput("q must not contain NUL characters.", details={"field": "q"})
+    if not query.strip():
+        raise InvalidInput("q must not be blank.", details={"field": "q"})
+    if len(query) > QUERY_MAX_CHARACTERS:
+        raise InvalidInput(
+            f"q must be at most {QUERY_MAX_CHARACTERS} characters.", details={"field": "q"}
+        )
+    groups = candidates.lexical_groups(policy.query_words(query))
+    if not groups:
+        raise InvalidInput(
+            "q has no word to search by: words of three letters or more, other than common "
+            "function words (the, and, with...).",
+            details={"field": "q"},
+        )
+    return groups
+
+
+def _encode_cursor(hit: selectors.SearchHit) -> str:
+    raw = json.dumps([hit.matched, hit.drawer.pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        matched, pk = json.loads(raw)
+        if not all(type(value) is int for value in (matched, pk)):
+            raise ValueError(cursor)
+        return matched, pk
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None

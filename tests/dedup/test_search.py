@@ -1,0 +1,55 @@
+"""Recall as a service (`dedup.search.drawers_search`), the function every interface calls."""
+
+import pytest
+
+from dedup import services
+from dedup.errors import InvalidInput
+from dedup.search import drawers_search
+
+pytestmark = pytest.mark.django_db
+
+README = "We decided to use PostgreSQL for storage because the team knows it."
+
+
+def test_the_readme_example_finds_its_drawer_despite_the_typo(dedup_settings):
+    stored = services.drawer_write_in(wing="notes", room="entries", content=README).drawer
+    page = drawers_search(query="team decided PostgreSLQ storage", wing="notes")
+    assert page.groups == [["postgreslq", "storage"], ["decided", "team"]]
+    assert [hit.drawer for hit in page.hits] == [stored]
+    assert page.hits[0].matched == 1
+    assert page.next_cursor is None
+
+
+def test_wings_out_of_reach_are_not_searched(dedup_settings):
+    services.drawer_write_in(wing="notes", room="entries", content=README)
+    assert drawers_search(query="PostgreSQL storage", wings=frozenset()).hits == []
+    assert drawers_search(query="PostgreSQL storage", wings={"other"}).hits == []
+    assert len(drawers_search(query="PostgreSQL storage", wings={"notes"}).hits) == 1
+
+
+def test_a_page_ends_where_the_next_begins(dedup_settings):
+    for n in range(3):
+        services.drawer_write_in(wing="notes", room="entries", content=f"{README} Take {n}.")
+    first = drawers_search(query="PostgreSQL storage", limit=2)
+    assert len(first.hits) == 2
+    rest = drawers_search(query="PostgreSQL storage", limit=2, cursor=first.next_cursor)
+    assert len(rest.hits) == 1
+    assert rest.next_cursor is None
+    assert {hit.drawer.pk for hit in first.hits}.isdisjoint(hit.drawer.pk for hit in rest.hits)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({"query": ""}, "invalid"),
+        ({"query": None}, "invalid"),
+        ({"query": "the and"}, "invalid"),
+        ({"query": "storage", "limit": 0}, "invalid"),
+        ({"query": "storage", "limit": True}, "invalid"),
+        ({"query": "storage", "cursor": "bm90IGpzb24"}, "invalid_cursor"),
+    ],
+)
+def test_bad_input_is_refused(dedup_settings, arguments, code):
+    with pytest.raises(InvalidInput) as refused:
+        drawers_search(**arguments)
+    assert refused.value.code == code
