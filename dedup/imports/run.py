@@ -6,7 +6,8 @@ file again replays every record and stores nothing. A record the write path refu
 content, a name taken) is counted as malformed with its file and line, like one that cannot be
 read; nothing is fatal. The summary counts `records` read, drawers `created` (of which `similar`
 were linked to drawers they resemble), records stored as nothing new (`exact`: an exact copy, or
-a record imported before), and `malformed` ones.
+a record imported before), and `malformed` ones. A dry run checks each record against the store
+as it is, so it does not see the file's own earlier records.
 """
 
 from __future__ import annotations
