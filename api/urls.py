@@ -5,7 +5,18 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import openapi  # noqa: F401  (registers the agent key scheme)
-from api.views import checkpoints, decisions, diary, drawers, entities, queue, stats, sweeps, wings
+from api.views import (
+    checkpoints,
+    decisions,
+    diary,
+    drawers,
+    entities,
+    imports,
+    queue,
+    stats,
+    sweeps,
+    wings,
+)
 
 app_name = "api"
 
@@ -87,4 +98,15 @@ consolidation = [
     path("sweeps/<int:run_id>/reverse", sweeps.SweepReverseView.as_view(), name="sweep-reverse"),
 ]
 
-urlpatterns = [*schema, *review, *consolidation, *palace]
+transfer = [
+    path("imports", imports.ImportListView.as_view(), name="import-list"),
+    path("imports/<int:import_id>", imports.ImportDetailView.as_view(), name="import-detail"),
+    path(
+        "imports/<int:import_id>/reverse",
+        imports.ImportReverseView.as_view(),
+        name="import-reverse",
+    ),
+    path("export", imports.ExportView.as_view(), name="export"),
+]
+
+urlpatterns = [*schema, *review, *consolidation, *palace, *transfer]

@@ -12,6 +12,7 @@ from dedup.imports.run import (
     client_id,
     import_create,
     import_run,
+    record_wings,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "import_create",
     "import_reverse",
     "import_run",
+    "record_wings",
 ]

@@ -91,6 +91,10 @@ def dotted(obj: Any, path: str) -> Any:
     return obj
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
@@ -128,7 +132,7 @@ def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
             if isinstance(obj, Malformed):
                 yield obj
                 continue
-            metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+            metadata = _object(obj.get("metadata"))
             fields = [
                 _required(obj, "id", name, line),
                 _required(obj, "document", name, line),
@@ -177,7 +181,7 @@ def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
         return source_id if isinstance(source_id, Malformed) else content  # type: ignore[return-value]
     if not owner:
         return Malformed(name, position, "neither user_id nor agent_id")
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    metadata = _object(obj.get("metadata"))
     return Record(
         file=name,
         line=position,

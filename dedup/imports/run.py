@@ -13,7 +13,7 @@ as it is, so it does not see the file's own earlier records.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ from palace.models import (
     Drawer,
     EntityAlias,
     Import,
+    acting_user,
 )
 
 IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
@@ -82,13 +83,16 @@ def import_create(
     wing: str | None = None,
     mapping: Mapping[str, str] | None = None,
     actor: Actor = None,
+    upload: str = "",
+    wings: Iterable[str] = (),
 ) -> Import:
-    """The record of an import about to run (queued)."""
+    """The record of an import about to run (queued); `upload` holds a file sent over the API."""
     return Import.objects.create(
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        upload=upload,
+        created_by=acting_user(actor),
         source=source,
         format=Import.Format(format),
-        options={"wing": wing or "", "mapping": dict(mapping or {})},
+        options={"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)},
     )
 
 
@@ -271,3 +275,16 @@ def _finish(imported: Import, tally: Tally) -> None:
             after={"summary": tally.summary()},
             data={"source": imported.source, "format": imported.format},
         )
+
+
+def record_wings(
+    path: Path, *, format: str, wing: str | None, mapping: Mapping[str, str]
+) -> set[str]:
+    """The wings a file's records would be written into, read without writing: what an API key
+    must be allowed to write to before the import is queued."""
+    if wing:
+        return {wing}
+    arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
+    return {
+        item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)
+    }

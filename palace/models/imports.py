@@ -44,6 +44,9 @@ class Import(models.Model):
     errors = models.JSONField(
         default=list, blank=True, help_text="The malformed records: file, line and why."
     )
+    upload = models.TextField(
+        blank=True, editable=False, help_text="A file sent over the API, kept until it is read."
+    )
     drawers = models.ManyToManyField(Drawer, blank=True, related_name="imports")
     links = models.ManyToManyField(DrawerLink, blank=True, related_name="imports")
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -166,3 +166,14 @@ def test_a_reversed_import_can_be_imported_again():
     imports.import_reverse(imported=imported)
     _, again = run(FIXTURES / "mem0.json", "mem0")
     assert again.created == first.created
+
+
+def test_the_admin_lists_and_reverses_imports(admin_client):
+    imported, _ = run(FIXTURES / "mem0.json", "mem0")
+    assert admin_client.get(f"/admin/palace/import/{imported.pk}/change/").status_code == 200
+    response = admin_client.post(
+        "/admin/palace/import/",
+        {"action": "reverse", "_selected_action": [imported.pk]},
+    )
+    assert response.status_code == 302
+    assert Drawer.objects.count() == 0
