@@ -7,43 +7,153 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('palace', '0006_distinct_pair_keys_and_audit_reverts'),
+        ("palace", "0006_distinct_pair_keys_and_audit_reverts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditentry',
-            name='action',
-            field=models.CharField(choices=[('drawer.supersede', 'Drawer Supersede'), ('drawer.delete', 'Drawer Delete'), ('entity.alias_add', 'Entity Alias Add'), ('import.apply', 'Import Apply'), ('import.reverse', 'Import Reverse'), ('review.add_alias', 'Review Add Alias'), ('review.merge', 'Review Merge'), ('review.delete_link', 'Review Delete Link'), ('review.dismiss', 'Review Dismiss'), ('review.same', "review.same (a sweep's proposal judged the same)"), ('review.wrong', "review.wrong (a sweep's proposal judged not the same)"), ('review.revert', 'Review Revert'), ('sweep.apply', 'Sweep Apply'), ('sweep.reverse', 'Sweep Reverse'), ('sweep.sample', 'Sweep Sample')], max_length=64),
+            model_name="auditentry",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("drawer.supersede", "Drawer Supersede"),
+                    ("drawer.delete", "Drawer Delete"),
+                    ("entity.alias_add", "Entity Alias Add"),
+                    ("import.apply", "Import Apply"),
+                    ("import.reverse", "Import Reverse"),
+                    ("review.add_alias", "Review Add Alias"),
+                    ("review.merge", "Review Merge"),
+                    ("review.delete_link", "Review Delete Link"),
+                    ("review.dismiss", "Review Dismiss"),
+                    ("review.same", "review.same (a sweep's proposal judged the same)"),
+                    ("review.wrong", "review.wrong (a sweep's proposal judged not the same)"),
+                    ("review.revert", "Review Revert"),
+                    ("sweep.apply", "Sweep Apply"),
+                    ("sweep.reverse", "Sweep Reverse"),
+                    ("sweep.sample", "Sweep Sample"),
+                ],
+                max_length=64,
+            ),
         ),
         migrations.AlterField(
-            model_name='auditentry',
-            name='target_type',
-            field=models.CharField(choices=[('drawer', 'Drawer'), ('entity', 'Entity'), ('review_item', 'Review Item'), ('decision', 'Decision'), ('import', 'Import'), ('sweep', 'Sweep')], max_length=64),
+            model_name="auditentry",
+            name="target_type",
+            field=models.CharField(
+                choices=[
+                    ("drawer", "Drawer"),
+                    ("entity", "Entity"),
+                    ("review_item", "Review Item"),
+                    ("decision", "Decision"),
+                    ("import", "Import"),
+                    ("sweep", "Sweep"),
+                ],
+                max_length=64,
+            ),
         ),
         migrations.CreateModel(
-            name='Import',
+            name="Import",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('source', models.CharField(help_text='The path or upload imported.', max_length=500)),
-                ('format', models.CharField(choices=[('mempalace', 'Mempalace'), ('mem0', 'Mem0'), ('castellan', 'Castellan'), ('jsonl', 'Jsonl')], max_length=16)),
-                ('options', models.JSONField(blank=True, default=dict, help_text='The wing and the field mapping it ran with.')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('reversed', 'Reversed')], default='queued', max_length=16)),
-                ('progress', models.PositiveIntegerField(default=0, help_text='Records read so far.')),
-                ('summary', models.JSONField(blank=True, default=dict, help_text='{files, records, created, exact, similar, malformed}')),
-                ('errors', models.JSONField(blank=True, default=list, help_text='The malformed records: file, line and why.')),
-                ('upload', models.TextField(blank=True, editable=False, help_text='A file sent over the API, kept until it is read.')),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('drawers', models.ManyToManyField(blank=True, related_name='imports', to='palace.drawer')),
-                ('links', models.ManyToManyField(blank=True, related_name='imports', to='palace.drawerlink')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "source",
+                    models.CharField(help_text="The path or upload imported.", max_length=500),
+                ),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[
+                            ("mempalace", "Mempalace"),
+                            ("mem0", "Mem0"),
+                            ("castellan", "Castellan"),
+                            ("jsonl", "Jsonl"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "options",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="The wing and the field mapping it ran with.",
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("reversed", "Reversed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "progress",
+                    models.PositiveIntegerField(default=0, help_text="Records read so far."),
+                ),
+                (
+                    "summary",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="{files, records, created, exact, similar, malformed}",
+                    ),
+                ),
+                (
+                    "errors",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="The malformed records: file, line and why.",
+                    ),
+                ),
+                (
+                    "upload",
+                    models.TextField(
+                        blank=True,
+                        editable=False,
+                        help_text="A file sent over the API, kept until it is read.",
+                    ),
+                ),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "drawers",
+                    models.ManyToManyField(blank=True, related_name="imports", to="palace.drawer"),
+                ),
+                (
+                    "links",
+                    models.ManyToManyField(
+                        blank=True, related_name="imports", to="palace.drawerlink"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
     ]
