@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # rest_framework.views imports this module (the default permi
 WRITE_AS_ANY_AGENT = "palace.write_as_any_agent"
 
 # Routes (by URL name) whose effect is a deletion, whatever their method.
-DELETING_ROUTES = {"drawer-supersede"}
+DELETING_ROUTES = {"drawer-supersede", "import-reverse"}
 # Routes that read or change rows of every wing at once.
 ALL_WING_ROUTES = {
     "review-queue",

@@ -11,6 +11,7 @@ from api.views import (
     diary,
     drawers,
     entities,
+    imports,
     queue,
     search,
     stats,
@@ -99,4 +100,15 @@ consolidation = [
     path("sweeps/<int:run_id>/reverse", sweeps.SweepReverseView.as_view(), name="sweep-reverse"),
 ]
 
-urlpatterns = [*schema, *review, *consolidation, *palace]
+transfer = [
+    path("imports", imports.ImportListView.as_view(), name="import-list"),
+    path("imports/<int:import_id>", imports.ImportDetailView.as_view(), name="import-detail"),
+    path(
+        "imports/<int:import_id>/reverse",
+        imports.ImportReverseView.as_view(),
+        name="import-reverse",
+    ),
+    path("export", imports.ExportView.as_view(), name="export"),
+]
+
+urlpatterns = [*schema, *review, *consolidation, *palace, *transfer]

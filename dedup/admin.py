@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from dedup import services
+from dedup import imports, services
 from dedup.errors import DomainError
 from palace.models import (
     AuditEntry,
@@ -21,6 +21,7 @@ from palace.models import (
     Drawer,
     Entity,
     EntityAlias,
+    Import,
     Mention,
     Room,
     Wing,
@@ -244,3 +245,40 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
     def has_view_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
         return request.user.is_staff
+
+
+@admin.register(Import)
+class ImportAdmin(ReadOnlyAdmin):
+    """Imports are run by `import_memories` or the API; here they are read, and reversed."""
+
+    list_display = ["id", "format", "source", "status", "progress", "created_by", "created_at"]
+    list_filter = ["format", "status"]
+    readonly_fields = ["created_drawers", "made_links"]
+    exclude = ["upload", "drawers", "links"]
+    actions = ["reverse"]
+
+    @admin.display(description="drawers created")
+    def created_drawers(self, imported: Import) -> str:
+        return ", ".join(str(u) for u in imported.drawers.values_list("uuid", flat=True))
+
+    @admin.display(description="links made")
+    def made_links(self, imported: Import) -> str:
+        pairs = imported.links.values_list("newer__uuid", "older__uuid")
+        return ", ".join(f"{newer} -> {older}" for newer, older in pairs)
+
+    @admin.action(description="Reverse the selected imports", permissions=["reverse"])
+    def reverse(self, request: HttpRequest, queryset: QuerySet[Import]) -> None:
+        for imported in queryset:
+            try:
+                reversal = imports.import_reverse(imported=imported, actor=request.user)
+            except DomainError as error:
+                self.message_user(request, f"{imported}: {error}", messages.ERROR)
+                continue
+            self.message_user(
+                request,
+                f"{imported}: {len(reversal.removed)} drawers removed, "
+                f"{len(reversal.kept)} kept (built on since).",
+            )
+
+    def has_reverse_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("palace.delete_drawer")

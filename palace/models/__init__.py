@@ -19,6 +19,7 @@ from palace.models.common import LABEL_MAX_LENGTH, Actor, ReviewedLink, acting_u
 from palace.models.distinct import DistinctPair
 from palace.models.drawers import Drawer, DrawerLink, DrawerQuerySet
 from palace.models.entities import PERSON_ALIAS_SOURCES, Entity, EntityAlias, EntityLink, Mention
+from palace.models.imports import Import
 from palace.models.places import Room, Wing
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Entity",
     "EntityAlias",
     "EntityLink",
+    "Import",
     "Mention",
     "ReviewedLink",
     "Room",

@@ -22,6 +22,8 @@ class AuditAction(models.TextChoices):
     DRAWER_SUPERSEDE = "drawer.supersede"
     DRAWER_DELETE = "drawer.delete"
     ENTITY_ALIAS_ADD = "entity.alias_add"
+    IMPORT_APPLY = "import.apply"
+    IMPORT_REVERSE = "import.reverse"
     REVIEW_ADD_ALIAS = "review.add_alias"
     REVIEW_MERGE = "review.merge"
     REVIEW_DELETE_LINK = "review.delete_link"
@@ -44,6 +46,7 @@ class AuditTarget(models.TextChoices):
     ENTITY = "entity"
     REVIEW_ITEM = "review_item"
     DECISION = "decision"
+    IMPORT = "import"
     SWEEP = "sweep"
 
 

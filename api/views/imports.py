@@ -1,0 +1,128 @@
+"""Imports as background tasks, their reversal, and the streamed export."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.errors import ApiError, errors, not_found
+from api.models import DELETE, READ, WRITE
+from api.permissions import refused, require
+from api.scopes import scope_of
+from api.serializers import imports as s
+from api.views.common import parsed
+from dedup import imports
+from dedup.tasks import run_import
+from palace.models import Import
+
+EXPORT_FORMATS = {"jsonl": "castellan", "castellan": "castellan", "mempalace": "mempalace"}
+
+
+def import_or_404(request: Request, import_id: int) -> Import:
+    """The import, if it exists and the key reaches every wing it wrote to."""
+    imported = Import.objects.filter(pk=import_id).first()
+    scope = scope_of(request)
+    if imported is None or not all(scope.reaches(w) for w in imported.options.get("wings", [])):
+        raise not_found("import")
+    return imported
+
+
+class ImportListView(APIView):
+    @extend_schema(
+        request=s.ImportRequestSerializer,
+        responses={
+            202: OpenApiResponse(s.ImportSerializer, description="Queued; poll its id."),
+            **errors(400, 401, 403),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Import a file's records in the background, each through the write path. The key
+        must be allowed to write to every wing the records name."""
+        data = parsed(s.ImportRequestSerializer, request)
+        mapping = data.get("mapping") or {}
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "upload"
+            path.write_text(data["data"], encoding="utf-8")
+            wings = imports.record_wings(
+                path, format=data["format"], wing=data.get("wing"), mapping=mapping
+            )
+        for wing in sorted(wings):
+            require(request, WRITE, wing)
+        if not wings and scope_of(request).wings is not None:
+            raise refused("The import names no wing this key reaches.", "out_of_scope")
+        imported = imports.import_create(
+            source="upload",
+            format=data["format"],
+            wing=data.get("wing"),
+            mapping=mapping,
+            actor=request.user,
+            upload=data["data"],
+            wings=wings,
+        )
+        run_import.enqueue(imported.pk)
+        imported.refresh_from_db()
+        return Response(s.ImportSerializer(imported).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportDetailView(APIView):
+    @extend_schema(responses={200: s.ImportSerializer, **errors(401, 404)})
+    def get(self, request: Request, import_id: int) -> Response:
+        """An import's progress, summary, malformed records, and what it created and linked."""
+        return Response(s.ImportSerializer(import_or_404(request, import_id)).data)
+
+
+class ImportReverseView(APIView):
+    @extend_schema(request=None, responses={200: s.ImportSerializer, **errors(401, 403, 404, 409)})
+    def post(self, request: Request, import_id: int) -> Response:
+        """Remove what the import created and linked; drawers built on since are kept and
+        listed in `summary.reversal.kept` with the reasons."""
+        imported = import_or_404(request, import_id)
+        for wing in imported.options.get("wings", []):
+            require(request, DELETE, wing)
+        imports.import_reverse(imported=imported, actor=request.user)
+        imported.refresh_from_db()
+        return Response(s.ImportSerializer(imported).data)
+
+
+class ExportView(APIView):
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
+        """`format` names the export's format here, not DRF's renderer (the answer is JSON
+        lines, and an error the API's JSON)."""
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("wing", OpenApiTypes.STR, required=False),
+            OpenApiParameter("format", OpenApiTypes.STR, enum=sorted(EXPORT_FORMATS)),
+        ],
+        responses={
+            (200, "application/x-ndjson"): OpenApiTypes.STR,
+            **errors(400, 401, 403, 404),
+        },
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        """Stream the store (or a wing) as JSON lines, read a chunk at a time."""
+        wing = request.query_params.get("wing") or None
+        format = request.query_params.get("format", "jsonl")
+        if format not in EXPORT_FORMATS:
+            raise ApiError(
+                f"format must be one of {sorted(EXPORT_FORMATS)}.", code="invalid", status_code=400
+            )
+        require(request, READ, wing)
+        if wing is None and scope_of(request).wings is not None:
+            raise refused(
+                "Exporting every wing needs a key that reaches every wing.", "out_of_scope"
+            )
+        lines = imports.export_lines(wing=wing, format=EXPORT_FORMATS[format])
+        return StreamingHttpResponse(lines, content_type="application/x-ndjson")

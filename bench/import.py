@@ -1,0 +1,125 @@
+#!/usr/bin/env python
+"""Import benchmark: records per second of `import_memories` (MemPalace JSONL, every record
+through the write path) of a file holding 10% duplicates (half exact copies, half one-typo
+variants of earlier records), next to the plain insert rate of the same rows (one ORM insert per
+row, in its own transaction, into rooms of their own), on SQLite and PostgreSQL.
+
+    .venv/bin/python bench/import.py [--sizes 100000] [--rooms 20]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import (
+    Vocabulary,
+    arguments,
+    drawer_row,
+    fresh_database_url,
+    one_typo,
+    run_children,
+    setup_django,
+    table,
+)
+
+
+def source_lines(size: int, rooms: int, rng: random.Random) -> list[dict]:
+    vocabulary = Vocabulary(rng)
+    lines: list[dict] = []
+    for index in range(size):
+        room = f"room-{index % rooms}"
+        earlier = [line for line in lines[-rooms * 5 :] if line["metadata"]["room"] == room]
+        text = vocabulary.sentence()
+        if index % 10 == 9 and earlier:  # 10% duplicates: exact copies and one-typo variants
+            original = rng.choice(earlier)["document"]
+            text = original if index % 20 == 9 else one_typo(original, rng)
+        lines.append(
+            {
+                "id": f"bench-{index}",
+                "document": text,
+                "metadata": {"wing": "bench", "room": room, "added_by": "bench"},
+            }
+        )
+    return lines
+
+
+def child(backend: str, sizes: list[int], rooms: int) -> None:
+    setup_django(fresh_database_url(backend))
+    from django.db import transaction
+
+    from dedup import imports, services
+
+    for size in sizes:
+        lines = source_lines(size, rooms, random.Random(size))
+        plain_rooms = [
+            services.room_get_or_create(wing=f"plain-{size}", room=f"room-{i}")
+            for i in range(rooms)
+        ]
+        started = time.perf_counter()
+        for index, line in enumerate(lines):
+            with transaction.atomic():
+                drawer_row(plain_rooms[index % rooms], line["document"]).save()
+        plain = time.perf_counter() - started
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "export.jsonl"
+            path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+            imported = imports.import_create(source=str(path), format="mempalace")
+            started = time.perf_counter()
+            tally = imports.import_run(imported, path=path)
+            elapsed = time.perf_counter() - started
+        print(
+            json.dumps(
+                {
+                    "backend": backend,
+                    "size": size,
+                    "import": size / elapsed,
+                    "plain": size / plain,
+                    "summary": tally.summary(),
+                }
+            ),
+            flush=True,
+        )
+
+
+def main() -> None:
+    args = arguments(__doc__, sizes="100000", rooms=20)
+    if args.child:
+        child(args.child, args.sizes, args.rooms)
+        return
+    rows = []
+    for r in run_children(__file__, args.backends):
+        s = r["summary"]
+        rows.append(
+            [
+                r["backend"],
+                f"{r['size']:,}",
+                f"{r['import']:,.0f}",
+                f"{r['plain']:,.0f}",
+                f"{r['plain'] / r['import']:.2f}x",
+                f"{s['created']:,} / {s['exact']:,} / {s['similar']:,}",
+            ]
+        )
+    print(
+        table(
+            [
+                "backend",
+                "records",
+                "import records/s",
+                "plain inserts/s",
+                "cost ratio",
+                "created / exact / linked",
+            ],
+            rows,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Import from other memory stores and export from this one (see each module).
+
+Callers import from here: `from dedup import imports`."""
+
+from dedup.imports.export import FORMATS as EXPORT_FORMATS
+from dedup.imports.export import export_lines
+from dedup.imports.reverse import Reversal, import_reverse
+from dedup.imports.run import (
+    IMPORT_NAMESPACE,
+    READERS,
+    Tally,
+    client_id,
+    import_create,
+    import_run,
+    record_wings,
+)
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "IMPORT_NAMESPACE",
+    "READERS",
+    "Reversal",
+    "Tally",
+    "client_id",
+    "export_lines",
+    "import_create",
+    "import_reverse",
+    "import_run",
+    "record_wings",
+]

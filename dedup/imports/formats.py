@@ -1,0 +1,270 @@
+"""The formats an import reads, each turned into the same `Record`s.
+
+- `mempalace`: MemPalace's JSONL export, a directory tree of `*.jsonl` files (or one file), one
+  drawer per line: `{"id", "document", "metadata": {"wing", "room", "source_file", "filed_at",
+  "added_by", ...}}`.
+- `mem0`: mem0's exported memories, JSON `{"results": [{"id", "memory", "user_id", "agent_id",
+  "metadata", "created_at", ...}]}`; the wing is the user (or the agent), the room the metadata's
+  `category` (or `general`). A record's "line" is its 1-based position in `results`.
+- `castellan`: Castellan's own JSONL (see `dedup.imports.export`); drawer lines are imported,
+  other lines (links, entities, mentions, decisions) are handled by the import itself.
+- `jsonl`: any JSONL, one record per line, fields picked by a mapping (`content=text`,
+  `wing=meta.project`, dotted paths into the object).
+
+A record that cannot be read is a `Malformed` with its file and line, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ROOM = "general"
+# The generic JSONL's mapping when the command line names no field: the same names as Castellan's.
+DEFAULT_MAPPING = {
+    "id": "id",
+    "content": "content",
+    "wing": "wing",
+    "room": "room",
+    "name": "name",
+    "kind": "kind",
+    "agent": "agent",
+}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One memory read from a source, ready for the write path. `data` holds a Castellan line's
+    extra fields (mentions, validity) for the import to apply after the write."""
+
+    file: str
+    line: int
+    source_id: str
+    content: str
+    wing: str
+    room: str
+    name: str | None = None
+    kind: str = ""
+    agent: str = ""
+    source: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Malformed:
+    file: str
+    line: int
+    error: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "error": self.error}
+
+
+@dataclass(frozen=True)
+class Other:
+    """A Castellan line that is not a drawer (a link, an entity, a mention, a decision)."""
+
+    file: str
+    line: int
+    data: dict[str, Any]
+
+
+Item = Record | Malformed | Other
+
+
+def source_files(path: Path, pattern: str = "*.jsonl") -> list[Path]:
+    """The files an import reads: the file itself, or a directory's matching files, sorted."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob(pattern) if p.is_file())
+    return [path]
+
+
+def dotted(obj: Any, path: str) -> Any:
+    """`obj["a"]["b"]` for `a.b`; None where the path leads nowhere."""
+    for part in path.split("."):
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, Any] | Malformed]]:
+    name = str(path.relative_to(root)) if path != root else path.name
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                yield name, number, Malformed(name, number, f"not JSON: {error}")
+                continue
+            if not isinstance(obj, dict):
+                yield name, number, Malformed(name, number, "not a JSON object")
+                continue
+            yield name, number, obj
+
+
+def _required(obj: Mapping[str, Any], path: str, name: str, line: int) -> str | Malformed:
+    value = dotted(obj, path)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return Malformed(name, line, f"missing {path}")
+    if not isinstance(value, str | int | float):
+        return Malformed(name, line, f"{path} is not text")
+    return str(value)
+
+
+def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
+    root = path if path.is_dir() else path.parent
+    for file in source_files(path):
+        for name, line, obj in _json_lines(file, root):
+            if isinstance(obj, Malformed):
+                yield obj
+                continue
+            metadata = _object(obj.get("metadata"))
+            fields = [
+                _required(obj, "id", name, line),
+                _required(obj, "document", name, line),
+                wing or _required(metadata, "wing", name, line),
+            ]
+            broken = next((f for f in fields if isinstance(f, Malformed)), None)
+            if broken is not None:
+                yield broken
+                continue
+            source_id, content, wing_name = (str(f) for f in fields)
+            yield Record(
+                file=name,
+                line=line,
+                source_id=source_id,
+                content=content,
+                wing=wing_name,
+                room=_text(metadata.get("room")) or DEFAULT_ROOM,
+                agent=_text(metadata.get("added_by")),
+                source={"format": "mempalace", "id": source_id, "metadata": metadata},
+            )
+
+
+def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
+    for file in source_files(path, "*.json"):
+        name = file.name
+        try:
+            document = json.loads(file.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            yield Malformed(name, getattr(error, "lineno", 1), f"not JSON: {error}")
+            continue
+        results = document.get("results") if isinstance(document, dict) else document
+        if not isinstance(results, list):
+            yield Malformed(name, 1, "no results list")
+            continue
+        for position, obj in enumerate(results, start=1):
+            yield _mem0_record(obj, name, position, wing)
+
+
+def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
+    if not isinstance(obj, dict):
+        return Malformed(name, position, "not a JSON object")
+    source_id = _required(obj, "id", name, position)
+    content = _required(obj, "memory", name, position)
+    owner = wing or _text(obj.get("user_id")) or _text(obj.get("agent_id"))
+    if isinstance(source_id, Malformed) or isinstance(content, Malformed):
+        return source_id if isinstance(source_id, Malformed) else content  # type: ignore[return-value]
+    if not owner:
+        return Malformed(name, position, "neither user_id nor agent_id")
+    metadata = _object(obj.get("metadata"))
+    return Record(
+        file=name,
+        line=position,
+        source_id=source_id,
+        content=content,
+        wing=owner,
+        room=_text(metadata.get("category")) or DEFAULT_ROOM,
+        agent=_text(obj.get("agent_id")),
+        source={
+            "format": "mem0",
+            "id": source_id,
+            **{k: obj[k] for k in ("user_id", "agent_id", "created_at") if obj.get(k)},
+            **({"metadata": metadata} if metadata else {}),
+        },
+    )
+
+
+def read_jsonl(
+    path: Path, wing: str | None = None, mapping: Mapping[str, str] | None = None
+) -> Iterator[Item]:
+    fields = {**DEFAULT_MAPPING, **(mapping or {})}
+    root = path if path.is_dir() else path.parent
+    for file in source_files(path):
+        for name, line, obj in _json_lines(file, root):
+            if isinstance(obj, Malformed):
+                yield obj
+                continue
+            yield _mapped_record(obj, name, line, fields, wing)
+
+
+def _mapped_record(
+    obj: dict[str, Any], name: str, line: int, fields: Mapping[str, str], wing: str | None
+) -> Item:
+    required = [_required(obj, fields[key], name, line) for key in ("id", "content")]
+    required.append(wing or _required(obj, fields["wing"], name, line))
+    broken = next((f for f in required if isinstance(f, Malformed)), None)
+    if broken is not None:
+        return broken
+    source_id, content, wing_name = (str(f) for f in required)
+    return Record(
+        file=name,
+        line=line,
+        source_id=source_id,
+        content=content,
+        wing=wing_name,
+        room=_text(dotted(obj, fields["room"])) or DEFAULT_ROOM,
+        name=_text(dotted(obj, fields["name"])) or None,
+        kind=_text(dotted(obj, fields["kind"])),
+        agent=_text(dotted(obj, fields["agent"])),
+        source={"format": "jsonl", "id": source_id},
+    )
+
+
+def read_castellan(path: Path, wing: str | None = None) -> Iterator[Item]:
+    root = path if path.is_dir() else path.parent
+    for file in source_files(path):
+        for name, line, obj in _json_lines(file, root):
+            if isinstance(obj, Malformed):
+                yield obj
+            elif obj.get("type") != "drawer":
+                yield Other(name, line, obj)
+            else:
+                yield _castellan_drawer(obj, name, line, wing)
+
+
+def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | None) -> Item:
+    required = [_required(obj, key, name, line) for key in ("id", "content", "room")]
+    required.append(wing or _required(obj, "wing", name, line))
+    broken = next((f for f in required if isinstance(f, Malformed)), None)
+    if broken is not None:
+        return broken
+    source_id, content, room, wing_name = (str(f) for f in required)
+    source = obj.get("source")
+    return Record(
+        file=name,
+        line=line,
+        source_id=source_id,
+        content=content,
+        wing=wing_name,
+        room=room,
+        name=_text(obj.get("name")) or None,
+        kind=_text(obj.get("kind")),
+        agent=_text(obj.get("agent")),
+        source=source if isinstance(source, dict) else {},
+        data={k: obj.get(k) for k in ("valid_from", "valid_to", "superseded_by")},
+    )

@@ -1,0 +1,290 @@
+"""Running an import: every record through the write path (`drawer_write_in`, mode memory), each
+in its own transaction, recorded on the `Import` as it goes.
+
+A record's drawer id is `uuid5(IMPORT_NAMESPACE, "<format>:<source id>")`, so importing the same
+file again replays every record and stores nothing. A record the write path refuses (empty
+content, a name taken) is counted as malformed with its file and line, like one that cannot be
+read; nothing is fatal. The summary counts `records` read, drawers `created` (of which `similar`
+were linked to drawers they resemble), records stored as nothing new (`exact`: an exact copy, or
+a record imported before), and `malformed` ones. A dry run checks each record against the store
+as it is, so it does not see the file's own earlier records.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from dedup.errors import DomainError
+from dedup.imports import formats
+from dedup.services import WriteMode, drawer_check, drawer_write_in, entity_resolve, mention_add
+from dedup.services.config import Actor
+from dedup.services.entities import entity_alias_add
+from palace.models import (
+    PERSON_ALIAS_SOURCES,
+    AuditAction,
+    AuditEntry,
+    AuditTarget,
+    Drawer,
+    EntityAlias,
+    Import,
+    acting_user,
+)
+
+IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
+PROGRESS_EVERY = 200
+
+Reader = Callable[..., Iterator[formats.Item]]
+READERS: dict[str, Reader] = {
+    Import.Format.MEMPALACE: formats.read_mempalace,
+    Import.Format.MEM0: formats.read_mem0,
+    Import.Format.CASTELLAN: formats.read_castellan,
+    Import.Format.JSONL: formats.read_jsonl,
+}
+
+
+def client_id(format: str, source_id: str) -> uuid.UUID:
+    """The drawer id a source's record is written under: the same record, the same id."""
+    return uuid.uuid5(IMPORT_NAMESPACE, f"{format}:{source_id}")
+
+
+@dataclass
+class Tally:
+    files: set[str] = field(default_factory=set)
+    records: int = 0
+    created: int = 0
+    exact: int = 0
+    similar: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "records": self.records,
+            "created": self.created,
+            "exact": self.exact,
+            "similar": self.similar,
+            "malformed": len(self.errors),
+        }
+
+
+def import_create(
+    *,
+    source: str,
+    format: str,
+    wing: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+    actor: Actor = None,
+    upload: str = "",
+    wings: Iterable[str] = (),
+) -> Import:
+    """The record of an import about to run (queued); `upload` holds a file sent over the API."""
+    return Import.objects.create(
+        upload=upload,
+        created_by=acting_user(actor),
+        source=source,
+        format=Import.Format(format),
+        options={"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)},
+    )
+
+
+def import_run(
+    imported: Import,
+    *,
+    path: Path,
+    dry_run: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> Tally:
+    """Read `path` in the import's format and write every record. A dry run asks the write path
+    what it would do (`drawer_check`) and writes nothing, not even the import's progress."""
+    tally = Tally()
+    if not dry_run:
+        _set(imported, status=Import.Status.RUNNING)
+    try:
+        _run_items(imported, path, tally, dry_run, on_progress)
+    except Exception:
+        if not dry_run:
+            _set(imported, status=Import.Status.FAILED, summary=tally.summary())
+        raise
+    if not dry_run:
+        _finish(imported, tally)
+    return tally
+
+
+def _run_items(
+    imported: Import,
+    path: Path,
+    tally: Tally,
+    dry_run: bool,
+    on_progress: Callable[[int], None] | None,
+) -> None:
+    options = imported.options or {}
+    arguments: dict[str, Any] = {"wing": options.get("wing") or None}
+    if imported.format == Import.Format.JSONL:
+        arguments["mapping"] = options.get("mapping") or {}
+    supersessions: list[tuple[uuid.UUID, dict[str, Any]]] = []
+    for item in READERS[imported.format](path, **arguments):
+        tally.files.add(item.file)
+        if isinstance(item, formats.Malformed):
+            tally.errors.append(item.as_dict())
+        elif isinstance(item, formats.Other):
+            if not dry_run:
+                _apply_other(imported, item, tally)
+            continue
+        else:
+            tally.records += 1
+            _write_record(imported, item, tally, dry_run, supersessions)
+        if tally.records % PROGRESS_EVERY == 0 or isinstance(item, formats.Malformed):
+            if not dry_run:
+                _set(imported, progress=tally.records)
+            if on_progress is not None:
+                on_progress(tally.records)
+    if not dry_run:
+        _apply_validity(supersessions)
+
+
+def _write_record(
+    imported: Import,
+    record: formats.Record,
+    tally: Tally,
+    dry_run: bool,
+    supersessions: list[tuple[uuid.UUID, dict[str, Any]]],
+) -> None:
+    write: dict[str, Any] = {
+        "wing": record.wing,
+        "room": record.room,
+        "content": record.content,
+        "mode": WriteMode.MEMORY,
+        "name": record.name,
+        "kind": record.kind,
+        "agent": record.agent,
+        "source": record.source,
+        "drawer_id": client_id(imported.format, record.source_id),
+    }
+    try:
+        if dry_run:
+            check = drawer_check(**write)
+            _count(tally, stored=check.would_store, linked=bool(check.similar))
+            return
+        with transaction.atomic():
+            result = drawer_write_in(**write)
+            if result.created:
+                imported.drawers.add(result.drawer)
+                if result.links:
+                    imported.links.add(*result.links)
+                _keep_valid_from(result.drawer, record.data.get("valid_from"))
+    except DomainError as error:
+        tally.errors.append(formats.Malformed(record.file, record.line, str(error)).as_dict())
+        return
+    _count(tally, stored=result.created, linked=bool(result.links))
+    if result.created and (record.data.get("valid_to") or record.data.get("superseded_by")):
+        supersessions.append((result.drawer.uuid, record.data))
+
+
+def _count(tally: Tally, *, stored: bool, linked: bool) -> None:
+    if not stored:
+        tally.exact += 1
+        return
+    tally.created += 1
+    tally.similar += int(linked)
+
+
+def _when(value: Any) -> datetime | None:
+    return parse_datetime(value) if isinstance(value, str) else None
+
+
+def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
+    """A Castellan record keeps the time its memory became valid in the store it came from."""
+    when = _when(valid_from)
+    if when is not None:
+        Drawer.objects.filter(pk=drawer.pk).update(valid_from=when)
+
+
+def _apply_validity(supersessions: list[tuple[uuid.UUID, dict[str, Any]]]) -> None:
+    """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
+    it named (imported under its client id), once every drawer is written."""
+    for drawer_id, data in supersessions:
+        by_id = data.get("superseded_by")
+        by = (
+            Drawer.objects.filter(uuid=client_id(Import.Format.CASTELLAN, by_id)).first()
+            if by_id
+            else None
+        )
+        Drawer.objects.filter(uuid=drawer_id).update(
+            valid_to=_when(data.get("valid_to")) or timezone.now(), superseded_by=by
+        )
+
+
+def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
+    """A Castellan entity (with its aliases) or mention. Links are not read: the write path
+    finds them again as the drawers are written in their order; decisions stay with the store
+    that made them."""
+    data = item.data
+    try:
+        if data.get("type") == "entity":
+            entity = entity_resolve(name=str(data["name"]), kind=str(data["kind"])).entity
+            for alias in data.get("aliases") or []:
+                source = EntityAlias.Source(alias["source"])
+                if source in PERSON_ALIAS_SOURCES:  # the others come back with the mentions
+                    entity_alias_add(entity=entity, alias=str(alias["alias"]), source=source)
+        elif data.get("type") == "mention":
+            drawer = Drawer.objects.filter(
+                uuid=client_id(imported.format, str(data["drawer"]))
+            ).first()
+            if drawer is None:
+                raise KeyError("drawer")
+            mention_add(
+                drawer=drawer,
+                name=str(data["name"]),
+                kind=str(data["kind"]),
+                provenance=data.get("provenance") or {},
+            )
+    except (DomainError, KeyError, TypeError, ValueError) as error:
+        tally.errors.append(formats.Malformed(item.file, item.line, f"{error!r}").as_dict())
+
+
+def _set(imported: Import, **fields: Any) -> None:
+    for name, value in fields.items():
+        setattr(imported, name, value)
+    imported.save(update_fields=list(fields))
+
+
+def _finish(imported: Import, tally: Tally) -> None:
+    with transaction.atomic():
+        _set(
+            imported,
+            status=Import.Status.DONE,
+            progress=tally.records,
+            summary=tally.summary(),
+            errors=tally.errors,
+            finished_at=timezone.now(),
+        )
+        AuditEntry.objects.record(
+            actor=imported.created_by,
+            action=AuditAction.IMPORT_APPLY,
+            target_type=AuditTarget.IMPORT,
+            target_id=imported.pk,
+            after={"summary": tally.summary()},
+            data={"source": imported.source, "format": imported.format},
+        )
+
+
+def record_wings(
+    path: Path, *, format: str, wing: str | None, mapping: Mapping[str, str]
+) -> set[str]:
+    """The wings a file's records would be written into, read without writing: what an API key
+    must be allowed to write to before the import is queued."""
+    if wing:
+        return {wing}
+    arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
+    return {
+        item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)
+    }

@@ -1,0 +1,75 @@
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from dedup import imports
+from palace.models import Import
+
+
+def parse_mapping(pairs: list[str]) -> dict[str, str]:
+    """`field=path` pairs of the generic JSONL's mapping."""
+    mapping = {}
+    for pair in pairs:
+        field, _, path = pair.partition("=")
+        if field not in {"id", "content", "wing", "room", "name", "kind", "agent"} or not path:
+            raise CommandError(
+                f"--map {pair!r}: expected FIELD=PATH, FIELD one of id, content, "
+                "wing, room, name, kind, agent."
+            )
+        mapping[field] = path
+    return mapping
+
+
+class Command(BaseCommand):
+    help = (
+        "Import memories from MemPalace, mem0, Castellan or any JSONL: every record goes through "
+        "the write path; importing the same file again stores nothing. Prints the summary, the "
+        "malformed records, and the import's id (to reverse it with import_reverse)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--format", required=True, choices=Import.Format.values)
+        parser.add_argument("--map", action="append", default=[], metavar="FIELD=PATH")
+        parser.add_argument("--wing", help="File every record into this wing.")
+        parser.add_argument("--dry-run", action="store_true", help="Write nothing; count.")
+        parser.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["path"]
+        if not path.exists():
+            raise CommandError(f"{path} does not exist.")
+        arguments = {
+            "source": str(path),
+            "format": options["format"],
+            "wing": options["wing"],
+            "mapping": parse_mapping(options["map"]),
+        }
+        if options["dry_run"]:
+            imported = Import(
+                source=arguments["source"],
+                format=arguments["format"],
+                options={"wing": options["wing"] or "", "mapping": arguments["mapping"]},
+            )
+        else:
+            imported = imports.import_create(**arguments)
+        bar = tqdm(unit="record", desc="importing", disable=options["no_progress"], file=sys.stderr)
+        done = 0
+
+        def advance(records: int) -> None:
+            nonlocal done
+            bar.update(records - done)
+            done = records
+
+        try:
+            tally = imports.import_run(
+                imported, path=path, dry_run=options["dry_run"], on_progress=advance
+            )
+        finally:
+            bar.close()
+        result = {"import": imported.pk, "summary": tally.summary(), "malformed": tally.errors}
+        self.stdout.write(json.dumps(result, indent=2))
