@@ -19,13 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Q, QuerySet
-from django.db.models.functions import Length
+from django.db.models import QuerySet
 
-from dedup.policy import VAGUE_KIND
-from dedup.policy.entities import KEY_LENGTH_BAND
 from palace import fulltext
-from palace.models import PERSON_ALIAS_SOURCES, Drawer, Entity, EntityAlias, Room
+from palace.models import Drawer, Room
 
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
@@ -371,40 +368,3 @@ POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
     "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int)"
 )
-
-
-def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:
-    """Entities with this exact name, this key, or an alias with this key (indexed lookups)."""
-    queryset = Entity.objects.filter(Q(name=name) | Q(key=key) | Q(alias_set__key=key))
-    if kind != VAGUE_KIND:
-        queryset = queryset.filter(kind=kind)
-    return queryset.distinct().prefetch_related("alias_set")
-
-
-def entities_in_key_band(*, kind: str, key_length: int) -> QuerySet[Entity]:
-    """Entities whose key length is within two of the name's: only they can be two edits away."""
-    # A redirected entity answers through its canonical one and is never proposed itself.
-    queryset = Entity.objects.filter(
-        key_length__gte=key_length - KEY_LENGTH_BAND,
-        key_length__lte=key_length + KEY_LENGTH_BAND,
-        redirect_to__isnull=True,
-    )
-    if kind != VAGUE_KIND:
-        queryset = queryset.filter(kind=kind)
-    return queryset.only("id", "name", "kind", "key", "redirect_to")
-
-
-def person_aliases_in_key_band(*, kind: str, key_length: int) -> QuerySet[EntityAlias]:
-    """Aliases a person recorded (few: the source narrows the scan), with their entity, whose
-    key length is within two of the name's: a typo of one converges as one of the name does."""
-    queryset = EntityAlias.objects.alias(key_length=Length("key")).filter(
-        source__in=PERSON_ALIAS_SOURCES,
-        entity__redirect_to__isnull=True,
-        key_length__gte=key_length - KEY_LENGTH_BAND,
-        key_length__lte=key_length + KEY_LENGTH_BAND,
-    )
-    if kind != VAGUE_KIND:
-        queryset = queryset.filter(entity__kind=kind)
-    return queryset.select_related("entity").only(
-        "alias", "entity__id", "entity__name", "entity__kind", "entity__key", "entity__redirect_to"
-    )

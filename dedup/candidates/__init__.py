@@ -1,0 +1,59 @@
+"""Candidate queries: which stored rows might a new drawer or name duplicate? The database only
+proposes; `dedup.policy` decides. Drawers (full-text and indexed lookups, per database) and
+entities (indexed lookups by key), one module each; every query is importable from here."""
+
+from dedup.candidates.drawers import (
+    ANY_LENGTH,
+    EXACT_CANDIDATES,
+    LEXICAL_CANDIDATES,
+    LEXICAL_GROUP_SIZE,
+    LEXICAL_GROUPS,
+    POSTGRESQL_FUNCTION,
+    POSTGRESQL_FUNCTION_NAME,
+    POSTGRESQL_FUNCTION_REMOVE,
+    SQLITE_RANKED_MATCHES,
+    STOP_WORDS,
+    SWEEP_LEXICAL_GROUPS,
+    Candidate,
+    Found,
+    LengthBand,
+    Scope,
+    for_text,
+    lexical,
+    lexical_groups,
+    lexical_words,
+    same_fingerprint,
+    same_hash,
+)
+from dedup.candidates.entities import (
+    entities_in_key_band,
+    entities_matching,
+    person_aliases_in_key_band,
+)
+
+__all__ = [
+    "ANY_LENGTH",
+    "EXACT_CANDIDATES",
+    "LEXICAL_CANDIDATES",
+    "LEXICAL_GROUPS",
+    "LEXICAL_GROUP_SIZE",
+    "POSTGRESQL_FUNCTION",
+    "POSTGRESQL_FUNCTION_NAME",
+    "POSTGRESQL_FUNCTION_REMOVE",
+    "SQLITE_RANKED_MATCHES",
+    "STOP_WORDS",
+    "SWEEP_LEXICAL_GROUPS",
+    "Candidate",
+    "Found",
+    "LengthBand",
+    "Scope",
+    "entities_in_key_band",
+    "entities_matching",
+    "for_text",
+    "lexical",
+    "lexical_groups",
+    "lexical_words",
+    "person_aliases_in_key_band",
+    "same_fingerprint",
+    "same_hash",
+]
