@@ -1,13 +1,14 @@
 """The ASGI entry point: Django, with Castellan's MCP server (streamable HTTP) at `/mcp`.
 
 `uvicorn config.asgi:application` serves both. The Procfile's `web` process stays on gunicorn's
-threaded WSGI workers (Django's ASGI handler would run every sync view on one thread per
-process); production runs this module in its own `mcp` process and the proxy in front sends
-`/mcp` to it (README "Agents over MCP"). The MCP app also receives the lifespan events: its
+threaded WSGI workers (every view is synchronous; the deploy test, the per-worker metrics and the
+load bench hold that serving); production runs this module in its own `mcp` process and the
+proxy in front sends `/mcp` to it (README "Agents over MCP"). The MCP app also receives the lifespan events: its
 session manager must run for it to answer.
 """
 
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -19,7 +20,8 @@ from api.mcp_server.server import RequireBearer, http_app  # noqa: E402 - after 
 mcp_application = RequireBearer(http_app())
 
 
-async def application(scope, receive, send):  # type: ignore[no-untyped-def]
+# Any: Django's handler and Starlette's apps spell the same ASGI callables differently.
+async def application(scope: Any, receive: Any, send: Any) -> None:
     path = scope.get("path", "")
     if scope["type"] == "lifespan" or path == "/mcp" or path.startswith("/mcp/"):
         await mcp_application(scope, receive, send)
