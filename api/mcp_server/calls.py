@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
-from django.db import close_old_connections
+from django.db import connections
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from rest_framework import exceptions, serializers
@@ -90,6 +90,14 @@ def refusal(exc: Exception) -> CallToolResult:
     )
 
 
+def release_old_connections() -> None:
+    """Django's `close_old_connections`, as around a request, but never inside a transaction
+    (a test's, which it would close)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
+
+
 def tool(function: Callable[P, dict[str, Any]]) -> Callable[P, Any]:
     """One tool call: a database connection past its age is dropped first and after, as around
     a request, and a refusal comes back as the API's error body (`refusal`), not as the SDK's
@@ -97,12 +105,12 @@ def tool(function: Callable[P, dict[str, Any]]) -> Callable[P, Any]:
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any] | CallToolResult:
-        close_old_connections()
+        release_old_connections()
         try:
             return function(*args, **kwargs)
         except (DomainError, ApiError, exceptions.APIException) as exc:
             return refusal(exc)
         finally:
-            close_old_connections()
+            release_old_connections()
 
     return call
