@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
 from django.db import DatabaseError
 from django.utils import timezone
@@ -68,3 +68,13 @@ class AgentKeyAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return "Token"
+
+
+def identity_for_key(credential: str) -> tuple[Any, object]:
+    """The user and the auth object (an agent key, or a person's DRF token) for a credential
+    sent as `Authorization: Bearer <credential>`: what the MCP server signs callers in with, by
+    the same rules as the REST API. Raises AuthenticationFailed."""
+    credential = credential.strip()
+    if "." not in credential:
+        return TokenAuthentication().authenticate_credentials(credential)
+    return AgentKeyAuthentication().authenticate_key(credential)

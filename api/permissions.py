@@ -65,7 +65,14 @@ def refused(message: str, code: str = "permission_denied") -> Refused:
 def require(request: Request, right: str, wing: str | None) -> Scope:
     """The request may use `right` on `wing`: otherwise 404 for a read (the wing is not there
     for this key), 403 out_of_scope for a write."""
-    scope = scope_of(request)
+    return require_in(scope_of(request), right, wing)
+
+
+def require_in(scope: Scope, right: str, wing: str | None) -> Scope:
+    """`require` for a scope worked out without a DRF request (the MCP server): the right must
+    be held too."""
+    if right not in scope.rights:
+        raise refused(f"Your role or key does not allow {right}.")
     if scope.reaches(wing):
         return scope
     if right == READ:

@@ -9,6 +9,7 @@ agent key narrows its user's rights to the key's own rights and wings. The rules
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Q
 from rest_framework.request import Request
@@ -53,12 +54,17 @@ def scope_of(request: Request) -> Scope:
     cached = getattr(request, "_castellan_scope", None)
     if cached is not None:
         return cached
-    user = request.user
-    rights = person_rights(user)
-    wings: frozenset[str] | None = None
-    if isinstance(request.auth, AgentKey):
-        rights &= frozenset(request.auth.rights)
-        wings = None if ALL_WINGS in request.auth.wings else frozenset(request.auth.wings)
-    scope = Scope(agent=user.get_username(), rights=rights, wings=wings)
+    scope = scope_for(request.user, request.auth)
     request._castellan_scope = scope  # type: ignore[attr-defined]
     return scope
+
+
+def scope_for(user: Any, auth: object) -> Scope:
+    """The scope of a user signed in with `auth` (an agent key, a token or a session): the one
+    rule for the REST API and the MCP server alike."""
+    rights = person_rights(user)
+    wings: frozenset[str] | None = None
+    if isinstance(auth, AgentKey):
+        rights &= frozenset(auth.rights)
+        wings = None if ALL_WINGS in auth.wings else frozenset(auth.wings)
+    return Scope(agent=user.get_username(), rights=rights, wings=wings)

@@ -1,6 +1,29 @@
+"""The ASGI entry point: Django, with Castellan's MCP server (streamable HTTP) at `/mcp`.
+
+`uvicorn config.asgi:application` serves both. The Procfile's `web` process stays on gunicorn's
+threaded WSGI workers (every view is synchronous; the deploy test, the per-worker metrics and the
+load bench hold that serving); production runs this module in its own `mcp` process and the
+proxy in front sends `/mcp` to it (README "Agents over MCP"). The MCP app also receives the
+lifespan events: its session manager must run for it to answer.
+"""
+
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from api.mcp_server.server import RequireBearer, http_app  # noqa: E402 - after Django's setup
+
+mcp_application = RequireBearer(http_app())
+
+
+# Any: Django's handler and Starlette's apps spell the same ASGI callables differently.
+async def application(scope: Any, receive: Any, send: Any) -> None:
+    path = scope.get("path", "")
+    if scope["type"] == "lifespan" or path == "/mcp" or path.startswith("/mcp/"):
+        await mcp_application(scope, receive, send)
+    else:
+        await django_application(scope, receive, send)

@@ -30,6 +30,12 @@ from palace.models import Drawer
 
 
 def written(result: services.DrawerWrite) -> Response:
+    """The drawer as stored, with what it was linked to (201 when new, else 200)."""
+    code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+    return Response(written_data(result), status=code)
+
+
+def written_data(result: services.DrawerWrite) -> dict:
     """The drawer as stored, with what it was linked to: one query for the drawer, one for the
     ids of all the drawers it resembles."""
     drawer = selectors.drawers_with_place().filter(pk=result.drawer.pk).first()
@@ -45,8 +51,7 @@ def written(result: services.DrawerWrite) -> Response:
         selectors.SimilarDrawer(link, older[link.older_id], selectors.Side.OLDER)
         for link in result.links
     ]
-    code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-    return Response(s.DrawerWrittenSerializer(drawer).data, status=code)
+    return s.DrawerWrittenSerializer(drawer).data
 
 
 def checked(check: services.DrawerCheck) -> Response:
@@ -204,16 +209,21 @@ class DrawerMentionsView(APIView):
             kind=data.get("kind") or "other",
             provenance=provenance,
         )
-        entity = selectors.entity_by_uuid(result.resolution.entity.uuid)
-        payload = SimpleNamespace(
-            mention=result.mention,
-            created=result.created,
-            resolution=SimpleNamespace(
-                entity=entity,
-                created=result.resolution.created,
-                rule=str(result.resolution.rule),
-                confidence=result.resolution.confidence,
-            ),
-        )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        return Response(es.MentionWrittenSerializer(payload).data, status=code)
+        return Response(mention_data(result), status=code)
+
+
+def mention_data(result: services.MentionWrite) -> dict:
+    """The mention as recorded, with the entity its name resolved to and why."""
+    entity = selectors.entity_by_uuid(result.resolution.entity.uuid)
+    payload = SimpleNamespace(
+        mention=result.mention,
+        created=result.created,
+        resolution=SimpleNamespace(
+            entity=entity,
+            created=result.resolution.created,
+            rule=str(result.resolution.rule),
+            confidence=result.resolution.confidence,
+        ),
+    )
+    return es.MentionWrittenSerializer(payload).data

@@ -1,0 +1,32 @@
+"""`manage.py mcp_server [--transport stdio|http] [--host H] [--port P]`: Castellan's MCP server.
+
+stdio (the default) is for an MCP client that starts the server itself (Claude Desktop, Claude
+Code): the agent key comes from `CASTELLAN_API_KEY`. http serves streamable HTTP at `/mcp`, each
+request signed in with `Authorization: Bearer <key>` (README "Agents over MCP").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import uvicorn
+from django.core.management.base import BaseCommand, CommandParser
+
+from api.mcp_server.server import RequireBearer, build_server, http_app
+
+
+class Command(BaseCommand):
+    help = "Serve Castellan's MCP tools over stdio or streamable HTTP."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8001)
+
+    def handle(self, *args: Any, transport: str, host: str, port: int, **options: Any) -> None:
+        if transport == "stdio":
+            # stdout is the protocol's channel: nothing else may be printed on it.
+            build_server().run("stdio")
+            return
+        self.stderr.write(f"MCP over streamable HTTP on http://{host}:{port}/mcp")
+        uvicorn.run(RequireBearer(http_app()), host=host, port=port, log_level="warning")

@@ -1,0 +1,116 @@
+"""What every MCP tool shares: who is calling, with which scope, and one error shape.
+
+A caller is signed in by the same keys and rules as the REST API (`api.authentication`,
+`api.scopes`): over HTTP the `Authorization: Bearer <key>` header of the request, over stdio the
+key in the `CASTELLAN_API_KEY` environment variable. Every call signs in afresh, so a revoked key
+stops working at once. A refusal is an MCP tool error whose text is the REST API's JSON error
+body, `{"error": ..., "code": ...}`, with the same stable code.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ParamSpec
+
+from django.db import connections
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, TextContent
+from rest_framework import exceptions, serializers
+
+from api.authentication import identity_for_key
+from api.errors import ApiError, exception_handler
+from api.permissions import require_in
+from api.scopes import Scope, scope_for
+from dedup.errors import DomainError
+
+KEY_VARIABLE = "CASTELLAN_API_KEY"
+P = ParamSpec("P")
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: Any
+    scope: Scope
+
+    def require(self, right: str, wing: str | None) -> Scope:
+        """The same rule as REST: a wing out of reach is not found for a read and forbidden
+        (`out_of_scope`) for a write."""
+        return require_in(self.scope, right, wing)
+
+    @property
+    def source(self) -> dict[str, str]:
+        """The provenance a write records when the agent gives none."""
+        return {"via": "mcp", "user": self.user.get_username()}
+
+
+def credential_of(headers: Mapping[str, str] | None) -> str:
+    """The key: from the HTTP request's Bearer header, or (stdio: no headers) the environment."""
+    if headers is None:
+        return os.environ.get(KEY_VARIABLE, "").strip()
+    keyword, _, credential = headers.get("authorization", "").strip().partition(" ")
+    return credential.strip() if keyword.lower() in {"bearer", "token"} else ""
+
+
+def caller_of(context: Context) -> Caller:
+    credential = credential_of(context.headers)
+    if not credential:
+        raise exceptions.NotAuthenticated(
+            f"Send `Authorization: Bearer <key>` (HTTP) or set {KEY_VARIABLE} (stdio)."
+        )
+    user, auth = identity_for_key(credential)
+    return Caller(user=user, scope=scope_for(user, auth))
+
+
+def validated(serializer_class: type[serializers.Serializer], data: dict[str, Any]) -> dict:
+    """The arguments checked by the REST API's own input serializer (lengths, NUL, labels)."""
+    serializer = serializer_class(data={k: v for k, v in data.items() if v is not None})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def plain(data: Any) -> Any:
+    """A serializer's output as plain JSON values (no ReturnDict, UUID or datetime)."""
+    return json.loads(json.dumps(data, default=str))
+
+
+def refusal(exc: Exception) -> CallToolResult:
+    """The REST API's answer to `exc`, as an MCP tool error: its text is the JSON error body."""
+    response = exception_handler(exc, {})
+    if response is None:  # not an error the API knows: a bug, reported as such
+        raise exc
+    body = plain(response.data)
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body))],
+        structured_content=body,
+        is_error=True,
+    )
+
+
+def release_old_connections() -> None:
+    """Django's `close_old_connections`, as around a request, but never inside a transaction
+    (a test's, which it would close)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
+
+
+def tool(function: Callable[P, dict[str, Any]]) -> Callable[P, Any]:
+    """One tool call: a database connection past its age is dropped first and after, as around
+    a request, and a refusal comes back as the API's error body (`refusal`), not as the SDK's
+    text for a failure. The signature is kept, for the SDK to build the tool's schema from it."""
+
+    @functools.wraps(function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any] | CallToolResult:
+        release_old_connections()
+        try:
+            return function(*args, **kwargs)
+        except (DomainError, ApiError, exceptions.APIException) as exc:
+            return refusal(exc)
+        finally:
+            release_old_connections()
+
+    return call

@@ -1,0 +1,110 @@
+"""The MCP tools that read: wings, rooms, drawers, a drawer's duplicates and search, each within
+the caller's scope (a wing out of the key's reach is not found, as over REST)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from mcp.server.mcpserver import Context
+
+from api.errors import ApiError
+from api.mcp_server.calls import caller_of, plain, tool
+from api.models import READ
+from api.scopes import Scope
+from api.serializers import drawers as s
+from api.views.common import drawer_or_404
+from dedup.search import drawers_search
+from palace import selectors
+from palace.models import Drawer
+
+MAX_LIMIT = 200
+
+
+def _limited(limit: int) -> int:
+    return max(1, min(limit, MAX_LIMIT))
+
+
+@tool
+def list_wings(ctx: Context) -> dict[str, Any]:
+    """List the wings you can reach, each with its rooms and how many current drawers each room
+    holds. Use it first, to see where memories are kept before writing or searching."""
+    caller = caller_of(ctx)
+    caller.require(READ, None)
+    wings = selectors.wings_with_rooms().filter(caller.scope.wing_filter("name"))
+    return {"wings": plain(s.WingSerializer(wings, many=True).data)}
+
+
+@tool
+def list_rooms(ctx: Context, wing: str) -> dict[str, Any]:
+    """List one wing's rooms with their number of current drawers."""
+    caller = caller_of(ctx)
+    caller.require(READ, wing)
+    found = selectors.wings_with_rooms().filter(name=wing).first()
+    if found is None:
+        raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
+    return plain(s.WingSerializer(found).data)
+
+
+@tool
+def list_drawers(
+    ctx: Context, wing: str, room: str, include_superseded: bool = False, limit: int = 50
+) -> dict[str, Any]:
+    """List a room's drawers, newest first: the current ones, or every one with
+    include_superseded=true. Use search instead to find a memory by what it says."""
+    caller = caller_of(ctx)
+    caller.require(READ, wing)
+    found = selectors.room_by_names(wing=wing, room=room)
+    if found is None:
+        raise ApiError("No room with that name.", code="room_not_found", status_code=404)
+    drawers = selectors.room_drawers(found, include_superseded=include_superseded)
+    page = drawers.order_by("-id")[: _limited(limit)]
+    return {"drawers": plain(s.DrawerSerializer(page, many=True).data)}
+
+
+@tool
+def list_duplicates(ctx: Context, drawer_id: str) -> dict[str, Any]:
+    """List the drawers linked to this one as similar (from both ends), closest first, with the
+    verdict and scores of each link. Use it to see what Castellan found a memory resembles."""
+    caller = caller_of(ctx)
+    caller.require(READ, None)
+    drawer = drawer_or_404(drawer_id, caller.scope)
+    payload = SimpleNamespace(drawer=drawer.uuid, similar=selectors.drawer_similar(drawer))
+    return plain(s.DuplicatesSerializer(payload).data)
+
+
+@tool
+def search(
+    ctx: Context,
+    query: str,
+    wing: str | None = None,
+    room: str | None = None,
+    agent: str | None = None,
+    limit: int = 20,
+) -> dict[str, Any]:
+    """Find current drawers by what they say, to recall what you (or other agents) stored:
+    optionally within one wing or room, or written by one agent. Returns the best matches first.
+    """
+    caller = caller_of(ctx)
+    caller.require(READ, wing)
+    found = _search(
+        caller.scope, query=query, wing=wing, room=room, agent=agent, limit=_limited(limit)
+    )
+    return {"drawers": plain(s.DrawerSerializer(found, many=True).data)}
+
+
+def _search(
+    scope: Scope,
+    *,
+    query: str,
+    wing: str | None,
+    room: str | None,
+    agent: str | None,
+    limit: int,
+) -> list[Drawer]:
+    """The REST API's ranked search (`GET /api/search`), in the key's wings: the drawers holding
+    the query's word groups, most groups first, so a typo in the query still finds its drawer."""
+    page = drawers_search(
+        query=query, wings=scope.wings, wing=wing, room=room, agent=agent, limit=limit
+    )
+    return [hit.drawer for hit in page.hits]

@@ -1,0 +1,108 @@
+"""The MCP server: Castellan's tools for agents, over stdio (`manage.py mcp_server`) or
+streamable HTTP (`manage.py mcp_server --transport http`, and `/mcp` in `config.asgi`).
+
+The tools are the REST API's routes for agents, on the same services, scopes and error codes;
+there are no decision tools (deciding stays with curators). Tools are plain functions: the SDK
+runs each on a worker thread, where Django's ORM may be used as in a request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import ToolAnnotations
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
+
+from api.mcp_server import reads, writes
+
+NAME = "castellan"
+INSTRUCTIONS = (
+    "Castellan keeps your long-term memory free of duplicates without destroying a distinct "
+    "fact. Memories are drawers in rooms of wings. Write with add_drawer (safe to retry: an exact "
+    "copy is not stored twice, a near-duplicate is stored and linked); use check_duplicate to ask "
+    "without writing; recall with search. Errors are JSON: {error, code}."
+)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# A write is idempotent: the same memory again returns the drawer already stored.
+WRITES = ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False)
+ENDS = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
+    (writes.add_drawer, WRITES),
+    (writes.check_duplicate, READ_ONLY),
+    (writes.write_diary, WRITES),
+    (writes.write_checkpoint, WRITES),
+    (writes.record_mention, WRITES),
+    (writes.supersede_drawer, ENDS),
+    (reads.search, READ_ONLY),
+    (reads.list_wings, READ_ONLY),
+    (reads.list_rooms, READ_ONLY),
+    (reads.list_drawers, READ_ONLY),
+    (reads.list_duplicates, READ_ONLY),
+]
+
+
+def build_server() -> MCPServer:
+    server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    for function, hints in TOOLS:
+        server.add_tool(function, annotations=hints)
+    return server
+
+
+def transport_security() -> TransportSecuritySettings:
+    """The Host header is checked against Django's ALLOWED_HOSTS, as for every other page
+    (the SDK's guard against DNS rebinding); `*` lets any host through."""
+    hosts = list(settings.ALLOWED_HOSTS)
+    if "*" in hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        allowed_hosts=[form for host in hosts for form in (host, f"{host}:*")],
+        allowed_origins=[f"{scheme}://{host}:*" for host in hosts for scheme in ("http", "https")]
+        + [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
+    )
+
+
+def http_app(server: MCPServer | None = None) -> Starlette:
+    """Streamable HTTP at `/mcp`, stateless (every request stands alone, so any web process can
+    answer it) with JSON answers."""
+    return (server or build_server()).streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        transport_security=transport_security(),
+    )
+
+
+class RequireBearer:
+    """Refuses a request without an `Authorization` header at once, with the REST API's 401
+    body; the key itself is checked by each tool call (`api.mcp_server.calls`)."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not any(
+            name == b"authorization" for name, _ in scope.get("headers", [])
+        ):
+            body = json.dumps(
+                {"error": "Send `Authorization: Bearer <key>`.", "code": "not_authenticated"}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b"Bearer"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)

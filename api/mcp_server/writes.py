@@ -1,0 +1,193 @@
+"""The MCP tools that write (and the dry run of a write): each one signs the caller in, checks
+the arguments with the REST API's input serializer, holds the caller to the same right and wing
+as the REST route, and calls the same service. Docstrings are the descriptions an agent reads."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from mcp.server.mcpserver import Context
+from typing_extensions import TypedDict
+
+from api.mcp_server.calls import caller_of, plain, tool, validated
+from api.models import DELETE, WRITE
+from api.serializers import checkpoints as cs
+from api.serializers import drawers as s
+from api.serializers import entities as es
+from api.views.common import drawer_or_404
+from api.views.drawers import mention_data, written_data
+from dedup import services
+from palace import selectors
+
+
+@tool
+def add_drawer(
+    ctx: Context,
+    wing: str,
+    room: str,
+    content: str,
+    name: str | None = None,
+    kind: str | None = None,
+    source: dict[str, Any] | None = None,
+    id: str | None = None,
+) -> dict[str, Any]:
+    """Store a memory (a drawer) in a wing and room; use it whenever you want to remember
+    something. Safe to retry: an exact copy already in the room is not stored again (the existing
+    drawer comes back with created=false), and a near-duplicate is stored and linked to what it
+    resembles (`similar`), never merged or dropped. Pass `id` (a UUID you choose) to make a
+    retry after a lost answer return the same drawer; `name` names a drawer in its room."""
+    caller = caller_of(ctx)
+    caller.require(WRITE, wing)
+    arguments = {"content": content, "name": name, "kind": kind, "source": source, "id": id}
+    data = validated(s.DrawerWriteSerializer, arguments)
+    result = services.drawer_write_in(
+        wing=wing,
+        room=room,
+        content=data["content"],
+        name=data.get("name"),
+        kind=data.get("kind") or "",
+        agent=caller.scope.agent,
+        source=data.get("source") or caller.source,
+        drawer_id=data.get("id"),
+    )
+    return plain(written_data(result))
+
+
+@tool
+def check_duplicate(
+    ctx: Context,
+    wing: str,
+    room: str,
+    content: str,
+    name: str | None = None,
+    kind: str | None = None,
+    id: str | None = None,
+) -> dict[str, Any]:
+    """Ask, without storing anything, what add_drawer would do with this memory: whether it
+    would be stored (`would_store`), the drawer it would return instead (`existing`: an exact
+    copy, the same name or id), and the drawers it would be linked to as similar, with the
+    verdict and the scores behind it. Use it before writing when you only want to know whether
+    Castellan already holds something; it writes nothing, not even the wing or room."""
+    caller = caller_of(ctx)
+    caller.require(WRITE, wing)
+    arguments = {"content": content, "name": name, "kind": kind, "id": id}
+    data = validated(s.DrawerWriteSerializer, arguments)
+    check = services.drawer_check(
+        wing=wing,
+        room=room,
+        content=data["content"],
+        name=data.get("name"),
+        kind=data.get("kind") or "",
+        agent=caller.scope.agent,
+        drawer_id=data.get("id"),
+    )
+    existing = selectors.drawer_by_uuid(check.existing.uuid) if check.existing else None
+    return plain(
+        {
+            "would_store": check.would_store,
+            "existing": s.DrawerSerializer(existing).data if existing else None,
+            "similar": [
+                {
+                    "drawer": str(candidate.uuid),
+                    "verdict": str(assessment.verdict),
+                    "signals": assessment.signals.as_dict(),
+                }
+                for candidate, assessment in check.similar
+            ],
+        }
+    )
+
+
+@tool
+def write_diary(
+    ctx: Context,
+    wing: str,
+    content: str,
+    kind: str | None = None,
+    source: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write an entry in your own diary in a wing (its `diary` room): notes about your own work
+    that are compared only with your own earlier entries, so another agent's entry is never
+    taken for a copy of yours. Returns the drawer, created=false for a copy of an entry."""
+    caller = caller_of(ctx)
+    data = validated(
+        s.DiaryWriteSerializer,
+        {"wing": wing, "content": content, "kind": kind, "source": source},
+    )
+    caller.require(WRITE, data["wing"])
+    result = services.drawer_write_in(
+        wing=data["wing"],
+        room="diary",
+        content=data["content"],
+        mode=services.WriteMode.DIARY,
+        kind=data.get("kind") or "",
+        agent=caller.scope.agent,
+        source=data.get("source") or caller.source,
+    )
+    return plain(written_data(result))
+
+
+class CheckpointItem(TypedDict):
+    content: str
+    destination: str  # general, preference, project or diary
+    wing: NotRequired[str | None]
+    name: NotRequired[str | None]
+    kind: NotRequired[str | None]
+    source: NotRequired[dict[str, Any] | None]
+
+
+@tool
+def write_checkpoint(ctx: Context, id: str, items: list[CheckpointItem]) -> dict[str, Any]:
+    """Save a batch of memories at once, all or nothing, under an id you choose (say, at the end
+    of a session or before your context is compacted). Each item has `content` and a
+    `destination` (general, preference, project or diary) and optionally a `wing`. Sending the
+    same id and items again returns the first result (replayed=true) and stores nothing."""
+    caller = caller_of(ctx)
+    data = validated(cs.CheckpointSerializer, {"id": id, "items": items})
+    for item in data["items"]:
+        wing = item.get("wing") or services.Destination(item["destination"]).default_wing
+        caller.require(WRITE, wing)
+    batch = [
+        services.CheckpointItem(
+            content=item["content"],
+            destination=services.Destination(item["destination"]),
+            agent=caller.scope.agent,
+            wing=item.get("wing"),
+            name=item.get("name"),
+            kind=item.get("kind") or "",
+            source=item.get("source") or caller.source,
+        )
+        for item in data["items"]
+    ]
+    result, replayed = services.checkpoint_write(key=data["id"], items=batch, actor=caller.user)
+    return plain(cs.CheckpointResultSerializer({**result, "replayed": replayed}).data)
+
+
+@tool
+def record_mention(
+    ctx: Context, drawer_id: str, name: str, kind: str | None = None
+) -> dict[str, Any]:
+    """Record that a drawer mentions an entity (a person, project, tool, ...) by name. The name
+    resolves to a known entity only on safe evidence; otherwise a new entity is made and linked
+    to those it resembles for a curator to settle. Recording the same mention twice is harmless."""
+    caller = caller_of(ctx)
+    drawer = drawer_or_404(drawer_id, caller.scope)
+    caller.require(WRITE, drawer.room.wing.name)
+    data = validated(es.MentionWriteSerializer, {"name": name, "kind": kind})
+    result = services.mention_add(
+        drawer=drawer, name=data["name"], kind=data.get("kind") or "other", provenance=caller.source
+    )
+    return plain(mention_data(result))
+
+
+@tool
+def supersede_drawer(ctx: Context, drawer_id: str, by: str | None = None) -> dict[str, Any]:
+    """Mark a drawer as no longer true (its validity ends now), optionally naming the drawer
+    that replaces it (`by`). Use it when a fact changed; the old drawer is kept, audited, as
+    history. Needs the delete right."""
+    caller = caller_of(ctx)
+    drawer = drawer_or_404(drawer_id, caller.scope)
+    caller.require(DELETE, drawer.room.wing.name)
+    replacement = drawer_or_404(by, caller.scope) if by else None
+    services.drawer_supersede(drawer=drawer, by=replacement, actor=caller.user)
+    return plain(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data)

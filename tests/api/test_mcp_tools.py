@@ -1,0 +1,115 @@
+"""The MCP tools in-process, on the test database (both backends): each tool holds a key to the
+same rights and wings as the REST route, and a refusal is the REST error body, writing nothing.
+The SDK's client over both transports is in test_mcp.py."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from api.mcp_server import reads, writes
+from api.models import AgentKey
+from palace.models import Drawer, Mention, Wing
+
+pytestmark = pytest.mark.django_db
+
+MEMORY = "The nightly backup copies the object store to the second region at two."
+
+
+def context(
+    wings: tuple[str, ...] = ("alpha",), rights: tuple[str, ...] = ("read", "write")
+) -> Any:
+    """What a tool reads of its MCP context: the request's headers (HTTP)."""
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=wings, rights=rights)
+    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+
+
+def refusal(answer: Any) -> dict[str, Any]:
+    assert answer.is_error
+    body = json.loads(answer.content[0].text)
+    assert body == answer.structured_content
+    return body
+
+
+def test_a_write_is_filed_as_the_keys_agent_with_mcp_provenance(dedup_settings) -> None:
+    written = writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    drawer = Drawer.objects.get(uuid=written["id"])
+    assert drawer.agent == "agent-a"
+    assert drawer.source == {"via": "mcp", "user": "agent-a"}
+
+
+def test_a_key_without_the_write_right_writes_nothing(dedup_settings) -> None:
+    answer = writes.add_drawer(context(rights=("read",)), wing="alpha", room="ops", content=MEMORY)
+    assert refusal(answer)["code"] == "permission_denied"
+    assert Drawer.objects.count() == 0
+    assert Wing.objects.count() == 0
+
+
+def test_a_wing_out_of_reach_is_not_found_for_a_read(dedup_settings) -> None:
+    writes.add_drawer(context(wings=("beta",)), wing="beta", room="ops", content=MEMORY)
+    answer = reads.list_drawers(context(), wing="beta", room="ops")
+    assert refusal(answer)["code"] == "wing_not_found"
+
+
+def test_search_sees_only_the_keys_wings(dedup_settings) -> None:
+    writes.add_drawer(context(wings=("*",)), wing="beta", room="ops", content=MEMORY)
+    mine = writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    found = reads.search(context(), query="nightly BACKUP")
+    assert [drawer["id"] for drawer in found["drawers"]] == [mine["id"]]
+
+
+def test_invalid_content_is_the_apis_invalid(dedup_settings) -> None:
+    answer = writes.add_drawer(context(), wing="alpha", room="ops", content="a\x00b")
+    assert refusal(answer)["code"] == "invalid"
+    assert Drawer.objects.count() == 0
+
+
+def test_a_malformed_drawer_id_is_invalid_id(dedup_settings) -> None:
+    assert refusal(reads.list_duplicates(context(), drawer_id="nope"))["code"] == "invalid_id"
+
+
+def test_no_key_is_not_authenticated(dedup_settings, monkeypatch) -> None:
+    monkeypatch.delenv("CASTELLAN_API_KEY", raising=False)
+    answer = reads.list_wings(SimpleNamespace(headers=None))
+    assert refusal(answer)["code"] == "not_authenticated"
+
+
+def test_stdio_takes_the_key_from_the_environment(dedup_settings, monkeypatch) -> None:
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=["alpha"], rights=["read"])
+    monkeypatch.setenv("CASTELLAN_API_KEY", secret)
+    assert reads.list_wings(SimpleNamespace(headers=None)) == {"wings": []}
+
+
+def test_supersede_needs_the_delete_right(dedup_settings) -> None:
+    written = writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    answer = writes.supersede_drawer(context(), drawer_id=written["id"])
+    assert refusal(answer)["code"] == "permission_denied"
+    assert Drawer.objects.get(uuid=written["id"]).valid_to is None
+
+
+def test_supersede_with_the_delete_right(dedup_settings) -> None:
+    written = writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    ended = writes.supersede_drawer(
+        context(rights=("read", "write", "delete")), drawer_id=written["id"]
+    )
+    assert ended["is_current"] is False
+
+
+def test_diary_checkpoint_and_mention(dedup_settings) -> None:
+    ctx = context(wings=("*",))
+    entry = writes.write_diary(ctx, wing="alpha", content="Finished the backup runbook today.")
+    assert entry["room"] == "diary"
+    batch = writes.write_checkpoint(
+        ctx, id="session-1", items=[{"content": MEMORY, "destination": "project"}]
+    )
+    assert batch["stored"] == 1
+    again = writes.write_checkpoint(
+        ctx, id="session-1", items=[{"content": MEMORY, "destination": "project"}]
+    )
+    assert again["replayed"] is True
+    mention = writes.record_mention(ctx, drawer_id=entry["id"], name="Backup Runbook")
+    assert mention["created"] is True
+    assert Mention.objects.count() == 1
