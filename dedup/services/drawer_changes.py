@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.locks import drawer_held
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -20,12 +21,16 @@ def drawer_link(
     *, newer: Drawer, older: Drawer, verdict: str, signals: dict[str, Any]
 ) -> tuple[DrawerLink, bool]:
     """Record a similar_to link from a newer drawer to an older one. Idempotent: the same pair
-    linked again keeps its one link, and a pair is never linked in reverse."""
+    linked again keeps its one link, and a pair is never linked in reverse. Both drawers are held
+    until commit (in id order, as every writer takes them), so a DELETE racing the link waits
+    for it instead of failing it at commit; a drawer already deleted is NotFound."""
     if newer.pk == older.pk:
         raise InvalidInput("A drawer is never linked to itself.")
     if newer.pk < older.pk:
         newer, older = older, newer
     with transaction.atomic():
+        if drawer_held(older.pk) is None or drawer_held(newer.pk) is None:
+            raise NotFound("A drawer of the pair was deleted.", code="drawer_not_found")
         if DistinctPair.objects.filter(
             **DistinctPair.of(DistinctPair.Kind.DRAWER, older.pk, newer.pk)
         ).exists():

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from dedup.errors import Conflict, DomainError, InvalidInput
+from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from dedup.services import drawer_link
 from palace.models import (
@@ -208,7 +208,7 @@ def _drawer_link_for(proposal: Proposal) -> DrawerLink | None:
             verdict=proposal.tier,
             signals=proposal.gates.get("signals", {}),
         )
-    except Conflict:
+    except (Conflict, NotFound):  # said distinct, or deleted since the check above
         return None
     return link
 

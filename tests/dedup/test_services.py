@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 
 from dedup import candidates, services
-from dedup.errors import EmptyLabel, InvalidInput
+from dedup.errors import EmptyLabel, InvalidInput, NotFound
 from palace.models import AuditEntry, Drawer, DrawerLink, Entity, EntityLink
 
 pytestmark = pytest.mark.django_db
@@ -261,3 +261,12 @@ def test_alias_add_unknown_blank(dedup_settings):
     with pytest.raises(EmptyLabel):
         services.entity_alias_add(entity=entity, alias="   ")
     assert not AuditEntry.objects.exists()
+
+
+def test_linking_a_drawer_deleted_meanwhile_is_not_found_and_links_nothing(room):
+    older = services.drawer_write(room=room, content=TEXT).drawer
+    newer = services.drawer_write(room=room, content="Another note about lunch menus.").drawer
+    Drawer.objects.filter(pk=older.pk).delete()
+    with pytest.raises(NotFound):
+        services.drawer_link(newer=newer, older=older, verdict="near", signals={})
+    assert DrawerLink.objects.count() == 0
