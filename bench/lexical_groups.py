@@ -58,6 +58,35 @@ def variants_of(originals, rng: random.Random, typos: int, threshold: float):
     return found
 
 
+def report(
+    backend: str,
+    present: int,
+    used_by: dict[int, str],
+    wall: dict[int, list[float]],
+    cpu: dict[int, list[float]],
+    found: dict[tuple[int, int], int],
+    planted: dict[int, list],
+) -> None:
+    """One JSON line per number of word pairs: its mean cost and its recall by typos."""
+    for pairs in PAIRS:
+        print(
+            json.dumps(
+                {
+                    "backend": backend,
+                    "size": present,
+                    "pairs": pairs,
+                    "used_by": used_by.get(pairs, ""),
+                    "wall_ms": statistics.mean(wall[pairs]) * 1000,
+                    "cpu_ms": statistics.mean(cpu[pairs]) * 1000,
+                    "recall": {
+                        typos: [found[(pairs, typos)], len(planted[typos])] for typos in TYPOS
+                    },
+                }
+            ),
+            flush=True,
+        )
+
+
 def child(backend: str, sizes: list[int], originals_count: int) -> None:
     setup_django(fresh_database_url(backend))
     from dedup import candidates, policy, services
@@ -104,23 +133,7 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
                     found[(pairs, typos)] += any(
                         c.id == original_id for c in [*hits.same, *hits.lexical]
                     )
-        for pairs in PAIRS:
-            print(
-                json.dumps(
-                    {
-                        "backend": backend,
-                        "size": present,
-                        "pairs": pairs,
-                        "used_by": used_by.get(pairs, ""),
-                        "wall_ms": statistics.mean(wall[pairs]) * 1000,
-                        "cpu_ms": statistics.mean(cpu[pairs]) * 1000,
-                        "recall": {
-                            typos: [found[(pairs, typos)], len(planted[typos])] for typos in TYPOS
-                        },
-                    }
-                ),
-                flush=True,
-            )
+        report(backend, present, used_by, wall, cpu, found, planted)
 
 
 def main() -> None:

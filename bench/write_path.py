@@ -59,6 +59,12 @@ def multi_typo_recall(room, originals, rng, typos: int = 3) -> tuple[int, int]:
     return found, planted
 
 
+def report_miss(original: str | None, text: str, result: object) -> None:
+    """With BENCH_DEBUG set, name each planted variant the write path did not link."""
+    if os.environ.get("BENCH_DEBUG"):
+        print(f"missed: {original!r} -> {text!r}", result, file=sys.stderr)
+
+
 def child(backend: str, sizes: list[int], writes: int) -> None:
     setup_django(fresh_database_url(backend))
     from django.db import transaction
@@ -89,13 +95,8 @@ def child(backend: str, sizes: list[int], writes: int) -> None:
             if planted:
                 hit = any(link.older_id == original_id for link in result.links)
                 found += hit
-                if not hit and os.environ.get("BENCH_DEBUG"):
-                    print(
-                        f"missed: {original!r} -> {text!r}",
-                        result.created,
-                        result.links,
-                        file=sys.stderr,
-                    )
+                if not hit:
+                    report_miss(original, text, result)
 
             plain_text = vocabulary.sentence()
             started = time.perf_counter()
