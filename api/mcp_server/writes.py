@@ -117,7 +117,7 @@ def write_diary(
     caller.require(WRITE, data["wing"])
     result = services.drawer_write_in(
         wing=data["wing"],
-        room="diary",
+        room=services.DIARY_ROOM,
         content=data["content"],
         mode=services.WriteMode.DIARY,
         kind=data.get("kind") or "",

@@ -32,7 +32,7 @@ class DiaryView(APIView):
         agent = agent_for(request, data.get("agent"))
         result = services.drawer_write_in(
             wing=data["wing"],
-            room="diary",
+            room=services.DIARY_ROOM,
             content=data["content"],
             mode=services.WriteMode.DIARY,
             kind=data.get("kind") or "",
