@@ -144,21 +144,11 @@ def write_checkpoint(ctx: Context, id: str, items: list[CheckpointItem]) -> dict
     same id and items again returns the first result (replayed=true) and stores nothing."""
     caller = caller_of(ctx)
     data = validated(cs.CheckpointSerializer, {"id": id, "items": items})
-    for item in data["items"]:
-        wing = item.get("wing") or services.Destination(item["destination"]).default_wing
+    for wing in cs.checkpoint_wings(data["items"]):
         caller.require(WRITE, wing)
-    batch = [
-        services.CheckpointItem(
-            content=item["content"],
-            destination=services.Destination(item["destination"]),
-            agent=caller.scope.agent,
-            wing=item.get("wing"),
-            name=item.get("name"),
-            kind=item.get("kind") or "",
-            source=item.get("source") or caller.source,
-        )
-        for item in data["items"]
-    ]
+    batch = cs.checkpoint_items(
+        data["items"], agent_of=lambda item: caller.scope.agent, default_source=caller.source
+    )
     result, replayed = services.checkpoint_write(key=data["id"], items=batch, actor=caller.user)
     return plain(cs.CheckpointResultSerializer({**result, "replayed": replayed}).data)
 

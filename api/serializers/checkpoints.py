@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
 from api.serializers.limits import AgentField, KindField, LabelField, NameField
-from dedup.services import Destination
+from dedup.services import CheckpointItem, Destination
+
+
+def checkpoint_wings(items: Iterable[dict[str, Any]]) -> set[str]:
+    """The wings a validated checkpoint writes into (an item's own, or its destination's)."""
+    return {item.get("wing") or Destination(item["destination"]).default_wing for item in items}
+
+
+def checkpoint_items(
+    items: Iterable[dict[str, Any]],
+    *,
+    agent_of: Callable[[dict[str, Any]], str],
+    default_source: dict[str, Any] | None = None,
+) -> list[CheckpointItem]:
+    """Validated checkpoint items as the write path takes them, for the API and MCP alike."""
+    return [
+        CheckpointItem(
+            content=item["content"],
+            destination=Destination(item["destination"]),
+            agent=agent_of(item),
+            wing=item.get("wing"),
+            name=item.get("name"),
+            kind=item.get("kind") or "",
+            source=item.get("source") or default_source,
+        )
+        for item in items
+    ]
 
 
 class CheckpointItemSerializer(InputSerializer):

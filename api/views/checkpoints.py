@@ -28,21 +28,11 @@ class CheckpointView(APIView):
     def post(self, request: Request) -> Response:
         """Write a batch of items under a client-chosen id, all or nothing."""
         data = parsed(cs.CheckpointSerializer, request)
-        for item in data["items"]:
-            wing = item.get("wing") or services.Destination(item["destination"]).default_wing
+        for wing in cs.checkpoint_wings(data["items"]):
             require(request, WRITE, wing)
-        items = [
-            services.CheckpointItem(
-                content=item["content"],
-                destination=services.Destination(item["destination"]),
-                agent=agent_for(request, item.get("agent")),
-                wing=item.get("wing"),
-                name=item.get("name"),
-                kind=item.get("kind") or "",
-                source=item.get("source"),
-            )
-            for item in data["items"]
-        ]
+        items = cs.checkpoint_items(
+            data["items"], agent_of=lambda item: agent_for(request, item.get("agent"))
+        )
         result, replayed = services.checkpoint_write(
             key=data["id"], items=items, actor=request.user
         )
