@@ -117,6 +117,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # An htmx request whose session ended is sent to the login page as a whole (HX-Redirect).
+    "review.middleware.SessionEndedMiddleware",
     # Last, as django-axes requires: answers a locked-out login with 429.
     "axes.middleware.AxesMiddleware",
 ]

@@ -11,20 +11,26 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from dedup.errors import DomainError
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import AuditFilterForm, ascii_number
-from review.views.common import HtmxHttpRequest, query_without, require_decide, safe_next
+from review.views.common import (
+    HtmxHttpRequest,
+    post_or_show,
+    query_without,
+    require_decide,
+    safe_next,
+)
 
 AUDIT_PAGE = 50
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request: reverse("review:queue"))
 def undo(request: HttpRequest) -> HttpResponse:
     require_decide(request)
     entry = services.last_own_decision(request.user)
@@ -35,7 +41,7 @@ def undo(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request, decision_id: reverse("review:audit"))
 def revert(request: HttpRequest, decision_id: int) -> HttpResponse:
     require_decide(request)
     return _revert(request, decision_id, redirect_to=safe_next(request, reverse("review:audit")))

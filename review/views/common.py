@@ -3,8 +3,12 @@ the query strings and return addresses they pass along."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
@@ -45,3 +49,22 @@ def safe_next(request: HttpRequest, default: str) -> str:
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return target
     return default
+
+
+def post_or_show(to: Callable[..., str]) -> Callable:
+    """An action's URL takes POST; reached by GET (a reload, a bookmark, the `next` of a login
+    after the session ended mid-work) it redirects to the page the action is on, `to(request,
+    **url kwargs)`, instead of answering a bare 405."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if request.method in ("GET", "HEAD"):
+                return redirect(to(request, **kwargs))
+            if request.method != "POST":
+                return HttpResponseNotAllowed(["POST"])
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 from django_htmx.http import (
     HttpResponseClientRedirect,
     HttpResponseLocation,
@@ -24,7 +24,12 @@ from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
 from review.services import ItemRef
-from review.views.common import HtmxHttpRequest, filters_or_defaults, require_decide
+from review.views.common import (
+    HtmxHttpRequest,
+    filters_or_defaults,
+    post_or_show,
+    require_decide,
+)
 
 
 def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
@@ -171,8 +176,13 @@ def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
     return HttpResponseLocation(next_url, target="#main")
 
 
+def _item_url(request: HttpRequest, item_id: str) -> str:
+    query = request.GET.urlencode()
+    return reverse("review:item", args=[item_id]) + (f"?{query}" if query else "")
+
+
 @login_required
-@require_POST
+@post_or_show(_item_url)
 def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     require_decide(request)
     try:

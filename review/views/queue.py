@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from dedup.errors import DomainError, InvalidInput
 from review import selectors, services
@@ -16,6 +16,7 @@ from review.models import SweepRun
 from review.views.common import (
     HtmxHttpRequest,
     filters_or_defaults,
+    post_or_show,
     query_without,
     require_decide,
     safe_next,
@@ -46,7 +47,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request: reverse("review:queue"))
 def decide_many(request: HttpRequest) -> HttpResponse:
     require_decide(request)
     back = redirect(safe_next(request, reverse("review:queue")))

@@ -1,0 +1,79 @@
+"""The console's answer to a session that ended mid-work (issue 13, defect 2).
+
+`login_required` answers an anonymous request with a redirect to the login page. For an htmx
+request the browser follows that redirect inside the XMLHttpRequest, and htmx swaps the login form
+into the item it was deciding. Here such a redirect becomes `HX-Redirect` to the login page, whose
+`next` is the page the curator is on (htmx's `HX-Current-URL`), so after logging in they are back
+on it.
+
+A decision posted without a session is not replayed after login: the curator is back on the item
+with the decision still to make, and a message says it was not made. Replaying it would apply a
+destructive decision the curator cannot see, perhaps as another person who logs in at that desk,
+on an item that another curator may have decided meanwhile; pressing the key again costs less
+than any of that.
+
+Every response also varies on `HX-Request`: the same URL answers a partial to htmx and a whole
+page otherwise, and a browser cache must not hand one for the other (Back after an in-place load).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django_htmx.http import HttpResponseClientRedirect
+
+DECIDE_VIEW = "review:decide"
+SHOWN_ACTION = 40  # characters of the posted action the message repeats
+
+
+class SessionEndedMiddleware:
+    """Place after django-htmx's middleware (it reads `request.htmx`) and after the messages
+    middleware (the message it adds is stored on the way out)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        patch_vary_headers(response, ("HX-Request",))
+        if request.user.is_authenticated or not _to_login(response):
+            return response
+        htmx = getattr(request, "htmx", None)
+        back = _decision_item(request)
+        if back is None and htmx:
+            back = htmx.current_url_abs_path or request.get_full_path()
+        if back is None:
+            return response
+        login = redirect_to_login(back)
+        return HttpResponseClientRedirect(login["Location"]) if htmx else login
+
+
+def _to_login(response: HttpResponse) -> bool:
+    if response.status_code != 302:
+        return False
+    login = resolve_url(settings.LOGIN_URL)
+    return urlsplit(response.get("Location", "")).path == login
+
+
+def _decision_item(request: HttpRequest) -> str | None:
+    """For a decision posted without a session: the item's page, with the queue filter it was
+    reached from, and a message that the decision was not made."""
+    match = request.resolver_match
+    if request.method != "POST" or match is None or match.view_name != DECIDE_VIEW:
+        return None
+    item = match.kwargs["item_id"]
+    action = request.POST.get("action", "")[:SHOWN_ACTION].replace("_", " ") or "decision"
+    messages.warning(
+        request,
+        f"Your session had ended, so your {action} on {item} was not made. Decide again.",
+    )
+    query = request.POST.get("query", "")
+    return reverse("review:item", args=[item]) + (f"?{query}" if query else "")
