@@ -12,6 +12,7 @@ urlpatterns = [
     path("undo", views.undo, name="undo"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:decision_id>/revert", views.revert, name="revert"),
+    path("audit/batches/<uuid:batch>/revert", views.revert_batch, name="revert_batch"),
     path("stats/", views.stats, name="stats"),
     path("sweeps/", views.sweep_list, name="sweeps"),
     path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),

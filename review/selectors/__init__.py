@@ -6,6 +6,7 @@ from review.selectors import sweeps
 from review.selectors.audit import (
     AuditFilters,
     audit_entries,
+    batch_decisions,
     last_decision,
     not_reverted,
     reverted_ids,
@@ -65,6 +66,7 @@ __all__ = [
     "QueueStatus",
     "aliases_would_settle",
     "audit_entries",
+    "batch_decisions",
     "drawer_links",
     "entity_links",
     "item_detail",

@@ -10,7 +10,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
-from palace.models import AuditAction, AuditEntry
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
 from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, ItemRef
 
@@ -85,6 +85,12 @@ def reverted_ids(entries: Iterable[AuditEntry]) -> set[int]:
 def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
     """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
     return entries.exclude(Exists(AuditEntry.objects.filter(reverts=OuterRef("pk"))))
+
+
+def batch_decisions(batch: object) -> QuerySet[AuditEntry]:
+    """The decisions of a batch that are not reverted yet, oldest first."""
+    rows = AuditEntry.objects.filter(batch=batch, action__startswith=DECISION_PREFIX)
+    return not_reverted(rows.exclude(action=REVERT_ACTION)).order_by("pk")
 
 
 def last_decision(ref: ItemRef) -> AuditEntry | None:

@@ -22,7 +22,13 @@ from review.selectors.items import aliases_would_settle
 from review.services import sweeps
 from review.services.actions import ACTIONS, consolidated
 from review.services.decisions import BulkResult, already_decided, decide, decide_many
-from review.services.reverts import dependents, last_own_decision, revert, reverts_of
+from review.services.reverts import (
+    dependents,
+    last_own_decision,
+    revert,
+    revert_batch,
+    reverts_of,
+)
 
 __all__ = [
     "ACTIONS",
@@ -49,6 +55,7 @@ __all__ = [
     "last_own_decision",
     "not_reverted",
     "revert",
+    "revert_batch",
     "reverts_of",
     "sweeps",
 ]

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from dedup.errors import NotFound
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
-from review.selectors.audit import not_reverted
+from review.selectors.audit import batch_decisions, not_reverted
 from review.services.actions import ACTIONS, target_deleted
 
 SIDES = ("older", "newer")  # the order of a link's `touches`
@@ -134,6 +134,56 @@ def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
         return
     side, kind, _ = gone[0]
     raise target_deleted(f"The {side} {kind} of this item")
+
+
+def _batch_decisions(batch: uuid.UUID) -> list[AuditEntry]:
+    return list(batch_decisions(batch))
+
+
+def _outside_dependents(entries: list[AuditEntry], batch: uuid.UUID) -> list[int]:
+    """Later decisions outside the batch, not reverted, that touched an object after a decision
+    of the batch did (one query for the whole batch)."""
+    first_touch: dict[str, int] = {}
+    for entry in entries:
+        for touched in entry.data.get("touches", []):
+            first_touch.setdefault(touched, entry.pk)
+    later = not_reverted(
+        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entries[0].pk)
+        .exclude(action=REVERT_ACTION)
+        .exclude(batch=batch)
+    ).order_by("pk")
+    return [
+        e.pk
+        for e in later
+        if any(e.pk > first_touch.get(t, e.pk) for t in e.data.get("touches", []))
+    ]
+
+
+def revert_batch(*, batch: uuid.UUID, actor: Any, note: str = "") -> list[AuditEntry]:
+    """Undo every decision of a batch (a bulk decision, an alias with the pairs it settled), newest
+    first, in one transaction and under one new batch id. Refused, naming them, when later
+    decisions outside the batch depend on it, and for a sweep's application (its links are
+    undone by reversing the sweep, not here)."""
+    with transaction.atomic():
+        if AuditEntry.objects.filter(batch=batch, action=AuditAction.SWEEP_APPLY).exists():
+            raise RevertBlocked(
+                "This batch is a sweep's application: reverse it from the sweep's page."
+            )
+        entries = _batch_decisions(batch)
+        if entries:  # lock them in one canonical order, then judge them again
+            _lock([e.pk for e in entries])
+            entries = _batch_decisions(batch)
+        if not entries:
+            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
+        depends = _outside_dependents(entries, batch)
+        if depends:
+            raise RevertBlocked(
+                "Later decisions outside this batch depend on it: revert them first "
+                f"({', '.join(f'#{pk}' for pk in depends)}).",
+                details={"depends_on_this": depends},
+            )
+        revert_batch_id = uuid.uuid4()
+        return [_revert_one(e, actor, note, revert_batch_id) for e in reversed(entries)]
 
 
 def last_own_decision(actor: Any) -> AuditEntry | None:

@@ -4,7 +4,7 @@ Every page works without JavaScript (plain links and forms). With htmx, the queu
 item's panel are swapped in place: a view renders the partial when `request.htmx` is set.
 """
 
-from review.views.audit import audit, revert, undo
+from review.views.audit import audit, revert, revert_batch, undo
 from review.views.items import decide, item
 from review.views.queue import decide_many, queue
 from review.views.stats import stats
@@ -17,6 +17,7 @@ __all__ = [
     "item",
     "queue",
     "revert",
+    "revert_batch",
     "stats",
     "sweep_detail",
     "sweep_list",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -32,12 +33,48 @@ AUDIT_PAGE = 50
 @login_required
 @post_or_show(lambda request: reverse("review:queue"))
 def undo(request: HttpRequest) -> HttpResponse:
+    """The Undo button (a named decision or batch) or `u` (your last decision, with the rest of
+    its batch when it was one of several decided at once)."""
     require_decide(request)
-    entry = services.last_own_decision(request.user)
-    if entry is None:
-        messages.info(request, "Nothing of yours to undo.")
-        return redirect(safe_next(request, reverse("review:queue")))
-    return _revert(request, entry.pk, redirect_to=reverse("review:item", args=[entry.data["item"]]))
+    back = safe_next(request, reverse("review:queue"))
+    batch = request.POST.get("batch", "")
+    decision = ascii_number(request.POST.get("decision", ""))
+    if not batch and decision is None:
+        entry = services.last_own_decision(request.user)
+        if entry is None:
+            messages.info(request, "Nothing of yours to undo.")
+            return redirect(back)
+        several = entry.batch and selectors.batch_decisions(entry.batch).count() > 1
+        batch, decision = (str(entry.batch) if several else ""), entry.pk
+    if batch or decision is None:
+        return _revert_batch(request, batch, redirect_to=back)
+    item = AuditEntry.objects.filter(pk=decision).values_list("data__item", flat=True).first()
+    return _revert(
+        request, decision, redirect_to=reverse("review:item", args=[item]) if item else back
+    )
+
+
+@login_required
+@post_or_show(lambda request, batch: reverse("review:audit"))
+def revert_batch(request: HttpRequest, batch: uuid.UUID) -> HttpResponse:
+    require_decide(request)
+    return _revert_batch(
+        request, str(batch), redirect_to=safe_next(request, reverse("review:audit"))
+    )
+
+
+def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> HttpResponse:
+    try:
+        entries = services.revert_batch(
+            batch=uuid.UUID(batch), actor=request.user, note=request.POST.get("note", "")
+        )
+    except ValueError:
+        messages.error(request, "That is not a batch id.")
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        _report_reverted(request, entries)
+    return redirect(redirect_to)
 
 
 @login_required
@@ -69,15 +106,20 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
     except DomainError as error:
         messages.error(request, error.message)
     else:
-        reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
-        messages.success(request, f"Reverted decision {reverted}.")
-        for entry in entries:
-            if entry.data.get("not_restored"):
-                lost = "; ".join(entry.data["not_restored"])
-                messages.warning(
-                    request, f"Decision #{entry.data['reverts']}: not restored: {lost}."
-                )
+        _report_reverted(request, entries)
     return redirect(redirect_to)
+
+
+def _report_reverted(request: HttpRequest, entries: list[AuditEntry]) -> None:
+    reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
+    if len(entries) > 1:
+        messages.success(request, f"Reverted {len(entries)} decisions: {reverted}.")
+    else:
+        messages.success(request, f"Reverted decision {reverted}.")
+    for entry in entries:
+        if entry.data.get("not_restored"):
+            lost = "; ".join(entry.data["not_restored"])
+            messages.warning(request, f"Decision #{entry.data['reverts']}: not restored: {lost}.")
 
 
 @login_required

@@ -24,6 +24,7 @@ from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
 from review.services import ItemRef
+from review.undo import offer_undo
 from review.views.common import (
     HtmxHttpRequest,
     filters_or_defaults,
@@ -192,4 +193,5 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         return _refused(request, item_id, error)
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
+    offer_undo(request, entry)
     return _to_next_item(request)
