@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from collections.abc import Iterable
 
+from django.db.models import Count, QuerySet
+
+from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.gates import MERGE_TIERS, gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
@@ -67,4 +70,61 @@ def summary(run: SweepRun) -> dict:
     return {
         "tiers": {tier: row["proposals"] for tier, row in rows.items()},
         "if_applied_at": what_if,
+    }
+
+
+# --- the reach of Apply and Reverse, shown before they run (issue 13, defect 4) ---------------
+
+
+def apply_reach(
+    run: SweepRun,
+    *,
+    threshold: float,
+    tiers: Iterable[str],
+    merge_tiers: Iterable[str],
+    discard_below: bool,
+) -> dict[str, int]:
+    """What `services.sweeps.apply` would do with these options, by action, counted over the
+    proposals it would read (those still proposed). At most: a proposal whose side was deleted
+    or superseded since is skipped when applied."""
+    tiers, merge_tiers = set(tiers), set(merge_tiers)
+    reach = {"link": 0, "merge": 0, "discard": 0, "keep": 0, "judged_wrong": 0}
+    rows = run.proposals.filter(status=Proposal.Status.PROPOSED).values_list(
+        "kind", "tier", "score", "gates", "verdict"
+    )
+    for kind, tier, score, gates, verdict in rows:
+        if score < threshold or tier not in tiers:
+            reach["discard" if discard_below else "keep"] += 1
+            continue
+        merges = kind == Proposal.Kind.DRAWER and tier in merge_tiers and gates_pass(gates)
+        reach["merge" if merges else "link"] += 1
+        reach["judged_wrong"] += verdict == "wrong"
+    return reach
+
+
+def reverse_reach(run: SweepRun) -> dict[str, int]:
+    """What `services.sweeps.reverse` would undo: the links and merges the run's applications
+    made, and the proposals they discarded (proposed again)."""
+    applied = dict(
+        run.proposals.filter(status__in=(Proposal.Status.LINKED, Proposal.Status.MERGED))
+        .order_by()
+        .values_list("status")
+        .annotate(count=Count("pk"))
+    )
+    rows = AuditEntry.objects.filter(target_type=AuditTarget.SWEEP, target_id=str(run.pk))
+    last_reverse = (
+        rows.filter(action=AuditAction.SWEEP_REVERSE).order_by("-pk").values_list("pk", flat=True)
+    ).first()
+    applications = rows.filter(action=AuditAction.SWEEP_APPLY, pk__gt=last_reverse or 0)
+    discarded = [
+        pk
+        for data in applications.values_list("data", flat=True)
+        for pk in data.get("discarded", [])
+    ]
+    return {
+        "unlink": applied.get(Proposal.Status.LINKED, 0),
+        "unmerge": applied.get(Proposal.Status.MERGED, 0),
+        "propose_again": run.proposals.filter(
+            pk__in=discarded, status=Proposal.Status.DISCARDED
+        ).count(),
     }

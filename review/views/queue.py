@@ -22,6 +22,7 @@ from review.views.common import (
     require_decide,
     safe_next,
 )
+from review.views.confirm import bulk_confirmation
 
 
 @login_required
@@ -59,6 +60,10 @@ def decide_many(request: HttpRequest) -> HttpResponse:
         except DomainError as error:
             messages.error(request, error.message)
             return back
+        # A wide action: its reach is shown and confirmed first.
+        confirm = bulk_confirmation(request, action=request.POST.get("action", ""), items=items)
+        if items and confirm is not None:
+            return confirm
     if not items:
         messages.error(request, "Select at least one item.")
         return back

@@ -18,6 +18,7 @@ from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep
 from review.views.common import HtmxHttpRequest, require_decide
+from review.views.confirm import sweep_confirmation
 
 
 @login_required
@@ -59,6 +60,9 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         raise Http404("No such sweep.")
     if request.method == "POST":
         require_decide(request)
+        confirm = sweep_confirmation(request, run)  # Apply and Reverse are confirmed first
+        if confirm is not None:
+            return confirm
         _sweep_act(request, run)
         return redirect("review:sweep", run_id=run.pk)
     if request.htmx and run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):

@@ -329,10 +329,10 @@ def test_sweep_pages(client, curator, viewer, palace):
     assert proposal.verdict == "same"
     client.post(
         f"/sweeps/{run.pk}/",
-        {"action": "apply", "threshold": "1.0", "merge": "1", "tiers": ["exact"]},
+        {"action": "apply", "threshold": "1.0", "merge": "1", "tiers": ["exact"], "confirm": "1"},
     )
     assert run.proposals.filter(status="merged").exists()
-    client.post(f"/sweeps/{run.pk}/", {"action": "reverse"})
+    client.post(f"/sweeps/{run.pk}/", {"action": "reverse", "confirm": "1"})
     assert not run.proposals.filter(status="merged").exists()
     partial = client.get(f"/sweeps/{run.pk}/", HTTP_HX_REQUEST="true")
     assert partial["HX-Refresh"] == "true"

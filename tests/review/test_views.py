@@ -302,9 +302,10 @@ def test_alias_offers_to_settle_the_pairs_it_makes_redundant(as_curator, dedup_s
 
 
 def test_bulk_over_every_item_of_a_filter(as_curator, drawer_link, entity_link):
-    response = as_curator.post(
-        "/bulk", {"all_matching": "1", "filter": "type=entity", "action": "dismiss", "next": "/"}
-    )
+    form = {"all_matching": "1", "filter": "type=entity", "action": "dismiss", "next": "/"}
+    confirm = as_curator.post("/bulk", form)  # first its reach, to confirm
+    assert confirm.status_code == 200
+    response = as_curator.post("/bulk", form | {"confirm": confirm.context["token"]})
     assert response.status_code == 302
     assert EntityLink.objects.get().status == "dismissed"
     assert DrawerLink.objects.get().status == "open"
