@@ -25,6 +25,7 @@ from review.views.common import (
     query_without,
     require_decide,
     safe_next,
+    wants_partial,
 )
 
 AUDIT_PAGE = 50
@@ -146,7 +147,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         "query": query_without(request, "before", "format"),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
     }
-    template = "review/_audit_rows.html" if request.htmx else "review/audit.html"
+    template = "review/_audit_rows.html" if wants_partial(request) else "review/audit.html"
     return render(request, template, context, status=400 if error else 200)
 
 

@@ -24,6 +24,12 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+def wants_partial(request: HtmxHttpRequest) -> bool:
+    """htmx swaps a partial in place, except when it restores a page the Back button returned to
+    that it kept no copy of: then it asks for the whole page (`HX-History-Restore-Request`)."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
 def require_decide(request: HttpRequest) -> None:
     if not request.user.has_perm(DECIDE_PERMISSION):
         raise PermissionDenied("Deciding needs the curators' decide permission.")

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import (
     HttpResponseClientRedirect,
@@ -30,6 +31,7 @@ from review.views.common import (
     filters_or_defaults,
     post_or_show,
     require_decide,
+    wants_partial,
 )
 
 
@@ -105,13 +107,14 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
 
 @login_required
 @require_GET
+@never_cache  # Back refetches it, so a decided item never shows live buttons from a cache
 def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     try:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
     context = _item_context(request, ref)
-    template = "review/_item.html" if request.htmx else "review/item.html"
+    template = "review/_item.html" if wants_partial(request) else "review/item.html"
     return render(request, template, context)
 
 

@@ -21,6 +21,7 @@ from review.views.common import (
     query_without,
     require_decide,
     safe_next,
+    wants_partial,
 )
 from review.views.confirm import bulk_confirmation
 
@@ -44,7 +45,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "query": query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],
     }
-    template = "review/_queue_results.html" if request.htmx else "review/queue.html"
+    template = "review/_queue_results.html" if wants_partial(request) else "review/queue.html"
     return render(request, template, context, status=400 if error else 200)
 
 

@@ -50,6 +50,7 @@ def fill_login(page):
     page.get_by_label("Username").fill("cora")
     page.get_by_label("Password").fill("secret-pass-1")
     page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()  # the keyboard script runs once the page has loaded
 
 
 def link_between(a: str, b: str) -> DrawerLink:
@@ -242,7 +243,7 @@ def test_back_to_a_decided_item_shows_no_live_buttons(page, live_server, palace)
     expect(page).to_have_url(item_url)
     expect(page.get_by_text(re.compile("Decided: dismissed"))).to_be_visible()
     expect(page.locator("form.decide")).to_have_count(0)
-    page.get_by_role("link", name="Audit log").click()  # a full page, then Back again
+    page.get_by_role("link", name="Audit log", exact=True).click()  # a full page, then Back
     page.go_back()
     expect(page.get_by_text(re.compile("Decided: dismissed"))).to_be_visible()
     expect(page.locator("form.decide")).to_have_count(0)
