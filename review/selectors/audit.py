@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -87,7 +88,7 @@ def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
     return entries.exclude(Exists(AuditEntry.objects.filter(reverts=OuterRef("pk"))))
 
 
-def batch_decisions(batch: object) -> QuerySet[AuditEntry]:
+def batch_decisions(batch: uuid.UUID | str) -> QuerySet[AuditEntry]:
     """The decisions of a batch that are not reverted yet, oldest first."""
     rows = AuditEntry.objects.filter(batch=batch, action__startswith=DECISION_PREFIX)
     return not_reverted(rows.exclude(action=REVERT_ACTION)).order_by("pk")
