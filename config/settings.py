@@ -223,6 +223,8 @@ STORAGES = {
 }
 
 LOGIN_URL = "review:login"
+# An htmx POST with a stale token (a login in another tab) reloads its page (review.middleware).
+CSRF_FAILURE_VIEW = "review.middleware.csrf_failure"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "review:login"
 

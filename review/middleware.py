@@ -12,6 +12,10 @@ destructive decision the curator cannot see, perhaps as another person who logs 
 on an item that another curator may have decided meanwhile; pressing the key again costs less
 than any of that.
 
+If the curator logged in again in the other tab, the page's CSRF token is an old one and the
+decision fails the CSRF check instead: an htmx request then reloads the page (`HX-Refresh`), which
+brings a fresh token, with the same message (`csrf_failure`, the CSRF_FAILURE_VIEW).
+
 Every response also varies on `HX-Request`: the same URL answers a partial to htmx and a whole
 page otherwise, and a browser cache must not hand one for the other (Back after an in-place load).
 """
@@ -28,7 +32,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import resolve_url
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django_htmx.http import HttpResponseClientRedirect
+from django.views.csrf import csrf_failure as django_csrf_failure
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
 DECIDE_VIEW = "review:decide"
 SHOWN_ACTION = 40  # characters of the posted action the message repeats
@@ -61,6 +66,16 @@ def _to_login(response: HttpResponse) -> bool:
         return False
     login = resolve_url(settings.LOGIN_URL)
     return urlsplit(response.get("Location", "")).path == login
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A POST with a token older than the session (a login in another tab rotated it): htmx
+    reloads the page it came from; anything else gets Django's own 403 page."""
+    if request.headers.get("HX-Request") != "true":
+        return django_csrf_failure(request, reason=reason)
+    if _decision_item(request) is None:
+        messages.warning(request, "This page was out of date, so nothing was done. Try again.")
+    return HttpResponseClientRefresh()
 
 
 def _decision_item(request: HttpRequest) -> str | None:

@@ -124,6 +124,22 @@ def test_a_session_ended_in_another_tab_returns_to_the_item(page, live_server, p
     expect(page.get_by_text(re.compile("Done: merge"))).to_be_visible()
 
 
+def test_a_login_again_in_another_tab_reloads_the_item(page, live_server, palace):
+    link = link_between(PORT, PORT.replace("8080", "8081"))
+    item_url = f"{live_server.url}/items/d{link.pk}/"
+    log_in(page, live_server, f"/items/d{link.pk}/")
+    other_tab = page.context.new_page()
+    other_tab.goto(f"{live_server.url}/")
+    other_tab.get_by_role("button", name="Log out").click()
+    fill_login(other_tab)  # a new session, and a new CSRF token the item page does not hold
+    page.keyboard.press("m")
+    expect(page.get_by_text(re.compile("was not made"))).to_be_visible()
+    expect(page).to_have_url(item_url)
+    assert not AuditEntry.objects.exists()
+    page.keyboard.press("m")
+    expect(page.get_by_text(re.compile("Done: merge"))).to_be_visible()
+
+
 # --- 3. A visible undo, also of a whole batch ---------------------------------------------------
 
 

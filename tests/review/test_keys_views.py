@@ -5,6 +5,7 @@ import re
 import uuid
 
 import pytest
+from django.test import Client
 
 from dedup import services as write
 from dedup.services import DedupConfig
@@ -75,6 +76,17 @@ def test_a_decision_without_a_session_and_without_javascript_returns_to_the_item
     response = client.post(f"/items/d{drawer_link.pk}/decide", {"action": "merge"})
     assert response.status_code == 302
     assert response["Location"] == f"/accounts/login/?next=/items/d{drawer_link.pk}/"
+
+
+def test_a_stale_csrf_token_reloads_an_htmx_page_and_says_so(curator, drawer_link):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(curator)
+    item = f"/items/d{drawer_link.pk}/"
+    response = client.post(f"{item}decide", {"action": "merge"}, **HTMX)
+    assert response["HX-Refresh"] == "true"
+    assert "was not made" in client.get(item).content.decode()
+    assert client.post(f"{item}decide", {"action": "merge"}).status_code == 403
+    assert not AuditEntry.objects.exists()
 
 
 def test_action_urls_reached_by_get_show_their_page(as_curator, drawer_link):
