@@ -37,4 +37,8 @@ def test_a_forged_evidence_field_has_no_effect(as_curator, drawer_link):
 def test_an_entity_decision_keeps_the_links_distance(as_curator, entity_link):
     as_curator.post(f"/items/e{entity_link.pk}/decide", {"action": "dismiss", "evidence": "{"})
     evidence = AuditEntry.objects.get().data["evidence"]
-    assert evidence == {"via": "console", "similarity": entity_link.similarity, "distance": entity_link.distance}
+    assert evidence == {
+        "via": "console",
+        "similarity": entity_link.similarity,
+        "distance": entity_link.distance,
+    }
