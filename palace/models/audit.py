@@ -34,6 +34,9 @@ class AuditAction(models.TextChoices):
     SWEEP_APPLY = "sweep.apply"
     SWEEP_REVERSE = "sweep.reverse"
     SWEEP_SAMPLE = "sweep.sample"
+    WING_RENAME = "wing.rename"
+    ROOM_RENAME = "room.rename"
+    ROOM_MOVE = "room.move", "room.move (to another wing, perhaps renamed too)"
 
     @classmethod
     def decision(cls, action: str) -> AuditAction:
@@ -48,6 +51,8 @@ class AuditTarget(models.TextChoices):
     DECISION = "decision"
     IMPORT = "import"
     SWEEP = "sweep"
+    WING = "wing"
+    ROOM = "room"
 
 
 def actor_label(actor: Actor) -> str:
