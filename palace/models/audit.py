@@ -37,6 +37,7 @@ class AuditAction(models.TextChoices):
     WING_RENAME = "wing.rename"
     ROOM_RENAME = "room.rename"
     ROOM_MOVE = "room.move", "room.move (to another wing, perhaps renamed too)"
+    DEMO_SEED = "demo.seed", "demo.seed (seed_demo filled the palace, once)"
 
     @classmethod
     def decision(cls, action: str) -> AuditAction:
@@ -53,6 +54,7 @@ class AuditTarget(models.TextChoices):
     SWEEP = "sweep"
     WING = "wing"
     ROOM = "room"
+    PALACE = "palace"
 
 
 def actor_label(actor: Actor) -> str:
