@@ -22,6 +22,7 @@ from dedup.errors import DomainError
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
+from review.selectors.gone import gone_item
 from review.services import ItemRef
 from review.views.common import HtmxHttpRequest, filters_or_defaults, require_decide
 
@@ -100,9 +101,22 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
-    context = _item_context(request, ref)
+    try:
+        context = _item_context(request, ref)
+    except Http404:  # no such link (any more)
+        return _gone(request, ref)
     template = "review/_item.html" if request.htmx else "review/item.html"
     return render(request, template, context)
+
+
+def _gone(request: HtmxHttpRequest, ref: ItemRef) -> HttpResponse:
+    """What became of an item whose link is gone (from the audit log), or a 404 if it never
+    existed."""
+    gone = gone_item(ref)
+    if gone is None:
+        raise Http404("No such review item.")
+    template = "review/_item_gone.html" if request.htmx else "review/item_gone.html"
+    return render(request, template, {"gone": gone, "query": request.GET.urlencode()})
 
 
 def _next_item_url(query: str) -> str:
