@@ -6,8 +6,10 @@ import pytest
 from django.utils.html import escape
 
 from dedup import services as write
+from dedup.errors import Conflict
 from dedup.services import DedupConfig
-from palace.models import DistinctPair, DrawerLink
+from palace.models import AuditEntry, DistinctPair, DrawerLink
+from review import services as decisions
 from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
@@ -128,3 +130,15 @@ def test_a_judged_distinct_pair_below_the_threshold_is_recorded_too(run, curator
 
 def _pair(proposal):
     return proposal.newer_pk, proposal.older_pk
+
+
+def test_the_verdict_behind_a_recorded_distinct_pair_stands_until_the_run_is_reversed(run, curator):
+    (wrong,) = judge_wrong(run, curator, 1)
+    verdict = AuditEntry.objects.get(action="review.wrong")
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    with pytest.raises(Conflict, match="reverse the run first"):
+        decisions.revert(decision=verdict, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    decisions.revert(decision=verdict, actor=curator)
+    wrong.refresh_from_db()
+    assert (wrong.verdict, wrong.status) == ("", Proposal.Status.PROPOSED)
