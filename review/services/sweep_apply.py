@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from dedup.errors import Conflict, NotFound
@@ -77,7 +78,9 @@ def apply(
     )
     with transaction.atomic():
         application.run = SweepRun.objects.select_for_update().get(pk=run.pk)  # one at a time
-        for proposal in application.run.proposals.select_for_update().order_by("pk"):
+        application.count_settled_before()
+        proposed = application.run.proposals.filter(status=Proposal.Status.PROPOSED)
+        for proposal in proposed.select_for_update().order_by("pk"):
             application.settle(proposal)
         applied = _applied_record(
             application.run,
@@ -114,15 +117,24 @@ class _Application:
     discarded: list[int] = field(default_factory=list)  # for `reverse` to propose again
     recorded: list[list] = field(default_factory=list)  # distinct pairs made, for `reverse`
 
+    def count_settled_before(self) -> None:
+        """The what-if table counts every proposal at or above the threshold: those an earlier
+        application linked, merged, recorded distinct or discarded are counted (one query), not
+        walked."""
+        settled = (
+            self.run.proposals.filter(score__gte=self.tally.threshold)
+            .exclude(status=Proposal.Status.PROPOSED)
+            .values_list("status")
+            .annotate(count=Count("pk"))
+        )
+        for status, count in settled:
+            before = status == Proposal.Status.DISCARDED
+            outcome = Outcome.DISCARDED_BEFORE if before else Outcome.APPLIED_BEFORE
+            self.tally.reached[outcome] += count
+
     def settle(self, proposal: Proposal) -> None:
+        """Apply one proposal still proposed, and count what became of it."""
         below = proposal.score < self.tally.threshold
-        if proposal.status != Proposal.Status.PROPOSED:
-            if not below:  # what the what-if table counts, applied or discarded before
-                before = proposal.status == Proposal.Status.DISCARDED
-                self.tally.add(
-                    Outcome.DISCARDED_BEFORE if before else Outcome.APPLIED_BEFORE, below=False
-                )
-            return
         if proposal.verdict == Action.WRONG:
             self.tally.add(self._record_distinct(proposal), below=below)
         elif below:

@@ -10,7 +10,7 @@ from dedup.errors import Conflict
 from dedup.services import DedupConfig
 from palace.models import AuditEntry, DistinctPair, DrawerLink
 from review import services as decisions
-from review.models import Proposal
+from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
 
@@ -142,3 +142,12 @@ def test_the_verdict_behind_a_recorded_distinct_pair_stands_until_the_run_is_rev
     decisions.revert(decision=verdict, actor=curator)
     wrong.refresh_from_db()
     assert (wrong.verdict, wrong.status) == ("", Proposal.Status.PROPOSED)
+
+
+def test_a_second_apply_counts_what_the_first_did_as_applied_before(run, curator):
+    judge_wrong(run, curator, 1)
+    first = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    second = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    assert second.outcome["proposed"] == first.outcome["proposed"]
+    assert second.outcome["outcomes"] == {"applied_before": first.outcome["proposed"]}
+    assert len(SweepRun.objects.get(pk=run.pk).applications) == 2
