@@ -3,7 +3,7 @@ added here is deduplicated, a deletion is audited, and the audit log is read-onl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -58,9 +58,33 @@ class RoomInline(admin.TabularInline):
 
 @admin.register(Wing)
 class WingAdmin(admin.ModelAdmin):
+    """A rename (of the wing, or of a room in its inline) goes through the service that audits
+    it; adding a wing or a room is a plain create, as the write path's first use is."""
+
     list_display = ["name", "room_count", "created_at"]
     search_fields = ["name"]
     inlines = [RoomInline]
+
+    def save_model(
+        self, request: HttpRequest, obj: Wing, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change and "name" in form.changed_data:
+            services.wing_rename(wing=obj, name=obj.name, actor=request.user)
+        else:
+            super().save_model(request, obj, form, change)
+
+    def save_formset(
+        self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool
+    ) -> None:
+        if formset.model is not Room:  # pragma: no cover - the only inline is the rooms'
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)
+        for room in formset.deleted_objects:
+            room.delete()
+        for room, _ in formset.changed_objects:
+            services.room_change(room=room, name=room.name, wing=room.wing, actor=request.user)
+        for room in formset.new_objects:
+            room.save()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Wing]:
         return super().get_queryset(request).annotate(room_count=Count("rooms"))
@@ -72,10 +96,20 @@ class WingAdmin(admin.ModelAdmin):
 
 @admin.register(Room)
 class RoomAdmin(admin.ModelAdmin):
+    """Renaming a room or moving it to another wing goes through the service that audits it."""
+
     list_display = ["name", "wing", "created_at"]
     list_filter = ["wing"]
     search_fields = ["name", "wing__name"]
     list_select_related = ["wing"]
+
+    def save_model(
+        self, request: HttpRequest, obj: Room, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change and form.has_changed():
+            services.room_change(room=obj, name=obj.name, wing=obj.wing, actor=request.user)
+        else:
+            super().save_model(request, obj, form, change)
 
 
 @admin.register(Drawer)

@@ -11,6 +11,7 @@ from palace.models import DrawerLink, EntityLink
 from review import services
 from review.curators import DECIDE_PERMISSION
 from review.items import Action
+from review.models import Proposal, SweepRun
 
 
 class LinkAdmin(ReadOnlyAdmin):
@@ -76,3 +77,48 @@ class EntityLinkAdmin(LinkAdmin):
     )
     def add_alias(self, request: HttpRequest, queryset: QuerySet) -> None:
         self._decide(request, queryset, Action.ADD_ALIAS)
+
+
+# --- sweeps: read here, run and applied from the console, the API or the commands -------------
+
+
+class ProposalInline(admin.TabularInline):
+    model = Proposal
+    extra = 0
+    fields = readonly_fields = ("tier", "score", "status", "verdict", "sampled", "texts")
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
+        return super().get_queryset(request).order_by("-score", "pk")
+
+
+@admin.register(SweepRun)
+class SweepRunAdmin(ReadOnlyAdmin):
+    """Read-only: a sweep is started, applied and reversed through `review.services.sweeps`
+    (console, API, commands), which audit each step."""
+
+    list_display = ["id", "scope", "threshold", "status", "total", "compared", "created_at"]
+    list_filter = ["status", "entities"]
+    inlines = [ProposalInline]
+
+    @admin.display(description="scope")
+    def scope(self, run: SweepRun) -> str:
+        if run.entities:
+            return "entities"
+        return "/".join(p for p in (run.wing, run.room) if p) or "whole palace"
+
+
+@admin.register(Proposal)
+class ProposalAdmin(ReadOnlyAdmin):
+    list_display = ["id", "run", "kind", "tier", "score", "status", "verdict", "sampled"]
+    list_filter = ["kind", "tier", "status", "verdict"]
+    list_select_related = ["run"]

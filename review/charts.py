@@ -27,13 +27,15 @@ def precision_bars(rows: list[dict]) -> SafeString:
     ]
     for index, row in enumerate(measured):
         y = GAP + index * (BAR + GAP)
-        width = max(2, round(row["precision"] * scale))
+        # The bar is its ratio of the track: empty for 0%, the whole track for 100%.
+        width = round(row["precision"] * scale)
         judged = row["same"] + row["wrong"]
         label = escape(f"{row['tier']} {row['band']}")
         parts.append(
             f'<text x="0" y="{y + 16}" class="chart-label">{label}</text>'
+            f'<rect x="{LABEL}" y="{y}" width="{scale}" height="{BAR}" class="track"></rect>'
             f'<rect x="{LABEL}" y="{y}" width="{width}" height="{BAR}" class="bar"></rect>'
-            f'<text x="{LABEL + width + 6}" y="{y + 16}" class="chart-value">'
+            f'<text x="{LABEL + scale + 6}" y="{y + 16}" class="chart-value">'
             f"{row['precision']:.0%} of {judged}</text>"
         )
     parts.append("</svg>")

@@ -119,6 +119,18 @@ class QueueFilterForm(forms.Form):
         except InvalidInput as error:
             raise forms.ValidationError(error.message) from error
 
+    def clean(self) -> dict[str, Any]:
+        """Values each valid alone that together select nothing by mistake (issue 13)."""
+        cleaned = super().clean() or {}
+        low, high = cleaned.get("min_similarity"), cleaned.get("max_similarity")
+        if low is not None and high is not None and low > high:
+            raise forms.ValidationError("min_similarity must not be above max_similarity.")
+        if cleaned.get("rule") in selectors.PROPOSAL_RULES and not cleaned.get("run"):
+            raise forms.ValidationError(
+                f"rule {cleaned['rule']} is a tier of a sweep's proposals: choose the sweep (run)."
+            )
+        return cleaned
+
     def filters(self) -> selectors.QueueFilters:
         """The validated filters; an invalid form raises the first error as `InvalidInput`."""
         if not self.is_valid():

@@ -32,6 +32,11 @@ class SweepRun(models.Model):
     total = models.PositiveIntegerField(default=0)
     compared = models.PositiveBigIntegerField(default=0, help_text="Pairs compared.")
     counts = models.JSONField(default=dict, blank=True, help_text="Proposals per tier.")
+    applications = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Each application's outcome, explained against the what-if table.",
+    )
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -76,6 +81,7 @@ class Proposal(models.Model):
         LINKED = "linked"
         MERGED = "merged"
         DISCARDED = "discarded"
+        DISTINCT = "distinct", "judged not the same: recorded distinct"
 
     run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="proposals")
     kind = models.CharField(max_length=8, choices=Kind.choices)

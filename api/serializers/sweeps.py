@@ -34,6 +34,9 @@ class ApplyRequestSerializer(InputSerializer):
 class WhatIfSerializer(serializers.Serializer):
     links = serializers.IntegerField()
     merges = serializers.IntegerField()
+    distinct = serializers.IntegerField(
+        help_text="Judged not the same in the sample: recorded distinct, never linked."
+    )
 
 
 class SweepSummarySerializer(serializers.Serializer):
@@ -43,12 +46,35 @@ class SweepSummarySerializer(serializers.Serializer):
     )
 
 
+class OutcomeSerializer(serializers.Serializer):
+    """One application of a run, explained against its what-if table."""
+
+    batch = serializers.UUIDField()
+    at = serializers.CharField(help_text="When, ISO 8601.")
+    by = serializers.CharField(help_text="Who applied it.")
+    threshold = serializers.FloatField()
+    tiers = serializers.ListField(child=serializers.CharField())
+    merge_tiers = serializers.ListField(child=serializers.CharField())
+    proposed = serializers.IntegerField(help_text="Proposals at or above the threshold.")
+    outcomes = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Those proposals by outcome (linked, merged, distinct, already_linked, "
+        "already_distinct, gone, applied_before, discarded_before, other_tier): they add up "
+        "to `proposed`.",
+    )
+    below = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Below the threshold: distinct, discarded."
+    )
+    explained = serializers.CharField()
+
+
 class SweepSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
     counts = serializers.DictField(
         child=serializers.IntegerField(), help_text="Proposals per tier."
     )
     summary = serializers.SerializerMethodField()
+    applications = OutcomeSerializer(many=True, read_only=True)
     created_at = IsoDateTimeField()
     finished_at = IsoDateTimeField(allow_null=True)
 
@@ -68,6 +94,7 @@ class SweepSerializer(serializers.ModelSerializer):
             "progress",
             "counts",
             "summary",
+            "applications",
             "error",
             "created_at",
             "finished_at",
@@ -100,6 +127,11 @@ class AppliedSerializer(serializers.Serializer):
     linked = serializers.IntegerField()
     merged = serializers.IntegerField()
     discarded = serializers.IntegerField()
+    distinct = serializers.IntegerField(
+        help_text="Judged not the same in the sample: recorded distinct, never linked."
+    )
+    outcome = OutcomeSerializer()
+    explained = serializers.CharField()
 
 
 class ReversedSerializer(serializers.Serializer):

@@ -5,7 +5,7 @@ Each public function owns one transaction: the candidate queries, the verdicts, 
 and the audit entry commit together or not at all. The modules, by concern:
 
 - `config`: the settings a write runs under (`DedupConfig`), who writes (`WriteMode`), who acts.
-- `rooms`: wings and rooms, created on first use.
+- `rooms`: wings and rooms, created on first use; renamed and moved with an audit row.
 - `drawers`: the write path, `drawer_write`, phase by phase.
 - `drawer_changes`: links, supersessions and deletions of stored drawers.
 - `similarity`: a text's candidates and their verdicts (the write path's and the sweeps').
@@ -49,7 +49,7 @@ from dedup.services.entities import (
     entity_resolve,
     mention_add,
 )
-from dedup.services.rooms import room_get_or_create
+from dedup.services.rooms import room_change, room_get_or_create, wing_rename
 from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
 
 __all__ = [
@@ -82,5 +82,7 @@ __all__ = [
     "entity_alias_add",
     "entity_resolve",
     "mention_add",
+    "room_change",
     "room_get_or_create",
+    "wing_rename",
 ]

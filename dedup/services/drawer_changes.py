@@ -119,17 +119,28 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         drawer = locked
         links = list(
-            DrawerLink.objects.filter(newer=drawer).values("older__uuid", "verdict", "similarity")
+            DrawerLink.objects.filter(newer=drawer).values(
+                "id", "older__uuid", "verdict", "similarity"
+            )
         ) + list(
-            DrawerLink.objects.filter(older=drawer).values("newer__uuid", "verdict", "similarity")
+            DrawerLink.objects.filter(older=drawer).values(
+                "id", "newer__uuid", "verdict", "similarity"
+            )
         )
+        # The ids of the links deleted with it, as strings, so the console can say what became
+        # of a link ("its drawer was deleted") by a text match on one quoted id.
+        link_ids = [str(link["id"]) for link in links]
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.DRAWER_DELETE,
             target_type=AuditTarget.DRAWER,
             target_id=drawer.uuid,
-            before={**drawer_snapshot(drawer), "links": _jsonable(links)},
+            before={
+                **drawer_snapshot(drawer),
+                "links": _jsonable({k: v for k, v in link.items() if k != "id"} for link in links),
+            },
             after=None,
+            data={"drawer_links": link_ids},
         )
         drawer.delete()
 

@@ -1,4 +1,5 @@
-"""Wings and rooms: created on first use, by whichever write names them."""
+"""Wings and rooms: created on first use, by whichever write names them; renamed and moved (by a
+curator in the admin) through `wing_rename` and `room_change`, each audited."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 
+from dedup.errors import Conflict
 from dedup.locks import hold_locks, lock_key
+from dedup.services.config import Actor
 from dedup.validation import clean_label
-from palace.models import Room, Wing
+from palace.models import AuditAction, AuditEntry, AuditTarget, Room, Wing
 
 # A place as a caller names it: (wing, room).
 Place = tuple[str, str]
@@ -53,3 +56,55 @@ def _rooms_named(names: set[Place]) -> dict[Place, Room]:
         query |= Q(wing__name=wing, name=room)
     rooms = Room.objects.select_related("wing").filter(query)
     return {(room.wing.name, room.name): room for room in rooms}
+
+
+def wing_rename(*, wing: Wing, name: str, actor: Actor = None) -> Wing:
+    """Give a wing a new name, with its audit row (before and after) in the same transaction.
+    The new name is locked as a write creating that wing locks it, so the two queue."""
+    name = clean_label(name, "wing")
+    with transaction.atomic():
+        hold_locks([lock_key("wing", name)])
+        wing = Wing.objects.select_for_update().get(pk=wing.pk)
+        before = wing.name
+        if name == before:
+            return wing
+        if Wing.objects.filter(name=name).exists():
+            raise Conflict(f"A wing named {name!r} already exists.")
+        wing.name = name
+        wing.save(update_fields=["name"])
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.WING_RENAME,
+            target_type=AuditTarget.WING,
+            target_id=wing.pk,
+            before={"name": before},
+            after={"name": name},
+        )
+    return wing
+
+
+def room_change(*, room: Room, name: str, wing: Wing, actor: Actor = None) -> Room:
+    """Rename a room or move it to another wing (or both), with its audit row in the same
+    transaction: `room.move` when the wing changes, `room.rename` otherwise."""
+    name = clean_label(name, "room")
+    with transaction.atomic():
+        hold_locks([lock_key("room", wing.name, name)])
+        room = Room.objects.select_for_update().select_related("wing").get(pk=room.pk)
+        before = {"wing": room.wing.name, "name": room.name}
+        after = {"wing": wing.name, "name": name}
+        if after == before:
+            return room
+        if Room.objects.filter(wing=wing, name=name).exclude(pk=room.pk).exists():
+            raise Conflict(f"{wing.name} already has a room named {name!r}.")
+        moved = room.wing_id != wing.pk
+        room.wing, room.name = wing, name
+        room.save(update_fields=["wing", "name"])
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.ROOM_MOVE if moved else AuditAction.ROOM_RENAME,
+            target_type=AuditTarget.ROOM,
+            target_id=room.pk,
+            before=before,
+            after=after,
+        )
+    return room

@@ -34,6 +34,10 @@ class AuditAction(models.TextChoices):
     SWEEP_APPLY = "sweep.apply"
     SWEEP_REVERSE = "sweep.reverse"
     SWEEP_SAMPLE = "sweep.sample"
+    WING_RENAME = "wing.rename"
+    ROOM_RENAME = "room.rename"
+    ROOM_MOVE = "room.move", "room.move (to another wing, perhaps renamed too)"
+    DEMO_SEED = "demo.seed", "demo.seed (seed_demo filled the palace, once)"
 
     @classmethod
     def decision(cls, action: str) -> AuditAction:
@@ -48,6 +52,9 @@ class AuditTarget(models.TextChoices):
     DECISION = "decision"
     IMPORT = "import"
     SWEEP = "sweep"
+    WING = "wing"
+    ROOM = "room"
+    PALACE = "palace"
 
 
 def actor_label(actor: Actor) -> str:

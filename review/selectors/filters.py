@@ -160,7 +160,7 @@ def drawer_links(filters: QueueFilters) -> QuerySet[DrawerLink]:
     if filters.rule:
         queryset = queryset.filter(verdict=filters.rule)
     if filters.wing:
-        queryset = queryset.filter(newer__room__wing__name=filters.wing)
+        queryset = queryset.filter(newer__room__wing__name__iexact=filters.wing)
     if filters.room:
         queryset = queryset.filter(newer__room__name=filters.room)
     if filters.q:

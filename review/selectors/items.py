@@ -115,8 +115,10 @@ def _drawer_detail(ref: ItemRef) -> DrawerItem | None:
 
 
 def _entity_detail(ref: ItemRef) -> EntityItem | None:
-    entities = Entity.objects.prefetch_related("alias_set").annotate(
-        mention_count=Count("mentions", distinct=True)
+    entities = (
+        Entity.objects.select_related("redirect_to")  # "answers through" names it
+        .prefetch_related("alias_set")
+        .annotate(mention_count=Count("mentions", distinct=True))
     )
     link = EntityLink.objects.select_related("decided_by").filter(pk=ref.pk).first()
     if link is None:

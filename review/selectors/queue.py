@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from dedup.errors import InvalidInput
 from palace.models import DECISION_PREFIX, AuditEntry, DrawerLink, EntityLink
-from review.items import REVERT_ACTION, ItemKind, ItemRef
+from review.items import ITEM_TARGET, REVERT_ACTION, ItemKind, ItemRef
+from review.selectors.audit import not_reverted
 from review.selectors.filters import (
     BY_TIME,
     DESCENDING,
@@ -226,9 +227,20 @@ def next_item(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -
 def queue_counts(filters: QueueFilters, user: User | AnonymousUser) -> dict[str, int]:
     """Counts for the current filters, per kind, and the progress line."""
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    decisions_today = AuditEntry.objects.filter(
-        action__startswith=DECISION_PREFIX, created_at__gte=today
-    ).exclude(action=REVERT_ACTION)
+    # The items decided today that stay decided, each once, as the queue's "decided" list shows
+    # them: a reverted decision, a revert row, and a sweep proposal's verdict are not counted.
+    decisions_today = (
+        not_reverted(
+            AuditEntry.objects.filter(
+                action__startswith=DECISION_PREFIX,
+                created_at__gte=today,
+                target_type=ITEM_TARGET,
+            ).exclude(action=REVERT_ACTION)
+        )
+        .exclude(target_id__startswith=ItemKind.PROPOSAL.value)
+        .values("target_id")
+        .distinct()
+    )
     counts = {
         "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
         "entity": entity_links(filters).count() if filters.includes_entities else 0,

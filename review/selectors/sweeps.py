@@ -50,23 +50,29 @@ def proposals_for(run: SweepRun, *, tier: str = "", status: str = "") -> QuerySe
 
 
 def summary(run: SweepRun) -> dict:
-    """Per tier: proposals, and what applying at each threshold would do."""
+    """Per tier: proposals, and what applying at each threshold would do. A proposal judged
+    "not the same" in the sample is never linked: applying records it distinct (`distinct`)."""
     rows: dict[str, dict] = {}
-    for tier, score, gates in run.proposals.values_list("tier", "score", "gates"):
+    for tier, score, gates, verdict in run.proposals.values_list(
+        "tier", "score", "gates", "verdict"
+    ):
         row = rows.setdefault(tier, {"proposals": 0, "scores": []})
         row["proposals"] += 1
-        row["scores"].append((score, gates_pass(gates)))
+        row["scores"].append((score, gates_pass(gates), verdict == "wrong"))
     what_if = {}
     for threshold in WHAT_IF_THRESHOLDS:
-        links = merges = 0
+        links = merges = distinct = 0
         for tier, row in rows.items():
-            for score, passed in row["scores"]:
-                if score >= threshold:
-                    if tier in MERGE_TIERS and passed and not run.entities:
-                        merges += 1
-                    else:
-                        links += 1
-        what_if[f"{threshold:.2f}"] = {"links": links, "merges": merges}
+            for score, passed, wrong in row["scores"]:
+                if score < threshold:
+                    continue
+                if wrong:
+                    distinct += 1
+                elif tier in MERGE_TIERS and passed and not run.entities:
+                    merges += 1
+                else:
+                    links += 1
+        what_if[f"{threshold:.2f}"] = {"links": links, "merges": merges, "distinct": distinct}
     return {
         "tiers": {tier: row["proposals"] for tier, row in rows.items()},
         "if_applied_at": what_if,
@@ -88,7 +94,7 @@ def apply_reach(
     proposals it would read (those still proposed). At most: a proposal whose side was deleted
     or superseded since is skipped when applied."""
     tiers, merge_tiers = set(tiers), set(merge_tiers)
-    reach = {"link": 0, "merge": 0, "discard": 0, "keep": 0, "judged_wrong": 0}
+    reach = {"link": 0, "merge": 0, "distinct": 0, "discard": 0, "keep": 0}
     rows = run.proposals.filter(status=Proposal.Status.PROPOSED).values_list(
         "kind", "tier", "score", "gates", "verdict"
     )
@@ -96,9 +102,11 @@ def apply_reach(
         if score < threshold or tier not in tiers:
             reach["discard" if discard_below else "keep"] += 1
             continue
+        if verdict == "wrong":  # judged "not the same": never linked, recorded distinct
+            reach["distinct"] += 1
+            continue
         merges = kind == Proposal.Kind.DRAWER and tier in merge_tiers and gates_pass(gates)
         reach["merge" if merges else "link"] += 1
-        reach["judged_wrong"] += verdict == "wrong"
     return reach
 
 

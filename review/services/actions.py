@@ -362,6 +362,14 @@ class JudgeProposal(ItemAction):
         )
 
     def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
+        # issue 13, defect 6: applying the run recorded a "not the same" pair as distinct; the
+        # verdict that did it stands until the run is reversed.
+        if Proposal.objects.filter(pk=ref.pk, status=Proposal.Status.DISTINCT).exists():
+            raise Conflict(
+                "Applying the run recorded this pair as distinct on this verdict; reverse the "
+                "run first.",
+                code="revert_blocked",
+            )
         undone = Proposal.objects.filter(pk=ref.pk, verdict=after["verdict"]).update(verdict="")
         if not undone:
             raise Conflict(

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from dedup import metrics
 from dedup.errors import DomainError, InvalidInput, NotFound
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, DrawerLink
 from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemRef
 from review.models import Proposal
 from review.selectors.audit import last_decision
@@ -78,8 +78,16 @@ def _chosen_action(ref: ItemRef, action: str) -> Action:
     return chosen
 
 
+def link_evidence(link: Link) -> dict[str, Any]:
+    """The evidence a curator decides on, read from the item's current link on the server (never
+    taken from the browser, which could send anything): what the page shows of it."""
+    if isinstance(link, DrawerLink):
+        return {"verdict": link.verdict, "similarity": link.similarity, "signals": link.signals}
+    return {"similarity": link.similarity, "distance": link.distance}
+
+
 def _audit_data(
-    ref: ItemRef, target: Any, change: Change, note: str, evidence: dict | None
+    ref: ItemRef, target: Any, change: Change, note: str, context: dict | None
 ) -> dict[str, Any]:
     if ref.is_proposal:  # the proposal keeps its own evidence (texts and gates)
         return {"item": str(ref), **change.context, "touches": change.touches, "note": note}
@@ -88,7 +96,9 @@ def _audit_data(
         "link_model": type(target).__name__,
         "touches": change.touches,
         "note": note,
-        "evidence": evidence or {},
+        # The caller's context (which interface, which sweep) first: the link's own evidence,
+        # read here from the locked row, always wins.
+        "evidence": {**(context or {}), **link_evidence(target)},
     }
 
 
@@ -102,7 +112,10 @@ def decide(
     evidence: dict | None = None,
     batch: uuid.UUID | None = None,
 ) -> AuditEntry:
-    """Apply one decision to one open item and audit it, or refuse and change nothing."""
+    """Apply one decision to one open item and audit it, or refuse and change nothing.
+
+    The audit row's evidence is built here from the item's link as it is when locked; `evidence`
+    only adds where the decision came from (e.g. {"via": "admin"}, a sweep and its proposal)."""
     ref = ItemRef.parse(item)
     chosen = _chosen_action(ref, action)
     if not isinstance(note, str) or len(note) > MAX_NOTE:

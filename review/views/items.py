@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -24,6 +23,7 @@ from dedup.errors import DomainError
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
+from review.selectors.gone import gone_item
 from review.services import ItemRef
 from review.undo import offer_undo
 from review.views.common import (
@@ -64,7 +64,6 @@ def _proposal_context(detail: selectors.ProposalItem) -> dict:
             {"label": "older", "segments": detail.left},
             {"label": "newer", "segments": detail.right},
         ],
-        "evidence": json.dumps({"score": link.score, "gates": link.gates}),
     }
 
 
@@ -83,8 +82,7 @@ def _drawer_link_context(detail: selectors.DrawerItem) -> dict:
             ("newer", link.newer, detail.right),
         )
     ]
-    evidence = {"signals": link.signals, "similarity": link.similarity}
-    return {"sides": sides, "evidence": json.dumps(evidence)}
+    return {"sides": sides}
 
 
 def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
@@ -98,8 +96,7 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
         }
         for label, entity in (("older", link.older), ("newer", link.newer))
     ]
-    evidence = {"similarity": link.similarity, "distance": detail.distance}
-    context: dict[str, Any] = {"sides": sides, "evidence": json.dumps(evidence)}
+    context: dict[str, Any] = {"sides": sides}
     if link.status == "open":
         context["settles"] = [(ItemRef.of(o), o) for o in services.aliases_would_settle(ref)]
     return context
@@ -113,9 +110,22 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
-    context = _item_context(request, ref)
+    try:
+        context = _item_context(request, ref)
+    except Http404:  # no such link (any more)
+        return _gone(request, ref)
     template = "review/_item.html" if wants_partial(request) else "review/item.html"
     return render(request, template, context)
+
+
+def _gone(request: HtmxHttpRequest, ref: ItemRef) -> HttpResponse:
+    """What became of an item whose link is gone (from the audit log), or a 404 if it never
+    existed."""
+    gone = gone_item(ref)
+    if gone is None:
+        raise Http404("No such review item.")
+    template = "review/_item_gone.html" if wants_partial(request) else "review/item_gone.html"
+    return render(request, template, {"gone": gone, "query": request.GET.urlencode()})
 
 
 def _next_item_url(query: str) -> str:
@@ -129,8 +139,6 @@ def _next_item_url(query: str) -> str:
 
 def _decide_from_form(request: HttpRequest, ref: ItemRef):
     """Decide the item as the form says, with the aliases it settles, in one transaction."""
-    # What the page showed, recorded with the decision; bounded, since the client sends it.
-    evidence = json.loads(request.POST.get("evidence", "{}")[:10_000] or "{}")
     also = request.POST.getlist("also_dismiss")
     batch = uuid.uuid4() if also else None
     with transaction.atomic():
@@ -140,7 +148,7 @@ def _decide_from_form(request: HttpRequest, ref: ItemRef):
             actor=request.user,
             canonical=request.POST.get("canonical") or None,
             note=request.POST.get("note", ""),
-            evidence=evidence if isinstance(evidence, dict) else {},
+            evidence={"via": "console"},  # the link's own evidence is read by the service
             batch=batch,
         )
         for other in also if entry.action == "review.add_alias" else []:
@@ -157,7 +165,7 @@ def _decide_from_form(request: HttpRequest, ref: ItemRef):
 def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpResponse:
     """The decision was refused: the item again with the reason (or the reason alone if the
     item is gone, its link deleted by a decision)."""
-    message = getattr(error, "message", "The evidence sent with the form is not valid JSON.")
+    message = getattr(error, "message", "That request was not understood.")
     status = getattr(error, "status", 400)
     query = request.POST.get("query", "")
     if not request.htmx:
@@ -192,7 +200,7 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     try:
         ref = ItemRef.parse(item_id)
         entry = _decide_from_form(request, ref)
-    except (DomainError, json.JSONDecodeError) as error:
+    except DomainError as error:
         return _refused(request, item_id, error)
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")

@@ -32,9 +32,14 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET)
     filters, error = filters_or_defaults(form)
     try:
-        page = selectors.queue_page(filters, cursor=request.GET.get("cursor"))
+        # An invalid filter lists nothing: the unfiltered list would pass for the filtered one.
+        page = (
+            selectors.QueuePage([], None)
+            if error
+            else selectors.queue_page(filters, cursor=request.GET.get("cursor"))
+        )
     except DomainError as failure:
-        error, page = failure.message, selectors.queue_page(filters)
+        error, page = failure.message, selectors.QueuePage([], None)
     form.offer_runs(SweepRun.objects.filter(status="done").order_by("-pk")[:RECENT_RUNS])
     context = {
         "form": form,

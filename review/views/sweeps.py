@@ -115,11 +115,7 @@ def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
         discard_below=request.POST.get("discard_below") == "1",
         actor=request.user,
     )
-    messages.success(
-        request,
-        f"Applied: {done.linked} linked, {done.merged} merged, "
-        f"{done.discarded} discarded (batch {done.batch}).",
-    )
+    messages.success(request, f"Applied: {done.explained} (batch {done.batch}).")
 
 
 def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:

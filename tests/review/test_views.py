@@ -258,7 +258,7 @@ def test_admin_actions_on_links_decide_through_the_service(admin_client, drawer_
     assert response.status_code == 200
     entry = AuditEntry.objects.get()
     assert entry.action == "review.delete_link"
-    assert entry.data["evidence"] == {"via": "admin"}
+    assert entry.data["evidence"]["via"] == "admin"
     assert not DrawerLink.objects.exists()
     admin_client.post(
         "/admin/palace/entitylink/", {"action": "add_alias", "_selected_action": [entity_link.pk]}

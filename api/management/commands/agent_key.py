@@ -38,6 +38,11 @@ class Command(BaseCommand):
         create.add_argument("--rights", default="read,write", help="Any of read,write,delete.")
         create.add_argument("--expires", help="Lifetime, e.g. 30d, 12h.")
         create.add_argument("--name", default="")
+        create.add_argument(
+            "--unless-active",
+            action="store_true",
+            help="Mint nothing if the agent has an active key; say how to mint another.",
+        )
         listing = actions.add_parser("list", help="Every key (never the key itself).")
         listing.add_argument("--agent")
         revoke = actions.add_parser("revoke", help="Revoke a key by its prefix (final).")
@@ -47,8 +52,18 @@ class Command(BaseCommand):
         getattr(self, f"handle_{action}")(**options)
 
     def handle_create(
-        self, *, agent: str, wings: str, rights: str, expires: str | None, name: str, **_: Any
+        self,
+        *,
+        agent: str,
+        wings: str,
+        rights: str,
+        expires: str | None,
+        name: str,
+        unless_active: bool = False,
+        **_: Any,
     ) -> None:
+        if unless_active and self.tell_active(agent, wings, rights):
+            return
         wanted = names(rights)
         unknown = sorted(set(wanted) - set(RIGHTS))
         if unknown or not wanted:
@@ -61,6 +76,22 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Agent key {key.prefix} for {agent} (shown once, store it now):")
         self.stdout.write(secret)
+
+    def tell_active(self, agent: str, wings: str, rights: str) -> bool:
+        """Say so if the agent has an active key (whose secret was shown once, when minted)."""
+        active = [
+            key
+            for key in AgentKey.objects.filter(user__username=agent, revoked=False)
+            if not key.has_expired
+        ]
+        if not active:
+            return False
+        prefixes = ", ".join(key.prefix for key in active)
+        self.stdout.write(
+            f"Agent {agent} has an active key ({prefixes}), shown when it was minted. "
+            f"Mint another: manage.py agent_key create {agent} --wings '{wings}' --rights {rights}"
+        )
+        return True
 
     def handle_list(self, *, agent: str | None, **_: Any) -> None:
         keys = AgentKey.objects.select_related("user").order_by("created")

@@ -2,8 +2,10 @@
 
 Repeats, case variants, typos, near-miss facts, two agents' diaries and entity sightings with
 spelling variants and ambiguous names, so the links and the review queue have real work in them.
-Deterministic and safe to run again: drawer ids are derived from the seed, so a second run is a
-replay that stores nothing new.
+Seeded once: the seed is recorded in the audit log (`demo.seed`), and a later run (every `make
+run`) writes nothing, so a curator's renames, moves and deletions stand. A palace seeded before
+that record existed is recognised by its demo drawers. Every run prints the curator's login; the
+demo agent `scout` gets a key only when it has no active one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rest_framework.authtoken.models import Token
 from tqdm import tqdm
 
 from dedup import services
+from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer
 from review.curators import curators_group
 
 if TYPE_CHECKING:
@@ -266,19 +269,24 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args: Any, no_progress: bool, **options: Any) -> None:
-        plan = demo_plan(random.Random(2026))
-        with transaction.atomic():
-            stored, duplicates, similar, written = self.write(plan, no_progress)
-            mentions = self.mention(written, no_progress)
-            _, token = self.curator()
-
+        seeded = self.seeded()
+        if seeded:
+            self.stdout.write(
+                f"Demo palace: seeded already ({seeded}); nothing written, so your changes "
+                "and deletions stand."
+            )
+            with transaction.atomic():
+                _, token = self.curator()
+        else:
+            with transaction.atomic():
+                token = self.seed(no_progress)
         self.stdout.write(
-            f"Demo palace: {len(plan)} writes, {stored} stored, {duplicates} not stored again "
-            f"(exact copies or replays), {similar} linked to similar drawers, {mentions} mentions."
+            f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}  (the first seed's password, unless "
+            "changed since)"
         )
-        self.stdout.write(f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}")
         self.stdout.write(f"API token:     {token.key}  (the curator's own)")
-        # By name: the API's app owns the keys, and review may not import it.
+        # By name: the API's app owns the keys, and review may not import it. A key is minted
+        # only the first time: an agent with an active key is told how to mint another.
         call_command(
             "agent_key",
             "create",
@@ -287,11 +295,39 @@ class Command(BaseCommand):
             "*",
             "--rights",
             "read,write,delete",
+            "--unless-active",
             stdout=self.stdout,
         )
         self.stdout.write(
             'Use it: curl -H "Authorization: Bearer <key>" http://127.0.0.1:8000/api/wings'
         )
+
+    def seeded(self) -> str:
+        """When the demo was seeded, or "" if it never was."""
+        marker = AuditEntry.objects.filter(action=AuditAction.DEMO_SEED).order_by("pk").first()
+        if marker is not None:
+            return f"on {marker.created_at:%Y-%m-%d %H:%M} UTC"
+        if Drawer.objects.filter(source__kind="demo").exists():
+            return "demo drawers found"
+        return ""
+
+    def seed(self, no_progress: bool) -> Token:
+        plan = demo_plan(random.Random(2026))
+        stored, duplicates, similar, written = self.write(plan, no_progress)
+        mentions = self.mention(written, no_progress)
+        _, token = self.curator()
+        AuditEntry.objects.record(
+            actor=None,
+            action=AuditAction.DEMO_SEED,
+            target_type=AuditTarget.PALACE,
+            target_id="demo",
+            after={"writes": len(plan), "stored": stored, "mentions": mentions},
+        )
+        self.stdout.write(
+            f"Demo palace: {len(plan)} writes, {stored} stored, {duplicates} not stored again "
+            f"(exact copies or replays), {similar} linked to similar drawers, {mentions} mentions."
+        )
+        return token
 
     def write(self, plan: list[Write], no_progress: bool) -> tuple[int, int, int, list]:
         """Every planned write through the write path: (stored, duplicates, similar, drawers)."""

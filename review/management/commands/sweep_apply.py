@@ -45,4 +45,5 @@ class Command(BaseCommand):
         except DomainError as error:
             raise CommandError(error.message) from error
         self.stdout.write(f"batch {done.batch}: linked {done.linked}, merged {done.merged}")
-        self.stdout.write(f"discarded: {done.discarded}")
+        self.stdout.write(f"discarded: {done.discarded}, recorded distinct: {done.distinct}")
+        self.stdout.write(done.explained)

@@ -1,0 +1,328 @@
+"""Applying a sweep's proposals and reversing the application, side by side (the reads and the
+other writes of a sweep are in `sweeps`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from dedup.errors import Conflict, NotFound
+from dedup.services import drawer_link
+from palace.models import (
+    AuditAction,
+    AuditEntry,
+    AuditTarget,
+    DistinctPair,
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityLink,
+    actor_label,
+)
+from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
+from review.items import Action, ItemRef
+from review.models import Proposal, SweepRun
+from review.services.decisions import decide
+from review.services.reverts import revert, reverts_of
+from review.services.sweep_outcomes import Outcome, Tally
+
+APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
+
+
+# --- apply and reverse -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Applied:
+    batch: uuid.UUID
+    linked: int
+    merged: int
+    discarded: int
+    distinct: int = 0  # judged not the same: recorded as distinct pairs instead
+    outcome: dict = field(default_factory=dict)  # as stored on the run, with `explained`
+
+    @property
+    def explained(self) -> str:
+        return str(self.outcome.get("explained", ""))
+
+
+def apply(
+    run: SweepRun,
+    *,
+    threshold: float,
+    tiers: Iterable[str] | None = None,
+    merge_tiers: Iterable[str] = MERGE_TIERS,
+    discard_below: bool = False,
+    actor: Any = None,
+) -> Applied:
+    """Turn the run's proposals at or above `threshold` (in `tiers`) into links, and merge those
+    in `merge_tiers` whose gates all pass. A proposal the curator judged "not the same" is never
+    linked: its pair is recorded distinct instead (whatever its score or tier). One audited
+    batch; `reverse` undoes it. The outcome of every proposal at or above the threshold is
+    counted, explained and stored on the run (`SweepRun.applications`)."""
+    if run.status != SweepRun.Status.DONE:
+        raise Conflict("Only a finished run can be applied.", code="run_not_done")
+    application = _Application(
+        run=run,
+        tiers=set(tiers or (ENTITY_TIERS if run.entities else DRAWER_TIERS)),
+        merge_tiers=set(merge_tiers),
+        discard_below=discard_below,
+        actor=actor,
+        tally=Tally(threshold),
+    )
+    with transaction.atomic():
+        application.run = SweepRun.objects.select_for_update().get(pk=run.pk)  # one at a time
+        application.count_settled_before()
+        proposed = application.run.proposals.filter(status=Proposal.Status.PROPOSED)
+        for proposal in proposed.select_for_update().order_by("pk"):
+            application.settle(proposal)
+        applied = _applied_record(
+            application.run,
+            application.tally,
+            application.batch,
+            actor,
+            tiers=sorted(application.tiers),
+            merge_tiers=sorted(application.merge_tiers),
+        )
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.SWEEP_APPLY,
+            target_type=AuditTarget.SWEEP,
+            target_id=run.pk,
+            after={k: v for k, v in applied.outcome.items() if k not in ("batch", "by", "at")},
+            data={"discarded": application.discarded, "recorded_distinct": application.recorded},
+            batch=application.batch,
+        )
+    run.applications = application.run.applications
+    return applied
+
+
+@dataclass
+class _Application:
+    """One `apply` under way: its settings, and what it did so far."""
+
+    run: SweepRun
+    tiers: set[str]
+    merge_tiers: set[str]
+    discard_below: bool
+    actor: Any
+    tally: Tally
+    batch: uuid.UUID = field(default_factory=uuid.uuid4)
+    discarded: list[int] = field(default_factory=list)  # for `reverse` to propose again
+    recorded: list[list] = field(default_factory=list)  # distinct pairs made, for `reverse`
+
+    def count_settled_before(self) -> None:
+        """The what-if table counts every proposal at or above the threshold: those an earlier
+        application linked, merged, recorded distinct or discarded are counted (one query), not
+        walked."""
+        settled = (
+            self.run.proposals.filter(score__gte=self.tally.threshold)
+            .exclude(status=Proposal.Status.PROPOSED)
+            .values_list("status")
+            .annotate(count=Count("pk"))
+        )
+        for status, count in settled:
+            before = status == Proposal.Status.DISCARDED
+            outcome = Outcome.DISCARDED_BEFORE if before else Outcome.APPLIED_BEFORE
+            self.tally.reached[outcome] += count
+
+    def settle(self, proposal: Proposal) -> None:
+        """Apply one proposal still proposed, and count what became of it."""
+        below = proposal.score < self.tally.threshold
+        if proposal.verdict == Action.WRONG:
+            self.tally.add(self._record_distinct(proposal), below=below)
+        elif below:
+            if self.discard_below:
+                proposal.status = Proposal.Status.DISCARDED
+                proposal.save(update_fields=["status"])
+                self.discarded.append(proposal.pk)
+                self.tally.add(Outcome.DISCARDED, below=True)
+        elif proposal.tier not in self.tiers:
+            self.tally.add(Outcome.OTHER_TIER, below=False)
+        else:
+            outcome = _apply_one(self.run, proposal, self.merge_tiers, self.actor, self.batch)
+            self.tally.add(outcome, below=False)
+
+    def _record_distinct(self, proposal: Proposal) -> Outcome:
+        """A proposal judged "not the same": its pair is remembered as distinct (never linked or
+        proposed again) and the proposal marked so. `reverse` forgets a pair this made."""
+        kind = DistinctPair.Kind(proposal.kind)
+        newer, older = proposal.newer_pk, proposal.older_pk
+        if newer is None or older is None:  # a side deleted since: nothing left to keep apart
+            return Outcome.GONE
+        _, created = DistinctPair.objects.get_or_create(**DistinctPair.of(kind, newer, older))
+        if created:
+            self.recorded.append([kind.value, *DistinctPair.ordered(newer, older)])
+        proposal.status = Proposal.Status.DISTINCT
+        proposal.save(update_fields=["status"])
+        return Outcome.DISTINCT
+
+
+def _applied_record(
+    run: SweepRun, tally: Tally, batch: uuid.UUID, actor: Any, **settings: Any
+) -> Applied:
+    outcome = tally.record(
+        batch=batch, actor_label=actor_label(actor), at=timezone.now().isoformat(), **settings
+    )
+    run.applications = [*run.applications, outcome]
+    run.save(update_fields=["applications"])
+    return Applied(
+        batch,
+        tally.count(Outcome.LINKED),
+        tally.count(Outcome.MERGED),
+        tally.count(Outcome.DISCARDED),
+        tally.count(Outcome.DISTINCT),
+        outcome,
+    )
+
+
+def _apply_one(
+    run: SweepRun, proposal: Proposal, merge_tiers: set[str], actor: Any, batch: uuid.UUID
+) -> Outcome:
+    """Link one proposal, and merge it through a curator's decision when its tier and gates
+    allow; or say why it was not linked."""
+    link, outcome = _link_for(proposal)
+    if link is None:
+        return outcome
+    if isinstance(link, DrawerLink):
+        proposal.applied_drawer_link = link
+    else:
+        proposal.applied_entity_link = link
+    proposal.status = Proposal.Status.LINKED
+    if (
+        proposal.kind == Proposal.Kind.DRAWER
+        and proposal.tier in merge_tiers
+        and gates_pass(proposal.gates)
+    ):
+        decide(
+            item=ItemRef.of(link),
+            action=Action.MERGE,
+            actor=actor,
+            batch=batch,
+            note=f"sweep {run.pk}",
+            evidence={"sweep": run.pk, "proposal": proposal.pk},
+        )
+        proposal.status = Proposal.Status.MERGED
+    proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
+    return Outcome(proposal.status)
+
+
+LinkFound = tuple[DrawerLink | EntityLink | None, Outcome]
+
+
+def _link_for(proposal: Proposal) -> LinkFound:
+    """The link this apply makes, or None and why there is none. A link that already existed
+    is not taken over: `reverse` removes only links the run made."""
+    if proposal.newer_pk is None or proposal.older_pk is None:  # a side is deleted since
+        return None, Outcome.GONE
+    if proposal.kind == Proposal.Kind.DRAWER:
+        return _drawer_link_for(proposal.newer_pk, proposal.older_pk, proposal)
+    return _entity_link_for(proposal.newer_pk, proposal.older_pk, proposal)
+
+
+def _drawer_link_for(newer_id: int, older_id: int, proposal: Proposal) -> LinkFound:
+    newer = Drawer.objects.current().filter(pk=newer_id).first()
+    older = Drawer.objects.current().filter(pk=older_id).first()
+    if newer is None or older is None:
+        return None, Outcome.GONE
+    try:
+        link, created = drawer_link(
+            newer=newer,
+            older=older,
+            verdict=proposal.tier,
+            signals=proposal.gates.get("signals", {}),
+        )
+    except Conflict:  # a curator said distinct
+        return None, Outcome.ALREADY_DISTINCT
+    except NotFound:  # deleted since the check above
+        return None, Outcome.GONE
+    return (link, Outcome.LINKED) if created else (None, Outcome.ALREADY_LINKED)
+
+
+def _entity_link_for(newer: int, older: int, proposal: Proposal) -> LinkFound:
+    if DistinctPair.objects.filter(
+        **DistinctPair.of(DistinctPair.Kind.ENTITY, newer, older)
+    ).exists():
+        return None, Outcome.ALREADY_DISTINCT
+    if Entity.objects.filter(pk__in=(newer, older)).count() != 2:
+        return None, Outcome.GONE
+    link, created = EntityLink.objects.get_or_create(
+        newer_id=newer,
+        older_id=older,
+        defaults={"similarity": proposal.score, "distance": proposal.gates.get("distance")},
+    )
+    return (link, Outcome.LINKED) if created else (None, Outcome.ALREADY_LINKED)
+
+
+def reverse(run: SweepRun, *, actor: Any = None) -> int:
+    """Undo everything the run's application did, to the exact prior state, in one audited
+    batch: merges are reverted, links it made are removed. Later writes are left untouched."""
+    batch = uuid.uuid4()
+    undone = 0
+    removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
+    with transaction.atomic():
+        applied = run.proposals.select_for_update().filter(status__in=APPLIED)
+        merge_entries = {
+            entry.data.get("evidence", {}).get("proposal"): entry
+            for entry in AuditEntry.objects.filter(
+                action=AuditAction.decision(Action.MERGE), data__evidence__sweep=run.pk
+            )
+        }
+        for proposal in applied.order_by("-pk"):
+            entry = merge_entries.get(proposal.pk)
+            merged = proposal.status == Proposal.Status.MERGED
+            if merged and entry is not None and reverts_of(entry) is None:
+                revert(decision=entry, actor=actor)
+            model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
+            link_id = proposal.applied_link_id
+            if link_id is not None:
+                removed, _ = model.objects.filter(pk=link_id, status=model.Status.OPEN).delete()
+                if removed:  # named in the audit row, so the console can say what became of it
+                    removed_links[f"{proposal.kind}_links"].append(str(link_id))
+            proposal.status = Proposal.Status.PROPOSED
+            proposal.applied_drawer_link = proposal.applied_entity_link = None
+            proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
+            undone += 1
+        restored, distinct = _undo_discards_and_distinct(run)
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.SWEEP_REVERSE,
+            target_type=AuditTarget.SWEEP,
+            target_id=run.pk,
+            after={"undone": undone, "restored": restored, "distinct_undone": distinct},
+            data=removed_links,
+            batch=batch,
+        )
+    return undone
+
+
+def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:
+    """The proposals the run's applications since its last reverse discarded, or recorded as
+    distinct, are proposed again, as they were before; the distinct pairs those applications
+    made are forgotten (a pair a curator had recorded before stays). Those discarded otherwise
+    stay discarded."""
+    rows = AuditEntry.objects.filter(target_type=AuditTarget.SWEEP, target_id=str(run.pk))
+    last_reverse = (
+        rows.filter(action=AuditAction.SWEEP_REVERSE).order_by("-pk").values_list("pk", flat=True)
+    ).first()
+    applications = list(
+        rows.filter(action=AuditAction.SWEEP_APPLY, pk__gt=last_reverse or 0).values_list(
+            "data", flat=True
+        )
+    )
+    discarded = [pk for data in applications for pk in data.get("discarded", [])]
+    for kind, low, high in (p for data in applications for p in data.get("recorded_distinct", [])):
+        DistinctPair.objects.filter(**DistinctPair.of(kind, low, high)).delete()
+    restored = run.proposals.filter(pk__in=discarded, status=Proposal.Status.DISCARDED).update(
+        status=Proposal.Status.PROPOSED
+    )
+    distinct = run.proposals.filter(status=Proposal.Status.DISTINCT).update(
+        status=Proposal.Status.PROPOSED
+    )
+    return restored, distinct

@@ -1,0 +1,50 @@
+"""Issue 13, defect 7: `make run` runs seed_demo on every start. After a curator renamed a wing,
+moved a room or deleted demo drawers, it must not raise, nor write the demo again over their
+work; it still prints the curator's login, and mints the scout's key only the first time."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from api.models import AgentKey
+from dedup import services
+from palace.models import AuditEntry, Drawer, Room, Wing
+
+pytestmark = pytest.mark.django_db
+
+
+def seed() -> str:
+    out = io.StringIO()
+    call_command("seed_demo", "--no-progress", stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def first_output(dedup_settings):
+    return seed()
+
+
+def test_a_second_run_after_admin_edits_writes_nothing_and_does_not_raise(first_output):
+    castellan = Wing.objects.get(name="castellan")
+    services.wing_rename(wing=castellan, name="castle")
+    ops = Room.objects.get(wing=castellan, name="ops")
+    services.room_change(room=ops, name="operations", wing=Wing.objects.get(name="personal"))
+    deleted = Drawer.objects.filter(room__wing__name="research").order_by("pk").first()
+    services.drawer_delete(drawer=deleted)
+    drawers = Drawer.objects.count()
+    output = seed()
+    assert Drawer.objects.count() == drawers
+    assert not Drawer.objects.filter(uuid=deleted.uuid).exists()
+    assert not Wing.objects.filter(name="castellan").exists()
+    assert "seeded already" in output
+
+
+def test_every_run_prints_the_login_and_mints_the_scout_key_once(first_output):
+    assert "Curator login: curator / castellan-demo" in first_output
+    assert "Agent key" in first_output
+    again = seed()
+    assert "Curator login: curator / castellan-demo" in again
+    assert AgentKey.objects.filter(user__username="scout").count() == 1
+    assert "manage.py agent_key create scout" in again
+    assert AuditEntry.objects.filter(action="demo.seed").count() == 1

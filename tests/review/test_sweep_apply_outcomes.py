@@ -1,0 +1,153 @@
+"""Issue 13, defect 6: applying a sweep never links a pair the curator judged "not the same"
+(it records the pair distinct instead), and its result explains every difference from the
+what-if table, stored on the run and shown on its page."""
+
+import pytest
+from django.utils.html import escape
+
+from dedup import services as write
+from dedup.errors import Conflict
+from dedup.services import DedupConfig
+from palace.models import AuditEntry, DistinctPair, DrawerLink
+from review import services as decisions
+from review.models import Proposal, SweepRun
+from review.selectors import sweeps as sweep_selectors
+from review.services import sweeps as sweep_services
+
+pytestmark = pytest.mark.django_db
+OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
+FACTS = [
+    "The staging database is refreshed from an anonymised production dump every Monday.",
+    "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
+    "The deploy script must run database migrations before restarting the web workers.",
+]
+
+
+def legacy(room, content):
+    return write.drawer_write(
+        room=room, content=content, mode=write.WriteMode.MINED, config=OFF
+    ).drawer
+
+
+@pytest.fixture
+def run(dedup_settings):
+    """Three facts, each written twice (exact copies) and once with a typo (near)."""
+    room = write.room_get_or_create(wing="ops", room="runbooks")
+    for fact in FACTS:
+        legacy(room, fact)
+        legacy(room, fact)
+        legacy(room, fact.replace("database", "databse").replace("nightly", "nigthly"))
+    return sweep_services.execute(sweep_services.start(threshold=0.9))
+
+
+def judge_wrong(run, curator, count):
+    judged = list(run.proposals.order_by("pk")[:count])
+    for proposal in judged:
+        sweep_services.judge(proposal, verdict="wrong", actor=curator)
+    return judged
+
+
+def test_a_pair_judged_not_the_same_is_recorded_distinct_and_never_linked(run, curator):
+    (wrong,) = judge_wrong(run, curator, 1)
+    applied = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    wrong.refresh_from_db()
+    assert wrong.status == Proposal.Status.DISTINCT
+    assert wrong.applied_link_id is None
+    assert not DrawerLink.objects.filter(newer_id=wrong.newer_pk, older_id=wrong.older_pk).exists()
+    assert DistinctPair.objects.filter(
+        **DistinctPair.of("drawer", wrong.newer_pk, wrong.older_pk)
+    ).exists()
+    assert applied.distinct == 1
+
+
+def test_the_result_adds_up_to_the_what_if_table_and_says_why(run, curator):
+    judge_wrong(run, curator, 2)
+    already = run.proposals.exclude(verdict="wrong").order_by("pk").first()
+    write.drawer_link(
+        newer=already.newer_drawer, older=already.older_drawer, verdict="near", signals={}
+    )
+    what_if = sweep_selectors.summary(run)["if_applied_at"]["0.90"]
+    applied = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    outcome = applied.outcome
+    promised = what_if["links"] + what_if["merges"] + what_if["distinct"]
+    assert outcome["proposed"] == promised
+    assert sum(outcome["outcomes"].values()) == promised
+    assert outcome["outcomes"]["distinct"] == 2
+    assert outcome["outcomes"]["already_linked"] == 1
+    assert outcome["outcomes"]["linked"] == promised - 3
+    assert applied.explained == (
+        f"{promised} proposed at or above 0.9: {promised - 3} linked, "
+        "2 judged distinct -> recorded distinct, 1 already linked."
+    )
+
+
+def test_the_outcome_is_stored_on_the_run_and_shown_on_its_page(run, curator, client):
+    judge_wrong(run, curator, 1)
+    client.force_login(curator)
+    response = client.post(
+        f"/sweeps/{run.pk}/", {"action": "apply", "threshold": "0.9"}, follow=True
+    )
+    run.refresh_from_db()
+    (stored,) = run.applications
+    assert stored["by"] == curator.username
+    assert "1 judged distinct -> recorded distinct" in stored["explained"]
+    page = response.content.decode()
+    assert page.count(escape(stored["explained"])) == 2  # the flash message and the run's history
+
+
+def test_an_already_linked_pair_is_left_to_the_queue_and_survives_the_reverse(run, curator):
+    proposal = run.proposals.order_by("pk").first()
+    link, _ = write.drawer_link(
+        newer=proposal.newer_drawer, older=proposal.older_drawer, verdict="near", signals={}
+    )
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    proposal.refresh_from_db()
+    assert proposal.status == Proposal.Status.PROPOSED
+    sweep_services.reverse(run, actor=curator)
+    assert DrawerLink.objects.filter(pk=link.pk, status="open").exists()
+
+
+def test_reverse_forgets_the_distinct_pairs_the_apply_recorded(run, curator):
+    judge_wrong(run, curator, 2)
+    kept = run.proposals.exclude(verdict="wrong").order_by("pk").first()
+    earlier = DistinctPair.objects.create(**DistinctPair.of("drawer", *_pair(kept)))
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    assert DistinctPair.objects.count() == 3
+    sweep_services.reverse(run, actor=curator)
+    assert list(DistinctPair.objects.values_list("pk", flat=True)) == [earlier.pk]
+    assert set(run.proposals.values_list("status", flat=True)) == {"proposed"}
+
+
+def test_a_judged_distinct_pair_below_the_threshold_is_recorded_too(run, curator):
+    low = run.proposals.order_by("score", "pk").first()
+    sweep_services.judge(low, verdict="wrong", actor=curator)
+    applied = sweep_services.apply(run, threshold=1.0, merge_tiers=(), actor=curator)
+    low.refresh_from_db()
+    assert low.status == Proposal.Status.DISTINCT
+    assert applied.outcome["below"] == {"distinct": 1}
+    assert "Below it: 1 judged distinct -> recorded distinct." in applied.explained
+
+
+def _pair(proposal):
+    return proposal.newer_pk, proposal.older_pk
+
+
+def test_the_verdict_behind_a_recorded_distinct_pair_stands_until_the_run_is_reversed(run, curator):
+    (wrong,) = judge_wrong(run, curator, 1)
+    verdict = AuditEntry.objects.get(action="review.wrong")
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    with pytest.raises(Conflict, match="reverse the run first"):
+        decisions.revert(decision=verdict, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    decisions.revert(decision=verdict, actor=curator)
+    wrong.refresh_from_db()
+    assert (wrong.verdict, wrong.status) == ("", Proposal.Status.PROPOSED)
+
+
+def test_a_second_apply_counts_what_the_first_did_as_applied_before(run, curator):
+    judge_wrong(run, curator, 1)
+    first = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    second = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    assert second.outcome["proposed"] == first.outcome["proposed"]
+    assert second.outcome["outcomes"] == {"applied_before": first.outcome["proposed"]}
+    assert len(SweepRun.objects.get(pk=run.pk).applications) == 2
