@@ -85,7 +85,7 @@ def test_the_outcome_is_stored_on_the_run_and_shown_on_its_page(run, curator, cl
     judge_wrong(run, curator, 1)
     client.force_login(curator)
     response = client.post(
-        f"/sweeps/{run.pk}/", {"action": "apply", "threshold": "0.9"}, follow=True
+        f"/sweeps/{run.pk}/", {"action": "apply", "threshold": "0.9", "confirm": "1"}, follow=True
     )
     run.refresh_from_db()
     (stored,) = run.applications
