@@ -16,7 +16,11 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-install: $(STAMP)
+# axe-core for the accessibility test (tests/browser/test_a11y.py), exactly as package-lock.json pins it.
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+install: $(STAMP) node_modules/.package-lock.json
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own browser here).
 chromium:
@@ -64,4 +68,4 @@ bench: install
 	$(BIN)/python bench/write_path.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-shm db.sqlite3-wal
+	rm -rf $(VENV) node_modules db.sqlite3 db.sqlite3-shm db.sqlite3-wal
