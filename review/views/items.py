@@ -23,8 +23,11 @@ from dedup.errors import DomainError
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
+from review.selectors import holds as hold_selectors
 from review.services import ItemRef
+from review.services import holds as hold_services
 from review.views.common import HtmxHttpRequest, filters_or_defaults, require_decide
+from review.views.holds import hold_context
 
 
 def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
@@ -37,7 +40,8 @@ def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
         "ref": ref,
         "query": request.GET.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
-        "next_ref": selectors.next_item(filters, detail.link),
+        # The next item nobody else holds (item holds: `review.services.holds`).
+        "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link),
         "open": getattr(detail.link, "status", "") == "open",
     }
     # The detail is of the ref's kind.
@@ -104,17 +108,18 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
-    context = _item_context(request, ref)
+    context = _item_context(request, ref) | hold_context(request, ref)
+    context["renew_seconds"] = hold_services.HOLD_RENEW_SECONDS
     template = "review/_item.html" if request.htmx else "review/item.html"
     return render(request, template, context)
 
 
-def _next_item_url(query: str) -> str:
+def _next_item_url(request: HttpRequest, query: str) -> str:
     filters = queue_filters(QueryDict(query))
-    page = selectors.queue_page(filters, size=1)
+    next_ref = hold_selectors.next_untaken(filters, request.user)  # passes items others hold
     suffix = f"?{query}" if query else ""
-    if page.items:
-        return reverse("review:item", args=[page.items[0].id]) + suffix
+    if next_ref is not None:
+        return reverse("review:item", args=[next_ref]) + suffix
     return reverse("review:queue") + suffix
 
 
@@ -163,7 +168,7 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
 
 
 def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
-    next_url = _next_item_url(request.POST.get("query", ""))
+    next_url = _next_item_url(request, request.POST.get("query", ""))
     if not request.htmx:
         return redirect(next_url)
     if urlsplit(next_url).path == reverse("review:queue"):
@@ -180,6 +185,7 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         entry = _decide_from_form(request, ref)
     except (DomainError, json.JSONDecodeError) as error:
         return _refused(request, item_id, error)
+    hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
     return _to_next_item(request)
