@@ -28,6 +28,7 @@ PORT = "For local development always use port 8080 for the API server."
 BACKUP = "Backups run nightly at two in the morning and are kept for thirty days."
 LUNCH = "Katarina wants code reviews before lunch, never on Friday afternoons."
 STAGING = "The staging database is refreshed from an anonymised production dump every Monday."
+TOKENS = "Rotate the API tokens of departed agents within one working day."
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 
 
@@ -49,6 +50,7 @@ def palace(dedup_settings, django_user_model):
         (ops, PORT, PORT.replace("8080", "8081")),
         (ops, BACKUP, BACKUP.upper()),
         (people, LUNCH, LUNCH.replace("lunch", "lucnh")),
+        (ops, TOKENS, TOKENS.replace("departed", "departing")),
     ):
         write.drawer_write(room=room, content=text)
         write.drawer_write(room=room, content=variant)
@@ -177,3 +179,71 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
       return box.width > 0 && (box.width < 24 || box.height < 24);
     }).map(e => `${e.outerHTML.slice(0, 80)} ${e.getBoundingClientRect().width}x`
       + `${e.getBoundingClientRect().height}`)"""
+
+
+def test_the_next_item_loaded_in_place_gets_focus_title_and_an_announcement(
+    browser, live_server, palace
+):
+    page = new_page(browser)
+    log_in(page, live_server)
+    item = open_items()["drawer pair"]
+    page.goto(f"{live_server.url}/items/{item}/")
+    page.keyboard.press("x")
+    expect(page.locator(".messages")).to_contain_text(f"Done: dismiss on {item}")
+    loaded = page.locator("#main [data-item]").get_attribute("data-item")
+    assert loaded != item
+    expect(page).to_have_title(f"Item {loaded} · Castellan")
+    expect(page.locator("#main h1")).to_be_focused()
+    expect(page.locator("#announcer")).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#announcer")).to_contain_text(f"Item {loaded} loaded")
+    expect(page.locator("#announcer")).to_contain_text(f"Done: dismiss on {item}")
+
+
+def test_single_key_shortcuts_can_be_turned_off_and_on(browser, live_server, palace):
+    page = new_page(browser)
+    log_in(page, live_server)
+    page.get_by_role("button", name="Turn single-key shortcuts off").first.click()
+    item = open_items()["drawer pair"]
+    page.goto(f"{live_server.url}/items/{item}/")
+    expect(page.locator("body")).to_have_attribute("data-single-keys", "off")
+    page.keyboard.press("m")  # would merge, were shortcuts on
+    page.keyboard.press("?")
+    page.get_by_role("button", name=re.compile("Dismiss")).click()
+    expect(page.locator(".messages")).to_contain_text(f"Done: dismiss on {item}")
+    assert list(AuditEntry.objects.filter(data__item=item).values_list("action", flat=True)) == [
+        "review.dismiss"
+    ]
+    expect(page.locator("#keys")).not_to_be_visible()
+    page.get_by_role("button", name="Turn single-key shortcuts on").first.click()
+    expect(page.locator("body")).to_have_attribute("data-single-keys", "on")
+    page.wait_for_load_state()
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("button", name="Turn single-key shortcuts off")).to_be_visible()
+
+
+def test_two_curators_are_served_different_items(browser, live_server, palace):
+    filters = QueueFilterForm({"type": "drawer"}).filters()
+    first, second, third = (str(i.ref) for i in queue_page(filters).items[:3])
+    cora, otto = new_page(browser), new_page(browser)
+    log_in(cora, live_server, "cora")
+    log_in(otto, live_server, "otto")
+    cora.goto(f"{live_server.url}/items/{first}/?type=drawer")
+    expect(cora.locator("#hold")).to_contain_text("You hold this item")
+
+    otto.goto(f"{live_server.url}/?type=drawer")
+    expect(otto.locator("tr.row", has_text=first)).to_contain_text("taken by cora")
+    otto.goto(f"{live_server.url}/items/{first}/?type=drawer")
+    expect(otto.locator("#hold")).to_contain_text("Taken by cora")
+
+    otto.goto(f"{live_server.url}/items/{second}/?type=drawer")
+    otto.keyboard.press("x")  # the next item: the queue's first that cora does not hold
+    expect(otto.locator(".messages")).to_contain_text(f"Done: dismiss on {second}")
+    expect(otto.locator("#main [data-item]")).to_have_attribute("data-item", third)
+
+    otto.goto(f"{live_server.url}/items/{first}/?type=drawer")
+    otto.keyboard.press("x")  # a hold does not forbid: the 409 is the final guard
+    expect(otto.locator(".messages")).to_contain_text(f"Done: dismiss on {first}")
+    cora.keyboard.press("m")
+    expect(cora.get_by_role("alert")).to_contain_text("otto already decided this item")
