@@ -7,7 +7,7 @@ Imports no model: `review.apps` connects the login receiver before the models ar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.apps import apps
 
@@ -31,5 +31,5 @@ def preferences_to_session(
     if request is None or not hasattr(request, "session"):
         return
     preferences = apps.get_model("review", "ConsolePreferences")
-    stored = preferences.objects.filter(user_id=user.pk).first()
+    stored = preferences.objects.filter(user_id=cast(int, user.pk)).first()
     request.session[SINGLE_KEY_SHORTCUTS] = stored.single_key_shortcuts if stored else True

@@ -206,17 +206,19 @@ def test_racing_curators_one_hold_wins(links, django_user_model, curator):
     curators = [curator] + [
         django_user_model.objects.create_user(f"racer{i}", password="x") for i in range(3)
     ]
+
+    def take(user, item: ItemRef, barrier: threading.Barrier) -> int:
+        try:
+            barrier.wait()
+            return hold_services.hold_take(item=item, curator=user).curator_id
+        finally:
+            connections.close_all()
+
     for link in links:
         barrier = threading.Barrier(len(curators))
-
-        def take(user, item=ref(link)):
-            try:
-                barrier.wait()
-                return hold_services.hold_take(item=item, curator=user).curator_id
-            finally:
-                connections.close_all()
-
         with ThreadPoolExecutor(max_workers=len(curators)) as pool:
-            holders = list(pool.map(take, curators))
+            holders = list(
+                pool.map(take, curators, [ref(link)] * len(curators), [barrier] * len(curators))
+            )
         winner = ItemHold.objects.get(item=str(ref(link))).curator_id
         assert holders == [winner] * len(curators)  # everyone agrees on the one holder

@@ -10,7 +10,9 @@ pytestmark = pytest.mark.django_db
 
 
 def turn(client, enabled: str, next_url: str = "/audit/"):
-    return client.post("/preferences/shortcuts", {"single_key_shortcuts": enabled, "next": next_url})
+    return client.post(
+        "/preferences/shortcuts", {"single_key_shortcuts": enabled, "next": next_url}
+    )
 
 
 def test_shortcuts_are_on_by_default(client, curator):
