@@ -1,19 +1,16 @@
 """Item holds: a curator who opens an item holds it for a short time, renewed while they stay on
 it, so that a second curator is served another item (see `review.models.ItemHold`).
 
-Taking a hold is one conditional update or one insert, so it is safe across gunicorn workers
-without a lock: the update only takes a row that is the curator's own or expired (on PostgreSQL
-a concurrent update re-checks that condition once the first commits), and the unique item key
-lets one of two racing inserts win.
+Taking a hold is one conditional upsert, so it is safe across gunicorn workers without a lock
+and costs the same queries whether it creates, renews or finds someone else's hold.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db import connection, transaction
 from django.utils import timezone
 
 from review.items import ItemRef
@@ -41,17 +38,29 @@ def hold_take(*, item: ItemRef, curator: User) -> ItemHold:
     with transaction.atomic():
         ItemHold.objects.filter(expires_at__lte=now).delete()  # expired holds, cleaned lazily
         ItemHold.objects.filter(curator=curator).exclude(item=key).delete()
-        taken = ItemHold.objects.filter(Q(curator=curator) | Q(expires_at__lte=now), item=key)
-        if not taken.update(curator=curator, expires_at=expires_at):
-            try:
-                with transaction.atomic():
-                    ItemHold.objects.create(item=key, curator=curator, expires_at=expires_at)
-            except IntegrityError:
-                pass  # another curator's live hold: returned below
+        _upsert(key, curator.pk, expires_at, now)
         hold = ItemHold.objects.select_related("curator").filter(item=key).first()
-    # None only if the other curator let go between our insert and this read: the item is free,
+    # None only if the other curator let go between the upsert and this read: the item is free,
     # and the next renewal takes it.
     return hold or ItemHold(item=key, curator=curator, expires_at=now)
+
+
+def _upsert(key: str, curator_id: int, expires_at: datetime, now: datetime) -> None:
+    """Insert the hold, or take over the row if it is this curator's or expired; another
+    curator's live hold is left as it is. Hand-written because Django's upsert
+    (`bulk_create(update_conflicts=True)`) cannot make the update conditional; the statement is
+    the same on PostgreSQL and SQLite (3.24+), and on PostgreSQL ON CONFLICT is atomic against
+    a racing insert or update of the same item."""
+    table = connection.ops.quote_name(ItemHold._meta.db_table)
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (item, curator_id, expires_at) VALUES (%s, %s, %s) "
+            "ON CONFLICT (item) DO UPDATE SET curator_id = excluded.curator_id, "
+            f"expires_at = excluded.expires_at WHERE {table}.curator_id = excluded.curator_id "
+            f"OR {table}.expires_at <= %s",
+            [key, curator_id, adapt(expires_at), adapt(now)],
+        )
 
 
 def hold_release(*, item: ItemRef, curator: User) -> None:
