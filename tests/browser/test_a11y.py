@@ -70,11 +70,21 @@ def palace(dedup_settings, django_user_model):
     return {"run": run, "merged": merged}
 
 
-def new_page(browser, size: str = "desktop"):
-    width, height = SIZES[size]
-    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-    page.set_default_timeout(10_000)
-    return page
+@pytest.fixture
+def new_page(browser):
+    """Pages in browser contexts of their own (two curators: two contexts), closed after."""
+    contexts = []
+
+    def open_page(size: str = "desktop"):
+        width, height = SIZES[size]
+        contexts.append(browser.new_context(viewport={"width": width, "height": height}))
+        page = contexts[-1].new_page()
+        page.set_default_timeout(10_000)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
 
 
 def log_in(page, live_server, name: str = "cora") -> None:
@@ -142,8 +152,8 @@ def axe():
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_no_serious_or_critical_axe_violation_on_any_page(browser, live_server, palace, axe, size):
-    page = new_page(browser, size)
+def test_no_serious_or_critical_axe_violation_on_any_page(new_page, live_server, palace, axe, size):
+    page = new_page(size)
     found = [
         f"{name} at {size}: {violation}"
         for name in every_page(page, live_server, palace)
@@ -152,8 +162,8 @@ def test_no_serious_or_critical_axe_violation_on_any_page(browser, live_server, 
     assert found == [], "\n".join(found)
 
 
-def test_no_page_overflows_a_390_px_screen(browser, live_server, palace):
-    page = new_page(browser, "phone")
+def test_no_page_overflows_a_390_px_screen(new_page, live_server, palace):
+    page = new_page("phone")
     overflowing = []
     for name in every_page(page, live_server, palace):
         width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
@@ -162,11 +172,11 @@ def test_no_page_overflows_a_390_px_screen(browser, live_server, palace):
     assert overflowing == []
 
 
-def test_controls_are_at_least_24_px_square(browser, live_server, palace):
+def test_controls_are_at_least_24_px_square(new_page, live_server, palace):
     """Buttons, and links that are controls (not links inside a sentence), at both sizes."""
     small = []
     for size in SIZES:
-        page = new_page(browser, size)
+        page = new_page(size)
         for name in every_page(page, live_server, palace):
             small += [f"{name} at {size}: {target}" for target in page.evaluate(SMALL_TARGETS)]
     assert small == []
@@ -182,9 +192,9 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
 
 
 def test_the_next_item_loaded_in_place_gets_focus_title_and_an_announcement(
-    browser, live_server, palace
+    new_page, live_server, palace
 ):
-    page = new_page(browser)
+    page = new_page()
     log_in(page, live_server)
     item = open_items()["drawer pair"]
     page.goto(f"{live_server.url}/items/{item}/")
@@ -199,8 +209,8 @@ def test_the_next_item_loaded_in_place_gets_focus_title_and_an_announcement(
     expect(page.locator("#announcer")).to_contain_text(f"Done: dismiss on {item}")
 
 
-def test_single_key_shortcuts_can_be_turned_off_and_on(browser, live_server, palace):
-    page = new_page(browser)
+def test_single_key_shortcuts_can_be_turned_off_and_on(new_page, live_server, palace):
+    page = new_page()
     log_in(page, live_server)
     page.get_by_role("button", name="Turn single-key shortcuts off").first.click()
     item = open_items()["drawer pair"]
@@ -223,10 +233,10 @@ def test_single_key_shortcuts_can_be_turned_off_and_on(browser, live_server, pal
     expect(dialog.get_by_role("button", name="Turn single-key shortcuts off")).to_be_visible()
 
 
-def test_two_curators_are_served_different_items(browser, live_server, palace):
+def test_two_curators_are_served_different_items(new_page, live_server, palace):
     filters = QueueFilterForm({"type": "drawer"}).filters()
     first, second, third = (str(i.ref) for i in queue_page(filters).items[:3])
-    cora, otto = new_page(browser), new_page(browser)
+    cora, otto = new_page(), new_page()
     log_in(cora, live_server, "cora")
     log_in(otto, live_server, "otto")
     cora.goto(f"{live_server.url}/items/{first}/?type=drawer")
