@@ -205,8 +205,9 @@ def test_the_next_item_loaded_in_place_gets_focus_title_and_an_announcement(
     expect(page).to_have_title(f"Item {loaded} · Castellan")
     expect(page.locator("#main h1")).to_be_focused()
     expect(page.locator("#announcer")).to_have_attribute("aria-live", "polite")
-    expect(page.locator("#announcer")).to_contain_text(f"Item {loaded} loaded")
-    expect(page.locator("#announcer")).to_contain_text(f"Done: dismiss on {item}")
+    expect(page.locator("#announcer")).to_have_text(f"Loaded item {loaded}.")
+    described_by = page.locator("#main h1").get_attribute("aria-describedby")
+    expect(page.locator(f"#{described_by}")).to_contain_text(f"Done: dismiss on {item}")
 
 
 def test_single_key_shortcuts_can_be_turned_off_and_on(new_page, live_server, palace):
