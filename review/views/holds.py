@@ -14,9 +14,11 @@ from review.selectors import holds as hold_selectors
 from review.services import holds as hold_services
 
 
-def hold_context(request: HttpRequest, ref: ItemRef) -> dict:
-    """A curator takes (or renews) the hold on the item they open, unless someone else holds
-    it; a reader takes none, and sees who holds it."""
+def hold_context(request: HttpRequest, ref: ItemRef, *, open_item: bool = True) -> dict:
+    """A curator takes (or renews) the hold on the open item they look at, unless someone else
+    holds it; a reader takes none, and sees who holds it. A decided item is held by nobody."""
+    if not open_item:
+        return {"held_by": "", "hold": None}
     if request.user.has_perm(DECIDE_PERMISSION):
         hold = hold_services.hold_take(item=ref, curator=request.user)  # type: ignore[arg-type]
         other = hold.curator_id != request.user.pk

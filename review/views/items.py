@@ -108,7 +108,8 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
-    context = _item_context(request, ref) | hold_context(request, ref)
+    context = _item_context(request, ref)
+    context |= hold_context(request, ref, open_item=context["open"])
     context["renew_seconds"] = hold_services.HOLD_RENEW_SECONDS
     template = "review/_item.html" if request.htmx else "review/item.html"
     return render(request, template, context)

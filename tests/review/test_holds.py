@@ -222,3 +222,12 @@ def test_racing_curators_one_hold_wins(links, django_user_model, curator):
             )
         winner = ItemHold.objects.get(item=str(ref(link))).curator_id
         assert holders == [winner] * len(curators)  # everyone agrees on the one holder
+
+
+def test_a_decided_item_is_held_by_nobody(client, links, curator):
+    client.force_login(curator)
+    item = f"d{links[0].pk}"
+    client.post(f"/items/{item}/decide", {"action": "dismiss"})
+    body = client.get(f"/items/{item}/").content.decode()
+    assert 'id="hold"' not in body
+    assert not ItemHold.objects.exists()
