@@ -16,7 +16,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-install: $(STAMP)
+# axe-core for the accessibility test (tests/browser/test_a11y.py), exactly as package-lock.json
+# pins it. Without npm the app still installs and runs; that test is skipped (and fails under CI).
+node_modules/.package-lock.json: package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund; \
+	else echo "npm is not installed: the axe-core accessibility test will be skipped."; fi
+
+install: $(STAMP) node_modules/.package-lock.json
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own browser here).
 chromium:
@@ -64,4 +70,4 @@ bench: install
 	$(BIN)/python bench/write_path.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-shm db.sqlite3-wal
+	rm -rf $(VENV) node_modules db.sqlite3 db.sqlite3-shm db.sqlite3-wal

@@ -164,3 +164,44 @@ class Proposal(models.Model):
     def similarity(self) -> float:
         """The score, under the name the review queue sorts links by."""
         return self.score
+
+
+class ItemHold(models.Model):
+    """A curator's short claim on a review item while they look at it, so that two curators are
+    not served the same item: others see it as taken and the queue's "next" passes it by.
+
+    Advisory, not a lock: anyone may still open and decide a held item, and the decision's own
+    check (409 for an item already decided) stays the final guard. One row per item (the unique
+    key makes taking a hold an upsert that two workers cannot both win); an expired row is
+    ignored by every read and deleted lazily by the next take. Not audited: a hold decides
+    nothing and changes nothing in the palace.
+    """
+
+    item = models.CharField(max_length=24, unique=True, help_text='A review item id, like "d12".')
+    curator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.item} held by {self.curator_id} until {self.expires_at:%H:%M:%S}"
+
+
+class ConsolePreferences(models.Model):
+    """A user's settings for the console, kept across sessions (and copied into the session at
+    login, so that pages read them without a query)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="console_preferences"
+    )
+    single_key_shortcuts = models.BooleanField(
+        default=True,
+        help_text="Letter keys decide and move (a, m, d, x, j, k, u). Off for speech input or "
+        "a keyboard that types letters by accident (WCAG 2.1.4).",
+    )
+
+    class Meta:
+        verbose_name_plural = "console preferences"
+
+    def __str__(self) -> str:
+        return f"console preferences of {self.user_id}"

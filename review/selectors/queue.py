@@ -215,12 +215,15 @@ def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]
     return refs
 
 
+def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> str:
+    """The cursor of the queue's page that starts just after this item."""
+    raw = link.created_at if filters.order in BY_TIME else link.similarity
+    return _encode(QueueItem(ItemRef.of(link), link, raw))
+
+
 def next_item(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> ItemRef | None:
     """The item after this one in the queue's order (whatever this one's status now)."""
-    ref = ItemRef.of(link)
-    raw = link.created_at if filters.order in BY_TIME else link.similarity
-    cursor = _encode(QueueItem(ref, link, raw))
-    page = queue_page(filters, cursor=cursor, size=1)
+    page = queue_page(filters, cursor=cursor_after(filters, link), size=1)
     return page.items[0].ref if page.items else None
 
 

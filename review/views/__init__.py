@@ -5,7 +5,9 @@ item's panel are swapped in place: a view renders the partial when `request.htmx
 """
 
 from review.views.audit import audit, revert, revert_batch, undo
+from review.views.holds import hold
 from review.views.items import decide, item
+from review.views.preferences import shortcuts
 from review.views.queue import decide_many, queue
 from review.views.stats import stats
 from review.views.sweeps import sweep_detail, sweep_list
@@ -14,10 +16,12 @@ __all__ = [
     "audit",
     "decide",
     "decide_many",
+    "hold",
     "item",
     "queue",
     "revert",
     "revert_batch",
+    "shortcuts",
     "stats",
     "sweep_detail",
     "sweep_list",

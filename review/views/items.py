@@ -23,8 +23,10 @@ from dedup.errors import DomainError
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm, queue_filters
+from review.selectors import holds as hold_selectors
 from review.selectors.gone import gone_item
 from review.services import ItemRef
+from review.services import holds as hold_services
 from review.undo import offer_undo
 from review.views.common import (
     HtmxHttpRequest,
@@ -33,6 +35,7 @@ from review.views.common import (
     require_decide,
     wants_partial,
 )
+from review.views.holds import hold_context
 
 
 def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
@@ -45,7 +48,8 @@ def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
         "ref": ref,
         "query": request.GET.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
-        "next_ref": selectors.next_item(filters, detail.link),
+        # The next item nobody else holds (item holds: `review.services.holds`).
+        "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link),
         "open": getattr(detail.link, "status", "") == "open",
     }
     # The detail is of the ref's kind.
@@ -114,6 +118,8 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         context = _item_context(request, ref)
     except Http404:  # no such link (any more)
         return _gone(request, ref)
+    context |= hold_context(request, ref, open_item=context["open"])
+    context["renew_seconds"] = hold_services.HOLD_RENEW_SECONDS
     template = "review/_item.html" if wants_partial(request) else "review/item.html"
     return render(request, template, context)
 
@@ -128,12 +134,12 @@ def _gone(request: HtmxHttpRequest, ref: ItemRef) -> HttpResponse:
     return render(request, template, {"gone": gone, "query": request.GET.urlencode()})
 
 
-def _next_item_url(query: str) -> str:
+def _next_item_url(request: HttpRequest, query: str) -> str:
     filters = queue_filters(QueryDict(query))
-    page = selectors.queue_page(filters, size=1)
+    next_ref = hold_selectors.next_untaken(filters, request.user)  # passes items others hold
     suffix = f"?{query}" if query else ""
-    if page.items:
-        return reverse("review:item", args=[page.items[0].id]) + suffix
+    if next_ref is not None:
+        return reverse("review:item", args=[next_ref]) + suffix
     return reverse("review:queue") + suffix
 
 
@@ -180,7 +186,7 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
 
 
 def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
-    next_url = _next_item_url(request.POST.get("query", ""))
+    next_url = _next_item_url(request, request.POST.get("query", ""))
     if not request.htmx:
         return redirect(next_url)
     if urlsplit(next_url).path == reverse("review:queue"):
@@ -202,6 +208,7 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         entry = _decide_from_form(request, ref)
     except DomainError as error:
         return _refused(request, item_id, error)
+    hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
     offer_undo(request, entry)

@@ -13,6 +13,7 @@ from dedup.errors import DomainError, InvalidInput
 from review import selectors, services
 from review.forms import RECENT_RUNS, QueueFilterForm, queue_filters
 from review.models import SweepRun
+from review.selectors import holds as hold_selectors
 from review.undo import offer_undo
 from review.views.common import (
     HtmxHttpRequest,
@@ -46,6 +47,8 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "filters": filters,
         "page": page,
         "counts": selectors.queue_counts(filters, request.user),
+        # Items another curator holds, shown as taken (one query).
+        "held": hold_selectors.holders([item.ref for item in page.items], request.user),
         "error": error,
         "query": query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],

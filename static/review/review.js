@@ -24,6 +24,8 @@
   }
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
+    // Single-key shortcuts turned off by the user (WCAG 2.1.4): no letter or symbol key acts.
+    if (document.body.dataset.singleKeys === "off" && event.key.length === 1) return;
     var key = event.key, done = false;
     if (key === "?") {
       var dialog = document.getElementById("keys");

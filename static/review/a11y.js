@@ -1,0 +1,34 @@
+// Accessibility of in-place loads (issue 13, capability 14). When htmx swaps an item into #main
+// (the next item after a decision), a screen reader and a keyboard user would otherwise be left
+// on nothing: focus moves to the item's heading (described by the flash message), the page title
+// names the item, and the live region (#announcer, outside #main so it survives the swap) says
+// which item loaded.
+(function () {
+  "use strict";
+  function announce(text) {
+    var region = document.getElementById("announcer");
+    if (!region) return;
+    region.textContent = "";
+    // A change after a tick is announced even when the text repeats.
+    window.setTimeout(function () { region.textContent = text; }, 50);
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var main = document.getElementById("main");
+    if (!main || event.detail.target !== main) return;
+    var item = main.querySelector("[data-item]");
+    var heading = main.querySelector("h1");
+    if (!item || !heading) return;
+    var id = item.getAttribute("data-item");
+    document.title = "Item " + id + " · Castellan";
+    // The flash message ("Done: merge on d3") describes the focused heading, so it is read with
+    // it; the live region says only what loaded, so the page never holds the message twice.
+    var flash = main.querySelector(".messages");
+    if (flash) {
+      flash.id = flash.id || "flash";
+      heading.setAttribute("aria-describedby", flash.id);
+    }
+    heading.setAttribute("tabindex", "-1");
+    heading.focus();
+    announce("Loaded item " + id + ".");
+  });
+})();
