@@ -6,12 +6,15 @@ row, in its own transaction, into rooms of their own), on SQLite and PostgreSQL.
 interleaved: each time the import reports a chunk written, the same rows are inserted plainly
 (their time is taken out of the import's), so machine noise hits both alike.
 
-    .venv/bin/python bench/import.py [--sizes 100000] [--rooms 20]
+    .venv/bin/python bench/import.py [--sizes 100000] [--rooms 20] [--backends sqlite,postgresql]
+
+BENCH_IMPORT_LOG=FILE appends the rates so far every 10,000 records (for long runs).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import sys
@@ -72,7 +75,7 @@ def child(backend: str, sizes: list[int], rooms: int) -> None:
             path = Path(directory) / "export.jsonl"
             path.write_text("".join(json.dumps(line) + "\n" for line in lines))
             imported = imports.import_create(source=str(path), format="mempalace")
-            started = time.perf_counter()
+            plain.started = started = time.perf_counter()
             tally = imports.import_run(imported, path=path, on_progress=plain)
             elapsed = time.perf_counter() - started - plain.seconds
         print(
@@ -97,6 +100,8 @@ class PlainInserts:
         self.rooms, self.texts = rooms, texts
         self.done = 0
         self.seconds = 0.0
+        self.started = time.perf_counter()
+        self.log, self.logged = os.environ.get("BENCH_IMPORT_LOG"), 0
 
     def __call__(self, upto: int) -> None:
         from django.db import transaction
@@ -107,6 +112,12 @@ class PlainInserts:
                 drawer_row(self.rooms[index % len(self.rooms)], self.texts[index]).save()
         self.done = upto
         self.seconds += time.perf_counter() - started
+        if self.log and upto // 10_000 > self.logged:  # a long run's rates so far
+            self.logged = upto // 10_000
+            imported = time.perf_counter() - self.started - self.seconds
+            rates = {"records": upto, "import": upto / imported, "plain": upto / self.seconds}
+            with open(self.log, "a") as log:
+                log.write(json.dumps(rates) + "\n")
 
 
 def main() -> None:
