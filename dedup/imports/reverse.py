@@ -106,13 +106,11 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
             continue
         for pk in {link["newer_id"], link["older_id"]} & own:
             reasons[pk].append("a link was recorded on it since (by a sweep or by hand)")
-    decided = _links_of(own_ids).exclude(status=DrawerLink.Status.OPEN).values("newer", "older")
-    for pk in _either(decided, own):
+    decided = _links_of(own_ids).exclude(status=DrawerLink.Status.OPEN)
+    for pk in _either(decided.values_list("newer_id", "older_id"), own):
         reasons[pk].append("a curator decided one of its links")
-    distinct = DistinctPair.objects.filter(
-        Q(low_drawer__in=own_ids) | Q(high_drawer__in=own_ids)
-    ).values("low_drawer", "high_drawer")
-    for pk in _either(distinct, own):
+    distinct = DistinctPair.objects.filter(Q(low_drawer__in=own_ids) | Q(high_drawer__in=own_ids))
+    for pk in _either(distinct.values_list("low_drawer_id", "high_drawer_id"), own):
         reasons[pk].append("a curator said it is not the same as another drawer")
     for drawer in drawers:
         if drawer.valid_to is not None and drawer.superseded_by_id not in own:
@@ -134,8 +132,8 @@ def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:
     return DrawerLink.objects.filter(Q(newer__in=drawer_ids) | Q(older__in=drawer_ids))
 
 
-def _either(pairs: Iterable[dict[str, Any]], own: set[int]) -> set[int]:
-    return {pk for pair in pairs for pk in pair.values() if pk in own}
+def _either(pairs: Iterable[tuple[int | None, int | None]], own: set[int]) -> set[int]:
+    return {pk for pair in pairs for pk in pair if pk is not None and pk in own}
 
 
 def _remove(imported: Import, drawers: list[Drawer], actor: Actor) -> int:
