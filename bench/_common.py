@@ -89,7 +89,8 @@ class Vocabulary:
         words: set[str] = set()
         while len(words) < size:
             words.add("".join(rng.choice(self.SYLLABLES) for _ in range(rng.randint(2, 4))))
-        self.words = sorted(words, key=lambda w: len(w) + rng.uniform(-3, 3))
+        # sorted first: a set's order changes with each process's string hashing
+        self.words = sorted(sorted(words), key=lambda w: len(w) + rng.uniform(-3, 3))
         self.weights = [1 / (rank + 10) for rank in range(size)]
         self.rng = rng
         self.common = ["the", "and", "for", "with", "was", "that", "from", "our", "we", "to"]

@@ -77,12 +77,17 @@ def plain(data: Any) -> Any:
     return json.loads(json.dumps(data, default=str))
 
 
-def refusal(exc: Exception) -> CallToolResult:
-    """The REST API's answer to `exc`, as an MCP tool error: its text is the JSON error body."""
+def error_body(exc: Exception) -> dict[str, Any]:
+    """The REST API's JSON error body for `exc`, `{"error", "code"}`."""
     response = exception_handler(exc, {})
     if response is None:  # not an error the API knows: a bug, reported as such
         raise exc
-    body = plain(response.data)
+    return plain(response.data)
+
+
+def refusal(exc: Exception) -> CallToolResult:
+    """The REST API's answer to `exc`, as an MCP tool error: its text is the JSON error body."""
+    body = error_body(exc)
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(body))],
         structured_content=body,

@@ -9,7 +9,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from api.errors import ApiError
-from api.mcp_server.calls import caller_of, plain, tool
+from api.mcp_server.calls import Caller, caller_of, plain, tool
 from api.models import READ
 from api.scopes import Scope
 from api.serializers import drawers as s
@@ -29,16 +29,24 @@ def _limited(limit: int) -> int:
 def list_wings(ctx: Context) -> dict[str, Any]:
     """List the wings you can reach, each with its rooms and how many current drawers each room
     holds. Use it first, to see where memories are kept before writing or searching."""
-    caller = caller_of(ctx)
-    caller.require(READ, None)
-    wings = selectors.wings_with_rooms().filter(caller.scope.wing_filter("name"))
-    return {"wings": plain(s.WingSerializer(wings, many=True).data)}
+    return wings_of(caller_of(ctx))
 
 
 @tool
 def list_rooms(ctx: Context, wing: str) -> dict[str, Any]:
     """List one wing's rooms with their number of current drawers."""
-    caller = caller_of(ctx)
+    return rooms_of(caller_of(ctx), wing)
+
+
+def wings_of(caller: Caller) -> dict[str, Any]:
+    """The wings the caller reaches, with their rooms (a tool's and a resource's answer)."""
+    caller.require(READ, None)
+    wings = selectors.wings_with_rooms().filter(caller.scope.wing_filter("name"))
+    return {"wings": plain(s.WingSerializer(wings, many=True).data)}
+
+
+def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
+    """One wing's rooms, if the caller reaches it (a tool's and a resource's answer)."""
     caller.require(READ, wing)
     found = selectors.wings_with_rooms().filter(name=wing).first()
     if found is None:

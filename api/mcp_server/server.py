@@ -2,7 +2,8 @@
 streamable HTTP (`manage.py mcp_server --transport http`, and `/mcp` in `config.asgi`).
 
 The tools are the REST API's routes for agents, on the same services, scopes and error codes;
-there are no decision tools (deciding stays with curators). Tools are plain functions: the SDK
+there are no decision tools (deciding stays with curators). The wings and rooms are also
+resources (`api.mcp_server.resources`). Tools are plain functions: the SDK
 runs each on a worker thread, where Django's ORM may be used as in a request.
 """
 
@@ -20,6 +21,7 @@ from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
 from api.mcp_server import reads, writes
+from api.mcp_server.resources import CastellanServer, add_resources
 
 NAME = "castellan"
 INSTRUCTIONS = (
@@ -49,9 +51,10 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 
 def build_server() -> MCPServer:
-    server: MCPServer = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = CastellanServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     for function, hints in TOOLS:
         server.add_tool(function, annotations=hints)
+    add_resources(server)
     return server
 
 

@@ -3,7 +3,7 @@
 Callers import from here: `from dedup import imports`."""
 
 from dedup.imports.export import FORMATS as EXPORT_FORMATS
-from dedup.imports.export import export_lines
+from dedup.imports.export import export_lines, mempalace_path
 from dedup.imports.reverse import Reversal, import_reverse
 from dedup.imports.run import (
     IMPORT_NAMESPACE,
@@ -26,5 +26,6 @@ __all__ = [
     "import_create",
     "import_reverse",
     "import_run",
+    "mempalace_path",
     "record_wings",
 ]

@@ -17,12 +17,17 @@ decisions are not imported (deciding stays with the curators of the store import
 those regenerated ids, an export of the imported store is the export imported.
 
 MemPalace's JSONL: `{"id", "document", "metadata": {"wing", "room", "source_file", "filed_at",
-"added_by", ...}}` per current drawer, as MemPalace's importer reads it.
+"added_by", ...}}` per current drawer, as MemPalace's importer (`mempalace/importer.py`) reads it:
+`id` a non-empty string, `document` a string, `metadata` an object of scalar values (any other
+value it drops). MemPalace reads a directory tree of `*.jsonl`; `export_memories` writes one
+like MemPalace's own export (`<wing>/<room>.jsonl` and `export-manifest.json`) when OUT is a
+directory.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -177,18 +182,41 @@ def _mempalace_lines(wing: str | None) -> Iterator[str]:
     for drawer_id, content, wing_name, room, agent, source, since in rows.iterator(
         chunk_size=CHUNK
     ):
-        metadata = (source or {}).get("metadata") if isinstance(source, dict) else None
+        source = source if isinstance(source, dict) else {}
         yield _line(
             {
                 "id": str(drawer_id),
                 "document": content,
                 "metadata": {
-                    **(metadata if isinstance(metadata, dict) else {}),
+                    **_scalars(source.get("metadata")),
                     "wing": wing_name,
                     "room": room,
-                    "source_file": str((source or {}).get("file", "")),
-                    "filed_at": _when(since),
+                    "source_file": str(source.get("file") or ""),
+                    "filed_at": _when(since) or "",
                     "added_by": agent,
                 },
             }
         )
+
+
+def _scalars(metadata: Any) -> dict[str, str | int | float | bool]:
+    """Metadata as MemPalace keeps it (its vector store takes scalar values only, and its
+    importer drops any other): a list or an object becomes its JSON text, nothing is dropped
+    but empty values."""
+    if not isinstance(metadata, dict):
+        return {}
+    return {
+        str(key): value if isinstance(value, str | int | float | bool) else json.dumps(value)
+        for key, value in metadata.items()
+        if value is not None
+    }
+
+
+def mempalace_path(wing: str, room: str) -> str:
+    """Where MemPalace's own export files a room: `<wing>/<room>.jsonl`, each name made safe as
+    a path component."""
+    return f"{_component(wing)}/{_component(room)}.jsonl"
+
+
+def _component(name: str) -> str:
+    return re.sub(r'[\x00-\x1f/\\:*?"<>|]', "_", name).strip(". ") or "unknown"

@@ -4,8 +4,10 @@
   drawer per line: `{"id", "document", "metadata": {"wing", "room", "source_file", "filed_at",
   "added_by", ...}}`.
 - `mem0`: mem0's exported memories, JSON `{"results": [{"id", "memory", "user_id", "agent_id",
-  "metadata", "created_at", ...}]}`; the wing is the user (or the agent), the room the metadata's
-  `category` (or `general`). A record's "line" is its 1-based position in `results`.
+  "metadata", "categories", "created_at", "updated_at", ...}]}` (what `get_all` answers); the
+  wing is the user (or the agent), the room the metadata's `category` (as the open-source
+  library is often given it), else the first of the platform's `categories`, else `general`.
+  A record's "line" is its 1-based position in `results`.
 - `castellan`: Castellan's own JSONL (see `dedup.imports.export`); drawer lines are imported,
   other lines (links, entities, mentions, decisions) are handled by the import itself.
 - `jsonl`: any JSONL, one record per line, fields picked by a mapping (`content=text`,
@@ -23,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_ROOM = "general"
+# What a mem0 record's provenance keeps besides its id and metadata.
+MEM0_KEPT = ("user_id", "agent_id", "run_id", "categories", "created_at", "updated_at")
 # The generic JSONL's mapping when the command line names no field: the same names as Castellan's.
 DEFAULT_MAPPING = {
     "id": "id",
@@ -188,15 +192,20 @@ def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
         source_id=source_id,
         content=content,
         wing=owner,
-        room=_text(metadata.get("category")) or DEFAULT_ROOM,
+        room=_text(metadata.get("category")) or _first(obj.get("categories")) or DEFAULT_ROOM,
         agent=_text(obj.get("agent_id")),
         source={
             "format": "mem0",
             "id": source_id,
-            **{k: obj[k] for k in ("user_id", "agent_id", "created_at") if obj.get(k)},
+            **{k: obj[k] for k in MEM0_KEPT if obj.get(k)},
             **({"metadata": metadata} if metadata else {}),
         },
     )
+
+
+def _first(values: Any) -> str:
+    """The first of a list of labels (mem0's platform tags each memory with `categories`)."""
+    return _text(values[0]) if isinstance(values, list) and values else ""
 
 
 def read_jsonl(

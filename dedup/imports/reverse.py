@@ -1,23 +1,35 @@
 """Reversing an import: removing exactly the drawers it created and the links they made.
 
-Later writes are left untouched, so a drawer the import created is kept (and reported with the
-reasons) when anything outside the import has since come to rest on it: a drawer written later
-links to it, a curator decided one of its links, it was superseded or supersedes another, a
-merge consolidated into it, or a mention was recorded on it after the import. Removing such a
-drawer would take that later work with it; keeping it loses nothing, and a curator can delete it
-by hand. Everything else the import created goes, with its links and mentions, one audit row per
-drawer (holding what it held) and one for the import, all in one transaction and one batch.
-A removed drawer's id may be used again: importing the same file again stores it anew.
+Later work is left untouched, so a drawer the import created is kept (and reported with the
+reasons) when anything outside the import has since come to rest on it:
+
+- a link the import did not make touches it: a drawer written later links to it, or a sweep or a
+  person linked it (the later writer's link is its evidence and stays; removing the drawer
+  would take that link with it);
+- a curator decided one of its links, or said it is not the same as another drawer;
+- it was superseded, or supersedes another drawer (outside the import);
+- a merge consolidated drawers into it;
+- a mention was recorded on it after the import.
+
+Keeping such a drawer loses nothing, and a curator can delete it by hand. Everything else the
+import created goes, with the links the import made and the mentions it recorded: one audit row
+per drawer (`import.reverse`, holding what it held, its links and its mentions, as a deletion's
+row does) and one for the import, all in one transaction and one audit batch. The entities and
+aliases the import resolved stay: they belong to the whole store, not to the import's drawers.
+A removed drawer's id may be used again: importing the same file again stores it anew. A sweep's
+open proposal on a removed drawer loses that side, as for any deletion.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
 from dedup.services import drawer_snapshot
@@ -26,11 +38,14 @@ from palace.models import (
     AuditAction,
     AuditEntry,
     AuditTarget,
+    DistinctPair,
     Drawer,
     DrawerLink,
     Import,
     Mention,
 )
+
+DELETE_CHUNK = 500  # ids per DELETE (SQLite bounds a statement's parameters)
 
 
 @dataclass(frozen=True)
@@ -57,13 +72,11 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
             .select_related("room__wing", "superseded_by")
             .order_by("id")
         )
-        own = {drawer.pk for drawer in drawers}
-        kept = {d.pk: reasons for d in drawers if (reasons := _later_work(d, own, imported))}
+        kept = _later_work(imported, drawers)
         removed = [drawer for drawer in drawers if drawer.pk not in kept]
-        reversal = _remove(imported, removed, actor)
         reversal = Reversal(
-            removed=reversal.removed,
-            links_removed=reversal.links_removed,
+            removed=[str(drawer.uuid) for drawer in removed],
+            links_removed=_remove(imported, removed, actor),
             kept=[{"drawer": str(d.uuid), "reasons": kept[d.pk]} for d in drawers if d.pk in kept],
         )
         imported.status = Import.Status.REVERSED
@@ -81,46 +94,103 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
     return reversal
 
 
-def _later_work(drawer: Drawer, own: set[int], imported: Import) -> list[str]:
-    """Why a drawer the import created must stay: what was done to it since, outside the
-    import."""
-    reasons = []
-    if DrawerLink.objects.filter(older=drawer).exclude(newer_id__in=own).exists():
-        reasons.append("a later drawer links to it")
-    if (
-        DrawerLink.objects.filter(Q(newer=drawer) | Q(older=drawer))
-        .exclude(status=DrawerLink.Status.OPEN)
-        .exists()
-    ):
-        reasons.append("a curator decided one of its links")
-    if drawer.valid_to is not None and drawer.superseded_by_id not in own:
-        reasons.append("it was superseded")
-    if Drawer.objects.filter(superseded_by=drawer).exclude(pk__in=own).exists():
-        reasons.append("it supersedes another drawer")
-    if drawer.consolidation:
-        reasons.append("drawers were merged into it")
-    if (
-        imported.finished_at
-        and Mention.objects.filter(drawer=drawer, created_at__gt=imported.finished_at).exists()
-    ):
-        reasons.append("a mention was recorded on it later")
-    return reasons
+def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]:
+    """Why each drawer the import created must stay (those with a reason): what was done to it
+    since, outside the import. A few queries for the whole import, not a few per drawer."""
+    own = {drawer.pk for drawer in drawers}
+    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    reasons: dict[int, list[str]] = defaultdict(list)
+    for link in _links_of(own_ids).exclude(imports=imported).values("newer_id", "older_id"):
+        if link["older_id"] in own and link["newer_id"] not in own:
+            reasons[link["older_id"]].append("a later drawer links to it")
+            continue
+        for pk in {link["newer_id"], link["older_id"]} & own:
+            reasons[pk].append("a link was recorded on it since (by a sweep or by hand)")
+    decided = _links_of(own_ids).exclude(status=DrawerLink.Status.OPEN)
+    for pk in _either(decided.values_list("newer_id", "older_id"), own):
+        reasons[pk].append("a curator decided one of its links")
+    distinct = DistinctPair.objects.filter(Q(low_drawer__in=own_ids) | Q(high_drawer__in=own_ids))
+    for pk in _either(distinct.values_list("low_drawer_id", "high_drawer_id"), own):
+        reasons[pk].append("a curator said it is not the same as another drawer")
+    for drawer in drawers:
+        if drawer.valid_to is not None and drawer.superseded_by_id not in own:
+            reasons[drawer.pk].append("it was superseded")
+    superseding = Drawer.objects.filter(superseded_by__in=own_ids).exclude(pk__in=own_ids)
+    for pk in set(superseding.values_list("superseded_by_id", flat=True)):
+        reasons[pk].append("it supersedes another drawer")
+    for drawer in drawers:
+        if drawer.consolidation:
+            reasons[drawer.pk].append("drawers were merged into it")
+    if imported.finished_at:
+        later = Mention.objects.filter(drawer__in=own_ids, created_at__gt=imported.finished_at)
+        for pk in set(later.values_list("drawer_id", flat=True)):
+            reasons[pk].append("a mention was recorded on it later")
+    return {pk: list(dict.fromkeys(why)) for pk, why in reasons.items()}
 
 
-def _remove(imported: Import, drawers: list[Drawer], actor: Actor) -> Reversal:
+def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:
+    return DrawerLink.objects.filter(Q(newer__in=drawer_ids) | Q(older__in=drawer_ids))
+
+
+def _either(pairs: Iterable[tuple[int | None, int | None]], own: set[int]) -> set[int]:
+    return {pk for pair in pairs for pk in pair if pk is not None and pk in own}
+
+
+def _remove(imported: Import, drawers: list[Drawer], actor: Actor) -> int:
+    """Delete the drawers (their links and mentions go with them), each audited with what it
+    held; returns how many links went."""
     batch = uuid.uuid4()
-    links = DrawerLink.objects.filter(Q(newer__in=drawers) | Q(older__in=drawers))
-    links_removed = links.count()
+    removed = {drawer.pk for drawer in drawers}
+    links, mentions = _held(removed)
     for drawer in drawers:
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.IMPORT_REVERSE,
             target_type=AuditTarget.DRAWER,
             target_id=drawer.uuid,
-            before=drawer_snapshot(drawer),
+            before={
+                **drawer_snapshot(drawer),
+                "links": links.get(drawer.pk, []),
+                "mentions": mentions.get(drawer.pk, []),
+            },
             after=None,
             data={"import": imported.pk},
             batch=batch,
         )
-    Drawer.objects.filter(pk__in=[d.pk for d in drawers]).delete()
-    return Reversal([str(d.uuid) for d in drawers], links_removed, [])
+    ids = sorted(removed)
+    for start in range(0, len(ids), DELETE_CHUNK):
+        Drawer.objects.filter(pk__in=ids[start : start + DELETE_CHUNK]).delete()
+    return len({link["id"] for held in links.values() for link in held})
+
+
+def _held(removed: set[int]) -> tuple[dict[int, list[dict[str, Any]]], dict[int, list[Any]]]:
+    """The links and mentions of the drawers about to be removed, by drawer, as their audit rows
+    keep them."""
+    links: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    mentions: dict[int, list[Any]] = defaultdict(list)
+    ids = sorted(removed)
+    for start in range(0, len(ids), DELETE_CHUNK):
+        chunk = ids[start : start + DELETE_CHUNK]
+        for link in DrawerLink.objects.filter(Q(newer__in=chunk) | Q(older__in=chunk)).values(
+            "id", "newer_id", "older_id", "newer__uuid", "older__uuid", "verdict", "similarity"
+        ):
+            row = {
+                "id": link["id"],
+                "newer": str(link["newer__uuid"]),
+                "older": str(link["older__uuid"]),
+                "verdict": link["verdict"],
+                "similarity": link["similarity"],
+            }
+            for pk in {link["newer_id"], link["older_id"]} & removed:
+                links[pk].append(row)
+        for mention in Mention.objects.filter(drawer__in=chunk).values(
+            "drawer_id", "entity__name", "observation", "provenance"
+        ):
+            mentions[mention["drawer_id"]].append(
+                {
+                    "entity": mention["entity__name"],
+                    "observation": mention["observation"],
+                    "provenance": mention["provenance"],
+                }
+            )
+    return links, mentions

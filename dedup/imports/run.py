@@ -1,5 +1,6 @@
-"""Running an import: every record through the write path (`drawer_write_in`, mode memory), each
-in its own transaction, recorded on the `Import` as it goes.
+"""Running an import: every record through the write path (`drawer_write`, mode memory), in file
+order, a chunk of records per transaction (`dedup.imports.chunks`), recorded on the `Import` as it
+goes.
 
 A record's drawer id is `uuid5(IMPORT_NAMESPACE, "<format>:<source id>")`, so importing the same
 file again replays every record and stores nothing. A record the write path refuses (empty
@@ -12,20 +13,24 @@ as it is, so it does not see the file's own earlier records.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from dedup.errors import DomainError
 from dedup.imports import formats
-from dedup.services import WriteMode, drawer_check, drawer_write_in, entity_resolve, mention_add
+from dedup.imports.chunks import (
+    IMPORT_NAMESPACE,
+    ChunkWriter,
+    Supersession,
+    Tally,
+    client_id,
+    parse_when,
+)
+from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
 from palace.models import (
@@ -39,41 +44,17 @@ from palace.models import (
     acting_user,
 )
 
-IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
-PROGRESS_EVERY = 200
+PROGRESS_EVERY = 200  # records, in a dry run; an import reports each chunk it writes
 
 Reader = Callable[..., Iterator[formats.Item]]
+__all__ = ["IMPORT_NAMESPACE", "READERS", "Tally", "client_id", "import_create", "import_run"]
+
 READERS: dict[str, Reader] = {
     Import.Format.MEMPALACE: formats.read_mempalace,
     Import.Format.MEM0: formats.read_mem0,
     Import.Format.CASTELLAN: formats.read_castellan,
     Import.Format.JSONL: formats.read_jsonl,
 }
-
-
-def client_id(format: str, source_id: str) -> uuid.UUID:
-    """The drawer id a source's record is written under: the same record, the same id."""
-    return uuid.uuid5(IMPORT_NAMESPACE, f"{format}:{source_id}")
-
-
-@dataclass
-class Tally:
-    files: set[str] = field(default_factory=set)
-    records: int = 0
-    created: int = 0
-    exact: int = 0
-    similar: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
-
-    def summary(self) -> dict[str, int]:
-        return {
-            "files": len(self.files),
-            "records": self.records,
-            "created": self.created,
-            "exact": self.exact,
-            "similar": self.similar,
-            "malformed": len(self.errors),
-        }
 
 
 def import_create(
@@ -130,85 +111,53 @@ def _run_items(
     arguments: dict[str, Any] = {"wing": options.get("wing") or None}
     if imported.format == Import.Format.JSONL:
         arguments["mapping"] = options.get("mapping") or {}
-    supersessions: list[tuple[uuid.UUID, dict[str, Any]]] = []
+    writer = ChunkWriter(imported, tally)
     for item in READERS[imported.format](path, **arguments):
         tally.files.add(item.file)
-        if isinstance(item, formats.Malformed):
-            tally.errors.append(item.as_dict())
-        elif isinstance(item, formats.Other):
-            if not dry_run:
-                _apply_other(imported, item, tally)
-            continue
-        else:
+        if isinstance(item, formats.Record):
             tally.records += 1
-            _write_record(imported, item, tally, dry_run, supersessions)
-        if tally.records % PROGRESS_EVERY == 0 or isinstance(item, formats.Malformed):
-            if not dry_run:
-                _set(imported, progress=tally.records)
-            if on_progress is not None:
-                on_progress(tally.records)
+            if dry_run:
+                _check_record(imported, item, tally)
+                reached = tally.records % PROGRESS_EVERY == 0
+            else:
+                reached = writer.add(item)
+        else:
+            writer.flush()  # what came before is written first (and errors stay in file order)
+            reached = False
+            if isinstance(item, formats.Malformed):
+                tally.errors.append(item.as_dict())
+            elif not dry_run:
+                _apply_other(imported, item, tally)
+        if reached and on_progress is not None:
+            on_progress(tally.records)
     if not dry_run:
-        _apply_validity(supersessions)
+        writer.flush()
+        _apply_validity(writer.supersessions)
+    if on_progress is not None:
+        on_progress(tally.records)
 
 
-def _write_record(
-    imported: Import,
-    record: formats.Record,
-    tally: Tally,
-    dry_run: bool,
-    supersessions: list[tuple[uuid.UUID, dict[str, Any]]],
-) -> None:
-    write: dict[str, Any] = {
-        "wing": record.wing,
-        "room": record.room,
-        "content": record.content,
-        "mode": WriteMode.MEMORY,
-        "name": record.name,
-        "kind": record.kind,
-        "agent": record.agent,
-        "source": record.source,
-        "drawer_id": client_id(imported.format, record.source_id),
-    }
+def _check_record(imported: Import, record: formats.Record, tally: Tally) -> None:
+    """What the write path would do with a record, writing nothing."""
     try:
-        if dry_run:
-            check = drawer_check(**write)
-            _count(tally, stored=check.would_store, linked=bool(check.similar))
-            return
-        with transaction.atomic():
-            result = drawer_write_in(**write)
-            if result.created:
-                imported.drawers.add(result.drawer)
-                if result.links:
-                    imported.links.add(*result.links)
-                _keep_valid_from(result.drawer, record.data.get("valid_from"))
+        check = drawer_check(
+            wing=record.wing,
+            room=record.room,
+            content=record.content,
+            mode=WriteMode.MEMORY,
+            name=record.name,
+            kind=record.kind,
+            agent=record.agent,
+            source=record.source,
+            drawer_id=client_id(imported.format, record.source_id),
+        )
     except DomainError as error:
         tally.errors.append(formats.Malformed(record.file, record.line, str(error)).as_dict())
         return
-    _count(tally, stored=result.created, linked=bool(result.links))
-    if result.created and (record.data.get("valid_to") or record.data.get("superseded_by")):
-        supersessions.append((result.drawer.uuid, record.data))
+    tally.count(stored=check.would_store, linked=bool(check.similar))
 
 
-def _count(tally: Tally, *, stored: bool, linked: bool) -> None:
-    if not stored:
-        tally.exact += 1
-        return
-    tally.created += 1
-    tally.similar += int(linked)
-
-
-def _when(value: Any) -> datetime | None:
-    return parse_datetime(value) if isinstance(value, str) else None
-
-
-def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
-    """A Castellan record keeps the time its memory became valid in the store it came from."""
-    when = _when(valid_from)
-    if when is not None:
-        Drawer.objects.filter(pk=drawer.pk).update(valid_from=when)
-
-
-def _apply_validity(supersessions: list[tuple[uuid.UUID, dict[str, Any]]]) -> None:
+def _apply_validity(supersessions: list[Supersession]) -> None:
     """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
     it named (imported under its client id), once every drawer is written."""
     for drawer_id, data in supersessions:
@@ -219,7 +168,7 @@ def _apply_validity(supersessions: list[tuple[uuid.UUID, dict[str, Any]]]) -> No
             else None
         )
         Drawer.objects.filter(uuid=drawer_id).update(
-            valid_to=_when(data.get("valid_to")) or timezone.now(), superseded_by=by
+            valid_to=parse_when(data.get("valid_to")) or timezone.now(), superseded_by=by
         )
 
 

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from dedup import candidates, metrics, policy
-from dedup.errors import Conflict, DrawerNameTaken, InvalidInput
+from dedup.errors import Conflict, DomainError, DrawerNameTaken, InvalidInput
 from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key
 from dedup.services.config import DedupConfig, WriteMode
 from dedup.services.inserts import drawer_insert
@@ -223,13 +223,18 @@ def _checked(
 def hold_write_locks(writes: Iterable[tuple[Room, str, str | None]]) -> None:
     """Take up front, in the canonical order (names, then texts, each sorted), the locks that
     writes of these (room, content, name) will take one by one: a batch of writes holding the
-    same texts as another in opposite order then queues on it instead of deadlocking."""
+    same texts as another in opposite order then queues on it instead of deadlocking. A write
+    that will be refused for its input takes no lock."""
     names, texts = set(), set()
     for room, content, name in writes:
-        name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH)
+        try:
+            name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH)
+            content_hash = policy.content_hash(clean_content(content))
+        except DomainError:
+            continue
         if name:
             names.add(_name_lock(room, name))
-        texts.add(_text_lock(room, policy.content_hash(clean_content(content))))
+        texts.add(_text_lock(room, content_hash))
     hold_locks(names)
     hold_locks(texts)
 
@@ -279,20 +284,20 @@ def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
 def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
     """The drawer already stored under this id, or None for an id never used. An id whose drawer
     was deleted is taken for good (its audit rows name it), so one id never names two drawers in
-    the history; the audit is asked only when an id is given and is new (one indexed query)."""
-    existing = Drawer.objects.filter(uuid=drawer_id).first()
-    if existing is None:
-        if AuditEntry.objects.filter(
-            target_type=AuditTarget.DRAWER,
-            target_id=str(drawer_id),
-            action=AuditAction.DRAWER_DELETE,
-        ).exists():
+    the history. One round trip asks both (indexed), by hand-written SQL: on a replayable write
+    (every imported record is one) building the ORM's queries cost more than running them."""
+    existing_id, deleted = _id_used(drawer_id)
+    if existing_id is None:
+        if deleted:
             raise Conflict(
                 "That drawer id belonged to a drawer that was deleted; it is not used again.",
                 code="drawer_id_taken",
                 details={"drawer": str(drawer_id)},
             )
         return None
+    existing = Drawer.objects.filter(pk=existing_id).first()
+    if existing is None:  # deleted since the first query: ask again (the audit names it now)
+        return _replayed(drawer_id, room)
     if existing.room_id != room.id:
         raise Conflict(
             "That drawer id is already used in another room.",
@@ -300,6 +305,21 @@ def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
             details={"drawer": str(drawer_id)},
         )
     return existing
+
+
+def _id_used(drawer_id: uuid_module.UUID) -> tuple[int | None, bool]:
+    """The id of the drawer stored under this uuid (or None), and whether the audit names a
+    drawer of this uuid deleted."""
+    value = Drawer._meta.get_field("uuid").get_db_prep_value(drawer_id, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT id FROM {Drawer._meta.db_table} WHERE uuid = %s), "
+            f"EXISTS (SELECT 1 FROM {AuditEntry._meta.db_table} WHERE target_type = %s "
+            "AND target_id = %s AND action = %s)",
+            [value, AuditTarget.DRAWER.value, str(drawer_id), AuditAction.DRAWER_DELETE.value],
+        )
+        existing_id, deleted = cursor.fetchone()
+    return existing_id, bool(deleted)
 
 
 def _candidates(write: _CheckedWrite, text_lock: int | None) -> candidates.Found:

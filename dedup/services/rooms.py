@@ -48,6 +48,12 @@ def rooms_get_or_create(places: Iterable[Place]) -> dict[Place, Room]:
     return {place: found[names] for place, names in cleaned.items()}
 
 
+def rooms_named(names: set[Place]) -> dict[Place, Room]:
+    """The rooms that exist among those named by (wing, room) names already cleaned; none is
+    created."""
+    return _rooms_named(names)
+
+
 def _rooms_named(names: set[Place]) -> dict[Place, Room]:
     if not names:
         return {}

@@ -24,6 +24,7 @@ import httpx2
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY = "The deploy pipeline runs the database migrations before the web processes restart."
@@ -194,6 +195,30 @@ async def session_scenario(
             await session.call_tool("list_duplicates", {"drawer_id": first["id"]})
         )
         assert [similar["drawer"] for similar in duplicates["similar"]] == [typo["id"]]
+        await resources_scenario(session, room)
+
+
+async def resources_scenario(session: ClientSession, room: str) -> None:
+    """The wings and rooms as resources, scoped by the key like the tools."""
+    listed = await session.list_resources()
+    assert [resource.uri for resource in listed.resources] == ["castellan://wings"]
+    templates = await session.list_resource_templates()
+    assert [t.uri_template for t in templates.resource_templates] == [
+        "castellan://wings/{wing}/rooms"
+    ]
+    wings = resource_of(await session.read_resource("castellan://wings"))
+    assert [wing["name"] for wing in wings["wings"]] == ["alpha"]
+    alpha = resource_of(await session.read_resource("castellan://wings/alpha/rooms"))
+    assert room in {r["name"] for r in alpha["rooms"]}
+    with pytest.raises(MCPError) as refused:
+        await session.read_resource("castellan://wings/beta/rooms")
+    assert refused.value.data["code"] == "wing_not_found"
+
+
+def resource_of(answer: Any) -> dict[str, Any]:
+    (content,) = answer.contents
+    assert content.mime_type == "application/json"
+    return json.loads(content.text)
 
 
 def test_a_session_over_stdio(palace: dict[str, Any]) -> None:

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
-from api.mcp_server import reads, writes
+from api.mcp_server import reads, resources, writes
 from api.models import AgentKey
 from palace.models import Drawer, Mention, Wing
 
@@ -113,3 +114,24 @@ def test_diary_checkpoint_and_mention(dedup_settings) -> None:
     mention = writes.record_mention(ctx, drawer_id=entry["id"], name="Backup Runbook")
     assert mention["created"] is True
     assert Mention.objects.count() == 1
+
+
+def test_the_wings_resource_shows_only_the_keys_wings(dedup_settings) -> None:
+    writes.add_drawer(context(wings=("*",)), wing="beta", room="ops", content=MEMORY)
+    writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    wings = json.loads(resources.wings(context()))
+    assert [wing["name"] for wing in wings["wings"]] == ["alpha"]
+    assert wings == reads.list_wings(context())  # the tool's answer
+
+
+def test_the_rooms_resource_refuses_a_wing_out_of_reach(dedup_settings) -> None:
+    writes.add_drawer(context(wings=("*",)), wing="beta", room="ops", content=MEMORY)
+    with pytest.raises(MCPError) as refused:
+        resources.rooms("beta", context())
+    assert refused.value.data == {"error": "No wing with that name.", "code": "wing_not_found"}
+
+
+def test_the_rooms_resource_counts_current_drawers(dedup_settings) -> None:
+    writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
+    alpha = json.loads(resources.rooms("alpha", context()))
+    assert alpha == reads.list_rooms(context(), wing="alpha")

@@ -1,0 +1,84 @@
+"""The MCP resources: the wings and rooms a key reaches, for a client to read (or attach) without
+a tool call, scoped as the tools `list_wings` and `list_rooms` are (the same functions).
+
+- `castellan://wings`: the wings, each with its rooms and their numbers of current drawers;
+- `castellan://wings/{wing}/rooms`: one wing and its rooms (a wing out of reach: not found).
+
+A refusal is a JSON-RPC error whose `data` is the REST API's error body, `{"error", "code"}`.
+
+The SDK hands the request's Context (over HTTP, the headers holding the key) only to a resource
+template's function, not to a fixed resource's, so `CastellanServer.read_resource` reads
+`castellan://wings` itself with the request's Context; without one (stdio, or in-process) the
+key comes from the environment, as for the tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
+from pydantic import AnyUrl
+from rest_framework import exceptions
+
+from api.errors import ApiError
+from api.mcp_server import reads
+from api.mcp_server.calls import caller_of, error_body, release_old_connections
+from dedup.errors import DomainError
+
+WINGS_URI = "castellan://wings"
+ROOMS_URI = "castellan://wings/{wing}/rooms"
+JSON = "application/json"
+
+
+def wings(ctx: Context) -> str:
+    """The wings you can reach, each with its rooms and how many current drawers each holds."""
+    return _answer(lambda: reads.wings_of(caller_of(ctx)))
+
+
+def wings_from_environment() -> str:
+    """`wings` with no request (stdio, in-process): the key from the environment."""
+    return wings(SimpleNamespace(headers=None))  # type: ignore[arg-type]
+
+
+def rooms(wing: str, ctx: Context) -> str:
+    """One wing you can reach, with its rooms and how many current drawers each holds."""
+    return _answer(lambda: reads.rooms_of(caller_of(ctx), wing))
+
+
+def _answer(read: Callable[[], dict[str, Any]]) -> str:
+    """A resource's JSON, read as a tool call is (connections past their age dropped first and
+    after), a refusal raised as a JSON-RPC error holding the REST error body."""
+    release_old_connections()
+    try:
+        return json.dumps(read())
+    except (DomainError, ApiError, exceptions.APIException) as exc:
+        body = error_body(exc)
+        raise MCPError(code=INVALID_PARAMS, message=body["error"], data=body) from exc
+    finally:
+        release_old_connections()
+
+
+def add_resources(server: MCPServer) -> None:
+    server.resource(WINGS_URI, name="wings", mime_type=JSON, description=wings.__doc__)(
+        wings_from_environment
+    )
+    server.resource(ROOMS_URI, name="rooms", mime_type=JSON)(rooms)
+
+
+class CastellanServer(MCPServer):
+    """The SDK's server, reading `castellan://wings` with the request's Context (see above)."""
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context | None = None
+    ) -> Iterable[ReadResourceContents] | Any:
+        if str(uri) == WINGS_URI and context is not None:
+            content = await anyio.to_thread.run_sync(wings, context)
+            return [ReadResourceContents(content=content, mime_type=JSON)]
+        return await super().read_resource(uri, context)

@@ -1,0 +1,203 @@
+"""Writing an import's records, a chunk at a time.
+
+Every record still goes through the write path (`drawer_write`), in file order, each in its own
+savepoint, so a record the write path refuses rolls back alone and is counted as malformed. What
+is done once per chunk instead of once per record is the import's bookkeeping: one transaction
+(its commit), the import's rows for the drawers and links it stored (one bulk insert each), its
+progress, and the look-up of the rooms the records name (cached for the whole import; rooms are
+never deleted). The chunk's write locks are taken up front in the canonical order
+(`hold_write_locks`), as a checkpoint's are, so a chunk and any other writer never wait on each
+other in a cycle.
+
+A record whose room does not exist yet is written alone in its own transaction
+(`drawer_write_in`), which creates the wing and room (locks first, in their order) and leaves none
+behind if the write is refused; the chunk's records before it are committed first, so the records
+stay in file order.
+
+A chunk holds its locks (on SQLite, the database's write lock) until it commits: at most
+CHUNK_SIZE writes, a fraction of a second, which other writers wait through.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+
+from dedup.errors import DomainError
+from dedup.imports import formats
+from dedup.services import WriteMode, drawer_write, drawer_write_in
+from dedup.services.drawers import DrawerWrite, hold_write_locks
+from dedup.services.rooms import Place, rooms_named
+from dedup.validation import clean_label
+from palace.models import Drawer, Import, Room
+
+CHUNK_SIZE = 100
+
+IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
+
+Supersession = tuple[uuid.UUID, dict[str, Any]]
+
+
+def client_id(format: str, source_id: str) -> uuid.UUID:
+    """The drawer id a source's record is written under: the same record, the same id."""
+    return uuid.uuid5(IMPORT_NAMESPACE, f"{format}:{source_id}")
+
+
+@dataclass
+class Tally:
+    files: set[str] = field(default_factory=set)
+    records: int = 0
+    created: int = 0
+    exact: int = 0
+    similar: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "records": self.records,
+            "created": self.created,
+            "exact": self.exact,
+            "similar": self.similar,
+            "malformed": len(self.errors),
+        }
+
+    def count(self, *, stored: bool, linked: bool) -> None:
+        if not stored:
+            self.exact += 1
+            return
+        self.created += 1
+        self.similar += int(linked)
+
+
+class ChunkWriter:
+    """Takes an import's records one by one and writes them in chunks (see the module)."""
+
+    def __init__(self, imported: Import, tally: Tally) -> None:
+        self.imported = imported
+        self.tally = tally
+        self.rooms: dict[Place, Room] = {}
+        self.pending: list[formats.Record] = []
+        self.supersessions: list[Supersession] = []
+        self.written = 0
+
+    def add(self, record: formats.Record) -> bool:
+        """Queue a record; True when that wrote a chunk."""
+        self.pending.append(record)
+        if len(self.pending) < CHUNK_SIZE:
+            return False
+        self.flush()
+        return True
+
+    def flush(self) -> None:
+        """Write every queued record, in order."""
+        records, self.pending = self.pending, []
+        if not records:
+            return
+        self._look_up_rooms(records)
+        run: list[formats.Record] = []
+        for record in records:
+            if _place(record) in self.rooms:
+                run.append(record)
+                continue
+            self._commit(run)
+            run = []
+            self._commit([record])  # the first record of a new place creates its room
+        self._commit(run)
+
+    def _look_up_rooms(self, records: list[formats.Record]) -> None:
+        """Cache the rooms that exist among those the records name, in one query."""
+        wanted: dict[Place, Place] = {}
+        for record in records:
+            place = _place(record)
+            if place in self.rooms or place in wanted:
+                continue
+            try:
+                wanted[place] = (clean_label(record.wing, "wing"), clean_label(record.room, "room"))
+            except DomainError:
+                continue  # the write path refuses it, with its error
+        found = rooms_named(set(wanted.values()))
+        self.rooms.update(
+            {place: found[names] for place, names in wanted.items() if names in found}
+        )
+
+    def _commit(self, records: list[formats.Record]) -> None:
+        if not records:
+            return
+        drawers: list[int] = []
+        links: list[int] = []
+        with transaction.atomic():
+            hold_write_locks(
+                (self.rooms[_place(r)], r.content, r.name)
+                for r in records
+                if _place(r) in self.rooms
+            )
+            for record in records:
+                result = self._write(record)
+                if result is not None and result.created:
+                    drawers.append(result.drawer.pk)
+                    links.extend(link.pk for link in result.links)
+            self._keep(drawers, links, len(records))
+
+    def _keep(self, drawers: list[int], links: list[int], records: int) -> None:
+        """The import's record of what it stored, and how far it got."""
+        pk = self.imported.pk
+        Import.drawers.through.objects.bulk_create(
+            [Import.drawers.through(import_id=pk, drawer_id=drawer) for drawer in drawers]
+        )
+        Import.links.through.objects.bulk_create(
+            [Import.links.through(import_id=pk, drawerlink_id=link) for link in links]
+        )
+        self.written += records
+        Import.objects.filter(pk=pk).update(progress=self.written)
+        self.imported.progress = self.written
+
+    def _write(self, record: formats.Record) -> DrawerWrite | None:
+        """One record through the write path, in a savepoint; None when it is refused."""
+        write: dict[str, Any] = {
+            "content": record.content,
+            "mode": WriteMode.MEMORY,
+            "name": record.name,
+            "kind": record.kind,
+            "agent": record.agent,
+            "source": record.source,
+            "drawer_id": client_id(self.imported.format, record.source_id),
+        }
+        room = self.rooms.get(_place(record))
+        try:
+            if room is None:
+                result = drawer_write_in(wing=record.wing, room=record.room, **write)
+                self.rooms[_place(record)] = result.drawer.room
+            else:
+                result = drawer_write(room=room, **write)
+        except DomainError as error:
+            self.tally.errors.append(
+                formats.Malformed(record.file, record.line, str(error)).as_dict()
+            )
+            return None
+        self.tally.count(stored=result.created, linked=bool(result.links))
+        if result.created:
+            _keep_valid_from(result.drawer, record.data.get("valid_from"))
+            if record.data.get("valid_to") or record.data.get("superseded_by"):
+                self.supersessions.append((result.drawer.uuid, record.data))
+        return result
+
+
+def parse_when(value: Any) -> datetime | None:
+    return parse_datetime(value) if isinstance(value, str) else None
+
+
+def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
+    """A Castellan record keeps the time its memory became valid in the store it came from."""
+    when = parse_when(valid_from)
+    if when is not None:
+        Drawer.objects.filter(pk=drawer.pk).update(valid_from=when)
+
+
+def _place(record: formats.Record) -> Place:
+    return (record.wing, record.room)
