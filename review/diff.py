@@ -54,8 +54,18 @@ class WordFlag:
     left: tuple[str, ...]
     right: tuple[str, ...]
 
+    @property
+    def label(self) -> str:
+        return FLAG_LABELS[self.kind]
 
-FLAG_KINDS = ("number word", "weekday", "month", "name")
+
+FLAG_LABELS = {
+    "number word": "a number written as a word",
+    "weekday": "a weekday",
+    "month": "a month",
+    "name": "a name",
+}
+FLAG_KINDS = tuple(FLAG_LABELS)
 
 
 def word_kinds(text: str) -> dict[str, tuple[str, str]]:
