@@ -71,12 +71,16 @@ FLAG_KINDS = tuple(FLAG_LABELS)
 def word_kinds(text: str) -> dict[str, tuple[str, str]]:
     """The words of a text worth a flag, by their case-folded form, with their kind and their
     first spelling: numbers written as words, weekdays, months, and names (a capitalised word
-    that does not start a sentence: a sentence's first word may be any word)."""
+    that does not start a sentence, a sentence's first word may be any word, in a text that is
+    not written in capitals)."""
     kinds: dict[str, tuple[str, str]] = {}
     starts_sentence = True
+    # In a text written in capitals every word is capitalised: none of them tells a name.
+    letters = [c for c in text if c.isalpha()]
+    shouting = sum(c.isupper() for c in letters) > len(letters) / 2
     for chunk in text.split():
         for word in _WORD.findall(chunk):
-            kind = _word_kind(word, starts_sentence)
+            kind = _word_kind(word, starts_sentence or shouting)
             if kind:
                 kinds.setdefault(word.casefold(), (kind, word))
             starts_sentence = False
@@ -84,7 +88,7 @@ def word_kinds(text: str) -> dict[str, tuple[str, str]]:
     return kinds
 
 
-def _word_kind(word: str, starts_sentence: bool) -> str:
+def _word_kind(word: str, no_names: bool) -> str:
     folded = word.casefold()
     capitalised = word[0].isupper()
     if folded in WEEKDAYS:
@@ -93,7 +97,7 @@ def _word_kind(word: str, starts_sentence: bool) -> str:
         return "month"
     if all(part in NUMBER_WORDS for part in folded.split("-")):
         return "number word"
-    if capitalised and not starts_sentence:
+    if capitalised and not no_names:
         return "name"
     return ""
 

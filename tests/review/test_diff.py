@@ -147,3 +147,8 @@ def test_compact_diff_cuts_a_long_change_short():
 def test_compact_diff_of_equal_texts_shows_their_beginning():
     text = " ".join(f"w{i}" for i in range(40))
     assert compact(text, text, longest=3) == [Segment("equal", "w0 w1 w2 …")]
+
+
+def test_a_text_in_capitals_names_nothing():
+    older, newer = "ADA PREFERS DARK MODE.", "Ada prefers light mode."
+    assert differing_words(older, newer) == []
