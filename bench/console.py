@@ -86,6 +86,8 @@ def drawer_pairs(rng: random.Random, vocabulary: Vocabulary, count: int) -> Iter
     made = 0
     while made < count:
         older = vocabulary.sentence()
+        if all(len(word.strip(".")) < 5 for word in older.split()):
+            continue  # no word long enough for a typo
         newer = one_typo(older, rng)
         assessment = policy.assess(
             policy.Text.of(newer), policy.Text.of(older), threshold=THRESHOLD

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._common import ROOT
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-VIEWPORT = {"width": 1440, "height": 900}
+WIDTH, HEIGHT = 1440, 900
 USER, PASSWORD = "curator", "castellan-demo"
 
 
@@ -106,7 +106,7 @@ def shoot(url: str, out: Path) -> list[str]:
     taken = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport=VIEWPORT)
+        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         log_in(page, url)
         page.goto(f"{url}/?order=uncertain")
         page.screenshot(path=str(out / "queue.png"))
