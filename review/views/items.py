@@ -25,20 +25,30 @@ from review.forms import QueueFilterForm, queue_filters
 from review.services import ItemRef
 from review.views.common import HtmxHttpRequest, filters_or_defaults, require_decide
 
+_LOOK_UP = object()
 
-def _item_context(request: HtmxHttpRequest, ref: ItemRef, params: QueryDict | None = None) -> dict:
-    """An item's page; `params` (default: the request's own) hold the queue filter it is in."""
+
+def _item_context(
+    request: HtmxHttpRequest,
+    ref: ItemRef,
+    params: QueryDict | None = None,
+    next_ref: ItemRef | object | None = _LOOK_UP,
+) -> dict:
+    """An item's page; `params` (default: the request's own) hold the queue filter it is in,
+    and `next_ref` the item after it, when the caller read it already."""
     detail = selectors.item_detail(ref)
     if detail is None:
         raise Http404("No such review item.")
     params = request.GET if params is None else params
-    filters, _ = filters_or_defaults(QueueFilterForm(params))
+    if next_ref is _LOOK_UP:
+        filters, _ = filters_or_defaults(QueueFilterForm(params))
+        next_ref = selectors.next_item(filters, detail.link)
     context = {
         "item": detail,
         "ref": ref,
         "query": params.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
-        "next_ref": selectors.next_item(filters, detail.link),
+        "next_ref": next_ref,
         "open": getattr(detail.link, "status", "") == "open",
     }
     # The detail is of the ref's kind.
@@ -110,15 +120,15 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     return render(request, template, context)
 
 
-def _next_item(query: str) -> tuple[str, ItemRef | None]:
+def _next_items(query: str) -> tuple[str, list[ItemRef]]:
     """The URL of the first open item of the curator's filter (or of the queue, when none is
-    left), and that item."""
+    left), and that item and the one after it (read together: the page links to it)."""
     filters = queue_filters(QueryDict(query))
-    page = selectors.queue_page(filters, size=1)
+    refs = [item.ref for item in selectors.queue_page(filters, size=2).items]
     suffix = f"?{query}" if query else ""
-    if page.items:
-        return reverse("review:item", args=[page.items[0].id]) + suffix, page.items[0].ref
-    return reverse("review:queue") + suffix, None
+    if refs:
+        return reverse("review:item", args=[refs[0]]) + suffix, refs
+    return reverse("review:queue") + suffix, refs
 
 
 def _decide_from_form(request: HttpRequest, ref: ItemRef):
@@ -167,16 +177,16 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
 
 def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
     query = request.POST.get("query", "")
-    next_url, next_ref = _next_item(query)
+    next_url, refs = _next_items(query)
     if not request.htmx:
         return redirect(next_url)
-    if next_ref is None:
+    if not refs:
         return HttpResponseClientRedirect(next_url)  # the queue is a full page
     # The next item comes back with the decision, swapped into the form's target (#main) under
     # its own URL: one round trip, not a redirect the browser would then follow (issue 13,
     # capability 15; bench/console.py measures it).
     try:
-        context = _item_context(request, next_ref, QueryDict(query))
+        context = _item_context(request, refs[0], QueryDict(query), [*refs, None][1])
     except Http404:  # decided and deleted since, by someone else: let the browser ask again
         return HttpResponseLocation(next_url, target="#main")
     response = render(request, "review/_item.html", context)
