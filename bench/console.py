@@ -17,6 +17,10 @@ keys cycle through the item's own (m, d, x on a drawer link; a, m, d, x on an en
 merges, deleted links, dismissals and aliases are all timed. The first five decisions warm the
 server up and are not counted. The POST and GET columns are the browser's Resource Timing of the
 decision and of the next item's request (server time plus loopback).
+
+BENCH_BASELINE=DIR also serves another checkout of Castellan (say `git archive main | tar -x -C
+DIR`) on the same database, and a second curator's page decides on it in turn with this one, ten
+decisions at a time: the two rows are then measured interleaved, under the same load.
 """
 
 from __future__ import annotations
@@ -55,19 +59,25 @@ from bench._common import (
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 PASSWORD = "bench-curator-" + secrets.token_hex(4)
 WARM_UP = 5
+BLOCK = 10
 THRESHOLD = 0.9
 KEYS = {"d": "mdx", "e": "amdx"}
 
 # Installed in every page: the keydown's time, then the first frame after the next item settles.
 TIMER = """
 window.__bench = {t0: 0, t1: 0, done: false, post: 0, get: 0};
+function shownItem() {
+  var item = document.querySelector(".item");
+  return item && item.dataset.item;
+}
 document.addEventListener("keydown", function (event) {
-  window.__bench = {t0: event.timeStamp, t1: 0, done: false, post: 0, get: 0};
+  window.__bench = {t0: event.timeStamp, t1: 0, done: false, post: 0, get: 0, shown: shownItem()};
   performance.clearResourceTimings();
 }, true);
 document.addEventListener("htmx:afterSettle", function () {
   requestAnimationFrame(function () { setTimeout(function () {
     var b = window.__bench;
+    if (shownItem() === b.shown) return;  // not the next item yet (a redirect's first answer)
     performance.getEntriesByType("resource").forEach(function (e) {
       if (e.startTime < b.t0) return;
       if (e.name.indexOf("/decide") !== -1) b.post = e.duration;
@@ -182,19 +192,19 @@ def server_env(database_url: str, port: int, static_root: str) -> dict[str, str]
 
 
 @contextlib.contextmanager
-def gunicorn(database_url: str, port: int) -> Iterator[str]:
+def gunicorn(database_url: str, port: int, root: Path = ROOT) -> Iterator[str]:
     static_root = tempfile.mkdtemp(prefix="castellan-bench-static-")
     env = server_env(database_url, port, static_root)
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         check=True,
         capture_output=True,
     )
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", "config/gunicorn.py"],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -228,29 +238,41 @@ def decide(page, key: str) -> dict[str, float]:
     return page.evaluate("({ms: __bench.t1 - __bench.t0, post: __bench.post, get: __bench.get})")
 
 
-def session(url: str, decisions: int) -> list[dict[str, float]]:
+def open_item_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.add_init_script(TIMER)
+    page.goto(f"{url}/accounts/login/")
+    page.get_by_label("Username").fill("bench")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.locator("table.queue tr.row a").first.click()
+    return page
+
+
+def session(urls: dict[str, str], decisions: int) -> dict[str, list[dict[str, float]]]:
+    """Each server's curator decides in turn, BLOCK decisions at a time, on the same queue: the
+    servers meet the same load, and a page reloads the queue's first item before its block."""
     from playwright.sync_api import sync_playwright
 
+    timings: dict[str, list[dict[str, float]]] = {label: [] for label in urls}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
         )
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
-        page.add_init_script(TIMER)
-        page.goto(f"{url}/accounts/login/")
-        page.get_by_label("Username").fill("bench")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.locator("table.queue tr.row a").first.click()
-        timings = []
-        for n in range(WARM_UP + decisions):
-            kind = (page.locator(".item").get_attribute("data-item") or "d")[0]
-            timings.append(decide(page, KEYS[kind][n % len(KEYS[kind])]))
+        pages = {label: open_item_page(browser, url) for label, url in urls.items()}
+        for start in range(0, WARM_UP + decisions, BLOCK):
+            for label, page in pages.items():
+                if len(urls) > 1:
+                    page.goto(f"{urls[label]}/")
+                    page.locator("table.queue tr.row a").first.click()
+                for n in range(start, min(start + BLOCK, WARM_UP + decisions)):
+                    kind = (page.locator(".item").get_attribute("data-item") or "d")[0]
+                    timings[label].append(decide(page, KEYS[kind][n % len(KEYS[kind])]))
         browser.close()
-    return timings[WARM_UP:]
+    return {label: values[WARM_UP:] for label, values in timings.items()}
 
 
-def child(backend: str, sizes: list[int], decisions: int, port: int) -> None:
+def child(backend: str, args) -> None:
     database_url = fresh_database_url(backend)
     setup_django(database_url)
     from django.contrib.auth import get_user_model
@@ -261,27 +283,24 @@ def child(backend: str, sizes: list[int], decisions: int, port: int) -> None:
 
     user = get_user_model().objects.create_user("bench", password=PASSWORD)
     user.groups.add(curators_group())
-    fill(sizes[0], random.Random(7))
+    fill(args.sizes[0], random.Random(7))
     settle()
     connections.close_all()
-    with gunicorn(database_url, port or free_port()) as url:
-        timings = session(url, decisions)
-    ms = [t["ms"] for t in timings]
-    print(
-        json.dumps(
-            {
-                "backend": backend,
-                "size": sizes[0],
-                "decisions": len(ms),
-                "p50": percentile(ms, 0.5),
-                "p95": percentile(ms, 0.95),
-                "max": max(ms),
-                "post": percentile([t["post"] for t in timings], 0.5),
-                "get": percentile([t["get"] for t in timings], 0.5),
-            }
-        ),
-        flush=True,
-    )
+    with contextlib.ExitStack() as servers:
+        urls = {
+            "this checkout": servers.enter_context(gunicorn(database_url, args.port or free_port()))
+        }
+        if os.environ.get("BENCH_BASELINE"):
+            baseline = Path(os.environ["BENCH_BASELINE"]).resolve()
+            urls[f"baseline ({baseline.name})"] = servers.enter_context(
+                gunicorn(database_url, free_port(), baseline)
+            )
+        for label, timings in session(urls, args.decisions).items():
+            ms = [t["ms"] for t in timings]
+            row = {"backend": backend, "server": label, "size": args.sizes[0], "decisions": len(ms)}
+            row |= {"p50": percentile(ms, 0.5), "p95": percentile(ms, 0.95), "max": max(ms)}
+            row |= {key: percentile([t[key] for t in timings], 0.5) for key in ("post", "get")}
+            print(json.dumps(row), flush=True)
 
 
 def free_port() -> int:
@@ -294,22 +313,14 @@ def free_port() -> int:
 def main() -> None:
     args = arguments(__doc__, sizes="100000", decisions=200, port=0)
     if args.child:
-        child(args.child, args.sizes, args.decisions, args.port)
+        child(args.child, args)
         return
     rows = [
-        [
-            r["backend"],
-            f"{r['size']:,}",
-            r["decisions"],
-            f"{r['p50']:.0f}",
-            f"{r['p95']:.0f}",
-            f"{r['max']:.0f}",
-            f"{r['post']:.0f}",
-            f"{r['get']:.0f}",
-        ]
+        [r["backend"], r["server"], f"{r['size']:,}", r["decisions"]]
+        + [f"{r[key]:.0f}" for key in ("p50", "p95", "max", "post", "get")]
         for r in run_children(__file__, args.backends)
     ]
-    headers = ["backend", "open items", "decisions", "p50 ms", "p95 ms", "max ms"]
+    headers = ["backend", "server", "open items", "decisions", "p50 ms", "p95 ms", "max ms"]
     print(table([*headers, "POST decide p50 ms", "GET next p50 ms"], rows))
 
 
