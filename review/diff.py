@@ -1,24 +1,135 @@
 """Word- and character-level differences between two texts, for a curator to see at a glance
-what a near duplicate changed, and whether a number or a date is among the changes."""
+what a near duplicate changed, and whether a number, a date, a name, a weekday or a month is
+among the changes. Pure functions of two strings (no Django), so the queue, the item page and a
+sweep's sample cards show the same diff."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
+
+WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+# Months that are also common words count only when capitalised ("May", not "may").
+_AMBIGUOUS_MONTHS = frozenset(("march", "may"))
+NUMBER_WORDS = frozenset(
+    (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+        "eighty ninety hundred thousand million billion dozen once twice thrice first third "
+        "fourth fifth sixth seventh eighth ninth tenth half"
+    ).split()
+)
 
 
 @dataclass(frozen=True)
 class Segment:
-    op: str  # "equal", "delete" (only in the left text), "insert" (only in the right text)
+    # "equal", "delete" (only in the left text), "insert" (only in the right text), or "gap"
+    # (equal text left out of a compact diff).
+    op: str
     text: str
+    # The kind of word the change touches when it is worth a warning: "name", "weekday",
+    # "month", "number word" (see `differing_words`); "" otherwise.
+    flag: str = ""
 
     @property
     def has_digit(self) -> bool:
         return any(c.isdigit() for c in self.text)
+
+
+@dataclass(frozen=True)
+class WordFlag:
+    """Words of one kind found in one text and not in the other, as the number warning does for
+    digits: "Tuesday" against "Thursday", "three" against "four", "Ada" against "Alan"."""
+
+    kind: str
+    left: tuple[str, ...]
+    right: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return FLAG_LABELS[self.kind]
+
+
+FLAG_LABELS = {
+    "number word": "a number written as a word",
+    "weekday": "a weekday",
+    "month": "a month",
+    "name": "a name",
+}
+FLAG_KINDS = tuple(FLAG_LABELS)
+
+
+def word_kinds(text: str) -> dict[str, tuple[str, str]]:
+    """The words of a text worth a flag, by their case-folded form, with their kind and their
+    first spelling: numbers written as words, weekdays, months, and names (a capitalised word
+    that does not start a sentence, a sentence's first word may be any word, in a text that is
+    not written in capitals)."""
+    kinds: dict[str, tuple[str, str]] = {}
+    starts_sentence = True
+    # In a text written in capitals every word is capitalised: none of them tells a name.
+    letters = [c for c in text if c.isalpha()]
+    shouting = sum(c.isupper() for c in letters) > len(letters) / 2
+    for chunk in text.split():
+        for word in _WORD.findall(chunk):
+            kind = _word_kind(word, starts_sentence or shouting)
+            if kind:
+                kinds.setdefault(word.casefold(), (kind, word))
+            starts_sentence = False
+        starts_sentence = starts_sentence or bool(_SENTENCE_END.search(chunk))
+    return kinds
+
+
+def _word_kind(word: str, no_names: bool) -> str:
+    folded = word.casefold()
+    capitalised = word[0].isupper()
+    if folded in WEEKDAYS:
+        return "weekday"
+    if folded in MONTHS and (capitalised or folded not in _AMBIGUOUS_MONTHS):
+        return "month"
+    if all(part in NUMBER_WORDS for part in folded.split("-")):
+        return "number word"
+    if capitalised and not no_names:
+        return "name"
+    return ""
+
+
+def _folded_words(text: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(text)}
+
+
+def _only_in(kinds: dict[str, tuple[str, str]], other: str) -> dict[str, tuple[str, str]]:
+    """The flagged words of one text that the other does not hold in any case."""
+    present = _folded_words(other)
+    return {folded: kind for folded, kind in kinds.items() if folded not in present}
+
+
+def differing_words(a: str, b: str) -> list[WordFlag]:
+    """Per kind, the flagged words of each text that the other lacks (case aside: "BACKUPS RUN
+    ON FRIDAY" against "Backups run on Friday" flags nothing)."""
+    only_left, only_right = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
+    flags = []
+    for kind in FLAG_KINDS:
+        left = tuple(word for k, word in only_left.values() if k == kind)
+        right = tuple(word for k, word in only_right.values() if k == kind)
+        if left or right:
+            flags.append(WordFlag(kind, left, right))
+    return flags
+
+
+def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
+    for word in _WORD.findall(text):
+        if word.casefold() in flagged:
+            return flagged[word.casefold()][0]
+    return ""
 
 
 def _chars(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
@@ -35,10 +146,18 @@ def _chars(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     return left, right
 
 
+def _flagged(segments: list[Segment], flag: str) -> list[Segment]:
+    if not flag:
+        return segments
+    return [s if s.op == "equal" else replace(s, flag=flag) for s in segments]
+
+
 def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     """Segments of the left (older) and right (newer) text. Words are compared first; a word
-    replaced by one word is compared letter by letter, so a typo shows as one letter."""
+    replaced by one word is compared letter by letter, so a typo shows as one letter. A change
+    touching a flagged word (see `differing_words`) carries its kind."""
     words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
+    flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
     left: list[Segment] = []
     right: list[Segment] = []
     matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
@@ -49,14 +168,61 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
             right.append(Segment("equal", new))
         elif op == "replace" and i2 - i1 == j2 - j1 == 1:
             chars_left, chars_right = _chars(old, new)
-            left += chars_left
-            right += chars_right
+            left += _flagged(chars_left, _flag_of(old, flags_a))
+            right += _flagged(chars_right, _flag_of(new, flags_b))
         else:
             if old:
-                left.append(Segment("delete", old))
+                left.append(Segment("delete", old, _flag_of(old, flags_a)))
             if new:
-                right.append(Segment("insert", new))
+                right.append(Segment("insert", new, _flag_of(new, flags_b)))
     return left, right
+
+
+def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segment]:
+    """One line for a list: the changed words in place (deleted, then inserted) with `context`
+    words either side, equal text between changes left out as a "gap", and a change longer
+    than `longest` words cut short. Segments are words joined by one space (line breaks and
+    runs of spaces are not worth a list's room): two paragraphs become a dozen words."""
+    words_a, words_b = a.split(), b.split()
+    flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
+    opcodes = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
+    segments: list[Segment] = []
+    for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
+        if op == "equal":
+            head, tail = index > 0, index < len(opcodes) - 1
+            segments += _context(words_a[i1:i2], context, longest, head=head, tail=tail)
+            continue
+        old, new = _shortened(words_a[i1:i2], longest), _shortened(words_b[j1:j2], longest)
+        if old:
+            segments.append(Segment("delete", old, _flag_of(old, flags_a)))
+        if new:
+            segments.append(Segment("insert", new, _flag_of(new, flags_b)))
+    return segments
+
+
+def _shortened(words: list[str], longest: int) -> str:
+    if len(words) <= longest:
+        return " ".join(words)
+    return " ".join(words[:longest]) + " …"
+
+
+def _context(
+    words: list[str], context: int, longest: int, *, head: bool, tail: bool
+) -> list[Segment]:
+    """An equal run in a compact diff: its first `context` words after a change (head), its
+    last `context` words before one (tail), and a gap for what is left out between. Texts with
+    no change at all show their beginning."""
+    if not (head or tail):
+        return [Segment("equal", _shortened(words, longest))]
+    if len(words) <= context * (head + tail) + 1:
+        return [Segment("equal", " ".join(words))]
+    segments = []
+    if head:
+        segments.append(Segment("equal", " ".join(words[:context])))
+    segments.append(Segment("gap", "…"))
+    if tail:
+        segments.append(Segment("equal", " ".join(words[-context:])))
+    return segments
 
 
 def numbers(text: str) -> list[str]:

@@ -3,13 +3,13 @@ the other links of each side, and the last decision."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
 
 from dedup import policy
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
-from review.diff import Segment, differing_numbers, side_by_side
+from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
 from review.items import ItemKind, ItemRef
 from review.models import Proposal
 from review.selectors.audit import last_decision
@@ -28,6 +28,7 @@ class DrawerItem:
     other_links: dict[int, list[DrawerLink]]
     mentions: dict[int, list[Mention]]
     last_decision: AuditEntry | None
+    word_flags: list[WordFlag] = field(default_factory=list)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class ProposalItem:
     numbers_left: list[str]
     numbers_right: list[str]
     last_decision: AuditEntry | None
+    word_flags: list[WordFlag] = field(default_factory=list)
 
 
 def _other_links(link: DrawerLink | EntityLink, pair: tuple[int, int]) -> dict[int, list]:
@@ -83,7 +85,16 @@ def _proposal_detail(ref: ItemRef) -> ProposalItem | None:
     older, newer = proposal.texts.get("older", ""), proposal.texts.get("newer", "")
     left, right = side_by_side(older, newer)
     numbers_left, numbers_right = differing_numbers(older, newer)
-    return ProposalItem(ref, proposal, left, right, numbers_left, numbers_right, last_decision(ref))
+    return ProposalItem(
+        ref,
+        proposal,
+        left,
+        right,
+        numbers_left,
+        numbers_right,
+        last_decision(ref),
+        differing_words(older, newer),
+    )
 
 
 def _drawer_detail(ref: ItemRef) -> DrawerItem | None:
@@ -111,6 +122,7 @@ def _drawer_detail(ref: ItemRef) -> DrawerItem | None:
         other_links,
         mentions,
         last_decision(ref),
+        differing_words(link.older.content, link.newer.content),
     )
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from dedup.errors import InvalidInput
 from palace.models import DECISION_PREFIX, AuditEntry, DrawerLink, EntityLink
+from review.diff import Segment, compact
 from review.items import ITEM_TARGET, REVERT_ACTION, ItemKind, ItemRef
 from review.selectors.audit import not_reverted
 from review.selectors.filters import (
@@ -50,6 +51,17 @@ class QueueItem:
     @property
     def id(self) -> str:
         return str(self.ref)
+
+    @property
+    def changes(self) -> list[Segment]:
+        """The words a drawer link or a proposal changed, with a few words of context (none for
+        an entity pair: its two names are the whole difference). From the rows already read."""
+        link = self.link
+        if isinstance(link, DrawerLink):
+            return compact(link.older.content, link.newer.content)
+        if isinstance(link, EntityLink):
+            return []
+        return compact(link.texts.get("older", ""), link.texts.get("newer", ""))
 
 
 @dataclass

@@ -3,15 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
+from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
 from review.gates import MERGE_TIERS, gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
 
 WHAT_IF_THRESHOLDS = (0.9, 0.95, 0.98, 1.0)
+SAMPLE_CARDS = 20
+
+
+@dataclass
+class SampleCard:
+    """A sampled proposal to judge, with the diff of its two texts and their warnings (named
+    like an item's, for the shared warning template)."""
+
+    proposal: Proposal
+    left: list[Segment]
+    right: list[Segment]
+    numbers_left: list[str]
+    numbers_right: list[str]
+    word_flags: list[WordFlag]
+
+
+def sample_to_judge(run: SweepRun) -> list[SampleCard]:
+    """The run's sampled proposals not judged yet (one query), each with its diff."""
+    cards = []
+    sample = run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")
+    for proposal in sample[:SAMPLE_CARDS]:
+        older, newer = proposal.texts.get("older", ""), proposal.texts.get("newer", "")
+        cards.append(
+            SampleCard(
+                proposal,
+                *side_by_side(older, newer),
+                *differing_numbers(older, newer),
+                differing_words(older, newer),
+            )
+        )
+    return cards
 
 
 def precision(run: SweepRun) -> list[dict]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -38,20 +37,26 @@ from review.views.common import (
 from review.views.holds import hold_context
 
 
-def _item_context(request: HtmxHttpRequest, ref: ItemRef) -> dict:
+def _item_context(request: HtmxHttpRequest, ref: ItemRef, params: QueryDict | None = None) -> dict:
+    """An item's page; `params` (default: the request's own) hold the queue filter it is in. The
+    curator looking at an open item takes (or renews) its hold."""
     detail = selectors.item_detail(ref)
     if detail is None:
         raise Http404("No such review item.")
-    filters, _ = filters_or_defaults(QueueFilterForm(request.GET))
-    context = {
+    params = request.GET if params is None else params
+    filters, _ = filters_or_defaults(QueueFilterForm(params))
+    is_open = getattr(detail.link, "status", "") == "open"
+    context: dict[str, Any] = {
         "item": detail,
         "ref": ref,
-        "query": request.GET.urlencode() or request.POST.get("query", ""),
+        "query": params.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
         # The next item nobody else holds (item holds: `review.services.holds`).
         "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link),
-        "open": getattr(detail.link, "status", "") == "open",
+        "open": is_open,
+        "renew_seconds": hold_services.HOLD_RENEW_SECONDS,
     }
+    context |= hold_context(request, ref, open_item=is_open)
     # The detail is of the ref's kind.
     if ref.is_proposal:
         return context | _proposal_context(cast(selectors.ProposalItem, detail))
@@ -118,8 +123,6 @@ def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         context = _item_context(request, ref)
     except Http404:  # no such link (any more)
         return _gone(request, ref)
-    context |= hold_context(request, ref, open_item=context["open"])
-    context["renew_seconds"] = hold_services.HOLD_RENEW_SECONDS
     template = "review/_item.html" if wants_partial(request) else "review/item.html"
     return render(request, template, context)
 
@@ -134,13 +137,15 @@ def _gone(request: HtmxHttpRequest, ref: ItemRef) -> HttpResponse:
     return render(request, template, {"gone": gone, "query": request.GET.urlencode()})
 
 
-def _next_item_url(request: HttpRequest, query: str) -> str:
+def _next_item(request: HttpRequest, query: str) -> tuple[str, ItemRef | None]:
+    """The URL of the first open item of the curator's filter that no other curator holds (or of
+    the queue, when none is left), and that item."""
     filters = queue_filters(QueryDict(query))
     next_ref = hold_selectors.next_untaken(filters, request.user)  # passes items others hold
     suffix = f"?{query}" if query else ""
     if next_ref is not None:
-        return reverse("review:item", args=[next_ref]) + suffix
-    return reverse("review:queue") + suffix
+        return reverse("review:item", args=[next_ref]) + suffix, next_ref
+    return reverse("review:queue") + suffix, None
 
 
 def _decide_from_form(request: HttpRequest, ref: ItemRef):
@@ -186,12 +191,22 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
 
 
 def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
-    next_url = _next_item_url(request, request.POST.get("query", ""))
+    query = request.POST.get("query", "")
+    next_url, next_ref = _next_item(request, query)
     if not request.htmx:
         return redirect(next_url)
-    if urlsplit(next_url).path == reverse("review:queue"):
+    if next_ref is None:
         return HttpResponseClientRedirect(next_url)  # the queue is a full page
-    return HttpResponseLocation(next_url, target="#main")
+    # The next item comes back with the decision, swapped into the form's target (#main) under
+    # its own URL: one round trip, not a redirect the browser would then follow (issue 13,
+    # capability 15; bench/console.py measures it).
+    try:
+        context = _item_context(request, next_ref, QueryDict(query))
+    except Http404:  # decided and deleted since, by someone else: let the browser ask again
+        return HttpResponseLocation(next_url, target="#main")
+    response = render(request, "review/_item.html", context)
+    response["HX-Push-Url"] = next_url
+    return response
 
 
 def _item_url(request: HttpRequest, item_id: str) -> str:

@@ -72,7 +72,7 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "run": run,
         "summary": sweep_selectors.summary(run) if run.status == "done" else None,
         "precision": sweep_selectors.precision(run),
-        "sample": run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")[:20],
+        "sample": sweep_selectors.sample_to_judge(run),
         "proposals": sweep_selectors.proposals_for(run, tier=tier)[:100],
         "tier": tier,
         "tiers": ENTITY_TIERS if run.entities else DRAWER_TIERS,

@@ -1,4 +1,14 @@
-from review.diff import Segment, differing_numbers, side_by_side
+import pytest
+
+from review.diff import (
+    Segment,
+    WordFlag,
+    compact,
+    differing_numbers,
+    differing_words,
+    side_by_side,
+    word_kinds,
+)
 
 
 def test_typo_shows_as_letters_not_a_whole_word():
@@ -29,3 +39,116 @@ def test_numbers_and_dates_that_differ_are_reported():
         ["2026-03-02"],
     )
     assert differing_numbers("same 42 here", "Same 42 here!") == ([], [])
+
+
+# Words flagged like digits: names, weekdays, months, numbers written as words.
+
+FLAG_CASES = [
+    ("weekday", "Backups run on Tuesday.", "Backups run on Thursday.", ("Tuesday",), ("Thursday",)),
+    ("month", "Renew the cert in March.", "Renew the cert in May.", ("March",), ("May",)),
+    ("number word", "Keep three replicas.", "Keep four replicas.", ("three",), ("four",)),
+    (
+        "number word",
+        "Retry twenty-one times.",
+        "Retry twenty-two times.",
+        ("twenty-one",),
+        ("twenty-two",),
+    ),
+    ("name", "Ask Ada about the schema.", "Ask Alan about the schema.", ("Ada",), ("Alan",)),
+    (
+        "name",
+        "The deploy is owned by Katarina.",
+        "The deploy is owned by Katerina.",
+        ("Katarina",),
+        ("Katerina",),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "older", "newer", "left", "right"),
+    FLAG_CASES,
+    ids=[f"{c[0]}: {c[3][0]}" for c in FLAG_CASES],
+)
+def test_differing_words_are_flagged_by_kind(kind, older, newer, left, right):
+    assert differing_words(older, newer) == [WordFlag(kind, left, right)]
+
+
+NOT_FLAGGED = [
+    ("case only", "BACKUPS RUN ON FRIDAY WITH ADA", "Backups run on Friday with Ada"),
+    (
+        "sentence starts",
+        "Backups run nightly. Snapshots too.",
+        "Snapshots run nightly. Backups too.",
+    ),
+    ("a word moved", "Ada owns it on Monday", "On Monday Ada owns it"),
+    ("common words", "we may march on", "we can walk on"),
+    ("same words", "Three of Ada's June deploys", "Three of Ada's June deploys!"),
+]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"), [c[1:] for c in NOT_FLAGGED], ids=[c[0] for c in NOT_FLAGGED]
+)
+def test_words_present_on_both_sides_or_plain_are_not_flagged(older, newer):
+    assert differing_words(older, newer) == []
+
+
+def test_name_at_a_sentence_start_is_not_taken_for_a_name():
+    assert word_kinds("Katarina wants reviews. Ask Ada.") == {"ada": ("name", "Ada")}
+
+
+def test_side_by_side_carries_the_flag_on_the_changed_letters():
+    left, right = side_by_side("Deploy on Tuesday", "Deploy on Thursday")
+    assert {s.flag for s in right if s.op == "insert"} == {"weekday"}
+    assert {s.flag for s in left if s.op == "delete"} == {"weekday"}
+
+
+def test_side_by_side_leaves_plain_changes_unflagged():
+    _, right = side_by_side("use the storage engine", "use the storge engine")
+    assert {s.flag for s in right} == {""}
+
+
+# The compact diff of the queue rows and the sweep cards.
+
+
+def test_compact_diff_keeps_three_words_of_context_around_a_change():
+    older = (
+        "Our team decided in the spring that the storage engine for the new service is PostgreSQL"
+    )
+    newer = older.replace("PostgreSQL", "SQLite")
+    assert compact(older, newer) == [
+        Segment("gap", "…"),
+        Segment("equal", "new service is"),
+        Segment("delete", "PostgreSQL", "name"),
+        Segment("insert", "SQLite", "name"),
+    ]
+
+
+def test_compact_diff_leaves_out_long_equal_runs_between_changes():
+    older = "alpha one beta gamma delta epsilon zeta eta theta iota kappa omega"
+    newer = "alpha two beta gamma delta epsilon zeta eta theta iota kappa omega!"
+    ops = [s.op for s in compact(older, newer)]
+    assert ops == ["equal", "delete", "insert", "equal", "gap", "equal", "delete", "insert"]
+
+
+def test_compact_diff_keeps_a_short_equal_run_whole():
+    segments = compact("red fox jumps high", "red cat jumps low")
+    assert [s.text for s in segments] == ["red", "fox", "cat", "jumps", "high", "low"]
+
+
+def test_compact_diff_cuts_a_long_change_short():
+    older = " ".join(f"w{i}" for i in range(40))
+    newer = older.upper()
+    deleted = [s for s in compact(older, newer, longest=5) if s.op == "delete"]
+    assert deleted == [Segment("delete", "w0 w1 w2 w3 w4 …")]
+
+
+def test_compact_diff_of_equal_texts_shows_their_beginning():
+    text = " ".join(f"w{i}" for i in range(40))
+    assert compact(text, text, longest=3) == [Segment("equal", "w0 w1 w2 …")]
+
+
+def test_a_text_in_capitals_names_nothing():
+    older, newer = "ADA PREFERS DARK MODE.", "Ada prefers light mode."
+    assert differing_words(older, newer) == []

@@ -127,14 +127,12 @@ def test_decision_with_htmx_loads_the_next_item_in_place(as_curator, drawer_link
         f"/items/d{drawer_link.pk}/decide", {"action": "merge", "query": "order=newest"}, **HTMX
     )
     assert response.status_code == 200
-    location = json.loads(response["HX-Location"])
-    assert location == {"path": f"/items/e{entity_link.pk}/?order=newest", "target": "#main"}
-    assert (
-        as_curator.get(location["path"], **HTMX)
-        .content.decode()
-        .lstrip()
-        .startswith(("<ul", "<div"))
-    )
+    # One round trip: the next item comes back with the decision, under its own URL.
+    assert response["HX-Push-Url"] == f"/items/e{entity_link.pk}/?order=newest"
+    body = response.content.decode()
+    assert f'data-item="e{entity_link.pk}"' in body
+    assert body.lstrip().startswith(("<ul", "<div"))  # a partial, not a page
+    assert 'name="query" value="order=newest"' in body  # still in the curator's filter
 
 
 def test_already_decided_shows_who_and_when(as_curator, other_curator, client, drawer_link):
