@@ -184,7 +184,7 @@ def test_after_a_decision_the_next_item_is_one_nobody_else_holds(
     client.force_login(other_curator)
     client.get(f"/items/{first}/")
     response = client.post(f"/items/{first}/decide", {"action": "dismiss"}, **HTMX)
-    assert third in response["HX-Location"]
+    assert third in response["HX-Push-Url"]  # the next item, served in place
     assert not ItemHold.objects.filter(item=first).exists()  # released with the decision
 
 
