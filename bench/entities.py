@@ -78,7 +78,8 @@ def new_rows(start: int, count: int, rng: random.Random, taken: set) -> tuple[li
     """Entity rows (id, name, kind, key) and alias rows (id, entity, alias, key, source)."""
     from dedup import policy
 
-    entities, aliases = [], []
+    entities: list[tuple] = []
+    aliases: list[tuple] = []
     while len(entities) < count:
         name, kind = entity_name(rng), rng.choice(KINDS)
         if (name, kind) in taken or len(policy.entity_key(name)) < 4:

@@ -93,6 +93,7 @@ def _index_keys(model: type[Entity] | type[EntityAlias], rows: list[Any], *, ent
     """The signatures of the keys just filled (an entity's, or an alias's a person recorded), so
     the typo and resemblance lookups find them, as `dedup.services` writes them for new rows."""
     apps = model._meta.apps  # the migration's historical models, or the current ones
+    signature_model: Any  # a historical model class or the current one
     if entity:
         signature_model = apps.get_model("palace", "EntitySignature")
         owned = [("entity_id", row) for row in rows]
