@@ -64,7 +64,7 @@ def key_signatures(key: str) -> frozenset[int]:
     )
 
 
-@functools.lru_cache(maxsize=1024)  # one name asks both tables; a sweep asks many names again
+@functools.lru_cache(maxsize=16)  # one resolution asks both tables with the same name
 def reach_signatures(key: str) -> frozenset[int]:
     """The signatures to look up for a name's key: every stored key within two edits of it has
     one of them among its own `key_signatures`."""
