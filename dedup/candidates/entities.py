@@ -42,11 +42,27 @@ def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:
     return queryset.prefetch_related("alias_set")
 
 
+def signed_entity_ids(key: str) -> list[int]:
+    """The entities that share a signature with this key, from the signature index alone."""
+    signed = EntitySignature.objects.filter(signature__in=reach_signatures(key))
+    return list(signed.values_list("entity_id", flat=True).distinct())
+
+
+def signed_alias_ids(key: str) -> list[int]:
+    """The aliases (only a person's are indexed) that share a signature with this key."""
+    signed = EntityAliasSignature.objects.filter(signature__in=reach_signatures(key))
+    return list(signed.values_list("alias_id", flat=True).distinct())
+
+
+# The ids are read first, in a query of their own, and the rows then by primary key: asked as
+# one query (a semi-join), PostgreSQL misjudged how few ids the signatures name and hashed every
+# entity of the kind instead (225 ms instead of 3 at 1,000,000 entities).
+
+
 def entities_within_reach(*, kind: str, key: str) -> QuerySet[Entity]:
     """Entities not redirected whose key may be within two edits of this one (every one that
     is, from the signature index, and a few that are not)."""
-    signed = EntitySignature.objects.filter(signature__in=reach_signatures(key))
-    queryset = Entity.objects.filter(pk__in=signed.values("entity_id"), redirect_to__isnull=True)
+    queryset = Entity.objects.filter(pk__in=signed_entity_ids(key), redirect_to__isnull=True)
     if kind != VAGUE_KIND:
         queryset = queryset.filter(kind=kind)
     return queryset.only(*ENTITY_FIELDS)
@@ -55,9 +71,8 @@ def entities_within_reach(*, kind: str, key: str) -> QuerySet[Entity]:
 def person_aliases_within_reach(*, kind: str, key: str) -> QuerySet[EntityAlias]:
     """Aliases a person recorded, of entities not redirected, whose key may be within two edits
     of this one, with their entity: a typo of one converges as one of the name does."""
-    signed = EntityAliasSignature.objects.filter(signature__in=reach_signatures(key))
     queryset = EntityAlias.objects.filter(
-        pk__in=signed.values("alias_id"),
+        pk__in=signed_alias_ids(key),
         source__in=PERSON_ALIAS_SOURCES,
         entity__redirect_to__isnull=True,
     )
