@@ -139,7 +139,7 @@ def analysed(dedup_settings):
         EntitySignature(entity=e, signature=s) for e in entities for s in key_signatures(e.key)
     )
     aliases = EntityAlias.objects.bulk_create(
-        EntityAlias(entity=e, alias=f"E{e.pk}", key=f"e{e.pk}", source=EntityAlias.Source.API)
+        EntityAlias(entity=e, alias=e.key[::-1], key=e.key[::-1], source=EntityAlias.Source.API)
         for e in entities
     )
     EntityAliasSignature.objects.bulk_create(
@@ -183,9 +183,13 @@ def test_the_signatures_are_read_from_their_index(analysed, model):
 def test_the_rows_the_signatures_name_are_read_by_primary_key(analysed, kind, lookup):
     owner = Entity if lookup == "entities_within_reach" else EntityAlias
     key = owner.objects.order_by("pk").values_list("key", flat=True).first() + "z"  # a typo
+    """By primary key, on both databases. (The entity of an alias is joined as the planner
+    likes: at 3,000 rows PostgreSQL may hash them all.)"""
     text = plan(getattr(candidates, lookup)(kind=kind, key=key))
-    assert "Seq Scan" not in text, text
-    assert not [line for line in text.splitlines() if line.startswith("SCAN")], text
+    table = owner._meta.db_table
+    assert f"Seq Scan on {table} " not in text, text
+    assert f"SCAN {table}\n" not in text + "\n", text
+    assert f"{table}_pkey" in text or f"SEARCH {table} USING INTEGER PRIMARY KEY" in text, text
 
 
 # --- the data migration --------------------------------------------------------------------
