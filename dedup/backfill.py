@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dedup import policy
+from dedup.policy.signatures import key_signatures
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from palace.models import Drawer, Entity, EntityAlias
 
 BATCH_SIZE = 500
+PERSON_ALIAS_SOURCES = ("api", "curator")  # as palace.models has them; its models may be historical
 # Told how many rows a batch held; what it returns is ignored (tqdm's `update` returns a flag).
 Progress = Callable[[int], object]
 
@@ -68,7 +70,9 @@ def backfill_entity_keys(
             batch: list[Any] = list(  # entities or aliases, as `model` is
                 model.objects.filter(key="", id__gt=last_id)
                 .order_by("id")
-                .only("id", text_field)[:BATCH_SIZE]
+                .only("id", text_field, *(() if model is entity_model else ("source",)))[
+                    :BATCH_SIZE
+                ]
             )
             if not batch:
                 break
@@ -78,7 +82,29 @@ def backfill_entity_keys(
                     row.key_length = len(row.key)
             fields = ["key", "key_length"] if model is entity_model else ["key"]
             model.objects.bulk_update(batch, fields)
+            _index_keys(model, batch, entity=model is entity_model)
             filled += len(batch)
             progress(len(batch))
             last_id = batch[-1].id
     return filled
+
+
+def _index_keys(model: type[Entity] | type[EntityAlias], rows: list[Any], *, entity: bool) -> None:
+    """The signatures of the keys just filled (an entity's, or an alias's a person recorded), so
+    the typo and resemblance lookups find them, as `dedup.services` writes them for new rows."""
+    apps = model._meta.apps  # the migration's historical models, or the current ones
+    signature_model: Any  # a historical model class or the current one
+    if entity:
+        signature_model = apps.get_model("palace", "EntitySignature")
+        owned = [("entity_id", row) for row in rows]
+    else:
+        signature_model = apps.get_model("palace", "EntityAliasSignature")
+        owned = [("alias_id", row) for row in rows if row.source in PERSON_ALIAS_SOURCES]
+    signature_model.objects.bulk_create(
+        (
+            signature_model(signature=signature, **{field: row.id})
+            for field, row in owned
+            for signature in key_signatures(row.key)
+        ),
+        ignore_conflicts=True,
+    )

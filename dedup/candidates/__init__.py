@@ -26,9 +26,9 @@ from dedup.candidates.drawers import (
     same_hash,
 )
 from dedup.candidates.entities import (
-    entities_in_key_band,
     entities_matching,
-    person_aliases_in_key_band,
+    entities_within_reach,
+    person_aliases_within_reach,
 )
 
 __all__ = [
@@ -47,13 +47,13 @@ __all__ = [
     "Found",
     "LengthBand",
     "Scope",
-    "entities_in_key_band",
     "entities_matching",
+    "entities_within_reach",
     "for_text",
     "lexical",
     "lexical_groups",
     "lexical_words",
-    "person_aliases_in_key_band",
+    "person_aliases_within_reach",
     "same_fingerprint",
     "same_hash",
 ]

@@ -47,6 +47,7 @@ from dedup.services.entities import (
     canonical_entity,
     entity_alias_add,
     entity_resolve,
+    index_person_alias,
     mention_add,
 )
 from dedup.services.rooms import room_change, room_get_or_create, wing_rename
@@ -81,6 +82,7 @@ __all__ = [
     "drawer_write_in",
     "entity_alias_add",
     "entity_resolve",
+    "index_person_alias",
     "mention_add",
     "room_change",
     "room_get_or_create",

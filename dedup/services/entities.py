@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
 from dedup.locks import advisory_lock, drawer_held
+from dedup.policy import signatures
 from dedup.services.config import Actor, DedupConfig
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
 from palace.models import (
@@ -25,7 +26,9 @@ from palace.models import (
     Drawer,
     Entity,
     EntityAlias,
+    EntityAliasSignature,
     EntityLink,
+    EntitySignature,
     Mention,
 )
 
@@ -110,9 +113,9 @@ def _known_entities(
         known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
         return known, {e.id: e for e in matching}
     if config.entity_fuzzy:
-        band = {e.id: e for e in candidates.entities_in_key_band(kind=kind, key_length=len(key))}
+        band = {e.id: e for e in candidates.entities_within_reach(kind=kind, key=key)}
         typo_aliases: dict[int, list[str]] = {}
-        for alias in candidates.person_aliases_in_key_band(kind=kind, key_length=len(key)):
+        for alias in candidates.person_aliases_within_reach(kind=kind, key=key):
             band.setdefault(alias.entity_id, alias.entity)
             typo_aliases.setdefault(alias.entity_id, []).append(alias.alias)
         known = [_candidate(e, typo_aliases.get(e.id, ()), typo=True) for e in band.values()]
@@ -146,6 +149,7 @@ def _entity_create(
 ) -> EntityResolution:
     """A new entity, linked possibly_same_as to each entity it merely resembles."""
     entity = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
+    index_entity(entity)
     links = EntityLink.objects.bulk_create(
         EntityLink(
             newer=entity,
@@ -222,8 +226,10 @@ def entity_alias_add(
         if alias == entity.name or entity.alias_set.filter(alias=alias).exists():
             return entity, False
         before = list(entity.alias_set.values_list("alias", flat=True))
-        EntityAlias.objects.create(
-            entity=entity, alias=alias, key=policy.entity_key(alias), source=source
+        index_person_alias(
+            EntityAlias.objects.create(
+                entity=entity, alias=alias, key=policy.entity_key(alias), source=source
+            )
         )
         AuditEntry.objects.record(
             actor=actor,
@@ -235,3 +241,21 @@ def entity_alias_add(
             data={"alias": alias},
         )
     return entity, True
+
+
+def index_entity(entity: Entity) -> None:
+    """Store the signatures of a new entity's key, in the caller's transaction, so the typo and
+    resemblance lookups find it (`dedup.candidates.entities_within_reach`)."""
+    EntitySignature.objects.bulk_create(
+        EntitySignature(signature=signature, entity=entity)
+        for signature in signatures.key_signatures(entity.key)
+    )
+
+
+def index_person_alias(alias: EntityAlias) -> None:
+    """Store the signatures of an alias a person recorded (the API's, or a curator's), in the
+    caller's transaction: a typo of it converges as one of the name does. They go with it."""
+    EntityAliasSignature.objects.bulk_create(
+        EntityAliasSignature(signature=signature, alias=alias)
+        for signature in signatures.key_signatures(alias.key)
+    )

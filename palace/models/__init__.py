@@ -18,7 +18,15 @@ from palace.models.checkpoints import Checkpoint
 from palace.models.common import LABEL_MAX_LENGTH, Actor, ReviewedLink, acting_user
 from palace.models.distinct import DistinctPair
 from palace.models.drawers import Drawer, DrawerLink, DrawerQuerySet
-from palace.models.entities import PERSON_ALIAS_SOURCES, Entity, EntityAlias, EntityLink, Mention
+from palace.models.entities import (
+    PERSON_ALIAS_SOURCES,
+    Entity,
+    EntityAlias,
+    EntityAliasSignature,
+    EntityLink,
+    EntitySignature,
+    Mention,
+)
 from palace.models.imports import Import
 from palace.models.places import Room, Wing
 
@@ -38,7 +46,9 @@ __all__ = [
     "DrawerQuerySet",
     "Entity",
     "EntityAlias",
+    "EntityAliasSignature",
     "EntityLink",
+    "EntitySignature",
     "Import",
     "Mention",
     "ReviewedLink",

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
 
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-if TYPE_CHECKING:
-    pass
 from palace.models.common import ReviewedLink
 from palace.models.drawers import Drawer
 
@@ -81,6 +78,31 @@ class EntityAlias(models.Model):
 
 # The sources of aliases a person recorded: they serve the typo rule.
 PERSON_ALIAS_SOURCES = (EntityAlias.Source.API, EntityAlias.Source.CURATOR)
+
+
+class EntitySignature(models.Model):
+    """One signature of an entity's key (`dedup.policy.signatures`): every key within two edits
+    shares one, so a name's typos and resemblances are found by an indexed lookup. Written with
+    the entity, in the same transaction (`dedup.services`). The primary key is the lookup index."""
+
+    pk = models.CompositePrimaryKey("signature", "entity")
+    signature = models.BigIntegerField()
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.signature} -> entity {self.entity_id}"
+
+
+class EntityAliasSignature(models.Model):
+    """One signature of the key of an alias a person recorded (only those serve the typo rule),
+    written with the alias and gone with it."""
+
+    pk = models.CompositePrimaryKey("signature", "alias")
+    signature = models.BigIntegerField()
+    alias = models.ForeignKey(EntityAlias, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.signature} -> alias {self.alias_id}"
 
 
 class Mention(models.Model):

@@ -17,7 +17,7 @@ from django.utils import timezone
 from dedup.errors import Conflict, InvalidInput
 from dedup.locks import advisory_lock
 from dedup.mining import MINED_SOURCE_KIND
-from dedup.services import DIARY_ROOM
+from dedup.services import DIARY_ROOM, index_person_alias
 from palace.models import DistinctPair, Drawer, DrawerLink, Entity, EntityAlias, EntityLink
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal
@@ -243,11 +243,13 @@ class RedirectEntity(LinkDecision):
             )
         alias_added = False
         if self.kind == Entity.Redirect.ALIAS and other.name != keep.name:
-            _, alias_added = EntityAlias.objects.get_or_create(
+            alias, alias_added = EntityAlias.objects.get_or_create(
                 entity=keep,
                 alias=other.name,
                 defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
             )
+            if alias_added:  # a person recorded it: a typo of it converges too
+                index_person_alias(alias)
         other.redirect_to, other.redirect_kind = keep, self.kind
         other.save(update_fields=["redirect_to", "redirect_kind"])
         link.status = (

@@ -189,7 +189,7 @@ def _older_candidates(entity: Entity) -> dict[int, Entity]:
         e.pk: e
         for query in (
             candidates.entities_matching(kind=entity.kind, name=entity.name, key=entity.key),
-            candidates.entities_in_key_band(kind=entity.kind, key_length=entity.key_length),
+            candidates.entities_within_reach(kind=entity.kind, key=entity.key),
         )
         for e in query.filter(pk__lt=entity.pk)
     }

@@ -127,9 +127,12 @@ def assert_writes_deduplicate() -> None:
 
 def test_migrations_import_no_live_project_code():
     """Changing the code must never change what an old migration did. The one exception is the
-    pure policy, which dedup's data migration asks for the values the write path computes (see
-    its docstring)."""
-    allowed = {("dedup/migrations/0001_dedup_keys.py", "dedup")}  # `from dedup import policy`
+    pure policy, which dedup's data migrations ask for the values the write path computes (see
+    their docstrings)."""
+    allowed = {
+        ("dedup/migrations/0001_dedup_keys.py", "dedup"),  # `from dedup import policy`
+        ("dedup/migrations/0004_entity_signatures.py", "dedup.policy.signatures"),
+    }
     offences = []
     for app in ("palace", "dedup", "review"):
         for path in sorted((ROOT / app / "migrations").glob("*.py")):

@@ -1,0 +1,315 @@
+#!/usr/bin/env python
+"""Entity resolution benchmark: a mention resolved through the mention service, per rule,
+against a plain insert of the rows a new mention writes (an entity and a mention, no
+resolution), interleaved in one run, at 10,000 / 100,000 / 1,000,000 entities on SQLite and
+PostgreSQL. Also the size of the signature index against the entity table's.
+
+    .venv/bin/python bench/entities.py [--sizes 10000,100000,1000000] [--rounds 200]
+
+The store is filled by bulk SQL (COPY on PostgreSQL, executemany on SQLite) with exactly the
+rows the services would write: entities with their keys and signatures, aliases (one entity in
+ten has a convergence's, one in a hundred a person's, with its signatures).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import (
+    Vocabulary,
+    arguments,
+    fresh_database_url,
+    percentile,
+    run_children,
+    setup_django,
+    table,
+)
+
+KINDS = ["person", "tool", "project", "place", "org"]
+RULES = [
+    "exact name",
+    "key variant",
+    "one typo",
+    "two typos",
+    "new name",
+    "new name, no kind",
+    "plain insert",
+]
+SEED = 14
+
+
+def entity_name(rng: random.Random) -> str:
+    """A made-up name of one to three words, like a person's, a tool's or a project's."""
+    words = rng.choices([1, 2, 3], weights=[3, 5, 2])[0]
+    return " ".join(
+        "".join(rng.choice(Vocabulary.SYLLABLES) for _ in range(rng.randint(2, 4))).capitalize()
+        for _ in range(words)
+    )
+
+
+def typo(name: str, rng: random.Random, edits: int) -> str:
+    """`edits` letter edits (swap, drop, replace, insert) at distinct places of the name."""
+    chars = list(name)
+    for position in sorted(rng.sample(range(1, len(chars) - 2), edits), reverse=True):
+        kind = rng.choice(["swap", "drop", "replace", "insert"])
+        if kind == "swap":
+            chars[position], chars[position + 1] = chars[position + 1], chars[position]
+        elif kind == "drop":
+            del chars[position]
+        elif kind == "replace":
+            chars[position] = "q" if chars[position] != "q" else "z"
+        else:
+            chars.insert(position, "x")
+    return "".join(chars)
+
+
+# --- the fill --------------------------------------------------------------------------------
+
+
+def new_rows(start: int, count: int, rng: random.Random, taken: set) -> tuple[list, list]:
+    """Entity rows (id, name, kind, key) and alias rows (id, entity, alias, key, source)."""
+    from dedup import policy
+
+    entities: list[tuple] = []
+    aliases: list[tuple] = []
+    while len(entities) < count:
+        name, kind = entity_name(rng), rng.choice(KINDS)
+        if (name, kind) in taken or len(policy.entity_key(name)) < 4:
+            continue
+        taken.add((name, kind))
+        entity_id = start + len(entities) + 1
+        entities.append((entity_id, name, kind, policy.entity_key(name)))
+        roll = rng.random()
+        if roll < 0.11:
+            alias = name.upper() if roll < 0.1 else entity_name(rng)
+            source = "convergence" if roll < 0.1 else "api"
+            aliases.append((entity_id, entity_id, alias, policy.entity_key(alias), source))
+    return entities, aliases
+
+
+def signature_rows(entities: list, aliases: list) -> tuple[list, list]:
+    from dedup.policy.signatures import key_signatures
+
+    by_entity = [(s, e[0]) for e in entities for s in key_signatures(e[3])]
+    by_alias = [(s, a[0]) for a in aliases if a[4] != "convergence" for s in key_signatures(a[3])]
+    return by_entity, by_alias
+
+
+def insert(table_name: str, columns: tuple[str, ...], rows: list) -> None:
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {table_name} ({', '.join(columns)}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+        return
+    marks = ", ".join("%s" for _ in columns)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {table_name} ({', '.join(columns)}) VALUES ({marks})", rows
+        )
+
+
+def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
+    from django.db import connection, transaction
+
+    now = "2026-11-30 00:00:00+00:00"
+    for start in range(present, target, 50_000):
+        entities, aliases = new_rows(start, min(50_000, target - start), rng, taken)
+        by_entity, by_alias = signature_rows(entities, aliases)
+        with transaction.atomic():
+            insert(
+                "palace_entity",
+                ("id", "uuid", "name", "kind", "key", "key_length", "redirect_kind", "created_at"),
+                [(i, str(uuid.uuid4()), n, k, key, len(key), "", now) for i, n, k, key in entities],
+            )
+            insert(
+                "palace_entityalias",
+                ("id", "entity_id", "alias", "key", "source", "created_at"),
+                [(*row, now) for row in aliases],
+            )
+            insert("palace_entitysignature", ("signature", "entity_id"), by_entity)
+            insert("palace_entityaliassignature", ("signature", "alias_id"), by_alias)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            for name in ("palace_entity", "palace_entityalias"):
+                cursor.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+                    f"(SELECT max(id) FROM {name}))"
+                )
+        cursor.execute("ANALYZE")
+
+
+def sizes_mb() -> tuple[float, float]:
+    """The entity table's size and the signature index's (tables and their indexes), in MB."""
+    from django.db import connection
+
+    def total(names: tuple[str, ...]) -> float:
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    "SELECT sum(pg_total_relation_size(c)) FROM unnest(%s::regclass[]) c",
+                    [list(names)],
+                )
+            else:
+                like = " OR ".join("name = %s OR tbl_name = %s" for _ in names)
+                cursor.execute(
+                    "SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM "
+                    f"sqlite_master WHERE {like})",
+                    [n for name in names for n in (name, name)],
+                )
+            return float(cursor.fetchone()[0]) / 1e6
+
+    return total(("palace_entity",)), total(
+        ("palace_entitysignature", "palace_entityaliassignature")
+    )
+
+
+# --- the measurement -------------------------------------------------------------------------
+
+
+def operations(rng: random.Random, drawers: list, count: int) -> dict:
+    """Each rule's call: a sighting that resolves by it, through the mention service."""
+    from dedup import policy, services
+    from palace.models import Entity, Mention
+
+    def pick() -> Entity:
+        while True:
+            entity = Entity.objects.only("name", "kind", "key").get(pk=rng.randint(1, count))
+            if len(entity.key) >= 10:
+                return entity
+
+    def mention(name: str, kind: str) -> None:
+        services.mention_add(drawer=rng.choice(drawers), name=name, kind=kind)
+
+    def plain() -> None:
+        from django.db import transaction
+
+        name = entity_name(rng) + " " + uuid.uuid4().hex[:6]
+        key = policy.entity_key(name)
+        with transaction.atomic():
+            entity = Entity.objects.create(name=name, kind="tool", key=key, key_length=len(key))
+            Mention.objects.create(drawer=rng.choice(drawers), entity=entity)
+
+    def with_entity(make):
+        def call() -> None:
+            entity = pick()
+            make(entity)
+
+        return call
+
+    return {
+        "exact name": with_entity(lambda e: mention(e.name, e.kind)),
+        "key variant": with_entity(lambda e: mention(e.name.upper() + ".", e.kind)),
+        "one typo": with_entity(lambda e: mention(typo(e.name, rng, 1), e.kind)),
+        "two typos": with_entity(lambda e: mention(typo(e.name, rng, 2), e.kind)),
+        "new name": lambda: mention(entity_name(rng) + " " + uuid.uuid4().hex[:6], "tool"),
+        "new name, no kind": lambda: mention(
+            entity_name(rng) + " " + uuid.uuid4().hex[:6], "other"
+        ),
+        "plain insert": plain,
+    }
+
+
+def measure(size: int, rounds: int, rng: random.Random) -> dict:
+    """Interleaved: each round runs every rule once, in a random order; only the service call
+    (or the plain insert) is timed, not picking the entity it names."""
+    from django.db import connection
+
+    from bench._common import drawer_row
+    from dedup import services
+    from palace.models import Drawer
+
+    room = services.room_get_or_create(wing="bench", room="entities")
+    drawers = Drawer.objects.bulk_create(drawer_row(room, f"drawer {i}") for i in range(50))
+    calls = operations(rng, drawers, size)
+    timings: dict[str, list[float]] = {rule: [] for rule in RULES}
+    cpu: dict[str, list[float]] = {rule: [] for rule in RULES}
+    for _ in range(rounds):
+        order = list(RULES)
+        rng.shuffle(order)
+        for rule in order:
+            wall, process = timed(calls[rule])
+            timings[rule].append(wall)
+            cpu[rule].append(process)
+    entity_mb, index_mb = sizes_mb()
+    resolved = [t for rule in RULES[:-1] for t in timings[rule]]
+    return {
+        "backend": connection.vendor,
+        "entities": size,
+        **{rule: statistics.median(timings[rule]) * 1000 for rule in RULES},
+        "cpu": {rule: statistics.median(cpu[rule]) * 1000 for rule in RULES},
+        "p99": percentile(resolved, 0.99) * 1000,
+        "entity_mb": entity_mb,
+        "index_mb": index_mb,
+    }
+
+
+def timed(call) -> tuple[float, float]:
+    """The wall time and this process's CPU time of the call alone (the entity it names is
+    picked before the clocks start). On a loaded machine the wall time of a longer call is
+    inflated more (it is preempted more often); the CPU time is not, but on PostgreSQL it leaves
+    out the server's work."""
+    started, started_cpu = time.perf_counter(), time.process_time()
+    call()
+    return time.perf_counter() - started, time.process_time() - started_cpu
+
+
+def child(backend: str, sizes: list[int], rounds: int) -> None:
+    setup_django(fresh_database_url(backend))
+    rng = random.Random(SEED)
+    taken: set = set()
+    from palace.models import Entity
+
+    for size in sizes:
+        # The new names and plain inserts of a measurement made entities of their own.
+        grow(
+            size,
+            Entity.objects.order_by("-pk").values_list("pk", flat=True).first() or 0,
+            rng,
+            taken,
+        )
+        print(json.dumps(measure(size, rounds, rng)), flush=True)
+
+
+def main() -> None:
+    args = arguments(__doc__, sizes="10000,100000,1000000", rounds=200)
+    if args.child:
+        child(args.child, args.sizes, args.rounds)
+        return
+    rows, cpu_rows = [], []
+    for row in run_children(__file__, args.backends):
+        cpu_rows.append(
+            [f"{row['entities']:,}", row["backend"], *(f"{row['cpu'][r]:.2f}" for r in RULES)]
+        )
+        worst = max(row[rule] for rule in RULES[:-1])
+        rows.append(
+            [
+                f"{row['entities']:,}",
+                row["backend"],
+                *(f"{row[rule]:.2f}" for rule in RULES),
+                f"{worst / row['plain insert']:.2f}x",
+                f"{row['p99']:.1f}",
+                f"{row['index_mb']:.0f} / {row['entity_mb']:.0f} MB"
+                f" ({row['index_mb'] / row['entity_mb']:.1f}x)",
+            ]
+        )
+    headers = ["entities", "backend", *RULES, "worst / plain", "p99 ms", "index / entities"]
+    print(table(headers, rows))
+    print("\nCPU time of this process, median ms:")
+    print(table(["entities", "backend", *RULES], cpu_rows))
+
+
+if __name__ == "__main__":
+    main()
