@@ -63,7 +63,7 @@ def backward(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("dedup", "0003_candidates_function_length_band"),
-        ("palace", "0009_entity_signatures"),
+        ("palace", "0010_entity_signatures"),
     ]
 
     operations = [migrations.RunPython(forward, backward, elidable=False)]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("palace", "0008_imports"),
+        ("palace", "0009_audit_wing_room_changes_and_demo_seed"),
     ]
 
     operations = [
