@@ -105,9 +105,8 @@ def corrupt(text: str, rng: random.Random, events: int) -> Corrupted:
             if len(words) < 2:
                 continue
             # Two neighbours, the longer the pair the likelier (long names run together).
-            i = rng.choices(
-                range(len(words) - 1), weights=[len(words[k] + words[k + 1]) ** 2 for k in range(len(words) - 1)]
-            )[0]
+            pairs = range(len(words) - 1)
+            i = rng.choices(pairs, weights=[len(words[k] + words[k + 1]) ** 2 for k in pairs])[0]
             words[i : i + 2] = [words[i].rstrip(".,") + words[i + 1]]
         else:
             i = _pick_word(words, rng, minimum=7 if kind in ("split", "abbreviation") else 4)

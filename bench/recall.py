@@ -9,7 +9,7 @@ together or split, abbreviations. A variant is planted only when its original is
 reach; the other pairs within reach (with earlier variants, or chance neighbours) count too.
 Each dedup write is interleaved with a plain insert of a new text, for the cost ratio.
 
-    .venv/bin/python bench/recall.py [--sizes 20000] [--variants 1000] [--backends sqlite,postgresql]
+    .venv/bin/python bench/recall.py [--sizes 20000] [--variants 1000] [--backends sqlite]
 """
 
 from __future__ import annotations
@@ -110,11 +110,14 @@ def plant(judge: Judge, room_texts: dict[int, str], rng: random.Random, count: i
     return planted
 
 
-def child(backend: str, sizes: list[int], variants: int) -> None:
+def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
     setup_django(fresh_database_url(backend))
     from django.db import transaction
 
     from dedup import policy, services
+
+    if groups:  # another number of word groups than the write path's, to compare designs
+        services.similarity.candidates_for_text.__kwdefaults__["groups"] = groups
 
     rng = random.Random(29)
     room_texts_gen = Room(Vocabulary(rng), rng)
@@ -152,8 +155,10 @@ def child(backend: str, sizes: list[int], variants: int) -> None:
                 by_kind[kind] += 1
                 by_kind_found[kind] += hit
             if not hit and os.environ.get("BENCH_DEBUG"):
-                print(f"missed {variant.kinds}: {texts[original_id]!r} -> {variant.text!r}",
-                      file=sys.stderr)
+                print(
+                    f"missed {variant.kinds}: {texts[original_id]!r} -> {variant.text!r}",
+                    file=sys.stderr,
+                )
             judge.add(result.drawer.pk, text)
 
             plain = room_texts_gen.text()
@@ -185,9 +190,9 @@ def percent(found: int, total: int) -> str:
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="20000", variants=1000)
+    args = arguments(__doc__, sizes="20000", variants=1000, groups=0)
     if args.child:
-        child(args.child, args.sizes, args.variants)
+        child(args.child, args.sizes, args.variants, args.groups)
         return
     rows = []
     kinds: list[str] = []
