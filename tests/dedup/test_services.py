@@ -137,6 +137,7 @@ def test_short_text_skips_the_lexical_query(room, django_assert_num_queries, mon
     real_for_text = candidates.for_text
     monkeypatch.setattr(candidates, "for_text", for_text)
     services.drawer_write(room=room, content="Use cat.")
+    candidates.common_words(room.id)  # sampled once per many writes (room_words.REFRESH_WRITES)
     # savepoint, hash and fingerprint lookup (with the lock), insert, release.
     with django_assert_num_queries(4):
         services.drawer_write(room=room, content="Use car.")
@@ -148,6 +149,7 @@ def test_short_text_skips_the_lexical_query(room, django_assert_num_queries, mon
 def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_queries):
     for n in range(40):
         services.drawer_write(room=room, content=f"{TEXT} Variant number {n}.")
+    candidates.common_words(room.id)  # sampled once per many writes (room_words.REFRESH_WRITES)
     # savepoint, the lock and every candidate in one round trip, the insert with its links (one
     # round trip on PostgreSQL; SQLite runs one statement at a time), release.
     with django_assert_num_queries(4 if connection.vendor == "postgresql" else 5):
