@@ -4,7 +4,9 @@ SQLite: an external-content FTS5 table kept in step by triggers (accents kept, a
 detail=column, since candidate queries need no phrase positions and smaller doclists make the AND
 of words several times cheaper).
 PostgreSQL: a GIN index on the 'simple' tsvector of the normalised text (no stemming, no stop
-words), the exact expression `dedup.candidates` queries with. fastupdate is off: with it on, every
+words), the exact expression `dedup.candidates` queries with, over every drawer (not only current
+ones: a partial index would let the planner pick other partial indexes for the lookup, see
+`dedup.candidates.drawers.POSTGRESQL_FUNCTION`). fastupdate is off: with it on, every
 search also reads the unsorted pending list, which on a write-heavy table costs milliseconds.
 
 This module is the live definition: the query code uses its expressions, and
@@ -91,7 +93,7 @@ POSTGRESQL = [
     f"""
     CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
         {postgresql_document()}
-    ) WITH (fastupdate = off) WHERE valid_to IS NULL
+    ) WITH (fastupdate = off)
     """,
 ]
 POSTGRESQL_REMOVE = ["DROP INDEX IF EXISTS palace_drawer_fulltext"]

@@ -27,15 +27,16 @@ from palace.models import Drawer, Room
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
 LEXICAL_CANDIDATES = 60
-# The longest query words are split into small groups; a group matches only when all its words
-# do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
-# each AND cheap and are seldom broken. Each pair costs full-text lookups on every write, so the
-# write path asks three (they survive any two broken words) and sweeps, which run in the
-# background to find what writes missed, ask four (they survive three). bench/lexical_groups.py
-# measures the cost and the recall of each.
+# The query words (the room's rarer words first, longest first: dedup/candidates/room_words.py)
+# are split into small groups; a group matches only when all its words do (selective, so cheap),
+# and any group a variant left intact finds its original. Pairs keep each AND cheap. Each pair is a
+# bounded full-text lookup on every write. Measured on realistic corruption (bench/recall.py:
+# typos in the longest words, words joined and split, abbreviations, 1 to 4 per variant), three
+# pairs found 94.5% of the pairs within reach, four 98.0%, five 99.1%: the write path asks five,
+# and sweeps, which run in the background to find what writes missed, six.
 LEXICAL_GROUP_SIZE = 2
-LEXICAL_GROUPS = 3
-SWEEP_LEXICAL_GROUPS = 4
+LEXICAL_GROUPS = 5
+SWEEP_LEXICAL_GROUPS = 6
 # Each group's lookup stops at this many matches, the newest first (inside the index on SQLite), so
 # a query's work is bounded whatever the room's size. A group that reaches the bound is a common
 # one (a room's template words): its matches still count, but after those of the rare groups,
@@ -307,15 +308,18 @@ def _for_text_postgresql(
 # drops the old signature if it changes: see dedup/migrations/0004_candidates_function_bounded.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
-# Its plans are generic (no planning per call), so each statement is one that has a single good
-# plan whatever its parameters: a group's lookup is a full-text index scan of one table, run once
-# per group; `room_id + 0` keeps the room a filter on the rows it finds (compared with an unknown
-# room the planner would otherwise AND the full-text bitmap with all of a room's index entries).
-# The generic plan is made at the first call of a connection, perhaps on an empty table, and kept:
-# enable_seqscan off makes it the index scan whatever the table's size and statistics then (a
-# table scan is never the right plan for a lookup by rare words). Each group keeps its newest
-# p_group_limit matches (OFFSET 0 keeps the sort off the lookup's plan), so the array the ranking
-# reads is bounded; a group that fills its bound is a common one, and counts after the rare ones.
+# Each statement is one that has a single good plan whatever its parameters: a group's lookup is a
+# full-text index scan of one table, run once per group; `room_id + 0` keeps the room a filter on
+# the rows it finds (the planner would otherwise AND the full-text bitmap with all of a room's
+# index entries). That lookup must use the full-text index whatever the statistics say: a plan
+# made while the table was empty (or analysed so) stayed a scan of the table, or of a whole
+# partial index, 12-40 ms a write instead of 2, until the statistics were refreshed. So it names
+# no column another index could serve (the full-text index covers superseded drawers too, and
+# they are dropped after the lookup) and table scans are off: the index is its only plan. Plans
+# are custom, made for the table as it is at each call (planning these small statements is
+# cheap). Each group keeps its newest p_group_limit matches (OFFSET 0 keeps the sort off the
+# lookup's plan), so the array the ranking reads is bounded; a group that fills its bound is a
+# common one, and counts after the rare ones.
 # No parallel workers: starting them costs more than the whole lookup.
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
@@ -327,7 +331,7 @@ RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_generic_plan
+SET plan_cache_mode = force_custom_plan
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
@@ -346,7 +350,7 @@ BEGIN
                 SELECT m.id FROM palace_drawer m
                 WHERE {fulltext.postgresql_document("m.normalized_content")}
                       @@ {fulltext.postgresql_query("v_group")}
-                  AND m.valid_to IS NULL AND m.room_id + 0 = p_room
+                  AND m.room_id + 0 = p_room
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
                   AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
@@ -388,6 +392,7 @@ BEGIN
             LIMIT p_lexical_limit
         ) h
         JOIN palace_drawer d ON d.id = h.id
+        WHERE d.valid_to IS NULL
         ORDER BY h.rare DESC, h.hits DESC, d.id DESC
     ) x;
 END

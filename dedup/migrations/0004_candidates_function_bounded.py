@@ -1,7 +1,7 @@
 """The PostgreSQL candidates function with bounded work per group of words: each group keeps its
 newest `p_group_limit` matches (a thirteenth argument), groups that fill it count after the rare
-ones in the ranking, and its generic plan is the full-text index scan whatever the table's size
-when the plan was made (enable_seqscan off: a plan made on an empty table had stayed a table scan).
+ones in the ranking, and its plans are custom, made at each call for the table as it is (a generic
+plan made on an empty table had stayed a scan of a whole index until statistics were refreshed).
 
 It drops every earlier signature before installing this one; the reverse puts back the function of
 0003. The SQL is held here as text; dedup/candidates/drawers.py is the live definition, and
@@ -44,7 +44,7 @@ RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_generic_plan
+SET plan_cache_mode = force_custom_plan
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
@@ -63,7 +63,7 @@ BEGIN
                 SELECT m.id FROM palace_drawer m
                 WHERE to_tsvector('simple'::regconfig, left(m.normalized_content, 100000))
                       @@ to_tsquery('simple'::regconfig, v_group)
-                  AND m.valid_to IS NULL AND m.room_id + 0 = p_room
+                  AND m.room_id + 0 = p_room
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
                   AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
@@ -105,6 +105,7 @@ BEGIN
             LIMIT p_lexical_limit
         ) h
         JOIN palace_drawer d ON d.id = h.id
+        WHERE d.valid_to IS NULL
         ORDER BY h.rare DESC, h.hits DESC, d.id DESC
     ) x;
 END

@@ -3,7 +3,8 @@ matches the room inside the index instead of reading every room's matches and fi
 
 The table and its triggers are dropped and created again, then rebuilt from palace_drawer (an
 existing database's index is filled anew: seconds per 100,000 drawers). The reverse puts back the
-table of 0002. PostgreSQL: nothing here (its index is dedup's migration 0004).
+table of 0002. PostgreSQL: the GIN index covers every drawer, not only current ones (so the
+candidate lookup names no column another partial index could serve); the reverse restores it.
 
 A migration is history: this file holds the SQL it ran, as text, and imports no project code.
 palace/fulltext.py is today's definition; tests/dedup/test_migrations.py checks that migrating
@@ -106,8 +107,27 @@ PREVIOUS_SQLITE = [
     "INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('rebuild')",
 ]
 
+POSTGRESQL_REMOVE = "DROP INDEX IF EXISTS palace_drawer_fulltext"
+POSTGRESQL = """
+    CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
+        to_tsvector('simple'::regconfig, left(normalized_content, 100000))
+    ) WITH (fastupdate = off)
+    """
+PREVIOUS_POSTGRESQL = """
+    CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
+        to_tsvector('simple'::regconfig, left(normalized_content, 100000))
+    ) WITH (fastupdate = off) WHERE valid_to IS NULL
+    """
+
 
 class Migration(migrations.Migration):
     dependencies = [("palace", "0008_imports")]
 
-    operations = [RunSQLOn("sqlite", [*REMOVE, *SQLITE], [*REMOVE, *PREVIOUS_SQLITE])]
+    operations = [
+        RunSQLOn("sqlite", [*REMOVE, *SQLITE], [*REMOVE, *PREVIOUS_SQLITE]),
+        RunSQLOn(
+            "postgresql",
+            [POSTGRESQL_REMOVE, POSTGRESQL],
+            [POSTGRESQL_REMOVE, PREVIOUS_POSTGRESQL],
+        ),
+    ]

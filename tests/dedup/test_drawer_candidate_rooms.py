@@ -10,8 +10,12 @@ from palace.models import Drawer
 
 pytestmark = pytest.mark.django_db
 
-TEMPLATE = "Quarterly infrastructure retrospective, engineering department:"
-RARE = ["amberlith", "basaltine", "cobaltic", "dolomitic", "emeraldine", "feldspath"]
+# Ten long words, more than a write's word pairs hold: asked first, every pair would be theirs.
+TEMPLATE = (
+    "Quarterly infrastructure retrospective, engineering department, maintenance observations, "
+    "configuration recommendations, operational escalations:"
+)
+RARE = ["amber", "basalt", "cobalt", "dolomite", "emerald", "feldspar"]
 
 
 def bulk(room, texts):
@@ -28,7 +32,11 @@ def bulk(room, texts):
 
 
 def templated(n: int) -> str:
-    return f"{TEMPLATE} note {n} on the pump {n % 7} and valve {n % 11}, logged by shift {n}."
+    # As long as the original below, so its length band does not set them apart.
+    return (
+        f"{TEMPLATE} note {n:05d} on the pump {n % 7} and valve {n % 11}, logged by the night "
+        f"shift {n:05d} and filed for review."
+    )
 
 
 @pytest.fixture
@@ -41,7 +49,7 @@ def test_a_room_s_template_words_are_its_common_words(room):
     common = candidates.common_words(room.id)
     assert {"quarterly", "infrastructure", "retrospective", "engineering"} <= common
     assert "logged" in common  # in every drawer too
-    assert not {"note", "pump"} - common  # short ones as well, though no query asks them
+    assert {"note", "pump"} <= common  # short ones as well, though no query asks them
     assert candidates.rare_first(room.id, ["infrastructure", "amberlith", "quarterly"]) == [
         "amberlith",
         "infrastructure",
@@ -64,14 +72,15 @@ def variant_candidates(room, variant: str) -> list[int]:
 
 
 def test_template_words_do_not_crowd_out_the_original(room, monkeypatch):
-    """The template's words are the text's longest: asked first, their pairs match every newer
-    drawer of the room, more than a group's lookup keeps, and the original is lost."""
+    """The template's words are the text's longest: asked first (by length alone), their pairs
+    match every newer drawer of the room, more than a group's lookup keeps, and the original is
+    lost."""
     original_text = f"{TEMPLATE} {' '.join(RARE)} replaced, filters checked."
     original = services.drawer_write(room=room, content=original_text).drawer
     bulk(room, [templated(n) for n in range(4 * candidates.GROUP_MATCHES)])
     room_words.forget()  # the next sample, as after REFRESH_WRITES writes
     # Two rare words mistyped; four intact.
-    variant = original_text.replace("emeraldine", "emeraldnie").replace("cobaltic", "cobalitc")
+    variant = original_text.replace("emerald", "emreald").replace("cobalt", "cobatl")
 
     assert original.id in variant_candidates(room, variant)
 

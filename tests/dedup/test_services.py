@@ -102,19 +102,23 @@ def test_common_word_pairs_elsewhere_do_not_crowd_out_the_original(room):
 
 def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     words = [f"word{n:02d}" for n in range(14)]
-    # The write path: the six longest words in three pairs. Every word is in exactly one group,
-    # so one broken word leaves two groups intact, and two leave one.
+    # The write path: the ten first words in five pairs. Every word is in exactly one group, so
+    # four broken words leave one intact.
     assert candidates.lexical_groups(words) == [
-        ["word00", "word03"],
-        ["word01", "word04"],
-        ["word02", "word05"],
+        ["word00", "word05"],
+        ["word01", "word06"],
+        ["word02", "word07"],
+        ["word03", "word08"],
+        ["word04", "word09"],
     ]
-    # Sweeps: the eight longest in four pairs, so three broken words leave one.
+    # Sweeps: the twelve first in six pairs, so five broken words leave one.
     assert candidates.lexical_groups(words, candidates.SWEEP_LEXICAL_GROUPS) == [
-        ["word00", "word04"],
-        ["word01", "word05"],
-        ["word02", "word06"],
-        ["word03", "word07"],
+        ["word00", "word06"],
+        ["word01", "word07"],
+        ["word02", "word08"],
+        ["word03", "word09"],
+        ["word04", "word10"],
+        ["word05", "word11"],
     ]
     assert candidates.lexical_groups(["alpha", "beta"]) == [["alpha"], ["beta"]]
     assert candidates.lexical_groups(["a1", "b2", "c3"]) == [["a1", "c3"], ["b2"]]
