@@ -109,10 +109,10 @@ def corrupt(text: str, rng: random.Random, events: int) -> Corrupted:
             i = rng.choices(pairs, weights=[len(words[k] + words[k + 1]) ** 2 for k in pairs])[0]
             words[i : i + 2] = [words[i].rstrip(".,") + words[i + 1]]
         else:
-            i = _pick_word(words, rng, minimum=7 if kind in ("split", "abbreviation") else 4)
-            if i is None:
+            picked = _pick_word(words, rng, minimum=7 if kind in ("split", "abbreviation") else 4)
+            if picked is None:
                 continue
-            word = words[i]
+            i, word = picked, words[picked]
             if kind == "keyboard":
                 words[i] = keyboard(word, rng)
             elif kind == "ocr":

@@ -22,6 +22,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,7 +51,7 @@ class Judge:
     def __init__(self, threshold: float):
         self.threshold = threshold
         self.lengths: list[int] = []
-        self.rows: list[tuple[int, object]] = []
+        self.rows: list[tuple[int, Any]] = []  # (id, policy.Text)
 
     def add(self, drawer_id: int, text) -> None:
         at = bisect_right(self.lengths, len(text.normalized))
@@ -117,7 +118,9 @@ def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
     from dedup import policy, services
 
     if groups:  # another number of word groups than the write path's, to compare designs
-        services.similarity.candidates_for_text.__kwdefaults__["groups"] = groups
+        defaults = services.similarity.candidates_for_text.__kwdefaults__
+        assert defaults is not None
+        defaults["groups"] = groups
 
     rng = random.Random(29)
     room_texts_gen = Room(Vocabulary(rng), rng)

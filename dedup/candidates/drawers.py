@@ -6,10 +6,9 @@ per-database details (SQLite FTS5, PostgreSQL full-text search) stay in this mod
 A write's candidates come in one round trip (`for_text`). On SQLite that is one statement built
 here. On PostgreSQL it is a call of the function `castellan_drawer_candidates`
 (`POSTGRESQL_FUNCTION`; the migration installing it holds its own copy of the text, and
-tests/dedup/test_migrations.py checks the installed function against this one), for two reasons
-measured on the write path: planning that statement cost as much as running it, where the
-function keeps one plan per connection; and the function takes the writer's advisory lock and then
-reads, in one round trip instead of two.
+tests/dedup/test_migrations.py checks the installed function against this one): it takes the
+writer's advisory lock, then reads, in one round trip instead of two, planning small statements
+(planning the whole one had cost as much as running it).
 """
 
 from __future__ import annotations
@@ -308,19 +307,15 @@ def _for_text_postgresql(
 # drops the old signature if it changes: see dedup/migrations/0004_candidates_function_bounded.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
-# Each statement is one that has a single good plan whatever its parameters: a group's lookup is a
-# full-text index scan of one table, run once per group; `room_id + 0` keeps the room a filter on
-# the rows it finds (the planner would otherwise AND the full-text bitmap with all of a room's
-# index entries). That lookup must use the full-text index whatever the statistics say: a plan
-# made while the table was empty (or analysed so) stayed a scan of the table, or of a whole
-# partial index, 12-40 ms a write instead of 2, until the statistics were refreshed. So it names
-# no column another index could serve (the full-text index covers superseded drawers too, and
-# they are dropped after the lookup) and table scans are off: the index is its only plan. Plans
-# are custom, made for the table as it is at each call (planning these small statements is
-# cheap). Each group keeps its newest p_group_limit matches (OFFSET 0 keeps the sort off the
-# lookup's plan), so the array the ranking reads is bounded; a group that fills its bound is a
-# common one, and counts after the rare ones.
-# No parallel workers: starting them costs more than the whole lookup.
+# A group's lookup is a full-text index scan, one per group; `room_id + 0` keeps the room a filter
+# on the rows it finds (else the planner ANDs the bitmap with all of a room's index entries). It
+# must use that index whatever the statistics: a plan made on an empty (or so analysed) table
+# stayed a scan of the table, or of a whole partial index (12-40 ms a write instead of 2). So it
+# names no column another index serves (superseded drawers are dropped after it) and table scans
+# are off: the index is its only plan. Plans are custom, made for the table as it is (planning
+# these small statements is cheap). Each group keeps its newest p_group_limit matches (OFFSET 0
+# keeps the sort off the lookup's plan): the array ranked is bounded, and a group that fills its
+# bound is a common one, counted after the rare ones. No parallel workers (they cost more).
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
