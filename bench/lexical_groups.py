@@ -7,8 +7,9 @@ made of the text's non-stop words (rarer in the room first): five on the write p
 words, and each pair costs index lookups. This measures both, for 3 to 6 pairs, in a room grown
 to each size and then written to through the write path (so the SQLite full-text index has the
 segments a live palace has): the time of one candidate query (`services.candidates_for_text`,
-wall and CPU), and the share of variants with 1, 2 and 3 typos, still near their original by the policy, that find it among
-their candidates. Configurations are interleaved per text, so machine noise hits them alike.
+wall and CPU), and the share of variants with 1, 2 and 3 typos, still near their original by
+the policy, that find it among their candidates. Configurations are interleaved per text, so
+machine noise hits them alike.
 Nothing is written while measuring.
 
     .venv/bin/python bench/lexical_groups.py [--sizes 100000] [--backends sqlite,postgresql]
