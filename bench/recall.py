@@ -111,9 +111,56 @@ def plant(judge: Judge, room_texts: dict[int, str], rng: random.Random, count: i
     return planted
 
 
+def measure(room, judge: Judge, planted, texts: dict[int, str], new_text) -> dict:
+    """Write each planted variant through the write path, interleaved with a plain insert of
+    `new_text()`; the pairs within reach it linked, by kind of corruption, and both costs."""
+    from django.db import transaction
+
+    from dedup import policy, services
+
+    reach_total = reach_found = original_found = 0
+    by_kind: Counter[str] = Counter()
+    by_kind_found: Counter[str] = Counter()
+    dedup_times, plain_times = [], []
+    for original_id, variant in planted:
+        text = policy.Text.of(variant.text)
+        reach = judge.within_reach(text)
+        started = time.perf_counter()
+        result = services.drawer_write(room=room, content=variant.text)
+        dedup_times.append(time.perf_counter() - started)
+        linked = {link.older_id for link in result.links}
+        reach_total += min(len(reach), services.MAX_LINKS_PER_WRITE)
+        reach_found += len(reach & linked)
+        hit = original_id in linked
+        original_found += hit
+        for kind in set(variant.kinds):
+            by_kind[kind] += 1
+            by_kind_found[kind] += hit
+        if not hit and os.environ.get("BENCH_DEBUG"):
+            print(
+                f"missed {variant.kinds}: {texts[original_id]!r} -> {variant.text!r}",
+                file=sys.stderr,
+            )
+        judge.add(result.drawer.pk, text)
+
+        plain = new_text()
+        started = time.perf_counter()
+        with transaction.atomic():
+            drawer_row(room, plain).save()
+        plain_times.append(time.perf_counter() - started)
+    return {
+        "planted": len(planted),
+        "original_found": original_found,
+        "reach": reach_total,
+        "reach_found": reach_found,
+        "by_kind": {k: [by_kind_found[k], by_kind[k]] for k in sorted(by_kind)},
+        "dedup": summary(dedup_times),
+        "plain": summary(plain_times),
+    }
+
+
 def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
     setup_django(fresh_database_url(backend))
-    from django.db import transaction
 
     from dedup import policy, services
 
@@ -139,52 +186,8 @@ def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
         present = len(texts)
         planted = plant(judge, texts, rng, variants)
 
-        reach_total = reach_found = original_found = 0
-        by_kind: Counter[str] = Counter()
-        by_kind_found: Counter[str] = Counter()
-        dedup_times, plain_times = [], []
-        for original_id, variant in planted:
-            text = policy.Text.of(variant.text)
-            reach = judge.within_reach(text)
-            started = time.perf_counter()
-            result = services.drawer_write(room=room, content=variant.text)
-            dedup_times.append(time.perf_counter() - started)
-            linked = {link.older_id for link in result.links}
-            reach_total += min(len(reach), services.MAX_LINKS_PER_WRITE)
-            reach_found += len(reach & linked)
-            hit = original_id in linked
-            original_found += hit
-            for kind in set(variant.kinds):
-                by_kind[kind] += 1
-                by_kind_found[kind] += hit
-            if not hit and os.environ.get("BENCH_DEBUG"):
-                print(
-                    f"missed {variant.kinds}: {texts[original_id]!r} -> {variant.text!r}",
-                    file=sys.stderr,
-                )
-            judge.add(result.drawer.pk, text)
-
-            plain = room_texts_gen.text()
-            started = time.perf_counter()
-            with transaction.atomic():
-                drawer_row(room, plain).save()
-            plain_times.append(time.perf_counter() - started)
-        print(
-            json.dumps(
-                {
-                    "backend": backend,
-                    "size": present,
-                    "planted": len(planted),
-                    "original_found": original_found,
-                    "reach": reach_total,
-                    "reach_found": reach_found,
-                    "by_kind": {k: [by_kind_found[k], by_kind[k]] for k in sorted(by_kind)},
-                    "dedup": summary(dedup_times),
-                    "plain": summary(plain_times),
-                }
-            ),
-            flush=True,
-        )
+        result = measure(room, judge, planted, texts, room_texts_gen.text)
+        print(json.dumps({"backend": backend, "size": present, **result}), flush=True)
         present += 2 * len(planted)
 
 

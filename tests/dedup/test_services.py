@@ -45,7 +45,7 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
 
 
 def test_lexical_candidates_keep_to_the_length_band(room):
-    short = services.drawer_write(room=room, content="Migrations first, then the workers.").drawer
+    short = services.drawer_write(room=room, content="Migrations first, deploy the workers.").drawer
     original = services.drawer_write(room=room, content=TEXT).drawer
     scope, words = candidates.Scope(room=room), services.policy.query_words(TEXT)
 
