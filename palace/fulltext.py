@@ -4,7 +4,9 @@ SQLite: an external-content FTS5 table kept in step by triggers (accents kept, a
 detail=column, since candidate queries need no phrase positions and smaller doclists make the AND
 of words several times cheaper).
 PostgreSQL: a GIN index on the 'simple' tsvector of the normalised text (no stemming, no stop
-words), the exact expression `dedup.candidates` queries with. fastupdate is off: with it on, every
+words), the exact expression `dedup.candidates` queries with, over every drawer (not only current
+ones: a partial index would let the planner pick other partial indexes for the lookup, see
+`dedup.candidates.drawers.POSTGRESQL_FUNCTION`). fastupdate is off: with it on, every
 search also reads the unsorted pending list, which on a write-heavy table costs milliseconds.
 
 This module is the live definition: the query code uses its expressions, and
@@ -37,9 +39,20 @@ def postgresql_query(text: str) -> str:
 SQLITE_TOKENIZE = "unicode61 remove_diacritics 0"
 SQLITE_DETAIL = "column"
 
+
+def sqlite_match(words: list[str], room: int | None = None) -> str:
+    """The FTS5 query of drawers holding every word (in their text), in `room` if given: the
+    room's id is a column of the index, so the room is matched inside it. Quoting keeps FTS5
+    from reading a word as an operator such as AND or NEAR."""
+    text = " AND ".join(f'"{word}"' for word in words)
+    match = f"normalized_content : ({text})"
+    return match if room is None else f'room_id : "{int(room)}" AND {match}'
+
+
 SQLITE = [
     f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
+        room_id,
         normalized_content,
         content='palace_drawer',
         content_rowid='id',
@@ -49,23 +62,23 @@ SQLITE = [
     """,
     """
     CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_insert AFTER INSERT ON palace_drawer BEGIN
-        INSERT INTO palace_drawer_fts(rowid, normalized_content)
-        VALUES (new.id, new.normalized_content);
+        INSERT INTO palace_drawer_fts(rowid, room_id, normalized_content)
+        VALUES (new.id, new.room_id, new.normalized_content);
     END
     """,
     """
     CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_delete AFTER DELETE ON palace_drawer BEGIN
-        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, normalized_content)
-        VALUES ('delete', old.id, old.normalized_content);
+        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, room_id, normalized_content)
+        VALUES ('delete', old.id, old.room_id, old.normalized_content);
     END
     """,
     """
     CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_update
-    AFTER UPDATE OF normalized_content ON palace_drawer BEGIN
-        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, normalized_content)
-        VALUES ('delete', old.id, old.normalized_content);
-        INSERT INTO palace_drawer_fts(rowid, normalized_content)
-        VALUES (new.id, new.normalized_content);
+    AFTER UPDATE OF room_id, normalized_content ON palace_drawer BEGIN
+        INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, room_id, normalized_content)
+        VALUES ('delete', old.id, old.room_id, old.normalized_content);
+        INSERT INTO palace_drawer_fts(rowid, room_id, normalized_content)
+        VALUES (new.id, new.room_id, new.normalized_content);
     END
     """,
     "INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('rebuild')",
@@ -80,7 +93,7 @@ POSTGRESQL = [
     f"""
     CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
         {postgresql_document()}
-    ) WITH (fastupdate = off) WHERE valid_to IS NULL
+    ) WITH (fastupdate = off)
     """,
 ]
 POSTGRESQL_REMOVE = ["DROP INDEX IF EXISTS palace_drawer_fulltext"]

@@ -215,7 +215,7 @@ def _matching_sql(
         matches = [" & ".join(f"'{word}'" for word in group) for group in groups]
     else:
         one_group = "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
-        matches = [" AND ".join(f'"{word}"' for word in group) for group in groups]
+        matches = [fulltext.sqlite_match(list(group)) for group in groups]
     clauses: list[str] = ["d.valid_to IS NULL"]
     params: list[str | int] = [*matches]
     for column, value in (("w.name", wing), ("r.name", room), ("d.agent", agent)):

@@ -50,3 +50,14 @@ def grant():
         return user
 
     return grant
+
+
+@pytest.fixture(autouse=True)
+def _forget_room_word_samples():
+    """Rooms' common-word samples are kept per process: a test's rooms start without one (ids
+    are reused after a rollback)."""
+    from dedup.candidates import room_words
+
+    room_words.forget()
+    yield
+    room_words.forget()

@@ -5,6 +5,7 @@ entities (indexed lookups by key), one module each; every query is importable fr
 from dedup.candidates.drawers import (
     ANY_LENGTH,
     EXACT_CANDIDATES,
+    GROUP_MATCHES,
     LEXICAL_CANDIDATES,
     LEXICAL_GROUP_SIZE,
     LEXICAL_GROUPS,
@@ -30,10 +31,12 @@ from dedup.candidates.entities import (
     entities_within_reach,
     person_aliases_within_reach,
 )
+from dedup.candidates.room_words import common_words, rare_first
 
 __all__ = [
     "ANY_LENGTH",
     "EXACT_CANDIDATES",
+    "GROUP_MATCHES",
     "LEXICAL_CANDIDATES",
     "LEXICAL_GROUPS",
     "LEXICAL_GROUP_SIZE",
@@ -47,6 +50,7 @@ __all__ = [
     "Found",
     "LengthBand",
     "Scope",
+    "common_words",
     "entities_matching",
     "entities_within_reach",
     "for_text",
@@ -54,6 +58,7 @@ __all__ = [
     "lexical_groups",
     "lexical_words",
     "person_aliases_within_reach",
+    "rare_first",
     "same_fingerprint",
     "same_hash",
 ]

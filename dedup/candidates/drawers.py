@@ -6,10 +6,9 @@ per-database details (SQLite FTS5, PostgreSQL full-text search) stay in this mod
 A write's candidates come in one round trip (`for_text`). On SQLite that is one statement built
 here. On PostgreSQL it is a call of the function `castellan_drawer_candidates`
 (`POSTGRESQL_FUNCTION`; the migration installing it holds its own copy of the text, and
-tests/dedup/test_migrations.py checks the installed function against this one), for two reasons
-measured on the write path: planning that statement cost as much as running it, where the
-function keeps one plan per connection; and the function takes the writer's advisory lock and then
-reads, in one round trip instead of two.
+tests/dedup/test_migrations.py checks the installed function against this one): it takes the
+writer's advisory lock, then reads, in one round trip instead of two, planning small statements
+(planning the whole one had cost as much as running it).
 """
 
 from __future__ import annotations
@@ -27,19 +26,22 @@ from palace.models import Drawer, Room
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
 LEXICAL_CANDIDATES = 60
-# The longest query words are split into small groups; a group matches only when all its words
-# do (selective, so cheap), and any group a variant left intact finds its original. Pairs keep
-# each AND cheap and are seldom broken. Each pair costs full-text lookups on every write, so the
-# write path asks three (they survive any two broken words) and sweeps, which run in the
-# background to find what writes missed, ask four (they survive three). bench/lexical_groups.py
-# measures the cost and the recall of each.
+# The query words (the room's rarer words first, longest first: dedup/candidates/room_words.py)
+# are split into small groups; a group matches only when all its words do (selective, so cheap),
+# and any group a variant left intact finds its original. Pairs keep each AND cheap. Each pair is a
+# bounded full-text lookup on every write. Measured on realistic corruption (bench/recall.py:
+# typos in the longest words, words joined and split, abbreviations, 1 to 4 per variant), three
+# pairs found 94.5% of the pairs within reach, four 98.0%, five 99.1%: the write path asks five,
+# and sweeps, which run in the background to find what writes missed, six.
 LEXICAL_GROUP_SIZE = 2
-LEXICAL_GROUPS = 3
-SWEEP_LEXICAL_GROUPS = 4
-# SQLite's full-text index knows no rooms: of the drawers matching a group anywhere, only this
-# many, ranked by groups matched then newest, are looked up for their room and text. A bound on
-# the cost of a query whose word pairs are common, and a wide one: a drawer left out would need
-# this many drawers sharing as many pairs with the text (near-copies of it) newer than itself.
+LEXICAL_GROUPS = 5
+SWEEP_LEXICAL_GROUPS = 6
+# Each group's lookup stops at this many matches, the newest first (inside the index on SQLite), so
+# a query's work is bounded whatever the room's size. A group that reaches the bound is a common
+# one (a room's template words): its matches still count, but after those of the rare groups,
+# which are what tell a variant's original from the rest of the room.
+GROUP_MATCHES = 64
+# Of the drawers matching the groups, this many, ranked, are looked up for their scope and length.
 SQLITE_RANKED_MATCHES = 4 * LEXICAL_CANDIDATES
 # Function words match half a room and find nothing: never worth a lexical query.
 STOP_WORDS = frozenset(
@@ -215,27 +217,31 @@ def _for_text_sqlite(
     params.append(2 * EXACT_CANDIDATES)
     if not groups:
         return sql, params
-    # Quoting keeps FTS5 from reading a word as an operator such as AND or NEAR.
-    matches = [" AND ".join(f'"{word}"' for word in group) for group in groups]
+    # One lookup per group inside the index, restricted to the room there (its room_id column),
+    # newest first and bounded; the ranking counts the rare groups' hits first (see GROUP_MATCHES).
     per_group = " UNION ALL ".join(
-        "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
-        for _ in matches
+        f"SELECT * FROM (SELECT {index} AS grp, rowid AS id FROM palace_drawer_fts "
+        "WHERE palace_drawer_fts MATCH %s ORDER BY rowid DESC LIMIT %s)"
+        for index in range(len(groups))
     )
-    # Drawers matching the most groups first, then the newest: a variant's original matches
-    # every group its typos left intact, a chance match usually one.
+    per_group_params: list = []
+    for group in groups:
+        per_group_params += [fulltext.sqlite_match(group, room=scope.room.id), GROUP_MATCHES]
     ranked = (
-        f"SELECT g.id, COUNT(*) AS hits FROM ({per_group}) g GROUP BY g.id "
-        "ORDER BY hits DESC, g.id DESC LIMIT %s"
+        "SELECT w.id, SUM(w.size < %s) AS rare, COUNT(*) AS hits FROM (SELECT g.id, "
+        f"COUNT(*) OVER (PARTITION BY g.grp) AS size FROM ({per_group}) g) w GROUP BY w.id "
+        "ORDER BY rare DESC, hits DESC, w.id DESC LIMIT %s"
     )
     sql += (
         f" UNION ALL SELECT 1, x.* FROM (SELECT {_SELECT} FROM ({ranked}) m "
         f"JOIN palace_drawer d ON d.id = m.id WHERE {where} AND (length(d.normalized_content) "
         "BETWEEN %s AND %s OR length(d.normalized_content) > %s) "
-        "ORDER BY m.hits DESC, d.id DESC LIMIT %s) x"
+        "ORDER BY m.rare DESC, m.hits DESC, d.id DESC LIMIT %s) x"
     )
     return sql, [
         *params,
-        *matches,
+        GROUP_MATCHES,
+        *per_group_params,
         SQLITE_RANKED_MATCHES,
         *scope_params,
         lengths.low,
@@ -276,7 +282,7 @@ def _for_text_postgresql(
     queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
     sql = (
         f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}"
-        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s)"
+        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s, %s)"
     )
     params = [
         lock,
@@ -291,50 +297,67 @@ def _for_text_postgresql(
         lengths.any_over,
         2 * EXACT_CANDIDATES,
         limit,
+        GROUP_MATCHES,
     ]
     return sql, params
 
 
 # The tsvector expression is the one the GIN index is built on (palace/fulltext.py).
 # Changing this text changes the function a new database gets only through a new migration, which
-# drops the old signature if it changes: see dedup/migrations/0003_candidates_function_length_band.
+# drops the old signature if it changes: see dedup/migrations/0005_candidates_function_bounded.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
-# Its plans are generic (no planning per call), so each statement is one that has a single good
-# plan whatever its parameters: a group's lookup is a full-text index scan of one table, run once
-# per group; `room_id + 0` keeps the room a filter on the rows it finds (compared with an unknown
-# room the planner would otherwise AND the full-text bitmap with all of a room's index entries).
-# No parallel workers: starting them costs more than the whole lookup.
+# A group's lookup is a full-text index scan, one per group; `room_id + 0` keeps the room a filter
+# on the rows it finds (else the planner ANDs the bitmap with all of a room's index entries). It
+# must use that index whatever the statistics: a plan made on an empty (or so analysed) table
+# stayed a scan of the table, or of a whole partial index (12-40 ms a write instead of 2). So it
+# names no column another index serves (superseded drawers are dropped after it) and table scans
+# are off: the index is its only plan. Plans are custom, made for the table as it is (planning
+# these small statements is cheap). Each group keeps its newest p_group_limit matches (OFFSET 0
+# keeps the sort off the lookup's plan): the array ranked is bounded, and a group that fills its
+# bound is a common one, counted after the rare ones. No parallel workers (they cost more).
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
     p_hash text, p_fingerprint text, p_groups text[],
     p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
-    p_same_limit int, p_lexical_limit int)
+    p_same_limit int, p_lexical_limit int, p_group_limit int)
 RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_generic_plan
+SET plan_cache_mode = force_custom_plan
+SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
 DECLARE
     v_group text;
-    v_matches bigint[] := '{{}}';
+    v_found bigint[];
+    v_rare bigint[] := '{{}}';
+    v_common bigint[] := '{{}}';
 BEGIN
     IF p_lock IS NOT NULL THEN
         PERFORM pg_advisory_xact_lock(p_lock);
     END IF;
     FOREACH v_group IN ARRAY p_groups LOOP
-        v_matches := v_matches || ARRAY(
-            SELECT m.id FROM palace_drawer m
-            WHERE {fulltext.postgresql_document("m.normalized_content")}
-                  @@ {fulltext.postgresql_query("v_group")}
-              AND m.valid_to IS NULL AND m.room_id + 0 = p_room
-              AND (p_agent IS NULL OR m.agent = p_agent)
-              AND (p_exclude IS NULL OR m.id <> p_exclude)
-              AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
-                   OR char_length(m.normalized_content) > p_any_length_over));
+        v_found := ARRAY(
+            SELECT f.id FROM (
+                SELECT m.id FROM palace_drawer m
+                WHERE {fulltext.postgresql_document("m.normalized_content")}
+                      @@ {fulltext.postgresql_query("v_group")}
+                  AND m.room_id + 0 = p_room
+                  AND (p_agent IS NULL OR m.agent = p_agent)
+                  AND (p_exclude IS NULL OR m.id <> p_exclude)
+                  AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
+                       OR char_length(m.normalized_content) > p_any_length_over)
+                OFFSET 0
+            ) f
+            ORDER BY f.id DESC LIMIT p_group_limit);
+        IF cardinality(v_found) < p_group_limit THEN
+            v_rare := v_rare || v_found;
+        ELSE
+            v_common := v_common || v_found;
+        END IF;
     END LOOP;
     RETURN QUERY
     SELECT 0, s.* FROM (
@@ -353,18 +376,24 @@ BEGIN
     SELECT 1, x.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM (
-            SELECT h.id, count(*) AS hits FROM unnest(v_matches) AS h(id)
+            SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
+            FROM (
+                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
+                UNION ALL
+                SELECT c.id, false FROM unnest(v_common) AS c(id)
+            ) h
             GROUP BY h.id
-            ORDER BY hits DESC, h.id DESC
+            ORDER BY rare DESC, hits DESC, h.id DESC
             LIMIT p_lexical_limit
         ) h
         JOIN palace_drawer d ON d.id = h.id
-        ORDER BY h.hits DESC, d.id DESC
+        WHERE d.valid_to IS NULL
+        ORDER BY h.rare DESC, h.hits DESC, d.id DESC
     ) x;
 END
 $$
 """
 POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
-    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int)"
+    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int)"
 )

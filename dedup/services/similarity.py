@@ -35,7 +35,8 @@ def candidates_for_text(
         scope,
         text.content_hash,
         text.fingerprint,
-        policy.query_words_of_normalized(text.normalized),
+        # The room's rarer words first: its template words match every drawer of it.
+        candidates.rare_first(scope.room.id, policy.query_words_of_normalized(text.normalized)),
         lock=lock,
         lengths=lengths,
         groups=groups,

@@ -71,3 +71,34 @@ def test_word_groups_are_looked_up_in_the_full_text_index_only(dedup_settings, p
         assert "Bitmap Index Scan on palace_drawer_fulltext" in plan, plan
         for slow in ("Seq Scan", "palace_drawer_room_id", "drawer_room_newest", "BitmapAnd"):
             assert slow not in plan, plan
+
+
+def test_a_plan_made_on_an_empty_table_still_uses_the_index_after_growth(dedup_settings, plans):
+    """The function's generic plan is made at a connection's first call and kept: made while
+    the table was empty (and analysed so), it must still be the full-text index scan once the
+    table has grown, with no new statistics."""
+    room = services.room_get_or_create(wing="geology", room="new")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_drawer")  # the statistics of an empty table
+        cursor.execute("DISCARD PLANS")  # the plans this connection made before: gone
+    text = "Sample: amber basalt and cobalt dolomite, emerald feldspar garnet hematite."
+    normalized = policy.normalize_text(text)
+
+    def lookup():
+        return candidates.for_text(
+            candidates.Scope(room=room),
+            policy.content_hash(text),
+            policy.fingerprint(text),
+            policy.query_words(text),
+            lengths=candidates.LengthBand(*policy.near_length_range(len(normalized), 0.5), 2000),
+        )
+
+    assert lookup().lexical == []  # the plan is made here, on the empty table
+    fill(room, 6000)
+    plans.clear()
+    assert lookup().lexical
+    group_plans = [plan for plan in plans if "to_tsquery" in plan and "ARRAY" in plan]
+    assert group_plans
+    for plan in group_plans:
+        assert "Bitmap Index Scan on palace_drawer_fulltext" in plan, plan
+        assert "Seq Scan" not in plan, plan

@@ -16,8 +16,9 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.utils import ProgrammingError
 from django.test.utils import CaptureQueriesContext
 
-from dedup import candidates, services
+from dedup import candidates, policy, services
 from palace import fulltext
+from palace.models import Drawer
 
 pytestmark = pytest.mark.django_db
 
@@ -195,7 +196,10 @@ def test_migrating_from_zero_to_the_latest_installs_what_the_code_expects(dedup_
         pytest.param(None, id="as-0002-left-it"),
         # A database migrated between commits f3adaa4 and abfeb5e, when 0002 called the live
         # code: the function of today's signature (with an older body, for all it knows).
-        pytest.param(candidates.POSTGRESQL_FUNCTION, id="with-a-twelve-argument-version"),
+        pytest.param(
+            migration("dedup", "0003_candidates_function_length_band").FUNCTION,
+            id="with-a-twelve-argument-version",
+        ),
     ],
 )
 def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
@@ -219,23 +223,62 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
 
 @postgresql_only
 @pytest.mark.django_db(transaction=True)
-def test_the_new_migration_reverses_to_the_function_of_0002(dedup_settings):
+@pytest.mark.parametrize(
+    ("target", "reversed_by"),
+    [
+        ("0002_candidates_function", "0003_candidates_function_length_band"),
+        ("0003_candidates_function_length_band", "0005_candidates_function_bounded"),
+    ],
+)
+def test_a_function_migration_reverses_to_the_function_before_it(
+    dedup_settings, target, reversed_by
+):
     migrate()
-    migrate(("dedup", "0002_candidates_function"))
-    previous = migration("dedup", "0002_candidates_function").FUNCTION
+    migrate(("dedup", target))
+    previous = migration("dedup", target).FUNCTION
     assert installed_functions() == functions_installing(previous)
-    latest = migration("dedup", "0003_candidates_function_length_band")
-    assert previous == latest.PREVIOUS_FUNCTION
+    assert previous == migration("dedup", reversed_by).PREVIOUS_FUNCTION
 
     migrate()
     assert_installed_as_the_code_expects()
     assert_writes_deduplicate()
 
 
+@sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_settings):
+    """A database with drawers indexed by the table of 0002 (no room): migrating fills the new
+    table from palace_drawer, so the write path finds its old drawers; reversing restores the old
+    table."""
+    migrate(("palace", "0010_entity_signatures"))
+    old = migration("palace", "0011_drawer_fulltext_room")
+    room = services.room_get_or_create(wing="ops", room="runbooks")
+    original = Drawer.objects.create(
+        room=room,
+        content=TEXT,
+        content_hash=policy.content_hash(TEXT),
+        normalized_content=policy.normalize_text(TEXT),
+        fingerprint=policy.fingerprint(TEXT),
+    )
+    migrate()
+    assert_installed_as_the_code_expects()
+    variant = services.drawer_write(room=room, content=TYPO)
+    assert [link.older_id for link in variant.links] == [original.id]
+
+    migrate(("palace", "0010_entity_signatures"))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sql FROM sqlite_master WHERE name = 'palace_drawer_fts'")
+        [(sql,)] = cursor.fetchall()
+    assert " ".join(sql.split()) == " ".join(old.PREVIOUS_SQLITE[0].split()).replace(
+        "IF NOT EXISTS ", ""
+    )
+    migrate()
+
+
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0003_candidates_function_length_band")
+    latest = migration("dedup", "0005_candidates_function_bounded")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops

@@ -45,7 +45,7 @@ def test_lexical_query_finds_a_typo_through_unbroken_words(room):
 
 
 def test_lexical_candidates_keep_to_the_length_band(room):
-    short = services.drawer_write(room=room, content="Migrations first, then the workers.").drawer
+    short = services.drawer_write(room=room, content="Migrations first, deploy the workers.").drawer
     original = services.drawer_write(room=room, content=TEXT).drawer
     scope, words = candidates.Scope(room=room), services.policy.query_words(TEXT)
 
@@ -102,19 +102,23 @@ def test_common_word_pairs_elsewhere_do_not_crowd_out_the_original(room):
 
 def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     words = [f"word{n:02d}" for n in range(14)]
-    # The write path: the six longest words in three pairs. Every word is in exactly one group,
-    # so one broken word leaves two groups intact, and two leave one.
+    # The write path: the ten first words in five pairs. Every word is in exactly one group, so
+    # four broken words leave one intact.
     assert candidates.lexical_groups(words) == [
-        ["word00", "word03"],
-        ["word01", "word04"],
-        ["word02", "word05"],
+        ["word00", "word05"],
+        ["word01", "word06"],
+        ["word02", "word07"],
+        ["word03", "word08"],
+        ["word04", "word09"],
     ]
-    # Sweeps: the eight longest in four pairs, so three broken words leave one.
+    # Sweeps: the twelve first in six pairs, so five broken words leave one.
     assert candidates.lexical_groups(words, candidates.SWEEP_LEXICAL_GROUPS) == [
-        ["word00", "word04"],
-        ["word01", "word05"],
-        ["word02", "word06"],
-        ["word03", "word07"],
+        ["word00", "word06"],
+        ["word01", "word07"],
+        ["word02", "word08"],
+        ["word03", "word09"],
+        ["word04", "word10"],
+        ["word05", "word11"],
     ]
     assert candidates.lexical_groups(["alpha", "beta"]) == [["alpha"], ["beta"]]
     assert candidates.lexical_groups(["a1", "b2", "c3"]) == [["a1", "c3"], ["b2"]]
@@ -137,6 +141,7 @@ def test_short_text_skips_the_lexical_query(room, django_assert_num_queries, mon
     real_for_text = candidates.for_text
     monkeypatch.setattr(candidates, "for_text", for_text)
     services.drawer_write(room=room, content="Use cat.")
+    candidates.common_words(room.id)  # sampled once per many writes (room_words.REFRESH_WRITES)
     # savepoint, hash and fingerprint lookup (with the lock), insert, release.
     with django_assert_num_queries(4):
         services.drawer_write(room=room, content="Use car.")
@@ -148,6 +153,7 @@ def test_short_text_skips_the_lexical_query(room, django_assert_num_queries, mon
 def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_queries):
     for n in range(40):
         services.drawer_write(room=room, content=f"{TEXT} Variant number {n}.")
+    candidates.common_words(room.id)  # sampled once per many writes (room_words.REFRESH_WRITES)
     # savepoint, the lock and every candidate in one round trip, the insert with its links (one
     # round trip on PostgreSQL; SQLite runs one statement at a time), release.
     with django_assert_num_queries(4 if connection.vendor == "postgresql" else 5):

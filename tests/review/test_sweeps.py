@@ -210,8 +210,8 @@ REVIEW = (
 
 
 def test_sweeps_find_variants_whose_broken_words_hide_them_from_the_write_path(dedup_settings):
-    """The write path asks three pairs of the longest words, a sweep four: three typos, one in
-    each of the write path's pairs, hide a variant from the write but not from the sweep."""
+    """The write path asks five pairs of the longest words, a sweep six: five typos, one in each
+    of the write path's pairs, hide a variant from the write but not from the sweep."""
     room = write.room_get_or_create(wing="ops", room="reviews")
     original = write.drawer_write(room=room, content=REVIEW).drawer
     typos = REVIEW
@@ -219,6 +219,8 @@ def test_sweeps_find_variants_whose_broken_words_hide_them_from_the_write_path(d
         ("infrastructure", "infrastrucxure"),
         ("observability", "observabixity"),
         ("datacenter", "datacentex"),
+        ("Quarterly", "Quartexly"),
+        ("document", "documext"),
     ):
         typos = typos.replace(word, broken)
     written = write.drawer_write(room=room, content=typos)
