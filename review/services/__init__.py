@@ -21,8 +21,15 @@ from review.selectors.audit import last_decision, not_reverted
 from review.selectors.items import aliases_would_settle
 from review.services import sweeps
 from review.services.actions import ACTIONS, consolidated
+from review.services.clusters import ClusterChanged, ClusterChoice, ClusterResult, decide_cluster
 from review.services.decisions import BulkResult, already_decided, decide, decide_many
-from review.services.reverts import dependents, last_own_decision, revert, reverts_of
+from review.services.reverts import (
+    dependents,
+    last_own_decision,
+    revert,
+    revert_batch,
+    reverts_of,
+)
 
 __all__ = [
     "ACTIONS",
@@ -35,6 +42,9 @@ __all__ = [
     "Action",
     "AlreadyDecided",
     "BulkResult",
+    "ClusterChanged",
+    "ClusterChoice",
+    "ClusterResult",
     "InvalidAction",
     "ItemKind",
     "ItemRef",
@@ -43,12 +53,14 @@ __all__ = [
     "already_decided",
     "consolidated",
     "decide",
+    "decide_cluster",
     "decide_many",
     "dependents",
     "last_decision",
     "last_own_decision",
     "not_reverted",
     "revert",
+    "revert_batch",
     "reverts_of",
     "sweeps",
 ]

@@ -142,3 +142,50 @@ def last_own_decision(actor: Any) -> AuditEntry | None:
         action=REVERT_ACTION
     )
     return not_reverted(own).order_by("-pk").first()
+
+
+# --- a whole batch (a cluster's decision, a bulk decision) -----------------------------------
+
+
+def revert_batch(
+    *, batch: uuid.UUID, actor: Any, cascade: bool = False, note: str = ""
+) -> list[AuditEntry]:
+    """Undo every decision of a batch not reverted yet, newest first, in one transaction, the
+    reverts under one new batch id. Later decisions outside the batch that touched the same
+    objects block it (409, named), or with `cascade` are reverted first."""
+    with transaction.atomic():
+        decisions = not_reverted(
+            AuditEntry.objects.filter(batch=batch, action__startswith=DECISION_PREFIX).exclude(
+                action=REVERT_ACTION
+            )
+        )
+        pks = list(decisions.order_by("pk").values_list("pk", flat=True))
+        if not pks:
+            raise NotFound("No decision to revert in that batch.", code="decision_not_found")
+        _lock(pks)
+        entries = list(AuditEntry.objects.filter(pk__in=pks).order_by("pk"))
+        later = _batch_dependents(entries)
+        if later:
+            _lock([e.pk for e in later])
+            later = _batch_dependents(entries)
+        if later and not cascade:
+            raise RevertBlocked(
+                "Later decisions depend on this batch: revert them first, or revert them together.",
+                details={"depends_on_this": [e.pk for e in later]},
+            )
+        reverts_batch = uuid.uuid4()
+        every = sorted([*entries, *later], key=lambda e: e.pk, reverse=True)
+        return [_revert_one(e, actor, note, reverts_batch) for e in every]
+
+
+def _batch_dependents(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """Later decisions outside the batch, not reverted, touching what the batch touched (one
+    query for the whole batch)."""
+    inside = {e.pk for e in entries}
+    touched = {t for e in entries for t in e.data.get("touches", [])}
+    later = not_reverted(
+        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=min(inside)).exclude(
+            action=REVERT_ACTION
+        )
+    ).order_by("pk")
+    return [e for e in later if e.pk not in inside and touched & set(e.data.get("touches", []))]
