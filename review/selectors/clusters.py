@@ -160,9 +160,12 @@ def _load_members(clusters: list[Cluster]) -> None:
         ids = {pk for c in wanted for pk in c.member_ids}
         if not ids:
             continue
-        rows = model.objects.filter(pk__in=ids)
-        if model is Drawer:
-            rows = rows.select_related("room__wing")
+        rows: Any = model.objects.filter(pk__in=ids)
+        rows = (
+            rows.select_related("room__wing")
+            if model is Drawer
+            else rows.prefetch_related("alias_set")
+        )
         by_id = {row.pk: row for row in rows}
         for cluster in wanted:
             cluster.members = [by_id[pk] for pk in cluster.member_ids if pk in by_id]
@@ -173,31 +176,43 @@ def _load_members(clusters: list[Cluster]) -> None:
 # --- one cluster -----------------------------------------------------------------------------
 
 
-def cluster_of(ref: ItemRef) -> Cluster | None:
-    """The open cluster holding the open link `ref` (None if the link is decided or gone, or
-    its component is only a pair), without its member rows: three queries at most."""
+def _scope_edges(ref: ItemRef) -> tuple[str, list[Edge]] | None:
+    """The scope of the open link `ref` (its room's id, or its entity kind) and every open link
+    of that scope; None if `ref` is not an open link."""
+    edges: list[Edge]
     if ref.is_drawer:
-        anchor = (
+        room = (
             DrawerLink.objects.filter(pk=ref.pk, status=DrawerLink.Status.OPEN)
             .values_list("newer__room_id", flat=True)
             .first()
         )
-        scope_links = DrawerLink.objects.filter(newer__room_id=anchor)
-    elif ref.kind is ItemKind.ENTITY:
-        anchor = (
-            EntityLink.objects.filter(pk=ref.pk, status=EntityLink.Status.OPEN)
-            .values_list("newer__kind", flat=True)
-            .first()
-        )
-        scope_links = EntityLink.objects.filter(newer__kind=anchor)
-    else:
+        if room is None:
+            return None
+        drawer_rows = DrawerLink.objects.filter(newer__room_id=room, status="open")
+        edges = list(drawer_rows.values_list("pk", "older_id", "newer_id"))
+        return "", edges
+    kind = (
+        EntityLink.objects.filter(pk=ref.pk, status=EntityLink.Status.OPEN)
+        .values_list("newer__kind", flat=True)
+        .first()
+    )
+    if kind is None:
         return None
-    if anchor is None:
+    entity_rows = EntityLink.objects.filter(newer__kind=kind, status="open")
+    edges = list(entity_rows.values_list("pk", "older_id", "newer_id"))
+    return kind, edges
+
+
+def cluster_of(ref: ItemRef) -> Cluster | None:
+    """The open cluster holding the open link `ref` (None if the link is decided or gone, or
+    its component is only a pair), without its member rows: two queries."""
+    found = None if ref.is_proposal else _scope_edges(ref)
+    if found is None:
         return None
-    rows = scope_links.filter(status="open").values_list("pk", "older_id", "newer_id")
-    for edges in components(rows):
-        if any(pk == ref.pk for pk, _, _ in edges):
-            cluster = _cluster(ref.kind, edges, "" if ref.is_drawer else str(anchor))
+    scope, edges = found
+    for component in components(edges):
+        if any(pk == ref.pk for pk, _, _ in component):
+            cluster = _cluster(ref.kind, component, scope)
             return cluster if cluster.size >= MIN_MEMBERS else None
     return None  # pragma: no cover - the anchor's own component always holds it
 
@@ -228,8 +243,10 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     if cluster is None:
         return None
     _load_members([cluster])
-    link_model = DrawerLink if ref.is_drawer else EntityLink
-    links = list(link_model.objects.filter(pk__in=cluster.link_ids).order_by("pk"))
+    links: list[Any] = list(
+        (DrawerLink if ref.is_drawer else EntityLink).objects.filter(pk__in=cluster.link_ids)
+    )
+    links.sort(key=lambda link: link.pk)
     oldest = min(cluster.members, key=lambda row: (row.created_at, row.pk))
     keep = next((m for m in cluster.members if str(m.uuid) == canonical), oldest)
     views = []

@@ -143,32 +143,41 @@ def _merge_change(link: Link, keep: Any, other: Any | None, mode: Action) -> Cha
     """A link settled by the cluster's merge, in a pair merge's before/after shape. `other` is
     the member this link carries into `keep`; None for a link between two members merged
     through other links (its undo only reopens it)."""
-    touched = _touches(link, keep)
     if isinstance(link, DrawerLink):
-        link.status = DrawerLink.Status.MERGED
-        if other is None:
-            return Change({"status": "open", "other": None}, {"status": link.status}, touched)
-        if keep.valid_to is not None or other.valid_to is not None:
-            raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
-        before = {
-            "status": "open",
-            "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
-            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-        }
-        keep.consolidation = consolidated(keep, other)
-        keep.save(update_fields=["consolidation"])
-        other.valid_to, other.superseded_by = timezone.now(), keep
-        other.save(update_fields=["valid_to", "superseded_by"])
-        after = {
-            "status": link.status,
-            "other": {
-                "id": other.pk,
-                "valid_to": other.valid_to.isoformat(),
-                "superseded_by": keep.pk,
-            },
-            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-        }
-        return Change(before, after, touched)
+        return _merge_drawers(link, keep, other)
+    return _merge_entities(link, keep, other, mode)
+
+
+def _merge_drawers(link: DrawerLink, keep: Drawer, other: Drawer | None) -> Change:
+    touched = _touches(link, keep)
+    link.status = DrawerLink.Status.MERGED
+    if other is None:
+        return Change({"status": "open", "other": None}, {"status": link.status}, touched)
+    if keep.valid_to is not None or other.valid_to is not None:
+        raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
+    before = {
+        "status": "open",
+        "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
+        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+    }
+    keep.consolidation = consolidated(keep, other)
+    keep.save(update_fields=["consolidation"])
+    other.valid_to, other.superseded_by = timezone.now(), keep
+    other.save(update_fields=["valid_to", "superseded_by"])
+    after = {
+        "status": link.status,
+        "other": {
+            "id": other.pk,
+            "valid_to": other.valid_to.isoformat(),
+            "superseded_by": keep.pk,
+        },
+        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+    }
+    return Change(before, after, touched)
+
+
+def _merge_entities(link: Link, keep: Entity, other: Entity | None, mode: Action) -> Change:
+    touched = _touches(link, keep)
     alias = mode is Action.ADD_ALIAS
     link.status = EntityLinkModel.Status.ALIASED if alias else EntityLinkModel.Status.MERGED
     if other is None:
@@ -187,12 +196,12 @@ def _merge_change(link: Link, keep: Any, other: Any | None, mode: Action) -> Cha
     kind = Entity.Redirect.ALIAS if alias else Entity.Redirect.MERGE
     other.redirect_to, other.redirect_kind = keep, kind
     other.save(update_fields=["redirect_to", "redirect_kind"])
-    before = {
+    before: dict[str, Any] = {
         "status": "open",
         "other": {"id": other.pk, "redirect_to": None},
         "canonical": keep.pk,
     }
-    after = {
+    after: dict[str, Any] = {
         "status": link.status,
         "other": {"id": other.pk, "redirect_to": keep.pk, "redirect_kind": kind},
         "canonical": keep.pk,
