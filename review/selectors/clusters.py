@@ -13,13 +13,15 @@ the components in Python, then the members and the shown links in one query each
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from typing import Any
 
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
-from review.diff import Segment, side_by_side
+from review.diff import Segment
 from review.items import ItemKind, ItemRef
 from review.selectors.filters import (
     DRAWER_RULES,
@@ -220,7 +222,7 @@ def cluster_of(ref: ItemRef) -> Cluster | None:
 @dataclass
 class MemberView:
     row: Any  # Drawer or Entity
-    segments: list[Segment]  # its text (or name) against the canonical member's
+    segments: list[Segment]  # its text (or name) against the canonical member's, inline
     links: list[Any]  # its open links within the cluster
 
 
@@ -230,6 +232,37 @@ class ClusterDetail:
     canonical: Any
     members: list[MemberView]
     links: list[Any]  # the open links among the shown members, with their evidence
+
+
+_TOKEN = re.compile(r"\s+|[^\s]+")
+
+
+def inline_diff(canonical: str, text: str) -> list[Segment]:
+    """One text against the canonical one, in one line: what it lacks (`delete`) beside what it
+    adds (`insert`), word by word, and letter by letter within a word replaced by one word (so
+    "always" against "alway" is one struck letter). The pair page's `side_by_side` splits this
+    into two texts; a cluster shows one text per member."""
+
+    def ops(a: list[str] | str, b: list[str] | str) -> list[tuple[str, str, str]]:
+        matcher = SequenceMatcher(None, a, b, autojunk=False)
+        return [
+            (op, "".join(a[i1:i2]), "".join(b[j1:j2]))
+            for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        ]
+
+    segments: list[Segment] = []
+    words_a, words_b = _TOKEN.findall(canonical), _TOKEN.findall(text)
+    for op, old, new in ops(words_a, words_b):
+        single = op == "replace" and len(_TOKEN.findall(old)) == len(_TOKEN.findall(new)) == 1
+        for char_op, char_old, char_new in ops(old, new) if single else [(op, old, new)]:
+            if char_op == "equal":
+                segments.append(Segment("equal", char_old))
+                continue
+            if char_old:
+                segments.append(Segment("delete", char_old))
+            if char_new:
+                segments.append(Segment("insert", char_new))
+    return segments
 
 
 def _text(row: Any) -> str:
@@ -251,7 +284,7 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     keep = next((m for m in cluster.members if str(m.uuid) == canonical), oldest)
     views = []
     for member in cluster.members:
-        _, segments = side_by_side(_text(keep), _text(member))
+        segments = inline_diff(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
         views.append(MemberView(member, segments, own))
     return ClusterDetail(cluster, keep, views, links)

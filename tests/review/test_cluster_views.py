@@ -28,7 +28,7 @@ def form(ref, **fates):
     members = list(Drawer.objects.filter(pk__in=cluster.member_ids).order_by("pk"))
     data = {
         "canonical": str(members[0].uuid),
-        "members": [str(m.uuid) for m in members],
+        "members": [str(m.uuid) for m in members[1:]],
         "links": ",".join(map(str, cluster.link_ids)),
     }
     for n, member in enumerate(members):
@@ -59,10 +59,12 @@ def test_cluster_page_shows_members_diffs_and_evidence(as_curator, dedup_setting
     drawers = five_drawers()
     body = as_curator.get(f"/clusters/{cluster_ref()}/").content.decode()
     assert "Cluster of 5 drawers" in body
-    assert body.count('name="members"') == 5
-    assert body.count("<ins") >= 4  # every member but the canonical shows what it changes
+    assert body.count('name="members"') == 4  # every member but the canonical
+    assert body.count("<ins") + body.count("<del") >= 4  # each member but the canonical differs
     assert body.count('href="/items/d') == 10  # the links between them, as evidence
-    assert f'value="{drawers[0].uuid}" checked' in body  # the oldest is canonical by default
+    # the oldest is canonical by default; each other member can be made canonical
+    assert f'name="canonical" value="{drawers[0].uuid}"' in body
+    assert body.count("make canonical") == 4
 
 
 def test_another_link_of_the_cluster_redirects_to_its_name(as_curator, dedup_settings):
@@ -103,7 +105,7 @@ def test_decide_with_htmx_redirects_the_client(as_curator, dedup_settings):
     detail = selectors.cluster_detail(cluster.ref)
     data = {
         "canonical": str(detail.canonical.uuid),
-        "members": [str(m.row.uuid) for m in detail.members],
+        "members": [str(m.row.uuid) for m in detail.members[1:]],
         "links": ",".join(map(str, cluster.link_ids)),
         "mode": "add_alias",
         **{f"fate-{m.row.uuid}": "merge" for m in detail.members},

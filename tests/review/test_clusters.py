@@ -6,7 +6,7 @@ import pytest
 from dedup import errors
 from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, EntityLink
 from review import selectors, services
-from review.selectors.clusters import components, shown_members
+from review.selectors.clusters import components, inline_diff, shown_members
 from review.services import ClusterChoice, ItemRef
 from tests.review.clusters_data import FACT, ada_entities, five_drawers
 from tests.review.test_services import state
@@ -35,6 +35,12 @@ def test_shown_members_are_capped_and_connected():
     shown = shown_members(star, limit=50)
     assert len(shown) == 50
     assert shown[0] == 1  # the oldest is always shown, so the shown members stay connected
+
+
+def test_inline_diff_keeps_both_what_a_member_lacks_and_adds():
+    segments = inline_diff("use port 8080 now", "use the port 8081 now")
+    changes = [(s.op, s.text) for s in segments if s.op != "equal"]
+    assert changes == [("insert", " the"), ("delete", "0"), ("insert", "1")]
 
 
 def test_queue_lists_a_drawer_and_an_entity_cluster(dedup_settings, django_assert_num_queries):
@@ -66,9 +72,12 @@ def test_detail_diffs_every_member_against_the_canonical(dedup_settings, django_
     with django_assert_num_queries(4):
         detail = selectors.cluster_detail(ref, canonical=str(drawers[1].uuid))
     assert detail.canonical == drawers[1]
-    changed = {m.row.pk: [s.text for s in m.segments if s.op == "insert"] for m in detail.members}
+    changed = {
+        m.row.pk: [(s.op, s.text) for s in m.segments if s.op != "equal"] for m in detail.members
+    }
     assert changed[drawers[1].pk] == []
-    assert changed[drawers[0].pk] == ["s"]  # "always" against the canonical's "alway"
+    assert changed[drawers[0].pk] == [("insert", "s")]  # "always" against the canonical "alway"
+    assert changed[drawers[2].pk] == [("delete", "o"), ("insert", "e"), ("insert", "s")]
     assert len(detail.links) == 10
 
 
