@@ -22,6 +22,7 @@ from review.selectors.clusters import (
     cluster_of,
     cluster_page,
 )
+from review.selectors.clusters import load_members as load_cluster_members
 from review.selectors.filters import (
     DRAWER_RULES,
     ENTITY_RULES,
@@ -87,6 +88,7 @@ __all__ = [
     "entity_links",
     "item_detail",
     "last_decision",
+    "load_cluster_members",
     "next_item",
     "not_reverted",
     "precision_stats",

@@ -103,6 +103,10 @@ class Cluster:
     def link_ids(self) -> list[int]:
         return sorted(pk for pk, _, _ in self.edges)
 
+    @property
+    def link_refs(self) -> list[str]:
+        return [str(ItemRef(self.ref.kind, pk)) for pk in self.link_ids]
+
 
 def _cluster(kind: ItemKind, edges: list[Edge], scope: str) -> Cluster:
     members = {node for _, older, newer in edges for node in (older, newer)}
@@ -152,11 +156,11 @@ def cluster_page(filters: QueueFilters, *, limit: int = MAX_CLUSTERS) -> Cluster
         found += _entity_clusters(filters)
     found.sort(key=lambda c: (-c.size, c.ref.kind.queue_order, c.ref.pk))
     page = found[:limit]
-    _load_members(page)
+    load_members(page)
     return ClusterPage(page, len(found), sum(c.size for c in found))
 
 
-def _load_members(clusters: list[Cluster]) -> None:
+def load_members(clusters: list[Cluster]) -> None:
     for kind, model in ((ItemKind.DRAWER, Drawer), (ItemKind.ENTITY, Entity)):
         wanted = [c for c in clusters if c.ref.kind is kind]
         ids = {pk for c in wanted for pk in c.member_ids}
@@ -275,7 +279,7 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     cluster = cluster_of(ref)
     if cluster is None:
         return None
-    _load_members([cluster])
+    load_members([cluster])
     links: list[Any] = list(
         (DrawerLink if ref.is_drawer else EntityLink).objects.filter(pk__in=cluster.link_ids)
     )
