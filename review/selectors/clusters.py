@@ -34,7 +34,6 @@ from review.selectors.filters import (
 
 MAX_MEMBERS = 50  # members shown (and decided) per cluster
 MAX_CLUSTERS = 50  # clusters listed per page of the queue
-MIN_MEMBERS = 3
 Edge = tuple[int, int, int]  # link id, older id, newer id
 
 
@@ -122,8 +121,9 @@ def _open(filters: QueueFilters) -> QueueFilters:
 
 def _drawer_clusters(filters: QueueFilters) -> list[Cluster]:
     rows = drawer_links(_open(filters)).values_list("pk", "older_id", "newer_id")
-    found = [_cluster(ItemKind.DRAWER, c, "") for c in components(rows)]
-    return [c for c in found if c.size >= MIN_MEMBERS]
+    # A component of one link is a pair (two links never join the same two members): skipped
+    # before any more work, since most components are pairs.
+    return [_cluster(ItemKind.DRAWER, c, "") for c in components(rows) if len(c) > 1]
 
 
 def _entity_clusters(filters: QueueFilters) -> list[Cluster]:
@@ -131,12 +131,12 @@ def _entity_clusters(filters: QueueFilters) -> list[Cluster]:
     by_kind: dict[str, list[Edge]] = defaultdict(list)
     for pk, older, newer, kind in rows:
         by_kind[kind].append((pk, older, newer))
-    found = [
+    return [
         _cluster(ItemKind.ENTITY, c, kind)
         for kind, edges in by_kind.items()
         for c in components(edges)
+        if len(c) > 1
     ]
-    return [c for c in found if c.size >= MIN_MEMBERS]
 
 
 @dataclass
@@ -194,7 +194,10 @@ def _scope_edges(ref: ItemRef) -> tuple[str, list[Edge]] | None:
         )
         if room is None:
             return None
-        drawer_rows = DrawerLink.objects.filter(newer__room_id=room, status="open")
+        # The room's drawers by their index, then their links by the newer side's: no walk of
+        # every open link joined to its drawer.
+        in_room = Drawer.objects.filter(room_id=room).values("pk")
+        drawer_rows = DrawerLink.objects.filter(newer_id__in=in_room, status="open")
         edges = list(drawer_rows.values_list("pk", "older_id", "newer_id"))
         return "", edges
     kind = (
@@ -204,7 +207,8 @@ def _scope_edges(ref: ItemRef) -> tuple[str, list[Edge]] | None:
     )
     if kind is None:
         return None
-    entity_rows = EntityLink.objects.filter(newer__kind=kind, status="open")
+    of_kind = Entity.objects.filter(kind=kind).values("pk")
+    entity_rows = EntityLink.objects.filter(newer_id__in=of_kind, status="open")
     edges = list(entity_rows.values_list("pk", "older_id", "newer_id"))
     return kind, edges
 
@@ -219,7 +223,7 @@ def cluster_of(ref: ItemRef) -> Cluster | None:
     for component in components(edges):
         if any(pk == ref.pk for pk, _, _ in component):
             cluster = _cluster(ref.kind, component, scope)
-            return cluster if cluster.size >= MIN_MEMBERS else None
+            return cluster if len(component) > 1 else None
     return None  # pragma: no cover - the anchor's own component always holds it
 
 
