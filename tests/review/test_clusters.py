@@ -6,7 +6,7 @@ import pytest
 from dedup import errors
 from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, EntityLink
 from review import selectors, services
-from review.selectors.clusters import components, inline_diff, shown_members
+from review.selectors.clusters import beyond_pairs, components, inline_diff, shown_members
 from review.services import ClusterChoice, ItemRef
 from tests.review.clusters_data import FACT, ada_entities, five_drawers
 from tests.review.test_services import state
@@ -28,6 +28,11 @@ def test_components_group_connected_edges():
     edges = [(1, 1, 2), (2, 2, 3), (3, 7, 8), (4, 9, 8)]
     grouped = sorted(sorted(e[0] for e in c) for c in components(edges))
     assert grouped == [[1, 2], [3, 4]]
+
+
+def test_lone_pairs_are_left_out_before_the_components():
+    edges = [(1, 1, 2), (2, 3, 4), (3, 4, 5), (4, 8, 9)]
+    assert beyond_pairs(edges) == [(2, 3, 4), (3, 4, 5)]
 
 
 def test_shown_members_are_capped_and_connected():
