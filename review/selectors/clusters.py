@@ -17,8 +17,8 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from itertools import chain
 from difflib import SequenceMatcher
+from itertools import chain
 from typing import Any
 
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
