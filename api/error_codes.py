@@ -19,6 +19,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "already_reverted": ErrorCode((409,), "The decision was reverted already."),
     "authentication_failed": ErrorCode((401,), "The token or credentials are wrong."),
     "checkpoint_id_taken": ErrorCode((409,), "The checkpoint id was used for another batch."),
+    "cluster_changed": ErrorCode(
+        (409,), "A cluster's open links changed since it was shown; look at it again."
+    ),
     "conflict": ErrorCode((409,), "The change conflicts with the current state."),
     "content_too_large": ErrorCode((400,), "The content or the request body is too large."),
     "database_busy": ErrorCode((503,), "The database is busy; retry after `Retry-After`."),

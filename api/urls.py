@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from api import openapi  # noqa: F401  (registers the agent key scheme)
 from api.views import (
     checkpoints,
+    clusters,
     decisions,
     diary,
     drawers,
@@ -86,6 +87,22 @@ review = [
         name="review-revert",
     ),
     path("review/stats", stats.StatsView.as_view(), name="review-stats"),
+    path("review/clusters", clusters.ClusterListView.as_view(), name="review-clusters"),
+    path(
+        "review/clusters/<str:item_id>",
+        clusters.ClusterDetailView.as_view(),
+        name="review-cluster",
+    ),
+    path(
+        "review/clusters/<str:item_id>/decisions",
+        clusters.ClusterDecideView.as_view(),
+        name="review-cluster-decide",
+    ),
+    path(
+        "review/batches/<uuid:batch_id>/revert",
+        clusters.BatchRevertView.as_view(),
+        name="review-batch-revert",
+    ),
 ]
 
 consolidation = [

@@ -71,6 +71,7 @@ class QueueFilterForm(forms.Form):
             ("", "both"),
             ("drawer", "similar_to (drawers)"),
             ("entity", "possibly_same_as (entities)"),
+            ("cluster", "clusters (linked groups)"),
         ],
     )
     rule = StrippedChoiceField(

@@ -42,7 +42,7 @@ LINK_OPEN = DrawerLink.Status.OPEN
 
 @dataclass(frozen=True)
 class QueueFilters:
-    type: str = ""  # "drawer", "entity" or both
+    type: str = ""  # "drawer", "entity" or both; "cluster": linked groups (selectors.clusters)
     rule: str = ""  # exact, normalized, near (drawer links); typo, possible (entity links)
     wing: str = ""
     room: str = ""
@@ -77,7 +77,7 @@ class QueueFilters:
             return value
 
         return cls(
-            type=choice("type", ("drawer", "entity")),
+            type=choice("type", ("drawer", "entity", "cluster")),
             rule=choice("rule", DRAWER_RULES + ENTITY_RULES + PROPOSAL_RULES),
             wing=(params.get("wing") or "").strip(),
             room=(params.get("room") or "").strip(),

@@ -21,6 +21,7 @@ from review.selectors.audit import last_decision, not_reverted
 from review.selectors.items import aliases_would_settle
 from review.services import sweeps
 from review.services.actions import ACTIONS, consolidated
+from review.services.clusters import ClusterChanged, ClusterChoice, ClusterResult, decide_cluster
 from review.services.decisions import BulkResult, already_decided, decide, decide_many
 from review.services.reverts import (
     dependents,
@@ -41,6 +42,9 @@ __all__ = [
     "Action",
     "AlreadyDecided",
     "BulkResult",
+    "ClusterChanged",
+    "ClusterChoice",
+    "ClusterResult",
     "InvalidAction",
     "ItemKind",
     "ItemRef",
@@ -49,6 +53,7 @@ __all__ = [
     "already_decided",
     "consolidated",
     "decide",
+    "decide_cluster",
     "decide_many",
     "dependents",
     "last_decision",

@@ -149,6 +149,8 @@ class MergeDrawers(LinkDecision):
         return Change(before, after, touches(link))
 
     def restore(self, before: dict, after: dict) -> None:
+        if before.get("other") is None:  # a cluster's link between two members merged by others
+            return
         _make_current(before["other"]["id"], beside=before["canonical"]["id"])
         Drawer.objects.filter(pk=before["canonical"]["id"]).update(
             consolidation=before["canonical"]["consolidation"]
@@ -157,7 +159,10 @@ class MergeDrawers(LinkDecision):
     def restore_without_link(self, before: dict, after: dict) -> list[str]:
         """The kept drawer was deleted, and its link with it: the merged-away drawer becomes
         current again; the link and the kept drawer's consolidation are gone for good."""
-        if Drawer.objects.filter(pk=before["canonical"]["id"]).exists():
+        if (
+            before.get("other") is None
+            or Drawer.objects.filter(pk=before["canonical"]["id"]).exists()
+        ):
             raise target_deleted("The item's link")
         _make_current(before["other"]["id"], beside=before["canonical"]["id"])
         return [
@@ -271,6 +276,8 @@ class RedirectEntity(LinkDecision):
         return Change(before, after, touches(link))
 
     def restore(self, before: dict, after: dict) -> None:
+        if before.get("other") is None:  # a cluster's link between two members merged by others
+            return
         Entity.objects.filter(pk=before["other"]["id"]).update(redirect_to=None, redirect_kind="")
         if after.get("alias_added"):
             EntityAlias.objects.filter(

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from dedup.errors import NotFound
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
-from review.selectors.audit import batch_decisions, not_reverted
+from review.selectors.audit import not_reverted
 from review.services.actions import ACTIONS, target_deleted
 
 SIDES = ("older", "newer")  # the order of a link's `touches`
@@ -136,59 +136,64 @@ def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
     raise target_deleted(f"The {side} {kind} of this item")
 
 
-def _batch_decisions(batch: uuid.UUID) -> list[AuditEntry]:
-    return list(batch_decisions(batch))
-
-
-def _outside_dependents(entries: list[AuditEntry], batch: uuid.UUID) -> list[int]:
-    """Later decisions outside the batch, not reverted, that touched an object after a decision
-    of the batch did (one query for the whole batch)."""
-    first_touch: dict[str, int] = {}
-    for entry in entries:
-        for touched in entry.data.get("touches", []):
-            first_touch.setdefault(touched, entry.pk)
-    later = not_reverted(
-        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entries[0].pk)
-        .exclude(action=REVERT_ACTION)
-        .exclude(batch=batch)
-    ).order_by("pk")
-    return [
-        e.pk
-        for e in later
-        if any(e.pk > first_touch.get(t, e.pk) for t in e.data.get("touches", []))
-    ]
-
-
-def revert_batch(*, batch: uuid.UUID, actor: Any, note: str = "") -> list[AuditEntry]:
-    """Undo every decision of a batch (a bulk decision, an alias with the pairs it settled), newest
-    first, in one transaction and under one new batch id. Refused, naming them, when later
-    decisions outside the batch depend on it, and for a sweep's application (its links are
-    undone by reversing the sweep, not here)."""
-    with transaction.atomic():
-        if AuditEntry.objects.filter(batch=batch, action=AuditAction.SWEEP_APPLY).exists():
-            raise RevertBlocked(
-                "This batch is a sweep's application: reverse it from the sweep's page."
-            )
-        entries = _batch_decisions(batch)
-        if entries:  # lock them in one canonical order, then judge them again
-            _lock([e.pk for e in entries])
-            entries = _batch_decisions(batch)
-        if not entries:
-            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
-        depends = _outside_dependents(entries, batch)
-        if depends:
-            raise RevertBlocked(
-                "Later decisions outside this batch depend on it: revert them first "
-                f"({', '.join(f'#{pk}' for pk in depends)}).",
-                details={"depends_on_this": depends},
-            )
-        revert_batch_id = uuid.uuid4()
-        return [_revert_one(e, actor, note, revert_batch_id) for e in reversed(entries)]
-
-
 def last_own_decision(actor: Any) -> AuditEntry | None:
     """The curator's latest decision that is not reverted yet (for "undo")."""
     own = AuditEntry.objects.filter(actor=actor, action__startswith=DECISION_PREFIX).exclude(
         action=REVERT_ACTION
     )
     return not_reverted(own).order_by("-pk").first()
+
+
+# --- a whole batch (a cluster's decision, a bulk decision) -----------------------------------
+
+
+def revert_batch(
+    *, batch: uuid.UUID, actor: Any, cascade: bool = False, note: str = ""
+) -> list[AuditEntry]:
+    """Undo every decision of a batch (a cluster's decision, a bulk decision, an alias with the
+    pairs it settled) not reverted yet, newest first, in one transaction, the reverts under one
+    new batch id. Later decisions outside the batch that touched the same objects block it (409,
+    named), or with `cascade` are reverted first. A sweep's application is refused: its links
+    are undone by reversing the sweep."""
+    with transaction.atomic():
+        if AuditEntry.objects.filter(batch=batch, action=AuditAction.SWEEP_APPLY).exists():
+            raise RevertBlocked(
+                "This batch is a sweep's application: reverse it from the sweep's page."
+            )
+        decisions = not_reverted(
+            AuditEntry.objects.filter(batch=batch, action__startswith=DECISION_PREFIX).exclude(
+                action=REVERT_ACTION
+            )
+        )
+        pks = list(decisions.order_by("pk").values_list("pk", flat=True))
+        if not pks:
+            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
+        _lock(pks)
+        entries = list(AuditEntry.objects.filter(pk__in=pks).order_by("pk"))
+        later = _batch_dependents(entries)
+        if later:
+            _lock([e.pk for e in later])
+            later = _batch_dependents(entries)
+        if later and not cascade:
+            names = ", ".join(f"#{e.pk}" for e in later)
+            raise RevertBlocked(
+                "Later decisions outside this batch depend on it: revert them first "
+                f"({names}), or revert them together.",
+                details={"depends_on_this": [e.pk for e in later]},
+            )
+        reverts_batch = uuid.uuid4()
+        every = sorted([*entries, *later], key=lambda e: e.pk, reverse=True)
+        return [_revert_one(e, actor, note, reverts_batch) for e in every]
+
+
+def _batch_dependents(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """Later decisions outside the batch, not reverted, touching what the batch touched (one
+    query for the whole batch)."""
+    inside = {e.pk for e in entries}
+    touched = {t for e in entries for t in e.data.get("touches", [])}
+    later = not_reverted(
+        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=min(inside)).exclude(
+            action=REVERT_ACTION
+        )
+    ).order_by("pk")
+    return [e for e in later if e.pk not in inside and touched & set(e.data.get("touches", []))]

@@ -5,6 +5,7 @@ item's panel are swapped in place: a view renders the partial when `request.htmx
 """
 
 from review.views.audit import audit, revert, revert_batch, undo
+from review.views.clusters import batch, batch_revert, cluster, cluster_decide
 from review.views.holds import hold
 from review.views.items import decide, item
 from review.views.preferences import shortcuts
@@ -14,6 +15,10 @@ from review.views.sweeps import sweep_detail, sweep_list
 
 __all__ = [
     "audit",
+    "batch",
+    "batch_revert",
+    "cluster",
+    "cluster_decide",
     "decide",
     "decide_many",
     "hold",

@@ -53,7 +53,12 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "query": query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],
     }
-    template = "review/_queue_results.html" if wants_partial(request) else "review/queue.html"
+    results = "review/_queue_results.html"
+    if filters.type == "cluster":  # linked groups instead of pairs (selectors.clusters)
+        context["clusters"] = selectors.cluster_page(filters)
+        results = "review/_cluster_results.html"
+    context["results"] = results
+    template = results if wants_partial(request) else "review/queue.html"
     return render(request, template, context, status=400 if error else 200)
 
 

@@ -1,0 +1,98 @@
+"""Clusters through the API: read like the queue, decided at once, reverted as one batch."""
+
+import pytest
+
+from dedup import services as write
+from palace.models import AuditEntry, Drawer, DrawerLink, EntityLink
+from tests.review.clusters_data import FACT, ada_entities, five_drawers
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def curator_api(api, user, grant):
+    grant(user, "decide")
+    return api
+
+
+def test_list_and_read_a_cluster(curator_api, dedup_settings, django_assert_max_num_queries):
+    five_drawers()
+    ada_entities()
+    body = curator_api.get("/api/review/clusters").json()
+    assert body["total"] == 2
+    assert [c["size"] for c in body["clusters"]] == [5, 4]
+    drawers = body["clusters"][0]
+    assert drawers["type"] == "similar_to"
+    assert drawers["scope"] == "people/preferences"
+    assert len(drawers["links"]) == 10
+    people = curator_api.get("/api/review/clusters", {"kind": "person"}).json()
+    assert [c["type"] for c in people["clusters"]] == ["possibly_same_as"]
+    last = DrawerLink.objects.order_by("-pk").first()
+    one = curator_api.get(f"/api/review/clusters/d{last.pk}").json()
+    assert one["id"] == drawers["id"]
+    assert [m["id"] for m in one["members"]] == [m["id"] for m in drawers["members"]]
+
+
+def test_unknown_and_malformed_clusters(curator_api, dedup_settings):
+    room = write.room_get_or_create(wing="ops", room="dev")
+    write.drawer_write(room=room, content=FACT)
+    (drawer_link,) = write.drawer_write(room=room, content=FACT.upper()).links
+    assert (
+        curator_api.get(f"/api/review/clusters/d{drawer_link.pk}").json()["code"]
+        == "item_not_found"
+    )
+    assert curator_api.get("/api/review/clusters/x1").json()["code"] == "invalid_id"
+
+
+def test_decide_at_once_then_revert_the_batch(curator_api, dedup_settings):
+    five_drawers()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    oldest, *others = [m["id"] for m in cluster["members"]]
+    response = curator_api.post(
+        f"/api/review/clusters/{cluster['id']}/decisions",
+        {
+            "canonical": oldest,
+            "merge": others[:3],
+            "distinct": others[3:],
+            "links": cluster["links"],
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    result = response.json()
+    assert (result["merged"], result["distinct"]) == (3, 1)
+    assert len(result["decisions"]) == 10
+    assert Drawer.objects.current().count() == 2
+    reverted = curator_api.post(f"/api/review/batches/{result['batch']}/revert", {}, format="json")
+    assert reverted.status_code == 200
+    assert len(reverted.json()) == 10
+    assert Drawer.objects.current().count() == 5
+    again = curator_api.post(f"/api/review/batches/{result['batch']}/revert", {}, format="json")
+    assert again.json()["code"] == "decision_not_found"
+
+
+def test_stale_links_are_a_409_and_nothing_is_written(curator_api, dedup_settings):
+    ada_entities()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    oldest, *others = [m["id"] for m in cluster["members"]]
+    response = curator_api.post(
+        f"/api/review/clusters/{cluster['id']}/decisions",
+        {"canonical": oldest, "merge": others, "links": cluster["links"][:-1]},
+        format="json",
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "cluster_changed"
+    assert response.json()["details"]["joined"]
+    assert not AuditEntry.objects.exists()
+    assert set(EntityLink.objects.values_list("status", flat=True)) == {"open"}
+
+
+def test_deciding_needs_the_decide_permission(api, dedup_settings):
+    five_drawers()
+    cluster = api.get("/api/review/clusters").json()["clusters"][0]
+    response = api.post(
+        f"/api/review/clusters/{cluster['id']}/decisions",
+        {"canonical": cluster["members"][0]["id"], "merge": [], "links": cluster["links"]},
+        format="json",
+    )
+    assert response.status_code == 403
