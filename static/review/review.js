@@ -1,9 +1,13 @@
 // Keyboard for the review console. Everything also works with plain links and forms.
 (function () {
   "use strict";
+  // A field that takes text (single-key shortcuts never fire there); a checkbox, radio or button
+  // takes no letters, so the keys still work after one is clicked.
   function typing(event) {
     var t = event.target;
-    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (!t) return false;
+    if (t.tagName === "INPUT") return !/^(checkbox|radio|button|submit|reset)$/i.test(t.type);
+    return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
   function rows() { return Array.prototype.slice.call(document.querySelectorAll("tr.row")); }
   function move(step) {

@@ -18,6 +18,7 @@ from review import services as decisions
 from review.forms import QueueFilterForm
 from review.selectors import queue_page
 from review.services import sweeps as sweep_services
+from tests.review.clusters_data import five_drawers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -67,7 +68,9 @@ def palace(dedup_settings, django_user_model):
     third = write.drawer_write(room=ops, content=PORT.replace("8080", "8082"))
     later = next(link for link in third.links if link.older_id == first.older_id)
     decisions.decide(item=f"d{later.pk}", action="merge", actor=cora)
-    return {"run": run, "merged": merged}
+    restatements = [drawer.pk for drawer in five_drawers()]  # a cluster of five
+    cluster = DrawerLink.objects.filter(newer__in=restatements, status="open").order_by("pk")[0]
+    return {"run": run, "merged": merged, "cluster": f"d{cluster.pk}"}
 
 
 @pytest.fixture
@@ -118,6 +121,8 @@ def every_page(page, live_server, palace):
         ("stats", "/stats/"),
         ("sweeps", "/sweeps/"),
         ("sweep", f"/sweeps/{run}/"),
+        ("clusters", "/?type=cluster"),
+        ("cluster", f"/clusters/{palace['cluster']}/"),
     ):
         page.goto(live_server.url + url)
         yield name
