@@ -118,8 +118,8 @@ def shoot(url: str, out: Path) -> list[str]:
             page.goto(f"{url}{item}")
             page.screenshot(path=str(out / "item.png"))
             taken.append("item.png")
-        # Clusters come from another part of the console: shot only where they exist.
-        cluster = first_item(page, url, "type=cluster", r"/items/c\d+/")
+        # A cluster of linked items (the demo has some): shot only where one exists.
+        cluster = first_item(page, url, "type=cluster", r"/clusters/[de]\d+/")
         response = page.goto(f"{url}{cluster}") if cluster else None
         if response is not None and response.status == 200:
             page.screenshot(path=str(out / "cluster.png"))
