@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import random
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,10 +34,11 @@ from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
 from review.services.decisions import decide
 from review.services.reverts import revert, reverts_of
-from review.services.sweep_scan import Progress, sweep_drawers, sweep_entities
+from review.services import sweep_parts
 
 logger = logging.getLogger("castellan.sweeps")
 
+Progress = Callable[[int, int], None]  # (rows done, rows in the run)
 APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
 
 
@@ -72,20 +73,23 @@ def start(
 
 
 def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> SweepRun:
-    """Sweep and write the proposals. Proposals are written as they are found, so a crashed run
-    keeps what it found and a second run does not propose it again."""
-    run.status, run.started_at = SweepRun.Status.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started_at"])
-    try:
-        counts = sweep_entities(run, progress) if run.entities else sweep_drawers(run, progress)
-    except Exception as error:
-        run.status, run.error, run.finished_at = SweepRun.Status.FAILED, str(error), timezone.now()
-        run.save(update_fields=["status", "error", "finished_at"])
-        logger.exception("sweep %s failed", run.pk)
-        raise
-    run.status, run.counts, run.finished_at = SweepRun.Status.DONE, counts, timezone.now()
-    run.save(update_fields=["status", "counts", "compared", "done", "finished_at"])
-    logger.info("sweep %s done: %s", run.pk, counts)
+    """Sweep and write the proposals here, part after part (`review.tasks.run_sweep` runs the
+    parts in workers instead). Proposals are committed batch by batch with the part's progress,
+    so a crashed run keeps what it found, and executing it again resumes where it stopped."""
+    parts = sweep_parts.resume(run)
+    done = sum(part.done for part in run.parts.all())
+
+    def batch_done(rows: int) -> None:
+        nonlocal done
+        done += rows
+        progress(done, run.total)
+
+    for part in parts:
+        sweep_parts.run_part(part.pk, batch_done=batch_done)
+    run.refresh_from_db()
+    if run.status != SweepRun.Status.DONE:  # no parts at all
+        sweep_parts.finish(run.pk)
+        run.refresh_from_db()
     return run
 
 
