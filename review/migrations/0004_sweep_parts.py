@@ -5,34 +5,80 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('palace', '0008_imports'),
-        ('review', '0003_proposal_keys'),
+        ("palace", "0008_imports"),
+        ("review", "0003_proposal_keys"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SweepPart',
+            name="SweepPart",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('agent', models.CharField(blank=True, help_text="A diary's agent.", max_length=150, null=True)),
-                ('low_pk', models.BigIntegerField()),
-                ('high_pk', models.BigIntegerField()),
-                ('last_pk', models.BigIntegerField(default=0, help_text='The last id its committed batches did.')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('compared', models.PositiveBigIntegerField(default=0)),
-                ('counts', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('room', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='palace.room')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='parts', to='review.sweeprun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "agent",
+                    models.CharField(
+                        blank=True, help_text="A diary's agent.", max_length=150, null=True
+                    ),
+                ),
+                ("low_pk", models.BigIntegerField()),
+                ("high_pk", models.BigIntegerField()),
+                (
+                    "last_pk",
+                    models.BigIntegerField(
+                        default=0, help_text="The last id its committed batches did."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("compared", models.PositiveBigIntegerField(default=0)),
+                ("counts", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "room",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="palace.room",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="parts",
+                        to="review.sweeprun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'number'), name='sweep_part_unique_number')],
+                "ordering": ["run", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("run", "number"), name="sweep_part_unique_number"
+                    )
+                ],
             },
         ),
     ]

@@ -3,10 +3,10 @@ room, or the entities, into id ranges of `PART_SIZE` rows), `run_part` sweeps on
 a time, and the run is done when every part is.
 
 Any number of workers (`manage.py db_worker`) may run parts, even the same part: each batch locks
-its part's row (`SELECT ... FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite's IMMEDIATE transactions
-serialise writers), reads `last_pk` under the lock, and commits its proposals together with the
-part's new `last_pk`, `done`, `compared` and `counts`. A worker that finds the part locked leaves
-it to the one holding it; a crash loses only the uncommitted batch, which the next run of the part
+its part's row (`SELECT ... FOR UPDATE` on PostgreSQL; SQLite's IMMEDIATE transactions serialise
+writers), reads `last_pk` under the lock, and commits its proposals together with the part's new
+`last_pk`, `done`, `compared` and `counts`. Two workers on one part take its batches in turns (one
+waits at most a batch); a crash loses only the uncommitted batch, which the next run of the part
 does again (proposals also have unique keys, so nothing is proposed twice). The run's progress is
 summed from its parts in one statement, never read, added to and written back."""
 
@@ -100,9 +100,10 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
 
 def _step(part_id: int) -> int:
     """One batch of the part in one transaction, under the part's row lock: the rows it did (0
-    when the part is done, or held by another worker)."""
+    when the part is done). The lock waits for a worker doing a batch of the part (SKIP LOCKED
+    skipped parts no one was sweeping in the two-worker test, so this waits instead)."""
     with transaction.atomic():
-        part = SweepPart.objects.select_for_update(skip_locked=True).filter(pk=part_id).first()
+        part = SweepPart.objects.select_for_update().filter(pk=part_id).first()
         if part is None or part.status == SweepPart.Status.DONE:
             return 0
         run = SweepRun.objects.get(pk=part.run_id)
@@ -115,9 +116,7 @@ def _step(part_id: int) -> int:
         part.done += rows
         part.compared += tally.compared
         part.counts = merged([part.counts, tally.counts])
-        part.save(
-            update_fields=["status", "error", "last_pk", "done", "compared", "counts"]
-        )
+        part.save(update_fields=["status", "error", "last_pk", "done", "compared", "counts"])
         return rows
 
 
