@@ -42,7 +42,7 @@ def plan(run: SweepRun) -> list[SweepPart]:
         ]
     else:
         scopes = [(scope, scope.drawers()) for scope in sweep_scan.scopes(run)]
-    parts = []
+    parts: list[SweepPart] = []
     for scope, rows in scopes:
         for low, high, count in id_ranges(rows, PART_SIZE):
             parts.append(

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
@@ -32,9 +31,9 @@ from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
+from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.reverts import revert, reverts_of
-from review.services import sweep_parts
 
 logger = logging.getLogger("castellan.sweeps")
 
