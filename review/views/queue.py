@@ -36,7 +36,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "filters": filters,
         "page": page,
-        "counts": selectors.queue_counts(filters, request.user),
+        "counts": selectors.queue_counts(filters, request.user, cursor=request.GET.get("cursor")),
         "error": error,
         "query": query_without(request, "cursor"),
         "actions": [a.value for a in services.Action],
