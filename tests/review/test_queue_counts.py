@@ -28,7 +28,7 @@ def grow(n, start=0):
     for i in range(start, start + n):
         words = [f"{word:x}" for word in random.Random(i).choices(range(16**6, 16**7), k=12)]
         write.drawer_write(room=room, content=" ".join(words))
-        write.drawer_write(room=room, content=" ".join(words[:-1] + [words[-1][:-1] + "z"]))
+        write.drawer_write(room=room, content=" ".join([*words[:-1], words[-1][:-1] + "z"]))
 
 
 def test_counts_are_exact_below_the_cap(curator, dedup_settings):
