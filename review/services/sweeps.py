@@ -71,6 +71,15 @@ def start(
     )
 
 
+def run_to_resume(pk: int) -> SweepRun:
+    run = SweepRun.objects.filter(pk=pk).first()
+    if run is None:
+        raise NotFound("No such sweep.", code="sweep_not_found")
+    if run.status == SweepRun.Status.DONE:
+        raise Conflict("The sweep is done already.")
+    return run
+
+
 def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> SweepRun:
     """Sweep and write the proposals here, part after part (`review.tasks.run_sweep` runs the
     parts in workers instead). Proposals are committed batch by batch with the part's progress,

@@ -187,3 +187,23 @@ def test_two_workers_find_what_one_finds(dedup_settings, small_parts):
     assert found(run) == one
     assert run.status == SweepRun.Status.DONE
     assert run.done == run.total
+
+
+@pytest.mark.django_db
+def test_the_command_resumes_a_failed_run(dedup_settings, small_parts, monkeypatch):
+    from django.core.management import call_command
+
+    fill()
+    run = sweep_services.start(threshold=0.9)
+    monkeypatch.setattr(sweep_scan, "_propose_drawer_pairs", _raise)
+    with pytest.raises(RuntimeError):
+        sweep_services.execute(run)
+    monkeypatch.undo()
+    call_command("dedup_sweep", resume=run.pk, no_progress=True)
+    run.refresh_from_db()
+    assert run.status == SweepRun.Status.DONE
+    assert run.done == run.total
+
+
+def _raise(*args):
+    raise RuntimeError("worker killed")
