@@ -2,13 +2,16 @@
 room, or the entities, into id ranges of `PART_SIZE` rows), `run_part` sweeps one part a batch at
 a time, and the run is done when every part is.
 
-Any number of workers (`manage.py db_worker`) may run parts, even the same part: each batch locks
-its part's row (`SELECT ... FOR UPDATE` on PostgreSQL; SQLite's IMMEDIATE transactions serialise
-writers), reads `last_pk` under the lock, and commits its proposals together with the part's new
-`last_pk`, `done`, `compared` and `counts`. Two workers on one part take its batches in turns (one
-waits at most a batch); a crash loses only the uncommitted batch, which the next run of the part
-does again (proposals also have unique keys, so nothing is proposed twice). The run's progress is
-summed from its parts in one statement, never read, added to and written back."""
+Any number of workers (`manage.py db_worker`) may run parts, even the same part: a batch is
+compared outside any transaction (so no lock is held while it reads: on SQLite a sweep does not
+hold the write lock for a batch's candidate queries), then written in a short transaction that
+locks its part's row (`SELECT ... FOR UPDATE` on PostgreSQL; SQLite's IMMEDIATE transactions
+serialise writers), checks that `last_pk` is still the one the batch started from (else another
+worker did it, and it is dropped), and commits the proposals together with the part's new
+`last_pk`, `done`, `compared` and `counts`. A crash loses only the uncommitted batch, which the
+next run of the part does again (proposals also have unique keys, so nothing is proposed twice).
+The run's progress is summed from its parts in one statement, never read, added to and written
+back."""
 
 from __future__ import annotations
 
@@ -90,8 +93,9 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     )
     try:
         while rows := _step(part_id):
-            refresh_progress(run_id)
-            batch_done(rows)
+            if rows > 0:
+                refresh_progress(run_id)
+                batch_done(rows)
     except Exception as error:
         _fail(part_id, run_id, error)
         raise
@@ -99,25 +103,33 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
 
 
 def _step(part_id: int) -> int:
-    """One batch of the part in one transaction, under the part's row lock: the rows it did (0
-    when the part is done). The lock waits for a worker doing a batch of the part (SKIP LOCKED
-    skipped parts no one was sweeping in the two-worker test, so this waits instead)."""
+    """One batch of the part: compared outside any transaction, then written in one, under the
+    part's row lock, only if no other worker did the batch meanwhile (`last_pk` unchanged). The
+    rows it did: 0 when the part is done; -1 when another worker did them first."""
+    part = SweepPart.objects.get(pk=part_id)
+    if part.status == SweepPart.Status.DONE:
+        return 0
+    run = SweepRun.objects.get(pk=part.run_id)
+    scanned = sweep_scan.scan_batch(run, part)
     with transaction.atomic():
-        part = SweepPart.objects.select_for_update().filter(pk=part_id).first()
-        if part is None or part.status == SweepPart.Status.DONE:
+        locked = SweepPart.objects.select_for_update().get(pk=part_id)
+        if locked.status == SweepPart.Status.DONE or locked.last_pk != part.last_pk:
+            return -1
+        if scanned.rows == 0:
+            locked.status = SweepPart.Status.DONE
+            locked.save(update_fields=["status"])
             return 0
-        run = SweepRun.objects.get(pk=part.run_id)
-        rows, last_pk, tally = sweep_scan.scan_batch(run, part)
-        if rows == 0:
-            part.status = SweepPart.Status.DONE
-            part.save(update_fields=["status"])
-            return 0
-        part.status, part.error, part.last_pk = SweepPart.Status.RUNNING, "", last_pk
-        part.done += rows
-        part.compared += tally.compared
-        part.counts = merged([part.counts, tally.counts])
-        part.save(update_fields=["status", "error", "last_pk", "done", "compared", "counts"])
-        return rows
+        scanned.write()
+        locked.status, locked.error, locked.last_pk = (
+            SweepPart.Status.RUNNING,
+            "",
+            scanned.last_pk,
+        )
+        locked.done += scanned.rows
+        locked.compared += scanned.tally.compared
+        locked.counts = merged([locked.counts, scanned.tally.counts])
+        locked.save(update_fields=["status", "error", "last_pk", "done", "compared", "counts"])
+        return scanned.rows
 
 
 def merged(counts: list[dict[str, int]]) -> dict[str, int]:

@@ -8,7 +8,7 @@ proposed before is never proposed again: sweeping the same data twice proposes n
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -71,26 +71,48 @@ def part_rows(run: SweepRun, part: SweepPart) -> QuerySet:
     return rows.filter(pk__gte=part.low_pk, pk__lt=part.high_pk).order_by("pk")
 
 
-def scan_batch(run: SweepRun, part: SweepPart) -> tuple[int, int, Tally]:
-    """Sweep the next batch of the part after `last_pk` and write its proposals: (rows done,
-    the last id done, tally). No rows left: (0, last_pk, empty tally)."""
+@dataclass
+class Scanned:
+    """A batch compared but not yet written: `write` writes its proposals (in the caller's
+    transaction) and tallies them."""
+
+    rows: int
+    last_pk: int
+    tally: Tally
+    write: Callable[[], None]
+
+
+def scan_batch(run: SweepRun, part: SweepPart) -> Scanned:
+    """Compare the next batch of the part after `last_pk`, reading only. No rows left: 0 rows."""
     rows = part_rows(run, part).filter(pk__gt=part.last_pk)
     tally = Tally()
     if run.entities:
         entities = list(rows[:BATCH])
-        for entity in entities:
-            _sweep_entity(run, entity, tally)
-        return len(entities), entities[-1].pk if entities else part.last_pk, tally
+        found = [_scan_entity(entity, tally) for entity in entities]
+
+        def write_entities() -> None:
+            for entity, pool, pairs in found:
+                if pairs:
+                    _propose_entity_pairs(run, entity, pool, pairs, tally)
+
+        last = entities[-1].pk if entities else part.last_pk
+        return Scanned(len(entities), last, tally, write_entities)
     batch = [
         (pk, policy.Text(content_hash, normalized, fingerprint))
         for pk, content_hash, normalized, fingerprint in rows.values_list(
             "pk", "content_hash", "normalized_content", "fingerprint"
         )[:BATCH]
     ]
-    if batch:
-        assert part.room is not None
-        _sweep_batch(run, candidates.Scope(room=part.room, agent=part.agent), batch, tally)
-    return len(batch), batch[-1][0] if batch else part.last_pk, tally
+    if not batch:
+        return Scanned(0, part.last_pk, tally, lambda: None)
+    assert part.room is not None
+    pairs = _sweep_batch(run, candidates.Scope(room=part.room, agent=part.agent), batch, tally)
+    return Scanned(
+        len(batch),
+        batch[-1][0],
+        tally,
+        lambda: _propose_drawer_pairs(run, pairs, tally) if pairs else None,
+    )
 
 
 def _known_pairs(kind: Proposal.Kind, ids: set[int]) -> set[tuple[int, int]]:
@@ -115,7 +137,7 @@ def _sweep_batch(
     scope: candidates.Scope,
     batch: list[tuple[int, policy.Text]],
     tally: Tally,
-) -> None:
+) -> Found:
     found: Found = []
     for pk, text in batch:
         hits = candidates_for_text(
@@ -136,8 +158,7 @@ def _sweep_batch(
             assessment = policy.assess(text, old, threshold=run.threshold)
             if assessment.verdict is not None:
                 found.append((pk, candidate, assessment))
-    if found:
-        _propose_drawer_pairs(run, found, tally)
+    return found
 
 
 def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
@@ -180,14 +201,14 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
 # --- entities ----------------------------------------------------------------------------------
 
 
-def _sweep_entity(run: SweepRun, entity: Entity, tally: Tally) -> None:
+def _scan_entity(
+    entity: Entity, tally: Tally
+) -> tuple[Entity, dict[int, Entity], list[tuple[int, str, float]]]:
     """Resolve an existing entity against the older ones, with the write path's rules: what
-    would have converged, or been linked as a possible match, is proposed."""
+    would have converged, or been linked as a possible match, is to be proposed."""
     pool = _older_candidates(entity)
     tally.compared += len(pool)
-    pairs = _entity_pairs(entity, pool)
-    if pairs:
-        _propose_entity_pairs(run, entity, pool, pairs, tally)
+    return entity, pool, _entity_pairs(entity, pool)
 
 
 def _older_candidates(entity: Entity) -> dict[int, Entity]:

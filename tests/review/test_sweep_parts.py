@@ -207,3 +207,25 @@ def test_the_command_resumes_a_failed_run(dedup_settings, small_parts, monkeypat
 
 def _raise(*args):
     raise RuntimeError("worker killed")
+
+
+@pytest.mark.django_db
+def test_a_batch_another_worker_wrote_first_is_dropped(dedup_settings, small_parts, monkeypatch):
+    fill()
+    run = sweep_services.start(threshold=0.9)
+    part = sweep_parts.plan(run)[0]
+    scan = sweep_scan.scan_batch
+    raced = []
+
+    def racing(run, part):
+        scanned = scan(run, part)
+        if not raced:  # another worker does the same batch meanwhile
+            raced.append(None)
+            raced[0] = sweep_parts._step(part.pk)
+        return scanned
+
+    monkeypatch.setattr(sweep_scan, "scan_batch", racing)
+    assert sweep_parts._step(part.pk) == -1
+    part.refresh_from_db()
+    assert raced == [2]
+    assert part.done == 2
