@@ -5,12 +5,21 @@
 planted near duplicates compared with all-pairs.
 
     .venv/bin/python bench/sweep.py [--sizes 10000,100000] [--backends sqlite]
+
+With --workers N, it instead sweeps each room with 1 to N `manage.py db_worker --batch` processes
+(the sweep planned into parts of a tenth of the room, each part a task), from the moment the
+workers start until the last exits (their start-up included), and checks they proposed the same
+pairs as one worker.
+
+    .venv/bin/python bench/sweep.py --workers 2 [--sizes 10000,100000]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
+    ROOT,
     Vocabulary,
     arguments,
     drawer_row,
@@ -119,14 +129,76 @@ def child(backend: str, sizes: list[int], baseline_size: int) -> None:
         print(json.dumps(row), flush=True)
 
 
+def with_workers(backend: str, sizes: list[int], most: int) -> None:
+    setup_django(fresh_database_url(backend))
+    from dedup.maintenance import optimize_candidate_indexes
+    from review.models import Proposal
+    from review.services import sweep_parts
+    from review.services import sweeps as sweep_services
+    from review.tasks import run_sweep_part
+
+    rng = random.Random(11)
+    for size in sizes:
+        room, planted, _, _ = build_room(size, rng)
+        optimize_candidate_indexes()
+        sweep_parts.PART_SIZE = max(1, size // 10)
+        first: set | None = None
+        for workers in range(1, most + 1):
+            Proposal.objects.all().delete()  # else the second run proposes nothing new
+            run = sweep_services.start(wing=room.wing.name, room=room.name, threshold=0.9)
+            for part in sweep_parts.plan(run):
+                run_sweep_part.enqueue(part.pk)
+            command = [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"]
+            started = time.perf_counter()
+            processes = [
+                subprocess.Popen([*command, "--no-reload"], cwd=ROOT, env=dict(os.environ))
+                for _ in range(workers)
+            ]
+            for process in processes:
+                process.wait()
+            seconds = time.perf_counter() - started
+            run.refresh_from_db()
+            proposed = set(run.proposals.values_list("newer_drawer", "older_drawer"))
+            first = proposed if first is None else first
+            row = {"backend": backend, "size": size, "workers": workers, "seconds": seconds}
+            row |= {"status": run.status, "done": run.done, "parts": run.parts.count()}
+            row |= {"same": proposed == first, "found": len(planted & proposed)}
+            print(json.dumps(row | {"planted": len(planted)}), flush=True)
+
+
+def workers_table(rows: list[dict]) -> str:
+    return table(
+        ["backend", "drawers", "parts", "workers", "status", "sweep s", "drawers/s", "same as 1"],
+        [
+            [
+                r["backend"],
+                f"{r['size']:,}",
+                r["parts"],
+                r["workers"],
+                r["status"],
+                f"{r['seconds']:.1f}",
+                f"{r['done'] / r['seconds']:,.0f}",
+                "yes" if r["same"] else "NO",
+            ]
+            for r in rows
+        ],
+    )
+
+
 def recall(found: int, expected: int) -> str:
     return f"{found}/{expected} ({100 * found / max(1, expected):.1f}%)"
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="10000,100000")
+    args = arguments(__doc__, sizes="10000,100000", workers=0)
     if args.child:
-        child(args.child, args.sizes, args.sizes[0])
+        if args.workers:
+            with_workers(args.child, args.sizes, args.workers)
+        else:
+            child(args.child, args.sizes, args.sizes[0])
+        return
+    if args.workers:
+        print(workers_table(list(run_children(__file__, args.backends))))
         return
     rows = []
     for r in run_children(__file__, args.backends):

@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from palace.models import Drawer, DrawerLink, Entity, EntityLink
+from palace.models import Drawer, DrawerLink, Entity, EntityLink, Room
 
 
 class SweepRun(models.Model):
@@ -59,6 +59,45 @@ class SweepRun(models.Model):
             if self.status == self.Status.DONE
             else (self.done / self.total if self.total else 0.0)
         )
+
+
+class SweepPart(models.Model):
+    """One task of a run: a scope (a room; a diary per agent; all entities) and a range of ids
+    in it (`low_pk` <= id < `high_pk`). Parts run in parallel in any number of workers; each
+    batch of a part commits its proposals with `last_pk`, `done`, `compared` and `counts`, so a
+    crashed part resumes after the last batch it committed. The run's progress is the sum of
+    its parts'."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey(SweepRun, on_delete=models.CASCADE, related_name="parts")
+    number = models.PositiveIntegerField()
+    room = models.ForeignKey(
+        Room, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    agent = models.CharField(max_length=150, null=True, blank=True, help_text="A diary's agent.")
+    low_pk = models.BigIntegerField()
+    high_pk = models.BigIntegerField()
+    last_pk = models.BigIntegerField(default=0, help_text="The last id its committed batches did.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    compared = models.PositiveBigIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "number"], name="sweep_part_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"part {self.number} of sweep {self.run_id} ({self.status})"
 
 
 class Proposal(models.Model):

@@ -1,13 +1,26 @@
 """Background work through Django's tasks API (django-tasks, database backend): run the worker
-with `manage.py db_worker`, on as many machines as the database serves."""
+with `manage.py db_worker`, on as many machines as the database serves. A sweep is planned into
+parts, each its own task, so any number of workers sweep it in parallel (see `sweep_parts`)."""
 
 from django_tasks import task
 
 from review.models import SweepRun
-from review.services import sweeps
+from review.services import sweep_parts
 
 
 @task()
 def run_sweep(run_id: int) -> dict:
-    run = sweeps.execute(SweepRun.objects.get(pk=run_id))
-    return run.counts
+    """Plan the run into parts and enqueue each unfinished one; enqueueing it again (after a
+    crash) resumes the unfinished parts where their last committed batch left them."""
+    parts = sweep_parts.resume(SweepRun.objects.get(pk=run_id))
+    for part in parts:
+        run_sweep_part.enqueue(part.pk)
+    if not parts:
+        sweep_parts.finish(run_id)
+    return {"parts": len(parts)}
+
+
+@task()
+def run_sweep_part(part_id: int) -> dict:
+    run = sweep_parts.run_part(part_id)
+    return {"run": run.pk, "status": run.status}

@@ -38,5 +38,7 @@ class QueueView(APIView):
         """Open similar_to and possibly_same_as links, filtered and ordered like the page."""
         filters = queue_filters(request.query_params)
         page = selectors.queue_page(filters, cursor=request.query_params.get("cursor"))
-        page.counts = selectors.queue_counts(filters, request.user)
+        page.counts = selectors.queue_counts(
+            filters, request.user, cursor=request.query_params.get("cursor")
+        )
         return Response(QueueSerializer(page).data)

@@ -239,8 +239,39 @@ def next_item(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -
     return page.items[0].ref if page.items else None
 
 
-def queue_counts(filters: QueueFilters, user: User | AnonymousUser) -> dict[str, int]:
-    """Counts for the current filters, per kind, and the progress line."""
+# Counts are counted, capped, on the first page only. Counter rows kept by the services would
+# make the totals free, but every service that opens or closes an item (writes, decisions,
+# reverts, deletions, sweeps' apply) would have to keep them, and they could not count a filter
+# (a wing, a similarity range, a text); a count over at most COUNT_CAP + 1 index entries is
+# bounded at any size and counts every filter exactly up to the cap. Later pages and the API's
+# next pages (with a cursor) count nothing.
+COUNT_CAP = 10_000
+
+
+class AtLeast(int):
+    """A count that reached the cap: at least this many, shown "10,000+"."""
+
+    def __str__(self) -> str:
+        return f"{int(self):,}+"
+
+
+def capped_count(rows: QuerySet) -> int:
+    counted = rows[: COUNT_CAP + 1].count()
+    return AtLeast(COUNT_CAP) if counted > COUNT_CAP else counted
+
+
+def _sum(*counts: int) -> int:
+    total = sum(int(count) for count in counts)
+    return AtLeast(total) if any(isinstance(count, AtLeast) for count in counts) else total
+
+
+def queue_counts(
+    filters: QueueFilters, user: User | AnonymousUser, *, cursor: str | None = None
+) -> dict[str, int]:
+    """Counts for the current filters, per kind, and the progress line, each capped at
+    COUNT_CAP (an `AtLeast` then); none past the first page (`cursor` given)."""
+    if cursor:
+        return {}
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     # The items decided today that stay decided, each once, as the queue's "decided" list shows
     # them: a reverted decision, a revert row, and a sweep proposal's verdict are not counted.
@@ -257,22 +288,22 @@ def queue_counts(filters: QueueFilters, user: User | AnonymousUser) -> dict[str,
         .distinct()
     )
     counts = {
-        "drawer": drawer_links(filters).count() if filters.includes_drawers else 0,
-        "entity": entity_links(filters).count() if filters.includes_entities else 0,
-        "proposal": proposals(filters).count() if filters.includes_proposals else 0,
+        "drawer": capped_count(drawer_links(filters)) if filters.includes_drawers else 0,
+        "entity": capped_count(entity_links(filters)) if filters.includes_entities else 0,
+        "proposal": capped_count(proposals(filters)) if filters.includes_proposals else 0,
     }
     if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
-        open_items = counts["drawer"] + counts["entity"]
+        open_items = _sum(counts["drawer"], counts["entity"])
     else:
-        open_items = (
-            DrawerLink.objects.filter(status=DrawerLink.Status.OPEN).count()
-            + EntityLink.objects.filter(status=EntityLink.Status.OPEN).count()
+        open_items = _sum(
+            capped_count(DrawerLink.objects.filter(status=DrawerLink.Status.OPEN)),
+            capped_count(EntityLink.objects.filter(status=EntityLink.Status.OPEN)),
         )
     return {
         **counts,
         "open": open_items,
-        "decided_today": decisions_today.count(),
-        "decided_today_by_you": decisions_today.filter(actor=user).count()
+        "decided_today": capped_count(decisions_today),
+        "decided_today_by_you": capped_count(decisions_today.filter(actor=user))
         if user.is_authenticated
         else 0,
     }

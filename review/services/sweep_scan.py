@@ -9,7 +9,10 @@ proposed before is never proposed again: sweeping the same data twice proposes n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import cast
+
+from django.db.models import QuerySet
 
 from dedup import candidates, policy
 from dedup.services import Destination, candidates_for_text
@@ -24,15 +27,25 @@ from palace.models import (
     Room,
 )
 from review.gates import drawer_gates
-from review.models import Proposal, SweepRun
+from review.models import Proposal, SweepPart, SweepRun
 
-Progress = Callable[[int, int], None]
 Found = list[tuple[int, candidates.Candidate, policy.Assessment]]
-BATCH = 200  # drawers compared between two progress reports
+BATCH = 200  # rows a part does (and commits) at a time
 DIARY_ROOM = Destination.DIARY.room  # each agent's diary is its own scope
 
 
-def _scopes(run: SweepRun) -> Iterable[candidates.Scope]:
+@dataclass
+class Tally:
+    """What one batch did: pairs compared and proposals per tier."""
+
+    compared: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, tier: str) -> None:
+        self.counts[tier] = self.counts.get(tier, 0) + 1
+
+
+def scopes(run: SweepRun) -> Iterable[candidates.Scope]:
     rooms = Room.objects.select_related("wing").order_by("pk")
     if run.wing:
         rooms = rooms.filter(wing__name=run.wing)
@@ -45,6 +58,61 @@ def _scopes(run: SweepRun) -> Iterable[candidates.Scope]:
                 yield candidates.Scope(room=room, agent=agent)
         else:
             yield candidates.Scope(room=room)
+
+
+def part_rows(run: SweepRun, part: SweepPart) -> QuerySet:
+    """The rows a part sweeps: its scope's current drawers (or the unmerged entities) with ids
+    from `low_pk` up to, not including, `high_pk`."""
+    if run.entities:
+        rows: QuerySet = Entity.objects.filter(redirect_to__isnull=True)
+    else:
+        assert part.room is not None  # a drawer part always has its room
+        rows = candidates.Scope(room=part.room, agent=part.agent).drawers()
+    return rows.filter(pk__gte=part.low_pk, pk__lt=part.high_pk).order_by("pk")
+
+
+@dataclass
+class Scanned:
+    """A batch compared but not yet written: `write` writes its proposals (in the caller's
+    transaction) and tallies them."""
+
+    rows: int
+    last_pk: int
+    tally: Tally
+    write: Callable[[], None]
+
+
+def scan_batch(run: SweepRun, part: SweepPart) -> Scanned:
+    """Compare the next batch of the part after `last_pk`, reading only. No rows left: 0 rows."""
+    rows = part_rows(run, part).filter(pk__gt=part.last_pk)
+    tally = Tally()
+    if run.entities:
+        entities = list(rows[:BATCH])
+        found = [_scan_entity(entity, tally) for entity in entities]
+
+        def write_entities() -> None:
+            for entity, pool, pairs in found:
+                if pairs:
+                    _propose_entity_pairs(run, entity, pool, pairs, tally)
+
+        last = entities[-1].pk if entities else part.last_pk
+        return Scanned(len(entities), last, tally, write_entities)
+    batch = [
+        (pk, policy.Text(content_hash, normalized, fingerprint))
+        for pk, content_hash, normalized, fingerprint in rows.values_list(
+            "pk", "content_hash", "normalized_content", "fingerprint"
+        )[:BATCH]
+    ]
+    if not batch:
+        return Scanned(0, part.last_pk, tally, lambda: None)
+    assert part.room is not None
+    pairs = _sweep_batch(run, candidates.Scope(room=part.room, agent=part.agent), batch, tally)
+    return Scanned(
+        len(batch),
+        batch[-1][0],
+        tally,
+        lambda: _propose_drawer_pairs(run, pairs, tally) if pairs else None,
+    )
 
 
 def _known_pairs(kind: Proposal.Kind, ids: set[int]) -> set[tuple[int, int]]:
@@ -61,42 +129,15 @@ def _known_pairs(kind: Proposal.Kind, ids: set[int]) -> set[tuple[int, int]]:
     return known
 
 
-def _tally(counts: dict[str, int], tier: str) -> None:
-    counts[tier] = counts.get(tier, 0) + 1
-
-
 # --- drawers -----------------------------------------------------------------------------------
-
-
-def sweep_drawers(run: SweepRun, progress: Progress) -> dict[str, int]:
-    scopes = list(_scopes(run))
-    run.total = sum(scope.drawers().count() for scope in scopes)
-    run.save(update_fields=["total"])
-    counts: dict[str, int] = {}
-    for scope in scopes:
-        rows = (
-            scope.drawers()
-            .order_by("pk")
-            .values_list("pk", "content_hash", "normalized_content", "fingerprint")
-        )
-        batch: list[tuple[int, policy.Text]] = []
-        for pk, content_hash, normalized, fingerprint in rows.iterator(chunk_size=1000):
-            batch.append((pk, policy.Text(content_hash, normalized, fingerprint)))
-            if len(batch) == BATCH:
-                _sweep_batch(run, scope, batch, counts, progress)
-                batch = []
-        if batch:
-            _sweep_batch(run, scope, batch, counts, progress)
-    return counts
 
 
 def _sweep_batch(
     run: SweepRun,
     scope: candidates.Scope,
     batch: list[tuple[int, policy.Text]],
-    counts: dict[str, int],
-    progress: Progress,
-) -> None:
+    tally: Tally,
+) -> Found:
     found: Found = []
     for pk, text in batch:
         hits = candidates_for_text(
@@ -110,21 +151,17 @@ def _sweep_batch(
             if candidate.id >= pk or candidate.id in seen:  # each pair once, from its newer side
                 continue
             seen.add(candidate.id)
-            run.compared += 1
+            tally.compared += 1
             old = policy.Text(
                 candidate.content_hash, candidate.normalized_content, candidate.fingerprint
             )
             assessment = policy.assess(text, old, threshold=run.threshold)
             if assessment.verdict is not None:
                 found.append((pk, candidate, assessment))
-    if found:
-        _propose_drawer_pairs(run, found, counts)
-    run.done += len(batch)
-    SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
-    progress(run.done, run.total)
+    return found
 
 
-def _propose_drawer_pairs(run: SweepRun, found: Found, counts: dict[str, int]) -> None:
+def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
     ids = {pk for pk, _, _ in found} | {c.id for _, c, _ in found}
     known = _known_pairs(Proposal.Kind.DRAWER, ids)
     drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=ids).only("pk", "content", "kind")}
@@ -142,10 +179,10 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, counts: dict[str, int]) -
             newer, older, mentioned.get(pk, set()), mentioned.get(candidate.id, set())
         )
         if run.same_kind and gates["same_kind"] is False:
-            _tally(counts, "skipped_kind")
+            tally.add("skipped_kind")
             continue
         tier = str(assessment.verdict)
-        _tally(counts, tier)
+        tally.add(tier)
         proposals.append(
             Proposal(
                 run=run,
@@ -164,24 +201,14 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, counts: dict[str, int]) -
 # --- entities ----------------------------------------------------------------------------------
 
 
-def sweep_entities(run: SweepRun, progress: Progress) -> dict[str, int]:
-    """Resolve each existing entity against the older ones, with the write path's rules: what
-    would have converged, or been linked as a possible match, is proposed."""
-    entities = Entity.objects.filter(redirect_to__isnull=True).order_by("pk")
-    run.total = entities.count()
-    run.save(update_fields=["total"])
-    counts: dict[str, int] = {}
-    for entity in entities.iterator(chunk_size=500):
-        pool = _older_candidates(entity)
-        run.compared += len(pool)
-        pairs = _entity_pairs(entity, pool)
-        if pairs:
-            _propose_entity_pairs(run, entity, pool, pairs, counts)
-        run.done += 1
-        if run.done % BATCH == 0 or run.done == run.total:
-            SweepRun.objects.filter(pk=run.pk).update(done=run.done, compared=run.compared)
-            progress(run.done, run.total)
-    return counts
+def _scan_entity(
+    entity: Entity, tally: Tally
+) -> tuple[Entity, dict[int, Entity], list[tuple[int, str, float]]]:
+    """Resolve an existing entity against the older ones, with the write path's rules: what
+    would have converged, or been linked as a possible match, is to be proposed."""
+    pool = _older_candidates(entity)
+    tally.compared += len(pool)
+    return entity, pool, _entity_pairs(entity, pool)
 
 
 def _older_candidates(entity: Entity) -> dict[int, Entity]:
@@ -223,7 +250,7 @@ def _propose_entity_pairs(
     entity: Entity,
     pool: dict[int, Entity],
     pairs: list[tuple[int, str, float]],
-    counts: dict[str, int],
+    tally: Tally,
 ) -> None:
     already = _known_pairs(Proposal.Kind.ENTITY, {entity.pk})
     new = [
@@ -241,5 +268,5 @@ def _propose_entity_pairs(
         if (entity.pk, older) not in already
     ]
     for proposal in new:
-        _tally(counts, proposal.tier)
+        tally.add(proposal.tier)
     Proposal.objects.bulk_create(new, ignore_conflicts=True)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import logging
 import random
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
-from dedup.errors import DomainError, InvalidInput
+from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from palace.models import (
     AuditAction,
@@ -23,11 +23,13 @@ from palace.models import (
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
+from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.sweep_apply import APPLIED, Applied, apply, reverse
-from review.services.sweep_scan import Progress, sweep_drawers, sweep_entities
 
 logger = logging.getLogger("castellan.sweeps")
+
+Progress = Callable[[int, int], None]  # (rows done, rows in the run)
 
 
 def start(
@@ -60,21 +62,33 @@ def start(
     )
 
 
+def run_to_resume(pk: int) -> SweepRun:
+    run = SweepRun.objects.filter(pk=pk).first()
+    if run is None:
+        raise NotFound("No such sweep.", code="sweep_not_found")
+    if run.status == SweepRun.Status.DONE:
+        raise Conflict("The sweep is done already.")
+    return run
+
+
 def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> SweepRun:
-    """Sweep and write the proposals. Proposals are written as they are found, so a crashed run
-    keeps what it found and a second run does not propose it again."""
-    run.status, run.started_at = SweepRun.Status.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started_at"])
-    try:
-        counts = sweep_entities(run, progress) if run.entities else sweep_drawers(run, progress)
-    except Exception as error:
-        run.status, run.error, run.finished_at = SweepRun.Status.FAILED, str(error), timezone.now()
-        run.save(update_fields=["status", "error", "finished_at"])
-        logger.exception("sweep %s failed", run.pk)
-        raise
-    run.status, run.counts, run.finished_at = SweepRun.Status.DONE, counts, timezone.now()
-    run.save(update_fields=["status", "counts", "compared", "done", "finished_at"])
-    logger.info("sweep %s done: %s", run.pk, counts)
+    """Sweep and write the proposals here, part after part (`review.tasks.run_sweep` runs the
+    parts in workers instead). Proposals are committed batch by batch with the part's progress,
+    so a crashed run keeps what it found, and executing it again resumes where it stopped."""
+    parts = sweep_parts.resume(run)
+    done = sum(part.done for part in run.parts.all())
+
+    def batch_done(rows: int) -> None:
+        nonlocal done
+        done += rows
+        progress(done, run.total)
+
+    for part in parts:
+        sweep_parts.run_part(part.pk, batch_done=batch_done)
+    run.refresh_from_db()
+    if run.status != SweepRun.Status.DONE:  # no parts at all
+        sweep_parts.finish(run.pk)
+        run.refresh_from_db()
     return run
 
 

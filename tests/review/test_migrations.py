@@ -43,11 +43,12 @@ def lay_down_bare_ids(apps):
         kind="drawer", newer_id=newer.pk, older_id=older.pk, applied_link=link.pk, **common
     )
     entity = proposals.create(kind="entity", newer_id=adah.pk, older_id=ada.pk, **common)
-    gone = proposals.create(kind="drawer", newer_id=999, older_id=older.pk, **common)
+    missing = older.pk + 10**9  # no drawer has it, and above the older (sequences run on)
+    gone = proposals.create(kind="drawer", newer_id=missing, older_id=older.pk, **common)
     pairs = model("palace", "DistinctPair").objects
     pairs.create(kind="drawer", low=older.pk, high=newer.pk)
     pairs.create(kind="entity", low=ada.pk, high=adah.pk)
-    pairs.create(kind="drawer", low=older.pk, high=999)
+    pairs.create(kind="drawer", low=older.pk, high=missing)
     audit = model("palace", "AuditEntry").objects
     decision = audit.create(action="review.dismiss", target_type="review_item", target_id="d1")
     revert = audit.create(

@@ -41,6 +41,13 @@ class Command(BaseCommand):
             action="store_true",
             help="Enqueue the sweep for `manage.py db_worker` instead of running it here.",
         )
+        parser.add_argument(
+            "--resume",
+            type=int,
+            metavar="RUN",
+            help="Go on with an interrupted or failed run: its unfinished parts resume after "
+            "their last committed batch.",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(
@@ -53,17 +60,22 @@ class Command(BaseCommand):
         entities: bool,
         background: bool,
         no_progress: bool,
+        resume: int | None,
         **options: Any,
     ) -> None:
         try:
-            run = sweeps.start(
-                wing=wing,
-                room=room,
-                threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
-                if threshold is None
-                else threshold,
-                same_kind=same_kind,
-                entities=entities,
+            run = (
+                sweeps.run_to_resume(resume)
+                if resume is not None
+                else sweeps.start(
+                    wing=wing,
+                    room=room,
+                    threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
+                    if threshold is None
+                    else threshold,
+                    same_kind=same_kind,
+                    entities=entities,
+                )
             )
         except DomainError as error:
             raise CommandError(error.message) from error
