@@ -20,9 +20,10 @@ from review.items import (
 from review.selectors.audit import last_decision, not_reverted
 from review.selectors.items import aliases_would_settle
 from review.services import sweeps
-from review.services.actions import ACTIONS, consolidated
+from review.services.actions import ACTIONS
 from review.services.clusters import ClusterChanged, ClusterChoice, ClusterResult, decide_cluster
 from review.services.decisions import BulkResult, already_decided, decide, decide_many
+from review.services.drawer_merges import consolidated
 from review.services.reverts import (
     dependents,
     last_own_decision,

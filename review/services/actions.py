@@ -15,12 +15,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput
-from dedup.locks import advisory_lock
-from dedup.mining import MINED_SOURCE_KIND
-from dedup.services import DIARY_ROOM, index_person_alias
+from dedup.services import index_person_alias
 from palace.models import DistinctPair, Drawer, DrawerLink, Entity, EntityAlias, EntityLink
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal
+from review.services.drawer_merges import consolidated, make_current
 
 Link = DrawerLink | EntityLink
 LINK_MODELS: dict[ItemKind, type[Link]] = {
@@ -151,7 +150,7 @@ class MergeDrawers(LinkDecision):
     def restore(self, before: dict, after: dict) -> None:
         if before.get("other") is None:  # a cluster's link between two members merged by others
             return
-        _make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        make_current(before["other"]["id"], beside=before["canonical"]["id"])
         Drawer.objects.filter(pk=before["canonical"]["id"]).update(
             consolidation=before["canonical"]["consolidation"]
         )
@@ -164,72 +163,11 @@ class MergeDrawers(LinkDecision):
             or Drawer.objects.filter(pk=before["canonical"]["id"]).exists()
         ):
             raise target_deleted("The item's link")
-        _make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        make_current(before["other"]["id"], beside=before["canonical"]["id"])
         return [
             "the link, deleted with the kept drawer",
             "the kept drawer's consolidation, deleted with it",
         ]
-
-
-def _make_current(drawer_id: int, *, beside: int) -> None:
-    """Make a merged-away drawer current again, unless that puts it beside a current exact copy
-    the write path would not have stored beside it. `beside`, the merge's kept drawer, does not
-    count: the two were current together before the merge."""
-    drawer = Drawer.objects.select_related("room").get(pk=drawer_id)
-    advisory_lock("drawer", drawer.room_id, drawer.content_hash)  # the write path's text lock
-    copy = _exact_copy_of(drawer, beside=beside)
-    if copy is not None:
-        raise Conflict(
-            "Reverting would make this drawer current beside a drawer with the same text, "
-            "written since; supersede or delete that one first.",
-            code="revert_would_duplicate",
-            details={"drawer": str(drawer.uuid), "copy": str(copy.uuid)},
-        )
-    Drawer.objects.filter(pk=drawer_id).update(valid_to=None, superseded_by=None)
-
-
-def _exact_copy_of(drawer: Drawer, *, beside: int) -> Drawer | None:
-    """A current drawer with the same bytes in the drawer's scope (its room; in a diary, the same
-    agent's entries), where neither is named or mined (those are always stored)."""
-    if _kept_beside_copies(drawer):
-        return None
-    copies = Drawer.objects.current().filter(
-        room_id=drawer.room_id, content_hash=drawer.content_hash
-    )
-    if drawer.room.name == DIARY_ROOM:
-        copies = copies.filter(agent=drawer.agent)
-    copies = copies.exclude(pk__in=(drawer.pk, beside)).order_by("pk")
-    return next((c for c in copies if not _kept_beside_copies(c)), None)
-
-
-def _kept_beside_copies(drawer: Drawer) -> bool:
-    return drawer.name is not None or (drawer.source or {}).get("kind") == MINED_SOURCE_KIND
-
-
-def consolidated(keep: Drawer, other: Drawer) -> dict:
-    """The canonical drawer's record of everything merged into it: every contributing drawer
-    with its provenance, the earliest and latest time the fact was seen, and the restatements."""
-
-    def own(drawer: Drawer) -> list[dict]:
-        return drawer.consolidation.get("sources") or [
-            {
-                "drawer": str(drawer.uuid),
-                "agent": drawer.agent,
-                "source": drawer.source,
-                "seen_at": drawer.created_at.isoformat(),
-            }
-        ]
-
-    sources = own(keep)
-    known = {s["drawer"] for s in sources}
-    sources += [s for s in own(other) if s["drawer"] not in known]
-    seen = sorted(s["seen_at"] for s in sources)
-    return {
-        "sources": sources,
-        "first_seen": seen[0],
-        "last_seen": seen[-1],
-        "restatements": len(sources) - 1,
-    }
 
 
 class RedirectEntity(LinkDecision):

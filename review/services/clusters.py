@@ -28,7 +28,8 @@ from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity, E
 from palace.models import EntityLink as EntityLinkModel
 from review.items import ITEM_TARGET, Action, ItemRef
 from review.selectors.clusters import Cluster, cluster_of
-from review.services.actions import DECIDED_FIELDS, Change, DeleteLink, Link, consolidated
+from review.services.actions import DECIDED_FIELDS, Change, DeleteLink, Link
+from review.services.drawer_merges import consolidated
 
 ENTITY_MODES = (Action.ADD_ALIAS, Action.MERGE)
 
