@@ -19,8 +19,9 @@ server up and are not counted. The POST and GET columns are the browser's Resour
 decision and of the next item's request (server time plus loopback).
 
 BENCH_BASELINE=DIR also serves another checkout of Castellan (say `git archive main | tar -x -C
-DIR`) on the same database, and a second curator's page decides on it in turn with this one, ten
-decisions at a time: the two rows are then measured interleaved, under the same load.
+DIR`) on the same database (on --port + 1 when --port is given), and a second curator's page
+decides on it in turn with this one, ten decisions at a time: the two rows are then measured
+interleaved, under the same load.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ def child(backend: str, args) -> None:
         if os.environ.get("BENCH_BASELINE"):
             baseline = Path(os.environ["BENCH_BASELINE"]).resolve()
             urls[f"baseline ({baseline.name})"] = servers.enter_context(
-                gunicorn(database_url, free_port(), baseline)
+                gunicorn(database_url, args.port + 1 if args.port else free_port(), baseline)
             )
         for label, timings in session(urls, args.decisions).items():
             ms = [t["ms"] for t in timings]

@@ -41,12 +41,24 @@ def next_untaken(
     *,
     after: DrawerLink | EntityLink | Proposal | None = None,
 ) -> ItemRef | None:
-    """The first item of the queue (or the first after `after`) that no other curator holds.
+    """The first item of the queue (or the first after `after`) that no other curator holds."""
+    return next(iter(untaken(filters, user, after=after, count=1)), None)
+
+
+def untaken(
+    filters: QueueFilters,
+    user: User | AnonymousUser,
+    *,
+    after: DrawerLink | EntityLink | Proposal | None = None,
+    count: int = 1,
+) -> list[ItemRef]:
+    """The first `count` items of the queue (or after `after`) that no other curator holds:
+    after a decision, the next item and the one after it, read together.
 
     One query for the holds, then one page of the queue just long enough to pass every held
     item: there are at most as many live holds as curators at work, so the page stays short.
     """
     held = set(_live_held_by_others(user).values_list("item", flat=True))
     cursor = cursor_after(filters, after) if after is not None else None
-    page = queue_page(filters, cursor=cursor, size=len(held) + 1)
-    return next((item.ref for item in page.items if str(item.ref) not in held), None)
+    page = queue_page(filters, cursor=cursor, size=len(held) + count)
+    return [item.ref for item in page.items if str(item.ref) not in held][:count]

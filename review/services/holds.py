@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from review.items import ItemRef
@@ -36,8 +37,10 @@ def hold_take(*, item: ItemRef, curator: User) -> ItemHold:
     expires_at = now + timedelta(seconds=HOLD_SECONDS)
     key = str(item)
     with transaction.atomic():
-        ItemHold.objects.filter(expires_at__lte=now).delete()  # expired holds, cleaned lazily
-        ItemHold.objects.filter(curator=curator).exclude(item=key).delete()
+        # Expired holds (cleaned lazily) and the curator's other holds, in one statement.
+        ItemHold.objects.filter(
+            Q(expires_at__lte=now) | (Q(curator=curator) & ~Q(item=key))
+        ).delete()
         _upsert(key, curator.pk, expires_at, now)
         hold = ItemHold.objects.select_related("curator").filter(item=key).first()
     # None only if the other curator let go between the upsert and this read: the item is free,

@@ -37,9 +37,16 @@ from review.views.common import (
 from review.views.holds import hold_context
 
 
-def _item_context(request: HtmxHttpRequest, ref: ItemRef, params: QueryDict | None = None) -> dict:
+def _item_context(
+    request: HtmxHttpRequest,
+    ref: ItemRef,
+    params: QueryDict | None = None,
+    *,
+    upcoming: list[ItemRef] | None = None,
+) -> dict:
     """An item's page; `params` (default: the request's own) hold the queue filter it is in. The
-    curator looking at an open item takes (or renews) its hold."""
+    curator looking at an open item takes (or renews) its hold. `upcoming`, when the caller has
+    read them already, are the untaken items after this one (the first is its "next")."""
     detail = selectors.item_detail(ref)
     if detail is None:
         raise Http404("No such review item.")
@@ -52,7 +59,9 @@ def _item_context(request: HtmxHttpRequest, ref: ItemRef, params: QueryDict | No
         "query": params.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
         # The next item nobody else holds (item holds: `review.services.holds`).
-        "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link),
+        "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link)
+        if upcoming is None
+        else next(iter(upcoming), None),
         "open": is_open,
         "renew_seconds": hold_services.HOLD_RENEW_SECONDS,
     }
@@ -137,19 +146,21 @@ def _gone(request: HtmxHttpRequest, ref: ItemRef) -> HttpResponse:
     return render(request, template, {"gone": gone, "query": request.GET.urlencode()})
 
 
-def _next_item(request: HttpRequest, query: str) -> tuple[str, ItemRef | None]:
+def _next_items(request: HttpRequest, query: str) -> tuple[str, list[ItemRef]]:
     """The URL of the first open item of the curator's filter that no other curator holds (or of
-    the queue, when none is left), and that item."""
+    the queue, when none is left), and that item with the one after it (its page's "next"), read
+    in one queue read."""
     filters = queue_filters(QueryDict(query))
-    next_ref = hold_selectors.next_untaken(filters, request.user)  # passes items others hold
+    refs = hold_selectors.untaken(filters, request.user, count=2)  # passes items others hold
     suffix = f"?{query}" if query else ""
-    if next_ref is not None:
-        return reverse("review:item", args=[next_ref]) + suffix, next_ref
-    return reverse("review:queue") + suffix, None
+    if refs:
+        return reverse("review:item", args=[refs[0]]) + suffix, refs
+    return reverse("review:queue") + suffix, refs
 
 
 def _decide_from_form(request: HttpRequest, ref: ItemRef):
-    """Decide the item as the form says, with the aliases it settles, in one transaction."""
+    """Decide the item as the form says, with the aliases it settles, and let go of the
+    curator's hold on it, in one transaction (one commit)."""
     also = request.POST.getlist("also_dismiss")
     batch = uuid.uuid4() if also else None
     with transaction.atomic():
@@ -170,6 +181,7 @@ def _decide_from_form(request: HttpRequest, ref: ItemRef):
                 note=f"settled by the alias decided on {ref}",
                 batch=batch,
             )
+        hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
     return entry
 
 
@@ -192,16 +204,16 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
 
 def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
     query = request.POST.get("query", "")
-    next_url, next_ref = _next_item(request, query)
+    next_url, refs = _next_items(request, query)
     if not request.htmx:
         return redirect(next_url)
-    if next_ref is None:
+    if not refs:
         return HttpResponseClientRedirect(next_url)  # the queue is a full page
     # The next item comes back with the decision, swapped into the form's target (#main) under
     # its own URL: one round trip, not a redirect the browser would then follow (issue 13,
     # capability 15; bench/console.py measures it).
     try:
-        context = _item_context(request, next_ref, QueryDict(query))
+        context = _item_context(request, refs[0], QueryDict(query), upcoming=refs[1:])
     except Http404:  # decided and deleted since, by someone else: let the browser ask again
         return HttpResponseLocation(next_url, target="#main")
     response = render(request, "review/_item.html", context)
@@ -223,7 +235,6 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         entry = _decide_from_form(request, ref)
     except DomainError as error:
         return _refused(request, item_id, error)
-    hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
     offer_undo(request, entry)
