@@ -233,12 +233,6 @@ def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal
     return _encode(QueueItem(ItemRef.of(link), link, raw))
 
 
-def next_item(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> ItemRef | None:
-    """The item after this one in the queue's order (whatever this one's status now)."""
-    page = queue_page(filters, cursor=cursor_after(filters, link), size=1)
-    return page.items[0].ref if page.items else None
-
-
 # Counts are counted, capped, on the first page only. Counter rows kept by the services would
 # make the totals free, but every service that opens or closes an item (writes, decisions,
 # reverts, deletions, sweeps' apply) would have to keep them, and they could not count a filter

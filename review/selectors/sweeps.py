@@ -131,15 +131,18 @@ def apply_reach(
     rows = run.proposals.filter(status=Proposal.Status.PROPOSED).values_list(
         "kind", "tier", "score", "gates", "verdict"
     )
+    # In `services.sweep_apply`'s order (`_Apply.settle`): a "not the same" verdict first, at any
+    # score or tier; then below the threshold; then outside the chosen tiers (left proposed).
     for kind, tier, score, gates, verdict in rows:
-        if score < threshold or tier not in tiers:
-            reach["discard" if discard_below else "keep"] += 1
-            continue
         if verdict == "wrong":  # judged "not the same": never linked, recorded distinct
             reach["distinct"] += 1
-            continue
-        merges = kind == Proposal.Kind.DRAWER and tier in merge_tiers and gates_pass(gates)
-        reach["merge" if merges else "link"] += 1
+        elif score < threshold:
+            reach["discard" if discard_below else "keep"] += 1
+        elif tier not in tiers:
+            reach["keep"] += 1
+        else:
+            merges = kind == Proposal.Kind.DRAWER and tier in merge_tiers and gates_pass(gates)
+            reach["merge" if merges else "link"] += 1
     return reach
 
 

@@ -165,15 +165,18 @@ def revert_batch(
                 action=REVERT_ACTION
             )
         )
-        pks = list(decisions.order_by("pk").values_list("pk", flat=True))
-        if not pks:
+        entries = list(decisions.order_by("pk"))
+        if not entries:
             raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
-        _lock(pks)
-        entries = list(AuditEntry.objects.filter(pk__in=pks).order_by("pk"))
+        # Every row this may revert, the batch's and the later ones', locked in one ascending
+        # pass (the canonical order), then judged again: a concurrent revert of the same batch
+        # (a double click, the console and the API) leaves nothing for the second one.
+        _lock(sorted({e.pk for e in entries} | {e.pk for e in _batch_dependents(entries)}))
+        entries = list(not_reverted(AuditEntry.objects.filter(pk__in=[e.pk for e in entries])))
+        if not entries:
+            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
+        entries.sort(key=lambda e: e.pk)
         later = _batch_dependents(entries)
-        if later:
-            _lock([e.pk for e in later])
-            later = _batch_dependents(entries)
         if later and not cascade:
             names = ", ".join(f"#{e.pk}" for e in later)
             raise RevertBlocked(

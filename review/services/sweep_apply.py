@@ -3,6 +3,7 @@ other writes of a sweep are in `sweeps`)."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -12,7 +13,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from dedup.errors import Conflict, NotFound
+from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.policy import NEAR_THRESHOLD_RANGE
 from dedup.services import drawer_link
 from palace.models import (
     AuditAction,
@@ -68,6 +70,9 @@ def apply(
     counted, explained and stored on the run (`SweepRun.applications`)."""
     if run.status != SweepRun.Status.DONE:
         raise Conflict("Only a finished run can be applied.", code="run_not_done")
+    low, high = NEAR_THRESHOLD_RANGE
+    if not (math.isfinite(threshold) and low <= threshold <= high):  # NaN compares false
+        raise InvalidInput(f"threshold must be a number from {low} to {high}.")
     application = _Application(
         run=run,
         tiers=set(tiers or (ENTITY_TIERS if run.entities else DRAWER_TIERS)),
@@ -267,6 +272,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     undone = 0
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
     with transaction.atomic():
+        SweepRun.objects.select_for_update().get(pk=run.pk)  # one apply or reverse at a time
         applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry

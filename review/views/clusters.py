@@ -17,9 +17,10 @@ from dedup.errors import DomainError
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
+from review.forms import ascii_number
 from review.services import Action, ClusterChoice, ItemRef
 from review.services.clusters import ENTITY_MODES
-from review.views.common import HtmxHttpRequest, require_decide
+from review.views.common import HtmxHttpRequest, require_decide, wants_partial
 
 FATES = ("merge", "distinct", "open")
 
@@ -65,7 +66,7 @@ def cluster(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         return render(request, "review/cluster_gone.html", {"ref": ref}, status=404)
     if context["cluster"].ref != ref:  # any link of the cluster reaches it, under one name
         return redirect(reverse("review:cluster", args=[context["cluster"].id]))
-    template = "review/_cluster.html" if request.htmx else "review/cluster.html"
+    template = "review/_cluster.html" if wants_partial(request) else "review/cluster.html"
     return render(request, template, context)
 
 
@@ -73,7 +74,8 @@ def _choice(request: HttpRequest, members: list[str]) -> ClusterChoice:
     """The curator's choice from the form: the canonical member, and a fate per member."""
     canonical = request.POST.get("canonical", "")
     fates = {uuid_: request.POST.get(f"fate-{uuid_}", "open") for uuid_ in members}
-    shown = {int(pk) for pk in request.POST.get("links", "").split(",") if pk.strip().isdigit()}
+    raw = request.POST.get("links", "").split(",")
+    shown = {pk for pk in map(ascii_number, raw) if pk is not None}  # "²" or 30 digits: ignored
     mode = request.POST.get("mode", "")
     return ClusterChoice(
         canonical=canonical,

@@ -13,16 +13,19 @@ decided some), the page is shown again with the new reach rather than deciding w
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter
 
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.items import ItemKind, ItemRef
 from review.models import SweepRun
 from review.selectors import sweeps as sweep_selectors
+from review.views.common import safe_next
 
 BULK_SALT = "review.bulk-confirm"
 KIND_LABELS = {
@@ -66,6 +69,7 @@ def bulk_confirmation(
         "fields": {
             name: request.POST.get(name, "") for name in ("action", "filter", "note", "next")
         },
+        "cancel": safe_next(request, reverse("review:queue")),  # never an off-site or script URL
     }
     return render(request, "review/bulk_confirm.html", context)
 
@@ -84,6 +88,8 @@ def sweep_confirmation(request: HttpRequest, run: SweepRun) -> HttpResponse | No
     try:
         threshold = float(request.POST.get("threshold") or 1.0)
     except ValueError:
+        return None
+    if not math.isfinite(threshold):  # "nan", "inf": refused by the apply itself, with its message
         return None
     tiers = request.POST.getlist("tiers") or (ENTITY_TIERS if run.entities else DRAWER_TIERS)
     context["threshold"] = threshold

@@ -19,9 +19,11 @@ from django_htmx.http import (
 )
 
 from dedup.errors import DomainError
+from palace.models import EntityLink
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
-from review.forms import QueueFilterForm, queue_filters
+from review.forms import QueueFilterForm
+from review.items import ItemKind
 from review.selectors import holds as hold_selectors
 from review.selectors.gone import gone_item
 from review.services import ItemRef
@@ -52,7 +54,7 @@ def _item_context(
         raise Http404("No such review item.")
     params = request.GET if params is None else params
     filters, _ = filters_or_defaults(QueueFilterForm(params))
-    is_open = getattr(detail.link, "status", "") == "open"
+    is_open = _is_open(ref, detail)
     context: dict[str, Any] = {
         "item": detail,
         "ref": ref,
@@ -74,10 +76,17 @@ def _item_context(
     return context | _entity_link_context(cast(selectors.EntityItem, detail), ref)
 
 
-def _proposal_context(detail: selectors.ProposalItem) -> dict:
+def _is_open(ref: ItemRef, detail: Any) -> bool:
+    """Still to decide: an open link, or a proposal proposed and not judged yet (held by the
+    curator looking at it, like any open item)."""
     link = detail.link
+    if ref.is_proposal:
+        return not link.verdict and link.status == "proposed"
+    return getattr(link, "status", "") == "open"
+
+
+def _proposal_context(detail: selectors.ProposalItem) -> dict:
     return {
-        "open": not link.verdict and link.status == "proposed",
         "sides": [
             {"label": "older", "segments": detail.left},
             {"label": "newer", "segments": detail.right},
@@ -150,7 +159,9 @@ def _next_items(request: HttpRequest, query: str) -> tuple[str, list[ItemRef]]:
     """The URL of the first open item of the curator's filter that no other curator holds (or of
     the queue, when none is left), and that item with the one after it (its page's "next"), read
     in one queue read."""
-    filters = queue_filters(QueryDict(query))
+    # The item page carried the filter as it came (a stale bookmark may hold a bad value): the
+    # decision is made by now, so a bad filter falls back to the defaults, as the page did.
+    filters, _ = filters_or_defaults(QueueFilterForm(QueryDict(query)))
     refs = hold_selectors.untaken(filters, request.user, count=2)  # passes items others hold
     suffix = f"?{query}" if query else ""
     if refs:
@@ -158,17 +169,30 @@ def _next_items(request: HttpRequest, query: str) -> tuple[str, list[ItemRef]]:
     return reverse("review:queue") + suffix, refs
 
 
+def _settled_by_alias(ref: ItemRef, canonical: str | None) -> set[str]:
+    if ref.kind is not ItemKind.ENTITY:
+        return set()
+    try:
+        return {str(ItemRef.of(link)) for link in services.aliases_would_settle(ref, canonical)}
+    except EntityLink.DoesNotExist:  # gone: the decision itself says so
+        return set()
+
+
 def _decide_from_form(request: HttpRequest, ref: ItemRef):
     """Decide the item as the form says, with the aliases it settles, and let go of the
     curator's hold on it, in one transaction (one commit)."""
     also = request.POST.getlist("also_dismiss")
+    canonical = request.POST.get("canonical") or None
     batch = uuid.uuid4() if also else None
     with transaction.atomic():
+        if also:  # only pairs this alias settles, for the canonical side chosen: never others
+            settled = _settled_by_alias(ref, canonical)
+            also = [item for item in also if item in settled]
         entry = services.decide(
             item=ref,
             action=request.POST.get("action", ""),
             actor=request.user,
-            canonical=request.POST.get("canonical") or None,
+            canonical=canonical,
             note=request.POST.get("note", ""),
             evidence={"via": "console"},  # the link's own evidence is read by the service
             batch=batch,
@@ -195,7 +219,7 @@ def _refused(request: HtmxHttpRequest, item_id: str, error: Exception) -> HttpRe
         messages.error(request, message)
         return redirect(reverse("review:item", args=[item_id]) + (f"?{query}" if query else ""))
     try:
-        context = _item_context(request, ItemRef.parse(item_id))
+        context = _item_context(request, ItemRef.parse(item_id), QueryDict(query))
     except (Http404, DomainError):
         context = {"error": message, "query": query}
         return render(request, "review/_gone.html", context, status=status)

@@ -4,8 +4,10 @@
   "use strict";
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    if (document.body.dataset.singleKeys === "off") return;  // shortcuts turned off (WCAG 2.1.4)
     var t = event.target;
-    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) && t.type !== "radio")) return;
+    if (t && t.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/i.test(t.type)) return;
+    if (t && (t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName))) return;
     if (event.key !== "1" && event.key !== "2") return;
     var radio = document.querySelector('.decide input[data-key-canonical="' + event.key + '"]');
     if (!radio) return;
