@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -36,13 +36,12 @@ def hold_take(*, item: ItemRef, curator: User) -> ItemHold:
     now = timezone.now()
     expires_at = now + timedelta(seconds=HOLD_SECONDS)
     key = str(item)
-    with transaction.atomic():
-        # Expired holds (cleaned lazily) and the curator's other holds, in one statement.
-        ItemHold.objects.filter(
-            Q(expires_at__lte=now) | (Q(curator=curator) & ~Q(item=key))
-        ).delete()
-        _upsert(key, curator.pk, expires_at, now)
-        hold = ItemHold.objects.select_related("curator").filter(item=key).first()
+    # Expired holds (cleaned lazily) and the curator's other holds, in one statement, committed
+    # on its own: in one transaction with the upsert, two curators swapping items (A from Y to
+    # X, B from X to Y) would lock Y then X and X then Y, a deadlock.
+    ItemHold.objects.filter(Q(expires_at__lte=now) | (Q(curator=curator) & ~Q(item=key))).delete()
+    _upsert(key, curator.pk, expires_at, now)
+    hold = ItemHold.objects.select_related("curator").filter(item=key).first()
     # None only if the other curator let go between the upsert and this read: the item is free,
     # and the next renewal takes it.
     return hold or ItemHold(item=key, curator=curator, expires_at=now)
