@@ -35,7 +35,8 @@ from django.utils.cache import patch_vary_headers
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
-DECIDE_VIEW = "review:decide"
+# A decision's view, and the page it is made on (where the curator lands after logging in again).
+DECIDE_VIEWS = {"review:decide": "review:item", "review:cluster_decide": "review:cluster"}
 SHOWN_ACTION = 40  # characters of the posted action the message repeats
 
 
@@ -82,7 +83,7 @@ def _decision_item(request: HttpRequest) -> str | None:
     """For a decision posted without a session: the item's page, with the queue filter it was
     reached from, and a message that the decision was not made."""
     match = request.resolver_match
-    if request.method != "POST" or match is None or match.view_name != DECIDE_VIEW:
+    if request.method != "POST" or match is None or match.view_name not in DECIDE_VIEWS:
         return None
     item = match.kwargs["item_id"]
     action = request.POST.get("action", "")[:SHOWN_ACTION].replace("_", " ") or "decision"
@@ -91,4 +92,5 @@ def _decision_item(request: HttpRequest) -> str | None:
         f"Your session had ended, so your {action} on {item} was not made. Decide again.",
     )
     query = request.POST.get("query", "")
-    return reverse("review:item", args=[item]) + (f"?{query}" if query else "")
+    page = reverse(DECIDE_VIEWS[match.view_name], args=[item])
+    return page + (f"?{query}" if query else "")

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
 from dedup.errors import DomainError
@@ -20,7 +20,7 @@ from review.curators import DECIDE_PERMISSION
 from review.forms import ascii_number
 from review.services import Action, ClusterChoice, ItemRef
 from review.services.clusters import ENTITY_MODES
-from review.views.common import HtmxHttpRequest, require_decide, wants_partial
+from review.views.common import HtmxHttpRequest, post_or_show, require_decide, wants_partial
 
 FATES = ("merge", "distinct", "open")
 
@@ -87,7 +87,7 @@ def _choice(request: HttpRequest, members: list[str]) -> ClusterChoice:
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request, item_id: reverse("review:cluster", args=[item_id]))
 def cluster_decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     require_decide(request)
     ref = _ref(item_id)
@@ -148,7 +148,7 @@ def batch(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request, batch_id: reverse("review:batch", args=[batch_id]))
 def batch_revert(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
     require_decide(request)
     back = redirect(reverse("review:batch", args=[batch_id]))

@@ -75,3 +75,20 @@ def test_a_batch_revert_twice_reverts_once(curator, drawer_link):
     services.revert_batch(batch=result.batch, actor=curator)
     with pytest.raises(NotFound):
         services.revert_batch(batch=result.batch, actor=curator)
+
+
+def test_a_cluster_decision_reached_by_get_shows_the_cluster(as_curator, dedup_settings):
+    restatements = [drawer.pk for drawer in five_drawers()]
+    first = DrawerLink.objects.filter(newer__in=restatements, status="open").order_by("pk")[0]
+    response = as_curator.get(f"/clusters/d{first.pk}/decide")
+    assert response.status_code == 302
+    assert response["Location"] == f"/clusters/d{first.pk}/"
+
+
+def test_a_cluster_decision_without_a_session_returns_to_the_cluster_after_login(
+    client, dedup_settings
+):
+    restatements = [drawer.pk for drawer in five_drawers()]
+    first = DrawerLink.objects.filter(newer__in=restatements, status="open").order_by("pk")[0]
+    response = client.post(f"/clusters/d{first.pk}/decide", {"links": str(first.pk)}, **HTMX)
+    assert f"next=/clusters/d{first.pk}/" in response["HX-Redirect"]
