@@ -46,6 +46,18 @@ def allow_database_beside_playwright():
 
 
 @pytest.fixture
+def curator(dedup_settings, django_user_model):
+    """`cora`, a member of the curators group (may decide), password `secret-pass-1`."""
+    from django.contrib.auth.models import Group, Permission
+
+    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(Permission.objects.get(codename="decide"))
+    user.groups.add(group)
+    return user
+
+
+@pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

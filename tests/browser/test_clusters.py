@@ -4,7 +4,6 @@ checked in the page and in the database, and each cluster decision reverted as o
 import re
 
 import pytest
-from django.contrib.auth.models import Group, Permission
 from playwright.sync_api import expect
 
 from dedup import services as write
@@ -16,15 +15,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DARK = "The curator prefers dark mode in the editor, the terminal and every dashboard at work."
 LIGHT = DARK.replace("dark", "light")
-
-
-@pytest.fixture
-def curator(dedup_settings, django_user_model):
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
 
 
 def test_the_newer_drawer_survives_a_merge_when_chosen_with_key_2(page, live_server, curator):

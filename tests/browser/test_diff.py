@@ -5,7 +5,6 @@ inserted words are marked by more than colour, and an item's decision buttons ar
 import re
 
 import pytest
-from django.contrib.auth.models import Group, Permission
 from playwright.sync_api import expect
 
 from dedup import services as write
@@ -25,7 +24,7 @@ LONG = " ".join(
 
 
 @pytest.fixture
-def palace(dedup_settings, django_user_model):
+def palace(dedup_settings, curator):
     ops = write.room_get_or_create(wing="ops", room="dev")
     write.drawer_write(room=ops, content=PORT)
     write.drawer_write(room=ops, content=PORT.replace("8080", "8081"))
@@ -33,11 +32,7 @@ def palace(dedup_settings, django_user_model):
     write.drawer_write(room=ops, content=LONG.replace("Tuesday", "Thursday"))
     write.entity_resolve(name="Katarina", kind="person")
     write.entity_resolve(name="Katerino", kind="person")
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
+    return curator
 
 
 def log_in(page, live_server):

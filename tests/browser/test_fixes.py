@@ -2,7 +2,6 @@
 the queue's filter errors and gone items, each checked in the page and in the database."""
 
 import pytest
-from django.contrib.auth.models import Group, Permission
 from playwright.sync_api import expect
 
 from dedup import services as write
@@ -18,15 +17,6 @@ FACTS = [
     "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
 ]
 PORT = "For local development always use port 8080 for the API server."
-
-
-@pytest.fixture
-def curator(dedup_settings, django_user_model):
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
 
 
 def log_in(page, live_server, then: str = "/"):

@@ -4,7 +4,6 @@ a visible undo (also of a batch), a confirmation for wide actions, and the Back 
 import re
 
 import pytest
-from django.contrib.auth.models import Group, Permission
 from playwright.sync_api import expect
 
 from dedup import services as write
@@ -22,7 +21,7 @@ NOTE = "these are NOT the same"
 
 
 @pytest.fixture
-def palace(dedup_settings, django_user_model):
+def palace(dedup_settings, curator):
     ops = write.room_get_or_create(wing="ops", room="dev")
     people = write.room_get_or_create(wing="people", room="preferences")
     write.drawer_write(room=ops, content=PORT)
@@ -33,11 +32,7 @@ def palace(dedup_settings, django_user_model):
     write.drawer_write(room=people, content=LUNCH.replace("lunch", "lucnh"))
     write.entity_resolve(name="Katarina", kind="person")
     write.entity_resolve(name="Katerino", kind="person")
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
+    return curator
 
 
 def log_in(page, live_server, path="/"):

@@ -14,6 +14,13 @@ def curator(django_user_model):
 
 
 @pytest.fixture
+def as_curator(client, curator):
+    """The test client, logged in as a curator."""
+    client.force_login(curator)
+    return client
+
+
+@pytest.fixture
 def other_curator(django_user_model, curator):
     user = django_user_model.objects.create_user("otto", password="secret-pass-1")
     user.groups.add(*curator.groups.all())

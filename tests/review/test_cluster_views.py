@@ -12,12 +12,6 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def cluster_ref():
     return f"d{DrawerLink.objects.order_by('pk').first().pk}"
 

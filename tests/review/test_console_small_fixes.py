@@ -14,12 +14,6 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
 # --- an item whose link is gone -----------------------------------------------------------------
 
 

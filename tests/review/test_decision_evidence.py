@@ -10,12 +10,6 @@ from palace.models import AuditEntry
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def test_the_item_page_posts_no_evidence_field(as_curator, drawer_link):
     page = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
     assert 'name="evidence"' not in page

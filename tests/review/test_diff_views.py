@@ -13,12 +13,6 @@ OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 FACT = "The staging database is refreshed from an anonymised production dump every Monday."
 
 
-@pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def test_queue_row_shows_the_changed_words_not_both_texts(as_curator, drawer_link):
     body = as_curator.get("/").content.decode()
     removed = '<del class="flagged" title="number differs"><span class="visually-hidden">removed: </span>8080</del>'

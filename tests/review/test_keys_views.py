@@ -20,12 +20,6 @@ BASE = "The quarterly report for the north region is due on the first Monday"
 
 
 @pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
-@pytest.fixture
 def triangle(dedup_settings):
     """Three drawers linked pairwise: base ~ base!, base ~ base?, base! ~ base?."""
     room = write.room_get_or_create(wing="w", room="r")

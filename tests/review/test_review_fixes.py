@@ -16,12 +16,6 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
 def test_a_bad_filter_carried_by_the_item_page_does_not_fail_the_decision(as_curator, drawer_link):
     """A stale bookmark's `order=bogus` was copied into the form and failed after the commit."""
     item = f"d{drawer_link.pk}"

@@ -17,12 +17,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def as_curator(client, curator):
-    client.force_login(curator)
-    return client
-
-
-@pytest.fixture
 def as_viewer(client, viewer):
     client.force_login(viewer)
     return client
