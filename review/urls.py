@@ -18,7 +18,6 @@ urlpatterns = [
     path("preferences/shortcuts", views.shortcuts, name="shortcuts"),
     path("audit/", views.audit, name="audit"),
     path("audit/<int:decision_id>/revert", views.revert, name="revert"),
-    path("audit/batches/<uuid:batch>/revert", views.revert_batch, name="revert_batch"),
     path("stats/", views.stats, name="stats"),
     path("sweeps/", views.sweep_list, name="sweeps"),
     path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),

@@ -4,8 +4,8 @@ Every page works without JavaScript (plain links and forms). With htmx, the queu
 item's panel are swapped in place: a view renders the partial when `request.htmx` is set.
 """
 
-from review.views.audit import audit, revert, revert_batch, undo
-from review.views.clusters import batch, batch_revert, cluster, cluster_decide
+from review.views.audit import audit, batch_revert, revert, undo
+from review.views.clusters import batch, cluster, cluster_decide
 from review.views.holds import hold
 from review.views.items import decide, item
 from review.views.preferences import shortcuts
@@ -25,7 +25,6 @@ __all__ = [
     "item",
     "queue",
     "revert",
-    "revert_batch",
     "shortcuts",
     "stats",
     "sweep_detail",

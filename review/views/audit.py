@@ -56,21 +56,32 @@ def undo(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@post_or_show(lambda request, batch: reverse("review:audit"))
-def revert_batch(request: HttpRequest, batch: uuid.UUID) -> HttpResponse:
+@post_or_show(lambda request, batch_id: reverse("review:batch", args=[batch_id]))
+def batch_revert(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
+    """Revert a batch of decisions as one, from the audit log or the batch's page (`next` says
+    where to return). When later decisions depend on it, a page offers to revert them too."""
     require_decide(request)
-    return _revert_batch(
-        request, str(batch), redirect_to=safe_next(request, reverse("review:audit"))
-    )
+    back = safe_next(request, reverse("review:batch", args=[batch_id]))
+    return _revert_batch(request, str(batch_id), redirect_to=back)
 
 
 def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> HttpResponse:
     try:
+        batch_id = uuid.UUID(batch)
         entries = services.revert_batch(
-            batch=uuid.UUID(batch), actor=request.user, note=request.POST.get("note", "")
+            batch=batch_id,
+            actor=request.user,
+            cascade=request.POST.get("cascade") == "1",
+            note=request.POST.get("note", ""),
         )
     except ValueError:
         messages.error(request, "That is not a batch id.")
+    except services.RevertBlocked as error:
+        depends = error.details.get("depends_on_this", [])
+        if depends:
+            context = {"batch": batch_id, "depends": depends, "next": redirect_to}
+            return render(request, "review/batch_confirm.html", context, status=409)
+        messages.error(request, error.message)
     except DomainError as error:
         messages.error(request, error.message)
     else:

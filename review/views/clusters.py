@@ -145,35 +145,3 @@ def batch(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
     }
     return render(request, "review/batch.html", context)
-
-
-@login_required
-@post_or_show(lambda request, batch_id: reverse("review:batch", args=[batch_id]))
-def batch_revert(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
-    require_decide(request)
-    back = redirect(reverse("review:batch", args=[batch_id]))
-    try:
-        reverts = services.revert_batch(
-            batch=batch_id,
-            actor=request.user,
-            cascade=request.POST.get("cascade") == "1",
-            note=request.POST.get("note", ""),
-        )
-    except services.RevertBlocked as error:
-        depends = error.details.get("depends_on_this", [])
-        if not depends:
-            messages.error(request, error.message)
-            return back
-        return render(
-            request,
-            "review/batch_confirm.html",
-            {"batch": batch_id, "depends": depends},
-            status=409,
-        )
-    except DomainError as error:
-        messages.error(request, error.message)
-        return back
-    messages.success(
-        request, f"Reverted {len(reverts)} decisions as one (batch {reverts[0].batch})."
-    )
-    return back

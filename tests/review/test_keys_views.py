@@ -127,21 +127,39 @@ def test_bulk_offers_to_undo_the_batch_and_u_undoes_all_of_it(as_curator, triang
     assert len(set(reverts.values_list("batch", flat=True))) == 1
 
 
-def test_a_batch_revert_is_refused_when_a_later_decision_depends_on_it(as_curator, triangle):
+def _batch_then_dependant(as_curator, triangle):
+    """A bulk dismiss of two links, then a merge that touches both: the merge depends on it."""
     first, second, third = triangle
     as_curator.post(
         "/bulk", {"items": [f"d{first.pk}", f"d{second.pk}"], "action": "dismiss", "next": "/"}
     )
     batch = AuditEntry.objects.first().batch
     as_curator.post(f"/items/d{third.pk}/decide", {"action": "merge"})  # touches two of them
-    later = AuditEntry.objects.get(data__item=f"d{third.pk}")
-    response = as_curator.post(f"/audit/batches/{batch}/revert", {"next": "/audit/"})
-    assert response.status_code == 302
+    return batch, AuditEntry.objects.get(data__item=f"d{third.pk}")
+
+
+def test_a_batch_revert_with_a_dependant_asks_first_and_reverts_nothing(as_curator, triangle):
+    batch, later = _batch_then_dependant(as_curator, triangle)
+    response = as_curator.post(f"/batches/{batch}/revert", {"next": "/audit/"})
+    assert response.status_code == 409
+    assert f"#{later.pk}</a>" in response.content.decode()
     assert not AuditEntry.objects.filter(action="review.revert").exists()
-    page = as_curator.get("/audit/").content.decode()
-    assert f"Later decisions outside this batch depend on it: revert them first (#{later.pk})" in (
-        page
+
+
+def test_the_batch_confirm_page_keeps_where_to_return(as_curator, triangle):
+    batch, _ = _batch_then_dependant(as_curator, triangle)
+    page = as_curator.post(f"/batches/{batch}/revert", {"next": "/audit/"}).content.decode()
+    assert '<a class="button" href="/audit/">Cancel</a>' in page
+
+
+def test_a_confirmed_batch_revert_reverts_the_dependant_too(as_curator, triangle):
+    batch, later = _batch_then_dependant(as_curator, triangle)
+    response = as_curator.post(f"/batches/{batch}/revert", {"cascade": "1", "next": "/audit/"})
+    assert response["Location"] == "/audit/"
+    reverted = AuditEntry.objects.filter(action="review.revert").values_list(
+        "data__reverts", flat=True
     )
+    assert later.pk in set(reverted)
 
 
 def test_a_batch_revert_names_the_decisions_that_depend_on_it(curator, triangle):
@@ -167,7 +185,7 @@ def test_a_sweeps_application_is_not_reverted_as_a_batch(curator, dedup_settings
 
 
 def test_an_unknown_batch_is_a_clear_message(as_curator):
-    response = as_curator.post(f"/audit/batches/{uuid.uuid4()}/revert", {"next": "/audit/"})
+    response = as_curator.post(f"/batches/{uuid.uuid4()}/revert", {"next": "/audit/"})
     assert response.status_code == 302
     assert "No decision left to revert" in as_curator.get("/audit/").content.decode()
 
