@@ -180,23 +180,24 @@ def test_the_exact_lookups_read_one_index_each(analysed, kind):
     assert "entity_alias_key" in text, text
 
 
-@pytest.mark.parametrize("model", [EntitySignature, EntityAliasSignature])
 @pytest.mark.django_db(transaction=True)  # VACUUM runs outside a transaction
-def test_the_signatures_and_keys_are_read_from_the_index_alone(analysed, model):
-    """(owner, key) from the primary key alone: an index-only scan of the key it INCLUDEs on
+def test_the_signatures_and_keys_are_read_from_the_index_alone(analysed):
+    """(owner, key) from the primary keys alone: an index-only scan of the key each INCLUDEs on
     PostgreSQL (once vacuumed, as autovacuum keeps a table), the WITHOUT ROWID table's own
-    primary key on SQLite (no table, no entity)."""
+    primary key on SQLite; no table's heap, and no entity."""
+    tables = [model._meta.db_table for model in (EntitySignature, EntityAliasSignature)]
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
+            cursor.execute(f"VACUUM ANALYZE {', '.join(tables)}")
     text = plan_of(*candidates._signed_owners_sql(reach_signatures("ada lovelace")))
-    table = model._meta.db_table
     assert "Seq Scan" not in text, text
+    assert "Heap" not in text, text  # no bitmap heap scan either
     assert not [line for line in text.splitlines() if line.startswith("SCAN")], text
-    if connection.vendor == "postgresql":
-        assert f"Index Only Scan using {table}_pkey on {table}" in text, text
-    else:
-        assert f"SEARCH {table} USING PRIMARY KEY (signature=?)" in text, text
+    for table in tables:
+        if connection.vendor == "postgresql":
+            assert f"Index Only Scan using {table}_pkey on {table}" in text, text
+        else:
+            assert f"SEARCH {table} USING PRIMARY KEY (signature=?)" in text, text
     assert "palace_entity " not in text + " ", text  # no entity row is read here
 
 
@@ -244,6 +245,39 @@ def test_the_data_migration_indexes_the_entities_and_person_aliases_stored_befor
         assert stored_signatures(Entity.objects.get(pk=ada.pk)) == key_signatures("ada lovelace")
         indexed = EntityAliasSignature.objects.values_list("alias__alias", flat=True).distinct()
         assert list(indexed) == ["Countess"]
+    finally:
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_key_migration_fills_the_owners_keys_and_covers_them():
+    try:
+        _migrate(("palace", "0011_drawer_fulltext_room"))  # signatures without their key
+        ada = Entity.objects.create(name="Ada", kind="person", key="ada lovelace")
+        alias = EntityAlias.objects.create(entity=ada, alias="Countess", key="countess")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO palace_entitysignature (signature, entity_id) VALUES (1, %s)",
+                [ada.pk],
+            )
+            cursor.execute(
+                "INSERT INTO palace_entityaliassignature (signature, alias_id) VALUES (2, %s)",
+                [alias.pk],
+            )
+        _migrate(("palace", "0012_entity_signature_keys"))
+        assert list(EntitySignature.objects.values_list("key", flat=True)) == ["ada lovelace"]
+        assert list(EntityAliasSignature.objects.values_list("key", flat=True)) == ["countess"]
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT pg_get_indexdef('palace_entitysignature_pkey'::regclass)")
+                assert "INCLUDE (key)" in cursor.fetchone()[0]
+            else:
+                cursor.execute(
+                    "SELECT sql FROM sqlite_master WHERE name = 'palace_entitysignature'"
+                )
+                assert cursor.fetchone()[0].endswith("WITHOUT ROWID")
     finally:
         executor = MigrationExecutor(connection)  # back to the latest: what later tests use
         executor.loader.build_graph()
