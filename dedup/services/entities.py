@@ -206,7 +206,7 @@ def mention_add(
             observation=_observation(name, resolution),
             provenance=provenance or {},
         )
-        created = insert_unless_conflict(mention, ("drawer", "entity"))
+        created = insert_unless_conflict(mention, ("drawer_id", "entity_id"))
         if not created:
             mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
     return MentionWrite(mention, created, resolution)
@@ -285,12 +285,13 @@ def _store_signatures(model: type[models.Model], owner: str, owner_id: int, key:
 def insert_unless_conflict(row: models.Model, unique: tuple[str, ...]) -> bool:
     """Insert a new row in one statement (INSERT ... ON CONFLICT DO NOTHING RETURNING id, on both
     databases), without the savepoint `get_or_create` needs; False (and no id) when a row with
-    the same `unique` columns exists. The ORM's bulk_create returns no id when it ignores one."""
+    the same `unique` columns (by column name) exists. The ORM's bulk_create returns no id
+    when it ignores one."""
     meta = row._meta
     fields = [f for f in meta.concrete_fields if not f.primary_key]
     values = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    target = ", ".join(connection.ops.quote_name(meta.get_field(n).column) for n in unique)
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    target = ", ".join(connection.ops.quote_name(column) for column in unique)
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
