@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 
 from dedup import services
-from palace.models import EntityAlias, EntityLink, Mention
+from dedup.services import entities as entities_service
+from palace.models import Entity, EntityAlias, EntityLink, Mention
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +92,22 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
     assert not again.created
     assert again.mention == first.mention
     assert Mention.objects.count() == 1
+
+
+def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeypatch):
+    """A writer that took no lock created the name between our read and our insert: the insert
+    does nothing, and the resolution, run again, finds it (no savepoint, no IntegrityError)."""
+    real = entities_service.candidates.entities_matching
+    calls = []
+
+    def first_misses(**kwargs):
+        calls.append(kwargs)
+        return [] if len(calls) == 1 else real(**kwargs)
+
+    monkeypatch.setattr(entities_service.candidates, "entities_matching", first_misses)
+    exact_only = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    resolution = services.entity_resolve(name="Ada Lovelace", kind="person", config=exact_only)
+    assert len(calls) == 2
+    assert resolution.entity == ada
+    assert not resolution.created
+    assert Entity.objects.count() == 1
