@@ -29,6 +29,8 @@ from __future__ import annotations
 import functools
 import hashlib
 
+from rapidfuzz.distance import OSA
+
 from dedup.policy.entities import MAX_POSSIBLE_EDITS
 
 SHORT_KEY_CHARS = 7
@@ -81,3 +83,9 @@ def reach_signatures(key: str) -> frozenset[int]:
             if 0 <= size <= length:
                 found |= {_signature(f"R{n}", v) for v in _deletions(key[length - size :], 1)}
     return frozenset(found)
+
+
+def within_reach(key: str, other: str) -> bool:
+    """Whether two keys are within two edits (OSA) of each other: the set the signature lookups
+    return is exactly the stored keys for which this holds (rapidfuzz stops at the bound)."""
+    return OSA.distance(key, other, score_cutoff=_REACH) <= _REACH

@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, models, transaction
 
 from dedup import candidates, metrics, policy
+from dedup.candidates import entities as entity_candidates
 from dedup.errors import InvalidInput, NotFound
 from dedup.locks import advisory_lock, drawer_held
 from dedup.policy import signatures
@@ -63,19 +64,19 @@ def entity_resolve(
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
     key = policy.entity_key(name)
-    for attempt in range(2):
-        try:
-            with transaction.atomic():
-                advisory_lock("entity", key)
-                resolution = _entity_resolve_locked(name, kind, key, config)
-                metrics.entity_resolved(resolution.rule)
-                return resolution
-        except IntegrityError:
-            # Another writer created the same (name, kind) between our read and our insert: the
-            # second attempt sees it and converges on it.
-            if attempt:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    # No savepoint inside a caller's transaction: nothing here is retried after a failed
+    # statement (a lost race to create the entity is an insert that did nothing, below).
+    with transaction.atomic(savepoint=False):
+        advisory_lock("entity", key)
+        resolution = _entity_resolve_locked(name, kind, key, config)
+        if resolution is None:
+            # Another writer created the same (name, kind) between our read and our insert (one
+            # that took no lock): resolved again, this one sees it and converges on it.
+            resolution = _entity_resolve_locked(name, kind, key, config)
+        if resolution is None:  # pragma: no cover - the row that conflicted is visible now
+            raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
+        metrics.entity_resolved(resolution.rule)
+        return resolution
 
 
 def canonical_entity(entity: Entity) -> Entity:
@@ -89,19 +90,28 @@ def canonical_entity(entity: Entity) -> Entity:
     return entity
 
 
-def _entity_resolve_locked(name: str, kind: str, key: str, config: DedupConfig) -> EntityResolution:
+def _entity_resolve_locked(
+    name: str, kind: str, key: str, config: DedupConfig
+) -> EntityResolution | None:
+    """The resolution, or None if the entity to create was created meanwhile by another."""
     known, by_id = _known_entities(name, kind, key, config)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
-    if resolution.entity is not None:
-        reached = by_id[cast(int, resolution.entity)]  # the known are ids
-        entity = canonical_entity(reached)
-        if entity.pk != reached.pk:
-            # A curator's alias or merge led here, not the entity's own name.
-            resolution = policy.through_redirect(resolution)
-        if name != entity.name:
-            EntityAlias.objects.get_or_create(entity=entity, alias=name, defaults={"key": key})
-        return EntityResolution(entity, False, resolution.rule, resolution.confidence)
-    return _entity_create(name, kind, key, resolution, by_id)
+    if resolution.entity is None:
+        return _entity_create(name, kind, key, resolution, by_id)
+    reached = by_id[cast(int, resolution.entity)]  # the known are ids
+    entity = canonical_entity(reached)
+    if entity.pk != reached.pk:
+        # A curator's alias or merge led here, not the entity's own name.
+        resolution = policy.through_redirect(resolution)
+    known_aliases = getattr(entity, "_prefetched_objects_cache", {}).get("alias_set")
+    if name != entity.name and (
+        known_aliases is None or name not in {a.alias for a in known_aliases}
+    ):
+        # One statement, no savepoint: an alias recorded meanwhile is left as it is.
+        EntityAlias.objects.bulk_create(
+            [EntityAlias(entity=entity, alias=name, key=key)], ignore_conflicts=True
+        )
+    return EntityResolution(entity, False, resolution.rule, resolution.confidence)
 
 
 def _known_entities(
@@ -113,9 +123,10 @@ def _known_entities(
         known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
         return known, {e.id: e for e in matching}
     if config.entity_fuzzy:
-        band = {e.id: e for e in candidates.entities_within_reach(kind=kind, key=key)}
+        entity_ids, alias_ids = entity_candidates.owners_within_reach(key)  # one statement
+        band = {e.id: e for e in entity_candidates.entities_by_id(kind=kind, ids=entity_ids)}
         typo_aliases: dict[int, list[str]] = {}
-        for alias in candidates.person_aliases_within_reach(kind=kind, key=key):
+        for alias in entity_candidates.person_aliases_by_id(kind=kind, ids=alias_ids):
             band.setdefault(alias.entity_id, alias.entity)
             typo_aliases.setdefault(alias.entity_id, []).append(alias.alias)
         known = [_candidate(e, typo_aliases.get(e.id, ()), typo=True) for e in band.values()]
@@ -146,9 +157,12 @@ def _entity_create(
     key: str,
     resolution: policy.Resolution,
     by_id: dict[int, Entity],
-) -> EntityResolution:
-    """A new entity, linked possibly_same_as to each entity it merely resembles."""
-    entity = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
+) -> EntityResolution | None:
+    """A new entity, linked possibly_same_as to each entity it merely resembles; None if another
+    writer created the same (name, kind) meanwhile."""
+    entity = Entity(name=name, kind=kind, key=key, key_length=len(key))
+    if not insert_unless_conflict(entity, ("name", "kind")):
+        return None
     index_entity(entity)
     links = EntityLink.objects.bulk_create(
         EntityLink(
@@ -186,14 +200,15 @@ def mention_add(
         resolution = entity_resolve(name=name, kind=kind, config=config)
         if drawer_held(drawer.pk) is None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
-        mention, created = Mention.objects.get_or_create(
+        mention = Mention(
             drawer=drawer,
             entity=resolution.entity,
-            defaults={
-                "observation": _observation(name, resolution),
-                "provenance": provenance or {},
-            },
+            observation=_observation(name, resolution),
+            provenance=provenance or {},
         )
+        created = insert_unless_conflict(mention, ("drawer_id", "entity_id"))
+        if not created:
+            mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
     return MentionWrite(mention, created, resolution)
 
 
@@ -246,16 +261,47 @@ def entity_alias_add(
 def index_entity(entity: Entity) -> None:
     """Store the signatures of a new entity's key, in the caller's transaction, so the typo and
     resemblance lookups find it (`dedup.candidates.entities_within_reach`)."""
-    EntitySignature.objects.bulk_create(
-        EntitySignature(signature=signature, entity=entity)
-        for signature in signatures.key_signatures(entity.key)
-    )
+    _store_signatures(EntitySignature, "entity_id", entity.pk, entity.key)
 
 
 def index_person_alias(alias: EntityAlias) -> None:
     """Store the signatures of an alias a person recorded (the API's, or a curator's), in the
     caller's transaction: a typo of it converges as one of the name does. They go with it."""
-    EntityAliasSignature.objects.bulk_create(
-        EntityAliasSignature(signature=signature, alias=alias)
-        for signature in signatures.key_signatures(alias.key)
-    )
+    _store_signatures(EntityAliasSignature, "alias_id", alias.pk, alias.key)
+
+
+def _store_signatures(model: type[models.Model], owner: str, owner_id: int, key: str) -> None:
+    """One INSERT of a key's signatures (at most n + 2 rows of three values, under SQLite's 999
+    parameters for any key a name may have), each with the owner's key beside it."""
+    rows = [(signature, owner_id, key) for signature in signatures.key_signatures(key)]
+    values = ", ".join(["(%s, %s, %s)"] * len(rows))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {model._meta.db_table} (signature, {owner}, key) VALUES {values}",
+            [value for row in rows for value in row],
+        )
+
+
+def insert_unless_conflict(row: models.Model, unique: tuple[str, ...]) -> bool:
+    """Insert a new row in one statement (INSERT ... ON CONFLICT DO NOTHING RETURNING id, on both
+    databases), without the savepoint `get_or_create` needs; False (and no id) when a row with
+    the same `unique` columns (by column name) exists. The ORM's bulk_create returns no id
+    when it ignores one."""
+    meta = row._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    target = ", ".join(connection.ops.quote_name(column) for column in unique)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"ON CONFLICT ({target}) DO NOTHING RETURNING {meta.pk.column}",
+            values,
+        )
+        inserted = cursor.fetchone()
+    if inserted is None:
+        return False
+    row.pk = inserted[0]
+    row._state.adding, row._state.db = False, connection.alias
+    return True

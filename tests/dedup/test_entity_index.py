@@ -10,8 +10,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from dedup import candidates, policy, services
+from dedup import policy, services
 from dedup.backfill import backfill_entity_keys
+from dedup.candidates import entities as candidates
 from dedup.policy.signatures import key_signatures, reach_signatures
 from palace.models import (
     PERSON_ALIAS_SOURCES,
@@ -74,15 +75,15 @@ def test_the_stored_index_answers_what_a_full_scan_finds(palace):
             scanned = {
                 e.pk for e in every if policy.kind_matches(kind, e.kind) and near(probe, e.key)
             }
-            found = candidates.entities_within_reach(kind=kind, key=probe)
-            indexed = {e.pk for e in found if near(probe, e.key)}
+            # Exactly the set: the candidate layer keeps the keys within two edits itself.
+            indexed = {e.pk for e in candidates.entities_within_reach(kind=kind, key=probe)}
             scanned_aliases = {
                 a.pk
                 for a in aliases
                 if policy.kind_matches(kind, a.entity.kind) and near(probe, a.key)
             }
             found_aliases = candidates.person_aliases_within_reach(kind=kind, key=probe)
-            indexed_aliases = {a.pk for a in found_aliases if near(probe, a.key)}
+            indexed_aliases = {a.pk for a in found_aliases}
             neighbours += len(scanned) + len(scanned_aliases)
             if (indexed, indexed_aliases) != (scanned, scanned_aliases):
                 differences.append(
@@ -95,14 +96,16 @@ def test_the_stored_index_answers_what_a_full_scan_finds(palace):
 def test_an_entity_is_indexed_when_it_is_created(dedup_settings):
     entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     assert stored_signatures(entity) == key_signatures("ada lovelace")
+    stored_keys = EntitySignature.objects.filter(entity=entity).values_list("key", flat=True)
+    assert set(stored_keys) == {"ada lovelace"}  # the key beside each, for the lookup to judge
 
 
 def test_an_alias_a_person_recorded_is_indexed_and_goes_with_it(dedup_settings):
     entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     services.entity_alias_add(entity=entity, alias="The Countess")
     alias = EntityAlias.objects.get(alias="The Countess")
-    indexed = EntityAliasSignature.objects.filter(alias=alias).values_list("signature", flat=True)
-    assert set(indexed) == key_signatures("the countess")
+    indexed = EntityAliasSignature.objects.filter(alias=alias).values_list("signature", "key")
+    assert set(indexed) == {(s, "the countess") for s in key_signatures("the countess")}
     alias.delete()
     assert not EntityAliasSignature.objects.exists()
 
@@ -136,21 +139,28 @@ def analysed(dedup_settings):
         for n, key in enumerate(sorted(keys))
     )
     EntitySignature.objects.bulk_create(
-        EntitySignature(entity=e, signature=s) for e in entities for s in key_signatures(e.key)
+        EntitySignature(entity=e, signature=s, key=e.key)
+        for e in entities
+        for s in key_signatures(e.key)
     )
     aliases = EntityAlias.objects.bulk_create(
         EntityAlias(entity=e, alias=e.key[::-1], key=e.key[::-1], source=EntityAlias.Source.API)
         for e in entities
     )
     EntityAliasSignature.objects.bulk_create(
-        EntityAliasSignature(alias=a, signature=s) for a in aliases for s in key_signatures(a.key)
+        EntityAliasSignature(alias=a, signature=s, key=a.key)
+        for a in aliases
+        for s in key_signatures(a.key)
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 
 
 def plan(queryset) -> str:
-    sql, params = queryset.query.sql_with_params()
+    return plan_of(*queryset.query.sql_with_params())
+
+
+def plan_of(sql, params) -> str:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(f"EXPLAIN {sql}", params)
@@ -170,12 +180,32 @@ def test_the_exact_lookups_read_one_index_each(analysed, kind):
     assert "entity_alias_key" in text, text
 
 
-@pytest.mark.parametrize("model", [EntitySignature, EntityAliasSignature])
-def test_the_signatures_are_read_from_their_index(analysed, model):
-    text = plan(model.objects.filter(signature__in=reach_signatures("ada lovelace")))
+@pytest.mark.django_db(transaction=True)  # VACUUM runs outside a transaction
+def test_the_signatures_and_keys_are_read_from_the_index_alone(analysed):
+    """(owner, key) from the primary keys alone: an index-only scan of the key each INCLUDEs on
+    PostgreSQL (once vacuumed, as autovacuum keeps a table), the WITHOUT ROWID table's own
+    primary key on SQLite; no table's heap, and no entity."""
+    tables = [model._meta.db_table for model in (EntitySignature, EntityAliasSignature)]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"VACUUM ANALYZE {', '.join(tables)}")
+    text = plan_of(*candidates._signed_owners_sql(reach_signatures("ada lovelace")))
     assert "Seq Scan" not in text, text
+    assert "Heap" not in text, text  # no bitmap heap scan either
     assert not [line for line in text.splitlines() if line.startswith("SCAN")], text
-    assert f"{model._meta.db_table}_pkey" in text or "(signature=?)" in text, text
+    for table in tables:
+        if connection.vendor == "postgresql":
+            assert f"Index Only Scan using {table}_pkey on {table}" in text, text
+        else:
+            assert f"SEARCH {table} USING PRIMARY KEY (signature=?)" in text, text
+    assert "palace_entity " not in text + " ", text  # no entity row is read here
+
+
+def test_the_lookup_of_both_tables_is_one_statement(analysed, django_assert_num_queries):
+    key = Entity.objects.order_by("pk").values_list("key", flat=True).first()
+    with django_assert_num_queries(1):
+        entity_ids, _ = candidates.owners_within_reach(key + "z")
+    assert entity_ids  # the entity itself, one edit away
 
 
 @pytest.mark.parametrize("kind", ["person", "other"])
@@ -186,6 +216,7 @@ def test_the_rows_the_signatures_name_are_read_by_primary_key(analysed, kind, lo
     """By primary key, on both databases. (The entity of an alias is joined as the planner
     likes: at 3,000 rows PostgreSQL may hash them all.)"""
     text = plan(getattr(candidates, lookup)(kind=kind, key=key))
+    assert "_entitysignature" not in text, text  # the ids were judged first, apart
     table = owner._meta.db_table
     assert f"Seq Scan on {table} " not in text, text
     assert f"SCAN {table}\n" not in text + "\n", text
@@ -214,6 +245,39 @@ def test_the_data_migration_indexes_the_entities_and_person_aliases_stored_befor
         assert stored_signatures(Entity.objects.get(pk=ada.pk)) == key_signatures("ada lovelace")
         indexed = EntityAliasSignature.objects.values_list("alias__alias", flat=True).distinct()
         assert list(indexed) == ["Countess"]
+    finally:
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_key_migration_fills_the_owners_keys_and_covers_them():
+    try:
+        _migrate(("palace", "0011_drawer_fulltext_room"))  # signatures without their key
+        ada = Entity.objects.create(name="Ada", kind="person", key="ada lovelace")
+        alias = EntityAlias.objects.create(entity=ada, alias="Countess", key="countess")
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO palace_entitysignature (signature, entity_id) VALUES (1, %s)",
+                [ada.pk],
+            )
+            cursor.execute(
+                "INSERT INTO palace_entityaliassignature (signature, alias_id) VALUES (2, %s)",
+                [alias.pk],
+            )
+        _migrate(("palace", "0012_entity_signature_keys"))
+        assert list(EntitySignature.objects.values_list("key", flat=True)) == ["ada lovelace"]
+        assert list(EntityAliasSignature.objects.values_list("key", flat=True)) == ["countess"]
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT pg_get_indexdef('palace_entitysignature_pkey'::regclass)")
+                assert "INCLUDE (key)" in cursor.fetchone()[0]
+            else:
+                cursor.execute(
+                    "SELECT sql FROM sqlite_master WHERE name = 'palace_entitysignature'"
+                )
+                assert cursor.fetchone()[0].endswith("WITHOUT ROWID")
     finally:
         executor = MigrationExecutor(connection)  # back to the latest: what later tests use
         executor.loader.build_graph()

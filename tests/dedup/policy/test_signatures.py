@@ -11,11 +11,17 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 import numpy
+import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from dedup.policy import edit_distance, entity_key
-from dedup.policy.signatures import SHORT_KEY_CHARS, key_signatures, reach_signatures
+from dedup.policy.signatures import (
+    SHORT_KEY_CHARS,
+    key_signatures,
+    reach_signatures,
+    within_reach,
+)
 
 REACH = 2
 STORED = 100_000
@@ -85,8 +91,9 @@ def index_of(keys: list[str]) -> dict[int, list[int]]:
 
 
 def found_by_index(index: dict[int, list[int]], keys: list[str], probe: str) -> set[int]:
+    """What the candidate layer returns: the keys sharing a signature, kept by `within_reach`."""
     proposed = {p for s in reach_signatures(probe) for p in index.get(s, ())}
-    return {p for p in proposed if edit_distance(probe, keys[p]) <= REACH}
+    return {p for p in proposed if within_reach(probe, keys[p])}
 
 
 def found_by_scan(keys: list[str], probes: list[str]) -> Iterator[set[int]]:
@@ -148,3 +155,16 @@ def test_a_stored_key_has_few_signatures():
     assert len(key_signatures("ada lovelace")) <= len("ada lovelace") + 2
     assert len(key_signatures("a" * 40)) <= 4  # repeated letters: the variants coincide
     assert len(key_signatures("redis")) == 1 + 5 + 10
+
+
+@pytest.mark.parametrize(
+    ("key", "other"),
+    [("ada", "ada"), ("ada", "abd"), ("lovelace", "lovleace"), ("lovelace", "lvleace"), ("", "ab")],
+)
+def test_within_reach_is_two_osa_edits(key, other):
+    assert within_reach(key, other) is (edit_distance(key, other) <= REACH)
+
+
+def test_within_reach_stops_at_three_edits():
+    assert not within_reach("lovelace", "lvlace x")
+    assert not within_reach("ada", "")
