@@ -307,15 +307,18 @@ def _for_text_postgresql(
 # drops the old signature if it changes: see dedup/migrations/0005_candidates_function_bounded.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
-# A group's lookup is a full-text index scan, one per group; `room_id + 0` keeps the room a filter
-# on the rows it finds (else the planner ANDs the bitmap with all of a room's index entries). It
-# must use that index whatever the statistics: a plan made on an empty (or so analysed) table
-# stayed a scan of the table, or of a whole partial index (12-40 ms a write instead of 2). So it
-# names no column another index serves (superseded drawers are dropped after it) and table scans
-# are off: the index is its only plan. Plans are custom, made for the table as it is (planning
-# these small statements is cheap). Each group keeps its newest p_group_limit matches (OFFSET 0
-# keeps the sort off the lookup's plan): the array ranked is bounded, and a group that fills its
-# bound is a common one, counted after the rare ones. No parallel workers (they cost more).
+# A group's lookup is one scan of the full-text index, which keys each drawer by its room and its
+# words (palace/fulltext.py): `room_id + 0 = p_room` is matched inside the index, ANDing the room's
+# posting list with the words', so it reads the room's matches only, not every room's. It must use
+# that index whatever the statistics: a plan made on an empty (or so analysed) table stayed a scan
+# of the table, of a whole partial index, or (with `room_id = p_room`) of the whole room through a
+# b-tree (12-40 ms a write instead of 2). So it names no column another index serves (`room_id + 0`
+# is an expression only the full-text index keys; superseded drawers are dropped after it) and
+# table scans are off: the index is its only plan. Plans are custom, made for the table as it is
+# (planning these small statements is cheap). Each group keeps its newest p_group_limit matches
+# (OFFSET 0 keeps the sort off the lookup's plan): the array ranked is bounded, and a group that
+# fills its bound is a common one, counted after the rare ones. No parallel workers (they cost
+# more).
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
@@ -345,7 +348,7 @@ BEGIN
                 SELECT m.id FROM palace_drawer m
                 WHERE {fulltext.postgresql_document("m.normalized_content")}
                       @@ {fulltext.postgresql_query("v_group")}
-                  AND m.room_id + 0 = p_room
+                  AND m.{fulltext.POSTGRESQL_ROOM} = p_room
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
                   AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
