@@ -304,7 +304,8 @@ def _for_text_postgresql(
 
 # The tsvector expression is the one the GIN index is built on (palace/fulltext.py).
 # Changing this text changes the function a new database gets only through a new migration, which
-# drops the old signature if it changes: see dedup/migrations/0005_candidates_function_bounded.
+# drops the old signature if it changes: see
+# dedup/migrations/0006_candidates_function_generic_lookups.
 # A volatile PL/pgSQL function: each statement in it sees what committed before that statement
 # started, so candidates read after the lock include the rows of the writer that held it.
 # A group's lookup is one scan of the full-text index, which keys each drawer by its room and its
@@ -314,11 +315,12 @@ def _for_text_postgresql(
 # of the table, of a whole partial index, or (with `room_id = p_room`) of the whole room through a
 # b-tree (12-40 ms a write instead of 2). So it names no column another index serves (`room_id + 0`
 # is an expression only the full-text index keys; superseded drawers are dropped after it) and
-# table scans are off: the index is its only plan. Plans are custom, made for the table as it is
-# (planning these small statements is cheap). Each group keeps its newest p_group_limit matches
-# (OFFSET 0 keeps the sort off the lookup's plan): the array ranked is bounded, and a group that
-# fills its bound is a common one, counted after the rare ones. No parallel workers (they cost
-# more).
+# table scans are off: the index is its only plan, so its plan is generic, made once per
+# connection (planning the five lookups at each call had cost a third of the call). The last
+# statement (exact copies, which b-trees serve, and the ranking) is an EXECUTE, planned at each
+# call for the table as it is. Each group keeps its newest p_group_limit matches (OFFSET 0 keeps
+# the sort off the lookup's plan): the array ranked is bounded, and a group that fills its bound
+# is a common one, counted after the rare ones. No parallel workers (they cost more).
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
@@ -329,7 +331,7 @@ RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_custom_plan
+SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
@@ -362,18 +364,18 @@ BEGIN
             v_common := v_common || v_found;
         END IF;
     END LOOP;
-    RETURN QUERY
+    RETURN QUERY EXECUTE $q$
     SELECT 0, s.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
-          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.content_hash = $4
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
         UNION
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
-          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
-        ORDER BY 1 LIMIT p_same_limit
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.fingerprint = $5
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
+        ORDER BY 1 LIMIT $6
     ) s
     UNION ALL
     SELECT 1, x.* FROM (
@@ -381,18 +383,21 @@ BEGIN
         FROM (
             SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
             FROM (
-                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
+                SELECT r.id, true AS rare FROM unnest($7) AS r(id)
                 UNION ALL
-                SELECT c.id, false FROM unnest(v_common) AS c(id)
+                SELECT c.id, false FROM unnest($8) AS c(id)
             ) h
             GROUP BY h.id
             ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT p_lexical_limit
+            LIMIT $9
         ) h
         JOIN palace_drawer d ON d.id = h.id
         WHERE d.valid_to IS NULL
         ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x;
+    ) x
+    $q$
+    USING p_room, p_agent, p_exclude, p_hash, p_fingerprint, p_same_limit, v_rare, v_common,
+        p_lexical_limit;
 END
 $$
 """
