@@ -302,25 +302,18 @@ def _for_text_postgresql(
     return sql, params
 
 
-# The tsvector expression is the one the GIN index is built on (palace/fulltext.py).
-# Changing this text changes the function a new database gets only through a new migration, which
-# drops the old signature if it changes: see
-# dedup/migrations/0006_candidates_function_generic_lookups.
-# A volatile PL/pgSQL function: each statement in it sees what committed before that statement
-# started, so candidates read after the lock include the rows of the writer that held it.
-# A group's lookup is one scan of the full-text index, which keys each drawer by its room and its
-# words (palace/fulltext.py): `room_id + 0 = p_room` is matched inside the index, ANDing the room's
-# posting list with the words', so it reads the room's matches only, not every room's. It must use
-# that index whatever the statistics: a plan made on an empty (or so analysed) table stayed a scan
-# of the table, of a whole partial index, or (with `room_id = p_room`) of the whole room through a
-# b-tree (12-40 ms a write instead of 2). So it names no column another index serves (`room_id + 0`
-# is an expression only the full-text index keys; superseded drawers are dropped after it) and
-# table scans are off: the index is its only plan, so its plan is generic, made once per
-# connection (planning the five lookups at each call had cost a third of the call). The last
-# statement (exact copies, which b-trees serve, and the ranking) is an EXECUTE, planned at each
-# call for the table as it is. Each group keeps its newest p_group_limit matches (OFFSET 0 keeps
-# the sort off the lookup's plan): the array ranked is bounded, and a group that fills its bound
-# is a common one, counted after the rare ones. No parallel workers (they cost more).
+# The full-text expressions are the index's (palace/fulltext.py). A change to this text reaches a
+# database only through a new migration (dedup/migrations/0006_candidates_function_generic_lookups).
+# Volatile PL/pgSQL: each statement sees what committed before it started, so candidates read after
+# the lock include the rows of the writer that held it. A group's lookup is one scan of the
+# full-text index, keyed by room and words: `room_id + 0 = p_room` is matched inside it, so it reads
+# the room's matches only. Its plan must be that index whatever the statistics (a plan made on an
+# empty table stayed a scan of the table, of a partial index, or, with `room_id = p_room`, of the
+# room through a b-tree: 12-40 ms a write instead of 2): it names no column another index serves
+# (`room_id + 0` only the full-text index keys) and table scans are off, so the plan is generic,
+# made once per connection (planning five lookups per call cost a third of it). The last statement
+# (exact copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
+# p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that fills it is common.
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
