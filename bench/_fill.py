@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 
-from bench._common import Vocabulary
+from bench._common import Vocabulary, settle
 
 BATCH = 100_000
 _COLUMNS = (
@@ -83,8 +83,6 @@ def bulk_fill(rooms: Sequence, vocabulary: Vocabulary, count: int) -> float:
     """Add `count` drawers spread over `rooms`; the seconds it took, settling included."""
     from django.db import connection
     from django.utils import timezone
-
-    from bench._common import settle
 
     started = time.perf_counter()
     room_ids = [room.id for room in rooms]
