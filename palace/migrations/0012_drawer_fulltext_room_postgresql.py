@@ -16,7 +16,6 @@ palace/fulltext.py is today's definition; tests/dedup/test_migrations.py checks 
 installs it.
 """
 
-from django.contrib.postgres.operations import BtreeGinExtension
 from django.db import migrations
 
 
@@ -35,6 +34,9 @@ class RunSQLOn(migrations.RunSQL):
             super()._run_sql(schema_editor, sqls)
 
 
+# As django.contrib.postgres's BtreeGinExtension, whose reverse would query pg_extension on SQLite.
+EXTENSION = "CREATE EXTENSION IF NOT EXISTS btree_gin"
+EXTENSION_REMOVE = "DROP EXTENSION IF EXISTS btree_gin"
 REMOVE = "DROP INDEX IF EXISTS palace_drawer_fulltext"
 POSTGRESQL = """
     CREATE INDEX IF NOT EXISTS palace_drawer_fulltext ON palace_drawer USING gin (
@@ -52,6 +54,9 @@ class Migration(migrations.Migration):
     dependencies = [("palace", "0011_drawer_fulltext_room")]
 
     operations = [
-        BtreeGinExtension(),
-        RunSQLOn("postgresql", [REMOVE, POSTGRESQL], [REMOVE, PREVIOUS_POSTGRESQL]),
+        RunSQLOn(
+            "postgresql",
+            [EXTENSION, REMOVE, POSTGRESQL],
+            [REMOVE, PREVIOUS_POSTGRESQL, EXTENSION_REMOVE],
+        ),
     ]
