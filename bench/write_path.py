@@ -6,17 +6,23 @@ the write), and, untimed, of three-typo variants still near their original (foun
 candidates).
 
 Both kinds of write are interleaved in one run, so machine noise hits both alike; read the ratio.
-`--rooms N` spreads each size over N rooms (filled with bulk inserts, the rows the write path would
-store; the full-text index holds every room) and writes into the first: the cost of the other
-rooms' postings, which a candidate lookup must not read.
+`--rooms N` spreads each size over N rooms and writes into the first: the cost of the other rooms'
+postings, which a candidate lookup must not read. Drawers are bulk loaded (bench/_fill.py: COPY on
+PostgreSQL, executemany on SQLite, the rows and full-text entries the write path would store), so
+the issue's sizes fit: 1M in one room or over 1,000 rooms, 10M over 10,000 rooms. Each row says how
+long its fill took and how many statements a write of each kind ran; `--profile 1` prints the
+dedup writes' cProfile to stderr.
 
     .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 1000] [--rooms 1]
+        [--profile 0] [--backends sqlite,postgresql]
 """
 
 from __future__ import annotations
 
+import cProfile
 import json
 import os
+import pstats
 import random
 import sys
 import time
@@ -28,15 +34,25 @@ from bench._common import (
     Vocabulary,
     arguments,
     drawer_row,
-    fill,
     fresh_database_url,
     one_typo,
     run_children,
-    settle,
     setup_django,
     summary,
     table,
 )
+from bench._fill import bulk_fill
+
+
+class StatementCount:
+    """Counts the statements run on the connection while it is installed (execute_wrapper)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        self.count += 1
+        return execute(sql, params, many, context)
 
 
 def multi_typo_recall(room, originals, rng, typos: int = 3) -> tuple[int, int]:
@@ -68,10 +84,53 @@ def report_miss(original: str | None, text: str, result: object) -> None:
         print(f"missed: {original!r} -> {text!r}", result, file=sys.stderr)
 
 
-def child(backend: str, sizes: list[int], writes: int, room_count: int) -> None:
-    setup_django(fresh_database_url(backend))
-    from django.db import transaction
+def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) -> dict:
+    """`writes` dedup writes (every other one a planted one-typo variant of an original) and as
+    many plain inserts, interleaved; their latencies, statement counts and the typo recall."""
+    from django.db import connection, transaction
 
+    from dedup import services
+
+    dedup_times, plain_times, found = [], [], 0
+    dedup_statements, plain_statements = StatementCount(), StatementCount()
+    profiler = cProfile.Profile() if profile else None
+    for index in range(writes):
+        planted = index % 2 == 0 and index // 2 < len(originals)
+        original_id, original = originals[index // 2] if planted else (None, None)
+        text = one_typo(original, rng) if original is not None else vocabulary.sentence()
+        with connection.execute_wrapper(dedup_statements):
+            if profiler is not None:
+                profiler.enable()
+            started = time.perf_counter()
+            result = services.drawer_write(room=room, content=text)
+            dedup_times.append(time.perf_counter() - started)
+            if profiler is not None:
+                profiler.disable()
+        if planted:
+            hit = any(link.older_id == original_id for link in result.links)
+            found += hit
+            if not hit:
+                report_miss(original, text, result)
+
+        plain_text = vocabulary.sentence()
+        with connection.execute_wrapper(plain_statements):
+            started = time.perf_counter()
+            with transaction.atomic():
+                drawer_row(room, plain_text).save()
+            plain_times.append(time.perf_counter() - started)
+    if profiler is not None:
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
+    return {
+        "dedup": summary(dedup_times),
+        "plain": summary(plain_times),
+        "found": found,
+        "dedup_statements": dedup_statements.count / writes,
+        "plain_statements": plain_statements.count / writes,
+    }
+
+
+def child(backend: str, sizes: list[int], writes: int, room_count: int, profile: bool) -> None:
+    setup_django(fresh_database_url(backend))
     from dedup import services
     from palace.models import Drawer
 
@@ -81,46 +140,24 @@ def child(backend: str, sizes: list[int], writes: int, room_count: int) -> None:
     room = rooms[0]
     present = 0
     for size in sizes:
-        for other in rooms:  # the same share each, the measured room included
-            fill(other, vocabulary, (size - present) // room_count)
-        settle()
+        fill_seconds = bulk_fill(rooms, vocabulary, size - present)
         originals = list(
             Drawer.objects.filter(room=room)
             .order_by("?")
             .values_list("id", "content")[: writes // 2]
         )
-        dedup_times, plain_times, found = [], [], 0
-        for index in range(writes):
-            planted = index % 2 == 0 and index // 2 < len(originals)
-            original_id, original = originals[index // 2] if planted else (None, None)
-            text = one_typo(original, rng) if original is not None else vocabulary.sentence()
-            started = time.perf_counter()
-            result = services.drawer_write(room=room, content=text)
-            dedup_times.append(time.perf_counter() - started)
-            if planted:
-                hit = any(link.older_id == original_id for link in result.links)
-                found += hit
-                if not hit:
-                    report_miss(original, text, result)
-
-            plain_text = vocabulary.sentence()
-            started = time.perf_counter()
-            with transaction.atomic():
-                drawer_row(room, plain_text).save()
-            plain_times.append(time.perf_counter() - started)
+        measured = interleaved(room, originals, vocabulary, rng, writes, profile)
         present = Drawer.objects.count()
         multi_found, multi_planted = multi_typo_recall(room, originals, rng)
-        dedup, plain = summary(dedup_times), summary(plain_times)
         print(
             json.dumps(
                 {
                     "backend": backend,
                     "size": size,
                     "rooms": room_count,
-                    "dedup": dedup,
-                    "plain": plain,
+                    "fill_seconds": fill_seconds,
+                    **measured,
                     "planted": len(originals),
-                    "found": found,
                     "multi_planted": multi_planted,
                     "multi_found": multi_found,
                 }
@@ -130,9 +167,9 @@ def child(backend: str, sizes: list[int], writes: int, room_count: int) -> None:
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000, rooms=1)
+    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000, rooms=1, profile=0)
     if args.child:
-        child(args.child, args.sizes, args.writes, args.rooms)
+        child(args.child, args.sizes, args.writes, args.rooms, bool(args.profile))
         return
 
     rows = []
@@ -150,6 +187,8 @@ def main() -> None:
                 f"{r['found']}/{r['planted']} ({100 * r['found'] / r['planted']:.1f}%)",
                 f"{r['multi_found']}/{r['multi_planted']} "
                 f"({100 * r['multi_found'] / max(1, r['multi_planted']):.1f}%)",
+                f"{r['dedup_statements']:.1f} / {r['plain_statements']:.1f}",
+                f"{r['fill_seconds']:,.0f}",
             ]
         )
     print(
@@ -164,6 +203,8 @@ def main() -> None:
                 "plain p50 / p99 ms",
                 "typo recall",
                 "3-typo recall",
+                "statements dedup / plain",
+                "fill s",
             ],
             rows,
         )

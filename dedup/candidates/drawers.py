@@ -302,20 +302,18 @@ def _for_text_postgresql(
     return sql, params
 
 
-# The tsvector expression is the one the GIN index is built on (palace/fulltext.py).
-# Changing this text changes the function a new database gets only through a new migration, which
-# drops the old signature if it changes: see dedup/migrations/0005_candidates_function_bounded.
-# A volatile PL/pgSQL function: each statement in it sees what committed before that statement
-# started, so candidates read after the lock include the rows of the writer that held it.
-# A group's lookup is a full-text index scan, one per group; `room_id + 0` keeps the room a filter
-# on the rows it finds (else the planner ANDs the bitmap with all of a room's index entries). It
-# must use that index whatever the statistics: a plan made on an empty (or so analysed) table
-# stayed a scan of the table, or of a whole partial index (12-40 ms a write instead of 2). So it
-# names no column another index serves (superseded drawers are dropped after it) and table scans
-# are off: the index is its only plan. Plans are custom, made for the table as it is (planning
-# these small statements is cheap). Each group keeps its newest p_group_limit matches (OFFSET 0
-# keeps the sort off the lookup's plan): the array ranked is bounded, and a group that fills its
-# bound is a common one, counted after the rare ones. No parallel workers (they cost more).
+# The full-text expressions are the index's (palace/fulltext.py). A change to this text reaches a
+# database only through a new migration (dedup/migrations/0006_candidates_function_generic_lookups).
+# Volatile PL/pgSQL: each statement sees what committed before it started, so candidates read after
+# the lock include the rows of the writer that held it. A group's lookup is one scan of the
+# full-text index, keyed by room and words: `room_id + 0 = p_room` is matched inside it, so it reads
+# the room's matches only. Its plan must be that index whatever the statistics (a plan made on an
+# empty table stayed a scan of the table, of a partial index, or, with `room_id = p_room`, of the
+# room through a b-tree: 12-40 ms a write instead of 2): it names no column another index serves
+# (`room_id + 0` only the full-text index keys) and table scans are off, so the plan is generic,
+# made once per connection (planning five lookups per call cost a third of it). The last statement
+# (exact copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
+# p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that fills it is common.
 POSTGRESQL_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
@@ -326,7 +324,7 @@ RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
 LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_custom_plan
+SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
@@ -345,7 +343,7 @@ BEGIN
                 SELECT m.id FROM palace_drawer m
                 WHERE {fulltext.postgresql_document("m.normalized_content")}
                       @@ {fulltext.postgresql_query("v_group")}
-                  AND m.room_id + 0 = p_room
+                  AND m.{fulltext.POSTGRESQL_ROOM} = p_room
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
                   AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
@@ -359,18 +357,18 @@ BEGIN
             v_common := v_common || v_found;
         END IF;
     END LOOP;
-    RETURN QUERY
+    RETURN QUERY EXECUTE $q$
     SELECT 0, s.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
-          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.content_hash = $4
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
         UNION
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
-          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
-        ORDER BY 1 LIMIT p_same_limit
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.fingerprint = $5
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
+        ORDER BY 1 LIMIT $6
     ) s
     UNION ALL
     SELECT 1, x.* FROM (
@@ -378,18 +376,21 @@ BEGIN
         FROM (
             SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
             FROM (
-                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
+                SELECT r.id, true AS rare FROM unnest($7) AS r(id)
                 UNION ALL
-                SELECT c.id, false FROM unnest(v_common) AS c(id)
+                SELECT c.id, false FROM unnest($8) AS c(id)
             ) h
             GROUP BY h.id
             ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT p_lexical_limit
+            LIMIT $9
         ) h
         JOIN palace_drawer d ON d.id = h.id
         WHERE d.valid_to IS NULL
         ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x;
+    ) x
+    $q$
+    USING p_room, p_agent, p_exclude, p_hash, p_fingerprint, p_same_limit, v_rare, v_common,
+        p_lexical_limit;
 END
 $$
 """

@@ -228,6 +228,7 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
     [
         ("0002_candidates_function", "0003_candidates_function_length_band"),
         ("0003_candidates_function_length_band", "0005_candidates_function_bounded"),
+        ("0005_candidates_function_bounded", "0006_candidates_function_generic_lookups"),
     ],
 )
 def test_a_function_migration_reverses_to_the_function_before_it(
@@ -239,6 +240,19 @@ def test_a_function_migration_reverses_to_the_function_before_it(
     assert installed_functions() == functions_installing(previous)
     assert previous == migration("dedup", reversed_by).PREVIOUS_FUNCTION
 
+    migrate()
+    assert_installed_as_the_code_expects()
+    assert_writes_deduplicate()
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_the_room_key_migration_reverses_to_the_index_of_0011(dedup_settings):
+    """palace 0012 keys the full-text index by room (btree_gin); reversed, the index of 0011
+    (the tsvector alone) is back, and migrating again installs the code's."""
+    migrate(("palace", "0011_drawer_fulltext_room"))
+    [(_, definition)] = fulltext_objects()
+    assert "room_id" not in definition
     migrate()
     assert_installed_as_the_code_expects()
     assert_writes_deduplicate()
@@ -278,7 +292,7 @@ def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_se
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0005_candidates_function_bounded")
+    latest = migration("dedup", "0006_candidates_function_generic_lookups")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops

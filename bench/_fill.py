@@ -1,0 +1,151 @@
+"""Bulk fills for the scale benchmarks: millions of drawers in minutes, as the rows the write path
+would store (the same derived columns, defaults and full-text entries; no links, since random
+sentences resemble nothing at the write path's threshold).
+
+PostgreSQL: the drawer table's secondary indexes (the full-text one included) are dropped, the rows
+are sent with COPY, and the indexes are created again from their own definitions
+(`pg_indexes.indexdef`, so exactly what the migrations made), with foreign-key triggers skipped
+(the rooms exist). SQLite: `executemany` in transactions of 100,000 rows, the full-text triggers
+live, so the FTS5 rows are those of a write. Both end with `settle()` (VACUUM ANALYZE; FTS5
+optimize), the state a palace reaches after `manage.py dedup_maintain`.
+
+Rooms are filled interleaved (row i into room i mod n), as writes into many rooms would arrive: a
+room's drawers are spread over the whole table, its worst case for locality.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+
+from bench._common import Vocabulary, settle
+
+BATCH = 100_000
+_COLUMNS = (
+    "uuid",
+    "room_id",
+    "content",
+    "content_hash",
+    "normalized_content",
+    "fingerprint",
+    "name",
+    "kind",
+    "agent",
+    "source",
+    "valid_from",
+    "valid_to",
+    "created_at",
+    "superseded_by_id",
+    "consolidation",
+)
+
+
+def sentences(vocabulary: Vocabulary, count: int) -> Iterator[str]:
+    """`count` sentences drawn as `Vocabulary.sentence` draws them (same words, weights, lengths
+    and share of common words), 20x faster: the cumulative weights are computed once."""
+    rng, words, common = vocabulary.rng, vocabulary.words, vocabulary.common
+    cumulative = list(itertools.accumulate(vocabulary.weights))
+    for _ in range(count):
+        picks = rng.choices(words, cum_weights=cumulative, k=rng.randint(14, 28))
+        chosen = [w if rng.random() > 0.3 else rng.choice(common) for w in picks]
+        yield (" ".join(chosen)).capitalize() + "."
+
+
+def rows(room_ids: Sequence[int], vocabulary: Vocabulary, count: int, now) -> Iterator[tuple]:
+    """The drawer rows of `count` new sentences over the rooms, interleaved, in `_COLUMNS` order,
+    with the values `services.drawer_write` stores (derived by `policy.Text.of`)."""
+    from dedup import policy
+
+    for index, text in enumerate(sentences(vocabulary, count)):
+        derived = policy.Text.of(text)
+        yield (
+            uuid.uuid4(),
+            room_ids[index % len(room_ids)],
+            text,
+            derived.content_hash,
+            derived.normalized,
+            derived.fingerprint,
+            None,
+            "",
+            "",
+            "{}",
+            now,
+            None,
+            now,
+            None,
+            "{}",
+        )
+
+
+def bulk_fill(rooms: Sequence, vocabulary: Vocabulary, count: int) -> float:
+    """Add `count` drawers spread over `rooms`; the seconds it took, settling included."""
+    from django.db import connection
+    from django.utils import timezone
+
+    started = time.perf_counter()
+    room_ids = [room.id for room in rooms]
+    if count > 0:
+        produced = rows(room_ids, vocabulary, count, timezone.now())
+        if connection.vendor == "postgresql":
+            _copy_postgresql(connection, produced)
+        else:
+            _insert_sqlite(connection, produced)
+    settle()
+    return time.perf_counter() - started
+
+
+def _copy_postgresql(connection, produced: Iterator[tuple]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.tablename = 'palace_drawer' "
+            "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)"
+        )
+        indexes = cursor.fetchall()
+        for name, _ in indexes:
+            cursor.execute(f'DROP INDEX "{name}"')
+        cursor.execute("SET session_replication_role = replica")  # no FK trigger per row
+        copy_sql = f"COPY palace_drawer ({', '.join(_COLUMNS)}) FROM STDIN"
+        with cursor.cursor.copy(copy_sql) as copy:
+            for row in produced:
+                copy.write_row(row)
+        cursor.execute("SET session_replication_role = DEFAULT")
+        cursor.execute("SET maintenance_work_mem = '512MB'")
+        for _, definition in indexes:
+            cursor.execute(definition)
+        cursor.execute("RESET maintenance_work_mem")
+
+
+def _insert_sqlite(connection, produced: Iterator[tuple]) -> None:
+    """The drawer table's own indexes and the full-text triggers are set aside during the load
+    and made again from their own SQL (`sqlite_master`); the FTS5 index is then rebuilt from the
+    table, which gives the entries the insert trigger would have made."""
+    placeholders = ", ".join("?" for _ in _COLUMNS)
+    sql = f"INSERT INTO palace_drawer ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
+    connection.ensure_connection()
+    raw = connection.connection
+    aside = raw.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'palace_drawer' "
+        "AND sql IS NOT NULL AND (type = 'index' OR name LIKE 'palace_drawer_fts_%')"
+    ).fetchall()
+    for kind, name, _ in aside:
+        raw.execute(f'DROP {kind.upper()} "{name}"')
+    while batch := [_sqlite_row(row) for row in itertools.islice(produced, BATCH)]:
+        raw.execute("BEGIN")  # one transaction per batch (the connection is in autocommit)
+        raw.executemany(sql, batch)
+        raw.execute("COMMIT")
+    for _, _, definition in aside:
+        raw.execute(definition)
+    raw.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('rebuild')")
+
+
+def _sqlite_row(row: tuple) -> tuple:
+    """The values as Django stores them on SQLite: the uuid as 32 hex digits, times as text."""
+    from django.db import connection
+
+    values = list(row)
+    values[0] = values[0].hex
+    for position in (10, 12):
+        values[position] = connection.ops.adapt_datetimefield_value(values[position])
+    return tuple(values)
