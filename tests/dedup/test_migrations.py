@@ -248,9 +248,9 @@ def test_a_function_migration_reverses_to_the_function_before_it(
 @postgresql_only
 @pytest.mark.django_db(transaction=True)
 def test_the_room_key_migration_reverses_to_the_index_of_0011(dedup_settings):
-    """palace 0012 keys the full-text index by room (btree_gin); reversed, the index of 0011
+    """palace 0013 keys the full-text index by room (btree_gin); reversed, the index of 0011
     (the tsvector alone) is back, and migrating again installs the code's."""
-    migrate(("palace", "0011_drawer_fulltext_room"))
+    migrate(("palace", "0012_entity_signature_keys"))
     [(_, definition)] = fulltext_objects()
     assert "room_id" not in definition
     migrate()
