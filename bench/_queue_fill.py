@@ -36,6 +36,8 @@ class Texts:
 
     def drawer_pair(self) -> tuple[str, str]:
         older = self.sentence()
+        while not any(len(word.strip(".")) >= 5 for word in older.split(" ")):
+            older = self.sentence()  # a typo needs a word of five letters or more
         if self.rng.random() < 0.1:  # the same words, other case and punctuation: "normalized"
             return older, older.upper().rstrip(".") + "!"
         return older, one_typo(older, self.rng)
