@@ -235,7 +235,9 @@ def entity_chunk(texts: Texts, count: int, ids: dict) -> tuple[list, list, list]
     from django.utils import timezone
 
     now = timezone.now()
-    entities, signatures, links = [], [], []
+    entities: list[list] = []
+    signatures: list[tuple[int, int]] = []
+    links: list[list] = []
     while len(links) < count:
         older_name, newer_name = texts.entity_pair()
         older, newer = (ids["entity"], older_name), (ids["entity"] + 1, newer_name)
