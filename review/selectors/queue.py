@@ -244,9 +244,11 @@ def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal
 # A filter on the linked rows (a wing, a room, an entity kind, a text) is not in the links'
 # indexes: counting its matches up to the cap could read every open link (a room holding one
 # link in a hundred: a million rows at 1,000,000 open items). Its count is taken among the first
-# COUNT_CAP links of its status instead (one index range): exact when that is all of them,
-# otherwise "at least" what it found there.
+# WINDOW links of its status instead (one index range, each joined to its rows: at 1,000,000
+# open items 10,000 of them took 61 ms on SQLite): exact when those are all of them, otherwise
+# "at least" what it found there.
 COUNT_CAP = 10_000
+WINDOW = 2_000
 
 
 class AtLeast(int):
@@ -263,10 +265,11 @@ def capped_count(rows: QuerySet) -> int:
 
 
 def _window_count(rows: QuerySet, window: QuerySet, all_of_status: int) -> int:
-    """The matches among the first COUNT_CAP rows of `window` (the links of the filter's status):
+    """The matches among the first WINDOW rows of `window` (the links of the filter's status):
     exact when those are all of them (`all_of_status`, capped, says so), else at least that."""
-    counted = rows.filter(pk__in=window.order_by().values("pk")[:COUNT_CAP]).count()
-    return AtLeast(counted) if isinstance(all_of_status, AtLeast) else counted
+    counted = rows.filter(pk__in=window.order_by().values("pk")[:WINDOW]).count()
+    seen_all = all_of_status <= WINDOW and not isinstance(all_of_status, AtLeast)
+    return counted if seen_all else AtLeast(counted)
 
 
 def _sum(*counts: int) -> int:

@@ -39,7 +39,8 @@ def test_a_later_html_page_answers_for_a_curator(as_curator, dedup_settings):
 
 
 def test_queue_pages_keep_their_queries_as_the_queue_grows(as_curator, dedup_settings, monkeypatch):
-    monkeypatch.setattr(queue, "COUNT_CAP", 5)  # past the cap, as at 1,000,000 open items
+    monkeypatch.setattr(queue, "COUNT_CAP", 5)  # past the caps, as at 1,000,000 open items
+    monkeypatch.setattr(queue, "WINDOW", 3)
     grow(4)
     grow(3, start=4, room="other")
     cursor = selectors.queue_page(selectors.QueueFilters(), size=2).next_cursor
@@ -60,10 +61,10 @@ def test_a_filter_on_the_linked_rows_counts_exactly_when_every_link_is_seen(
     assert not isinstance(counts["drawer"], queue.AtLeast)
 
 
-def test_a_filter_on_the_linked_rows_past_the_cap_counts_at_least(
+def test_a_filter_on_the_linked_rows_past_the_window_counts_at_least(
     curator, dedup_settings, monkeypatch
 ):
-    monkeypatch.setattr(queue, "COUNT_CAP", 3)
+    monkeypatch.setattr(queue, "WINDOW", 3)
     grow(3)
     grow(4, start=3, room="other")
     counts = selectors.queue_counts(selectors.QueueFilters(room="other"), curator)
