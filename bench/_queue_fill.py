@@ -177,14 +177,8 @@ class _Rows:
         self.rows.append(row)
 
 
-DRAWER_VARYING = (
-    "id",
-    "uuid",
-    "room_id",
-    "content",
-    "content_hash",
-    "normalized_content",
-    "fingerprint",
+DRAWER_VARYING = tuple(
+    "id uuid room_id content content_hash normalized_content fingerprint".split()
 )
 LINK_VARYING = ("id", "newer_id", "older_id", "verdict", "similarity", "signals")
 
