@@ -24,7 +24,8 @@ from bench._common import (
     setup_django,
     table,
 )
-from bench.review_queue import grow, measure
+from bench._queue_fill import ROOMS, Texts, grow
+from bench.review_queue import measure
 
 CLUSTERS = 100
 MEMBERS = 5
@@ -58,6 +59,7 @@ def child(backend: str, sizes: list[int], repeat: int) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from dedup import services
     from review.curators import curators_group
 
     user = get_user_model().objects.create_user("bench")
@@ -68,15 +70,17 @@ def child(backend: str, sizes: list[int], repeat: int) -> None:
     vocabulary = Vocabulary(rng)
     first = add_clusters(rng, vocabulary)
     present = CLUSTERS * (MEMBERS - 1)
+    texts = Texts(rng)
+    rooms = [services.room_get_or_create(wing="bench", room=f"room{i}").id for i in range(ROOMS)]
     for size in sizes:
-        grow(size, present, rng, vocabulary)
+        grow(size, present, texts, rooms)
         present = size
         for label, url in [
             ("queue, type=cluster", "/?type=cluster"),
             ("one cluster", f"/clusters/d{first}/"),
             ("API clusters", "/api/review/clusters"),
         ]:
-            median, worst, queries = measure(client, url, repeat)
+            median, worst, _, queries = measure(client, url, repeat)
             row = {"backend": backend, "size": size, "page": label}
             print(json.dumps(row | {"median": median, "worst": worst, "queries": queries}))
 

@@ -1,9 +1,20 @@
 #!/usr/bin/env python
-"""Review console benchmark: server time and query count of the queue page and an item page at
-1,000 / 10,000 / 100,000 open items, on SQLite and PostgreSQL (in-process requests through the
-whole Django stack: middleware, session, templates).
+"""Review console benchmark: server time and query count of the queue page (first, second and a
+deep page, filtered), an item page and the API's queue at 1,000 / 100,000 / 1,000,000 open
+items, on SQLite and PostgreSQL (in-process requests through the whole Django stack:
+middleware, session, templates).
 
-    .venv/bin/python bench/review_queue.py [--sizes 1000,10000,100000] [--repeat 15]
+    .venv/bin/python bench/review_queue.py [--sizes 1000,100000,1000000] [--repeat 15]
+
+The queue is filled by bulk SQL (COPY on PostgreSQL, executemany in big transactions on SQLite)
+with exactly the rows the services write: nine drawer links in ten, each between a drawer and a
+later one-typo (or case-and-punctuation) variant of it, written as `dedup.services.drawer_write`
+writes them (the drawers' hash, normalised text and fingerprint, the full-text rows: SQLite's
+triggers fill them, PostgreSQL's GIN index is built after the load; the link's verdict and
+signals from `dedup.policy.assess`); one in ten an entity link between two entities of three-word
+names two edits apart, as `entity_resolve` writes them (keys, key lengths, signatures, the link's
+similarity and distance from `dedup.policy.resolve`). Before the fill each backend checks a few
+bulk-made rows against the same texts written through the services, field by field.
 """
 
 from __future__ import annotations
@@ -17,79 +28,59 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import (
-    Vocabulary,
-    arguments,
-    drawer_row,
-    fresh_database_url,
-    run_children,
-    setup_django,
-    table,
-)
+from bench._common import arguments, fresh_database_url, run_children, setup_django, table
+from bench._queue_fill import ROOMS, Texts, check_equivalence, grow
+
+# --- the measures ----------------------------------------------------------------------------
 
 
-def grow(target: int, present: int, rng, vocabulary) -> None:
-    """Add open items up to `target`: nine drawer links for each entity link, like a palace."""
-    from dedup import services
-    from palace.models import Drawer, DrawerLink, Entity, EntityLink
-
-    room = services.room_get_or_create(wing="bench", room=f"room{rng.randrange(10)}")
-    need = target - present
-    entity_links = need // 10
-    drawer_links = need - entity_links
-    drawers = [drawer_row(room, vocabulary.sentence()) for _ in range(drawer_links * 2)]
-    drawers = Drawer.objects.bulk_create(drawers, batch_size=2000)
-    DrawerLink.objects.bulk_create(
-        (
-            DrawerLink(
-                newer=drawers[2 * i + 1],
-                older=drawers[2 * i],
-                verdict=rng.choice(["near", "near", "normalized", "exact"]),
-                similarity=round(rng.uniform(0.9, 1.0), 4),
-                signals={"same_hash": False, "same_fingerprint": False, "threshold": 0.9},
-            )
-            for i in range(drawer_links)
-        ),
-        batch_size=2000,
-    )
-    base = Entity.objects.count()
-    entities = Entity.objects.bulk_create(
-        (
-            Entity(
-                name=f"Entity {base + i}", kind="person", key=f"entity {base + i}", key_length=10
-            )
-            for i in range(entity_links * 2)
-        ),
-        batch_size=2000,
-    )
-    EntityLink.objects.bulk_create(
-        (
-            EntityLink(
-                newer=entities[2 * i + 1],
-                older=entities[2 * i],
-                similarity=round(rng.uniform(0.75, 0.95), 4),
-                distance=2,
-            )
-            for i in range(entity_links)
-        ),
-        batch_size=2000,
-    )
-
-
-def measure(client, url: str, repeat: int) -> tuple[float, float, int]:
+def measure(client, url: str, repeat: int) -> tuple[float, float, float, int]:
+    """Wall time (median, worst) and this process's CPU time (median) of a page, in ms, and its
+    queries. The CPU time leaves out the database server's (PostgreSQL's is another process)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     client.get(url)  # warm caches and templates
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         response = client.get(url)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
         assert response.status_code == 200, (url, response.status_code)
     with CaptureQueriesContext(connection) as captured:
         client.get(url)
-    return statistics.median(times) * 1000, max(times) * 1000, len(captured)
+    return (
+        statistics.median(times) * 1000,
+        max(times) * 1000,
+        statistics.median(cpu) * 1000,
+        len(captured),
+    )
+
+
+def pages(client, size: int) -> list[tuple[str, str]]:
+    """The pages measured at this size: the queue's first, second and a middle page (by
+    cursor), filtered by room and by rule, most uncertain first, an item, the API's first and
+    second page."""
+    from palace.models import DrawerLink
+    from review import selectors
+    from review.selectors.queue import cursor_after
+
+    ordered = DrawerLink.objects.order_by("-similarity", "-pk")
+    middle = ordered[int(size * 0.9) // 2]
+    first = selectors.queue_page(selectors.QueueFilters())
+    api_next = client.get("/api/review/queue").json()["next"]
+    return [
+        ("queue", "/"),
+        ("queue, page 2", f"/?cursor={first.next_cursor}"),
+        ("queue, middle page", f"/?cursor={cursor_after(selectors.QueueFilters(), middle)}"),
+        ("queue, one room", "/?room=room3"),
+        ("queue, rule normalized", "/?rule=normalized"),
+        ("queue, most uncertain first", "/?order=uncertain"),
+        ("item", f"/items/d{ordered.values_list('pk', flat=True).first()}/"),
+        ("API queue", "/api/review/queue"),
+        ("API queue, page 2", f"/api/review/queue?cursor={api_next}"),
+    ]
 
 
 def child(backend: str, sizes: list[int], repeat: int) -> None:
@@ -97,54 +88,35 @@ def child(backend: str, sizes: list[int], repeat: int) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from dedup import services
     from dedup.maintenance import optimize_candidate_indexes
-    from palace.models import DrawerLink
     from review.curators import curators_group
 
     user = get_user_model().objects.create_user("bench")
     user.groups.add(curators_group())
     client = Client()
     client.force_login(user)
-    rng = random.Random(3)
-    vocabulary = Vocabulary(rng)
+    texts = Texts(random.Random(3))
+    check_equivalence(texts)
+    rooms = [services.room_get_or_create(wing="bench", room=f"room{i}").id for i in range(ROOMS)]
     present = 0
     for size in sizes:
-        grow(size, present, rng, vocabulary)
+        started = time.perf_counter()
+        grow(size, present, texts, rooms)
         present = size
         optimize_candidate_indexes()
-        item = (
-            DrawerLink.objects.order_by("-similarity", "-pk").values_list("pk", flat=True).first()
+        print(
+            f"{backend}: filled {size:,} in {time.perf_counter() - started:.0f} s", file=sys.stderr
         )
-        for label, url in [
-            ("queue", "/"),
-            ("queue, most uncertain first", "/?order=uncertain"),
-            ("queue, page 2", None),
-            ("item", f"/items/d{item}/"),
-            ("API queue", "/api/review/queue"),
-        ]:
-            if url is None:
-                from review import selectors
-
-                cursor = selectors.queue_page(selectors.QueueFilters()).next_cursor
-                url = f"/?cursor={cursor}"
-            median, worst, queries = measure(client, url, repeat)
-            print(
-                json.dumps(
-                    {
-                        "backend": backend,
-                        "size": size,
-                        "page": label,
-                        "median": median,
-                        "worst": worst,
-                        "queries": queries,
-                    }
-                ),
-                flush=True,
-            )
+        for label, url in pages(client, size):
+            median, worst, cpu, queries = measure(client, url, repeat)
+            row = {"backend": backend, "size": size, "page": label}
+            row |= {"median": median, "worst": worst, "cpu": cpu, "queries": queries}
+            print(json.dumps(row), flush=True)
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="1000,10000,100000", repeat=15)
+    args = arguments(__doc__, sizes="1000,100000,1000000", repeat=15)
     if args.child:
         child(args.child, args.sizes, args.repeat)
         return
@@ -155,11 +127,13 @@ def main() -> None:
             r["page"],
             f"{r['median']:.1f}",
             f"{r['worst']:.1f}",
+            f"{r['cpu']:.1f}",
             r["queries"],
         ]
         for r in run_children(__file__, args.backends)
     ]
-    print(table(["backend", "open items", "page", "median ms", "worst ms", "queries"], rows))
+    headers = ["backend", "open items", "page", "median ms", "worst ms", "CPU ms", "queries"]
+    print(table(headers, rows))
 
 
 if __name__ == "__main__":

@@ -118,6 +118,11 @@ class DrawerLink(ReviewedLink):
         indexes = [
             models.Index(fields=["status", "-similarity", "-id"], name="drawer_link_queue"),
             models.Index(fields=["status", "-created_at", "-id"], name="drawer_link_queue_age"),
+            # The queue filtered by rule (a verdict): its page and its capped count read this
+            # index alone, however rare the verdict.
+            models.Index(
+                fields=["status", "verdict", "-similarity", "-id"], name="drawer_link_queue_rule"
+            ),
         ]
         permissions = [("decide", "Can decide review items (curator)")]
         verbose_name = "similar_to link"

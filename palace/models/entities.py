@@ -157,6 +157,10 @@ class EntityLink(ReviewedLink):
         indexes = [
             models.Index(fields=["status", "-similarity", "-id"], name="entity_link_queue"),
             models.Index(fields=["status", "-created_at", "-id"], name="entity_link_queue_age"),
+            # The queue filtered by rule (typo: distance 1, possible: any other).
+            models.Index(
+                fields=["status", "distance", "-similarity", "-id"], name="entity_link_queue_rule"
+            ),
         ]
         verbose_name = "possibly_same_as link"
 

@@ -23,6 +23,7 @@ from review.selectors.filters import (
     BY_TIME,
     DESCENDING,
     QueueFilters,
+    QueueStatus,
     drawer_links,
     entity_links,
     proposals,
@@ -239,7 +240,15 @@ def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal
 # (a wing, a similarity range, a text); a count over at most COUNT_CAP + 1 index entries is
 # bounded at any size and counts every filter exactly up to the cap. Later pages and the API's
 # next pages (with a cursor) count nothing.
+#
+# A filter on the linked rows (a wing, a room, an entity kind, a text) is not in the links'
+# indexes: counting its matches up to the cap could read every open link (a room holding one
+# link in a hundred: a million rows at 1,000,000 open items). Its count is taken among the first
+# WINDOW links of its status instead (one index range, each joined to its rows: at 1,000,000
+# open items 10,000 of them took 61 ms on SQLite): exact when those are all of them, otherwise
+# "at least" what it found there.
 COUNT_CAP = 10_000
+WINDOW = 2_000
 
 
 class AtLeast(int):
@@ -250,13 +259,45 @@ class AtLeast(int):
 
 
 def capped_count(rows: QuerySet) -> int:
-    counted = rows[: COUNT_CAP + 1].count()
+    # No ORDER BY: the count reads the index range in its own order and stops at the cap.
+    counted = rows.order_by()[: COUNT_CAP + 1].count()
     return AtLeast(COUNT_CAP) if counted > COUNT_CAP else counted
+
+
+def _window_count(rows: QuerySet, window: QuerySet, all_of_status: int) -> int:
+    """The matches among the first WINDOW rows of `window` (the links of the filter's status):
+    exact when those are all of them (`all_of_status`, capped, says so), else at least that."""
+    counted = rows.filter(pk__in=window.order_by().values("pk")[:WINDOW]).count()
+    seen_all = all_of_status <= WINDOW and not isinstance(all_of_status, AtLeast)
+    return counted if seen_all else AtLeast(counted)
 
 
 def _sum(*counts: int) -> int:
     total = sum(int(count) for count in counts)
     return AtLeast(total) if any(isinstance(count, AtLeast) for count in counts) else total
+
+
+def _kind_counts(filters: QueueFilters, open_counts: dict[str, int]) -> dict[str, int]:
+    """The filter's items per kind, capped; a filter on the linked rows counted in a window."""
+    by_status = QueueFilters(status=filters.status)
+    counts = {"drawer": 0, "entity": 0, "proposal": 0}
+    if filters.includes_proposals:
+        counts["proposal"] = capped_count(proposals(filters))
+    for kind, included, select, joined in (
+        ("drawer", filters.includes_drawers, drawer_links, filters.wing or filters.room),
+        ("entity", filters.includes_entities, entity_links, filters.kind),
+    ):
+        if not included:
+            continue
+        if not (joined or filters.q):
+            counts[kind] = capped_count(select(filters))
+            continue
+        window = select(by_status)
+        of_status = (
+            open_counts[kind] if filters.status == QueueStatus.OPEN else capped_count(window)
+        )
+        counts[kind] = _window_count(select(filters), window, of_status)
+    return counts
 
 
 def queue_counts(
@@ -281,18 +322,16 @@ def queue_counts(
         .values("target_id")
         .distinct()
     )
-    counts = {
-        "drawer": capped_count(drawer_links(filters)) if filters.includes_drawers else 0,
-        "entity": capped_count(entity_links(filters)) if filters.includes_entities else 0,
-        "proposal": capped_count(proposals(filters)) if filters.includes_proposals else 0,
-    }
     if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
+        counts = _kind_counts(filters, {})
         open_items = _sum(counts["drawer"], counts["entity"])
     else:
-        open_items = _sum(
-            capped_count(DrawerLink.objects.filter(status=DrawerLink.Status.OPEN)),
-            capped_count(EntityLink.objects.filter(status=EntityLink.Status.OPEN)),
-        )
+        open_counts = {
+            "drawer": capped_count(DrawerLink.objects.filter(status=DrawerLink.Status.OPEN)),
+            "entity": capped_count(EntityLink.objects.filter(status=EntityLink.Status.OPEN)),
+        }
+        counts = _kind_counts(filters, open_counts)
+        open_items = _sum(open_counts["drawer"], open_counts["entity"])
     return {
         **counts,
         "open": open_items,
