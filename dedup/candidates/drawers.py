@@ -123,6 +123,7 @@ def for_text(
     lengths: LengthBand = ANY_LENGTH,
     lexical_limit: int = LEXICAL_CANDIDATES,
     groups: int = LEXICAL_GROUPS,
+    word_groups: list[list[str]] | None = None,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
@@ -131,8 +132,11 @@ def for_text(
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
+    `word_groups`, if given, are the groups asked instead of `lexical_groups(words, groups)`
+    (`room_words.query_groups`).
     """
-    word_groups = lexical_groups(words, groups)
+    if word_groups is None:
+        word_groups = lexical_groups(words, groups)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
             scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, lock
