@@ -28,7 +28,8 @@ class WordIndex:
 
     def matches(self, group: Sequence[str]) -> list[int]:
         """Every drawer holding all of `group`'s words, newest first."""
-        return sorted((i for i, words in self.words.items() if words.issuperset(group)), reverse=True)
+        found = [i for i, words in self.words.items() if words.issuperset(group)]
+        return sorted(found, reverse=True)
 
 
 def groups_of(room_id: int, normalized: str, groups: int) -> list[list[str]]:
@@ -56,21 +57,8 @@ def why_missed(
     intact = [g for g in word_groups if original.issuperset(g)]
     if not intact:
         return "all broken"
-    hits: dict[int, list[int]] = {}  # drawer -> [rare groups, groups] matched
-    found = False
-    for group in word_groups:
-        newest = index.matches(group)[: candidates.GROUP_MATCHES]
-        rare = len(newest) < candidates.GROUP_MATCHES
-        found = found or original_id in newest
-        for drawer_id in newest:
-            counts = hits.setdefault(drawer_id, [0, 0])
-            counts[0] += rare
-            counts[1] += 1
-    if not found:
+    if not any(original_id in index.matches(g)[: candidates.GROUP_MATCHES] for g in intact):
         return "capped"
-    ranked = sorted(hits, key=lambda i: (hits[i][0], hits[i][1], i), reverse=True)
-    if ranked.index(original_id) >= candidates.LEXICAL_CANDIDATES:
-        return "ranked out" if in_band else "length band"
     return "ranked out" if in_band else "length band"
 
 

@@ -5,8 +5,9 @@ A lexical query's word groups find a variant's original only when they are rare 
 pair of template words matches the whole room. Word length, the free guess at rarity, fails there
 (template words are long), and neither full-text index offers a cheap document frequency per
 room. So the room's newest drawers are sampled now and then, and the words in more than
-COMMON_SHARE of them are the room's common words. Only the order of the query words changes
-(common ones last, never dropped): the policy still decides every link.
+COMMON_SHARE of them are the room's common words. The sample also tells which of a text's words
+are real words of the room (`query_groups`): a variant's corruption makes words no drawer holds.
+Only the choice of the query words changes: the policy still decides every link.
 
 The sample is kept per process, per room, for REFRESH_WRITES lookups or REFRESH_SECONDS, whichever
 ends first: a few milliseconds per thousand writes (a bulk load, which bypasses the write path,
