@@ -38,7 +38,7 @@ SAMPLED_CHARACTERS = 2000  # of each drawer: a room's template is at its start o
 # query's groups, their rarest first) survive any corruption of the other words.
 SEEN_DRAWERS = 2
 SEEN_GROUPS = 2
-CACHED_ROOMS = 512  # rooms whose sample a process keeps (the least recently sampled go first)
+CACHED_ROOMS = 256  # rooms whose sample a process keeps (the least recently sampled go first)
 
 
 @dataclass(frozen=True, slots=True)
