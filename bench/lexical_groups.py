@@ -38,7 +38,9 @@ from bench._common import (
     table,
 )
 
-PAIRS = (3, 4, 5, 6)
+# (word pairs, of them pairs of words seen in the room's sample: room_words.SEEN_GROUPS); the
+# last is the design before the seen words' pairs, for comparison.
+PAIRS = ((3, 2), (4, 2), (5, 2), (6, 2), (5, 0))
 TYPOS = (1, 2, 3)
 WARM_UP_WRITES = 2000  # as many as bench/write_path.py makes after settling
 
@@ -62,10 +64,10 @@ def variants_of(originals, rng: random.Random, typos: int, threshold: float):
 def report(
     backend: str,
     present: int,
-    used_by: dict[int, str],
-    wall: dict[int, list[float]],
-    cpu: dict[int, list[float]],
-    found: dict[tuple[int, int], int],
+    used_by: dict[tuple[int, int], str],
+    wall: dict[tuple[int, int], list[float]],
+    cpu: dict[tuple[int, int], list[float]],
+    found: dict[tuple[tuple[int, int], int], int],
     planted: dict[int, list],
 ) -> None:
     """One JSON line per number of word pairs: its mean cost and its recall by typos."""
@@ -75,7 +77,8 @@ def report(
                 {
                     "backend": backend,
                     "size": present,
-                    "pairs": pairs,
+                    "pairs": pairs[0],
+                    "seen": pairs[1],
                     "used_by": used_by.get(pairs, ""),
                     "wall_ms": statistics.mean(wall[pairs]) * 1000,
                     "cpu_ms": statistics.mean(cpu[pairs]) * 1000,
@@ -91,11 +94,14 @@ def report(
 def child(backend: str, sizes: list[int], originals_count: int) -> None:
     setup_django(fresh_database_url(backend))
     from dedup import candidates, policy, services
+    from dedup.candidates import room_words
     from palace.models import Drawer
 
+    seen = room_words.SEEN_GROUPS
     used_by = {
-        candidates.LEXICAL_GROUPS: "(write path)",
-        candidates.SWEEP_LEXICAL_GROUPS: "(sweeps)",
+        (candidates.LEXICAL_GROUPS, seen): "(write path)",
+        (candidates.SWEEP_LEXICAL_GROUPS, seen): "(sweeps)",
+        (candidates.LEXICAL_GROUPS, 0): "(before)",
     }
     rng = random.Random(13)
     vocabulary = Vocabulary(rng)
@@ -120,14 +126,17 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
         queries = [(None, 0, policy.Text.of(vocabulary.sentence())) for _ in originals]
         for typos in TYPOS:
             queries += [(original_id, typos, text) for original_id, text in planted[typos]]
-        wall: dict[int, list[float]] = {pairs: [] for pairs in PAIRS}
-        cpu: dict[int, list[float]] = {pairs: [] for pairs in PAIRS}
+        wall: dict[tuple[int, int], list[float]] = {pairs: [] for pairs in PAIRS}
+        cpu: dict[tuple[int, int], list[float]] = {pairs: [] for pairs in PAIRS}
         found = {(pairs, typos): 0 for pairs in PAIRS for typos in TYPOS}
         for index, (original_id, typos, text) in enumerate(queries):
             order = PAIRS[index % len(PAIRS) :] + PAIRS[: index % len(PAIRS)]
             for pairs in order:
+                room_words.SEEN_GROUPS = pairs[1]
                 started, started_cpu = time.perf_counter(), time.thread_time()
-                hits = services.candidates_for_text(scope, text, threshold=threshold, groups=pairs)
+                hits = services.candidates_for_text(
+                    scope, text, threshold=threshold, groups=pairs[0]
+                )
                 wall[pairs].append(time.perf_counter() - started)
                 cpu[pairs].append(time.thread_time() - started_cpu)
                 if original_id is not None:
@@ -153,7 +162,7 @@ def main() -> None:
             [
                 r["backend"],
                 f"{r['size']:,}",
-                f"{r['pairs']} {r['used_by']}".strip(),
+                f"{r['pairs']} ({r['seen']} seen) {r['used_by']}".strip(),
                 f"{r['wall_ms']:.2f}",
                 f"{r['cpu_ms']:.2f}",
                 *recall,

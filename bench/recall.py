@@ -38,6 +38,7 @@ from bench._common import (
     table,
 )
 from bench.corruption import Room, corrupt
+from bench.recall_misses import WordIndex, broken_by, groups_of, why_missed
 
 EVENTS = (1, 2, 3, 4)
 EVENT_WEIGHTS = (35, 30, 20, 15)
@@ -52,11 +53,13 @@ class Judge:
         self.threshold = threshold
         self.lengths: list[int] = []
         self.rows: list[tuple[int, Any]] = []  # (id, policy.Text)
+        self.index = WordIndex()  # for the reasons of misses
 
     def add(self, drawer_id: int, text) -> None:
         at = bisect_right(self.lengths, len(text.normalized))
         self.lengths.insert(at, len(text.normalized))
         self.rows.insert(at, (drawer_id, text))
+        self.index.add(drawer_id, text.normalized)
 
     def within_reach(self, text) -> set[int]:
         from rapidfuzz import process
@@ -111,7 +114,27 @@ def plant(judge: Judge, room_texts: dict[int, str], rng: random.Random, count: i
     return planted
 
 
-def measure(room, judge: Judge, planted, texts: dict[int, str], new_text) -> dict:
+def explain(room, judge: Judge, text, original_id: int, new_id: int, groups: int) -> str:
+    """Why the write did not link `original_id` (bench/recall_misses.py), with the groups and
+    the words that broke them printed under BENCH_DEBUG."""
+    from dedup import candidates, policy, services
+
+    word_groups = groups_of(room.id, text.normalized, groups or candidates.LEXICAL_GROUPS)
+    low, high = policy.near_length_range(len(text.normalized), judge.threshold)
+    length = len(next(t for i, t in judge.rows if i == original_id).normalized)
+    in_band = low <= length <= (high or length) or length > policy.EDIT_DISTANCE_LIMIT
+    scope = candidates.Scope(room=room, exclude_id=new_id)
+    found = services.candidates_for_text(
+        scope, text, threshold=judge.threshold, groups=groups or candidates.LEXICAL_GROUPS
+    )
+    ids = [c.id for c in (*found.same, *found.lexical)]
+    if os.environ.get("BENCH_DEBUG"):
+        broken = broken_by(word_groups, judge.index.words[original_id])
+        print(f"  groups {word_groups}, broken by {broken}", file=sys.stderr)
+    return why_missed(judge.index, word_groups, original_id, in_band, ids)
+
+
+def measure(room, judge: Judge, planted, texts: dict[int, str], new_text, groups: int) -> dict:
     """Write each planted variant through the write path, interleaved with a plain insert of
     `new_text()`; the pairs within reach it linked, by kind of corruption, and both costs."""
     from django.db import transaction
@@ -121,6 +144,8 @@ def measure(room, judge: Judge, planted, texts: dict[int, str], new_text) -> dic
     reach_total = reach_found = original_found = 0
     by_kind: Counter[str] = Counter()
     by_kind_found: Counter[str] = Counter()
+    misses: Counter[str] = Counter()
+    misses_by_kind: Counter[str] = Counter()
     dedup_times, plain_times = [], []
     for original_id, variant in planted:
         text = policy.Text.of(variant.text)
@@ -136,11 +161,17 @@ def measure(room, judge: Judge, planted, texts: dict[int, str], new_text) -> dic
         for kind in set(variant.kinds):
             by_kind[kind] += 1
             by_kind_found[kind] += hit
-        if not hit and os.environ.get("BENCH_DEBUG"):
-            print(
-                f"missed {variant.kinds}: {texts[original_id]!r} -> {variant.text!r}",
-                file=sys.stderr,
-            )
+        if not hit:
+            reason = explain(room, judge, text, original_id, result.drawer.pk, groups)
+            misses[reason] += 1
+            for kind in set(variant.kinds):
+                misses_by_kind[f"{reason}: {kind}"] += 1
+            if os.environ.get("BENCH_DEBUG"):
+                print(
+                    f"missed {variant.kinds} ({reason}): {texts[original_id]!r} -> "
+                    f"{variant.text!r}",
+                    file=sys.stderr,
+                )
         judge.add(result.drawer.pk, text)
 
         plain = new_text()
@@ -154,15 +185,21 @@ def measure(room, judge: Judge, planted, texts: dict[int, str], new_text) -> dic
         "reach": reach_total,
         "reach_found": reach_found,
         "by_kind": {k: [by_kind_found[k], by_kind[k]] for k in sorted(by_kind)},
+        "misses": dict(misses.most_common()),
+        "misses_by_kind": dict(misses_by_kind.most_common()),
         "dedup": summary(dedup_times),
         "plain": summary(plain_times),
     }
 
 
-def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
+def child(backend: str, sizes: list[int], variants: int, groups: int, seen: int) -> None:
     setup_django(fresh_database_url(backend))
 
     from dedup import policy, services
+    from dedup.candidates import room_words
+
+    if seen >= 0:  # another number of pairs of seen words than the write path's
+        room_words.SEEN_GROUPS = seen
 
     if groups:  # another number of word groups than the write path's, to compare designs
         defaults = services.similarity.candidates_for_text.__kwdefaults__
@@ -186,7 +223,7 @@ def child(backend: str, sizes: list[int], variants: int, groups: int) -> None:
         present = len(texts)
         planted = plant(judge, texts, rng, variants)
 
-        result = measure(room, judge, planted, texts, room_texts_gen.text)
+        result = measure(room, judge, planted, texts, room_texts_gen.text, groups)
         print(json.dumps({"backend": backend, "size": present, **result}), flush=True)
         present += 2 * len(planted)
 
@@ -196,13 +233,14 @@ def percent(found: int, total: int) -> str:
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="20000", variants=1000, groups=0)
+    args = arguments(__doc__, sizes="20000", variants=1000, groups=0, seen=-1)
     if args.child:
-        child(args.child, args.sizes, args.variants, args.groups)
+        child(args.child, args.sizes, args.variants, args.groups, args.seen)
         return
     rows = []
     kinds: list[str] = []
-    for r in run_children(__file__, args.backends):
+    results = list(run_children(__file__, args.backends))
+    for r in results:
         kinds = kinds or sorted(r["by_kind"])
         d, p = r["dedup"], r["plain"]
         rows.append(
@@ -219,6 +257,9 @@ def main() -> None:
     headers = ["backend", "room size", "pairs within reach linked", "originals linked"]
     headers += [f"with {kind}" for kind in kinds] + ["cost ratio", "dedup p50 / p99 ms"]
     print(table(headers, rows))
+    for r in results:
+        print(f"{r['backend']} misses by reason: {r['misses']}")
+        print(f"{r['backend']} misses by reason and kind: {r['misses_by_kind']}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from dedup.candidates.entities import (
     entities_within_reach,
     person_aliases_within_reach,
 )
-from dedup.candidates.room_words import common_words, rare_first
+from dedup.candidates.room_words import common_words, query_groups, rare_first
 
 __all__ = [
     "ANY_LENGTH",
@@ -58,6 +58,7 @@ __all__ = [
     "lexical_groups",
     "lexical_words",
     "person_aliases_within_reach",
+    "query_groups",
     "rare_first",
     "same_fingerprint",
     "same_hash",

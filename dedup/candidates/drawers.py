@@ -26,13 +26,11 @@ from palace.models import Drawer, Room
 # At most this many drawers come from each lookup, so a write compares a bounded number.
 EXACT_CANDIDATES = 10
 LEXICAL_CANDIDATES = 60
-# The query words (the room's rarer words first, longest first: dedup/candidates/room_words.py)
-# are split into small groups; a group matches only when all its words do (selective, so cheap),
-# and any group a variant left intact finds its original. Pairs keep each AND cheap. Each pair is a
-# bounded full-text lookup on every write. Measured on realistic corruption (bench/recall.py:
-# typos in the longest words, words joined and split, abbreviations, 1 to 4 per variant), three
-# pairs found 94.5% of the pairs within reach, four 98.0%, five 99.1%: the write path asks five,
-# and sweeps, which run in the background to find what writes missed, six.
+# The query words are split into small groups (dedup/candidates/room_words.py chooses them); a
+# group matches only when all its words do (selective, so cheap), and any group a variant left
+# intact finds its original. Pairs keep each AND cheap; each is a bounded full-text lookup on
+# every write. On realistic corruption (bench/recall.py), five pairs find 99.7% of the pairs
+# within reach: the write path asks five, and sweeps (which find what writes missed) six.
 LEXICAL_GROUP_SIZE = 2
 LEXICAL_GROUPS = 5
 SWEEP_LEXICAL_GROUPS = 6
@@ -123,6 +121,7 @@ def for_text(
     lengths: LengthBand = ANY_LENGTH,
     lexical_limit: int = LEXICAL_CANDIDATES,
     groups: int = LEXICAL_GROUPS,
+    word_groups: list[list[str]] | None = None,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
@@ -131,8 +130,9 @@ def for_text(
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
-    """
-    word_groups = lexical_groups(words, groups)
+    `word_groups`, if given, are asked instead of `lexical_groups(words, groups)`."""
+    if word_groups is None:
+        word_groups = lexical_groups(words, groups)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
             scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, lock

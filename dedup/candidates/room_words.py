@@ -5,8 +5,9 @@ A lexical query's word groups find a variant's original only when they are rare 
 pair of template words matches the whole room. Word length, the free guess at rarity, fails there
 (template words are long), and neither full-text index offers a cheap document frequency per
 room. So the room's newest drawers are sampled now and then, and the words in more than
-COMMON_SHARE of them are the room's common words. Only the order of the query words changes
-(common ones last, never dropped): the policy still decides every link.
+COMMON_SHARE of them are the room's common words. The sample also tells which of a text's words
+are real words of the room (`query_groups`): a variant's corruption makes words no drawer holds.
+Only the choice of the query words changes: the policy still decides every link.
 
 The sample is kept per process, per room, for REFRESH_WRITES lookups or REFRESH_SECONDS, whichever
 ends first: a few milliseconds per thousand writes (a bulk load, which bypasses the write path,
@@ -20,7 +21,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from dedup.candidates.drawers import lexical_groups, lexical_words
 from palace.models import Drawer
 
 SAMPLE_DRAWERS = 1000
@@ -30,25 +33,49 @@ REFRESH_WRITES = 1000
 REFRESH_SECONDS = 600.0
 SAMPLED_CHARACTERS = 2000  # of each drawer: a room's template is at its start or its end
 
+# A word in at least SEEN_DRAWERS drawers of the sample is a real word of the room: a typo, two
+# words run together or a split word rarely makes one. Pairs of such words (SEEN_GROUPS of the
+# query's groups, their rarest first) survive any corruption of the other words.
+SEEN_DRAWERS = 2
+SEEN_GROUPS = 2
+CACHED_ROOMS = 256  # rooms whose sample a process keeps (the least recently sampled go first)
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Of the room's sampled drawers: the common words, and how many drawers hold each word seen
+    in at least SEEN_DRAWERS of them (common ones included)."""
+
+    common: frozenset[str] = frozenset()
+    seen: dict[str, int] = field(default_factory=dict)
+
+
 _lock = threading.Lock()
-_samples: dict[int, tuple[float, int, frozenset[str]]] = {}
+_samples: dict[int, tuple[float, int, Sample]] = {}
 
 
-def common_words(room_id: int) -> frozenset[str]:
-    """The room's common words, from a sample at most REFRESH_WRITES lookups or REFRESH_SECONDS
-    old."""
+def sample(room_id: int) -> Sample:
+    """The room's sample, at most REFRESH_WRITES lookups or REFRESH_SECONDS old."""
     now = time.monotonic()
     with _lock:
-        expires, lookups_left, words = _samples.get(room_id, (0.0, 0, frozenset()))
+        expires, lookups_left, found = _samples.get(room_id, (0.0, 0, Sample()))
         if expires > now and lookups_left > 0:
-            _samples[room_id] = (expires, lookups_left - 1, words)
-            return words
-    words, sampled = _sample(room_id)
+            _samples[room_id] = (expires, lookups_left - 1, found)
+            return found
+    found, sampled = _sample(room_id)
     # A room too small to tell is sampled again once its writes could have made it big enough.
     lookups = REFRESH_WRITES if sampled >= MIN_SAMPLE_DRAWERS else MIN_SAMPLE_DRAWERS - sampled - 1
     with _lock:
-        _samples[room_id] = (now + REFRESH_SECONDS, lookups, words)
-    return words
+        _samples.pop(room_id, None)
+        while len(_samples) >= CACHED_ROOMS:
+            del _samples[next(iter(_samples))]
+        _samples[room_id] = (now + REFRESH_SECONDS, lookups, found)
+    return found
+
+
+def common_words(room_id: int) -> frozenset[str]:
+    """The room's common words (see `sample`)."""
+    return sample(room_id).common
 
 
 def rare_first(room_id: int, words: Sequence[str]) -> list[str]:
@@ -59,22 +86,44 @@ def rare_first(room_id: int, words: Sequence[str]) -> list[str]:
     return [w for w in words if w not in common] + [w for w in words if w in common]
 
 
+def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[str]]:
+    """At most `groups` word groups for a lexical query of `words` (longest first).
+
+    The longest words are a variant's rarest, and also where its corruption is: typos, two words
+    run together, a word split in two all make words no drawer holds, and a group holding one
+    matches nothing. A word seen in the room's sample is one the corruption left intact, so
+    SEEN_GROUPS groups (more when the text has few unseen words) are pairs of seen words, the
+    rarest in the sample first, side by side (two template words, the room's commonest, come
+    last and only when nothing else is left); the others are `lexical_groups` of the unseen
+    words, longest first. A room too small to sample gets `lexical_groups` of all its words."""
+    found = sample(room_id)
+    chosen = lexical_words(words)
+    seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
+    unseen = [w for w in chosen if w not in found.seen]
+    seen_pairs = [seen[i : i + 2] for i in range(0, len(seen) - 1, 2)]
+    unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
+    unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
+    return unseen_groups + seen_pairs[: groups - len(unseen_groups)]
+
+
 def forget() -> None:
     """Drop every sample (tests, whose rooms' ids are reused after a rollback)."""
     with _lock:
         _samples.clear()
 
 
-def _sample(room_id: int) -> tuple[frozenset[str], int]:
+def _sample(room_id: int) -> tuple[Sample, int]:
     texts = list(
         Drawer.objects.filter(room_id=room_id, valid_to__isnull=True)
         .order_by("-id")
         .values_list("normalized_content", flat=True)[:SAMPLE_DRAWERS]
     )
     if len(texts) < MIN_SAMPLE_DRAWERS:
-        return frozenset(), len(texts)
+        return Sample(), len(texts)
     counts: Counter[str] = Counter()
     for text in texts:
         counts.update(set(text[:SAMPLED_CHARACTERS].split(" ")))
     least = COMMON_SHARE * len(texts)
-    return frozenset(word for word, count in counts.items() if count > least), len(texts)
+    common = frozenset(word for word, count in counts.items() if count > least)
+    seen = {word: count for word, count in counts.items() if count >= SEEN_DRAWERS}
+    return Sample(common, seen), len(texts)

@@ -35,11 +35,14 @@ def candidates_for_text(
         scope,
         text.content_hash,
         text.fingerprint,
-        # The room's rarer words first: its template words match every drawer of it.
-        candidates.rare_first(scope.room.id, policy.query_words_of_normalized(text.normalized)),
+        [],
         lock=lock,
         lengths=lengths,
-        groups=groups,
+        # The room's rarer words first (its template words match every drawer of it), and pairs
+        # of its real words that a corruption of the others leaves intact.
+        word_groups=candidates.query_groups(
+            scope.room.id, policy.query_words_of_normalized(text.normalized), groups
+        ),
     )
 
 
