@@ -38,8 +38,8 @@ from bench._common import (
     ROOT,
     Vocabulary,
     arguments,
-    fresh_database_url,
     bulk_drawers,
+    fresh_database_url,
     one_typo,
     run_children,
     sentences,
@@ -65,6 +65,8 @@ def build_room(size: int, rng: random.Random, *, wing: str = "bench", name: str 
     for index in range(size):
         if index > 100 and rng.random() < PLANTED_SHARE:
             original = rng.randrange(index)
+            while not typo_room(texts[original]):  # a typo goes in a word of five letters
+                original = rng.randrange(index)
             texts.append(one_typo(texts[original], rng))
             planted_at[index] = original
         else:
@@ -72,6 +74,10 @@ def build_room(size: int, rng: random.Random, *, wing: str = "bench", name: str 
     ids = bulk_drawers(room.pk, texts)
     planted = {(ids[newer], ids[older]) for newer, older in planted_at.items()}
     return room, planted, ids, [policy.normalize_text(text) for text in texts]
+
+
+def typo_room(text: str) -> bool:
+    return any(len(word.strip(".")) >= 5 for word in text.split(" "))
 
 
 def build_rooms(size: int, rooms: int, rng: random.Random):
@@ -164,7 +170,8 @@ def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: i
     rng = random.Random(11)
     for size in sizes:
         wing, planted, fill_seconds = build_rooms(size, rooms, rng)
-        print(json.dumps({"backend": backend, "size": size, "fill_seconds": fill_seconds}))
+        fill = {"backend": backend, "size": size, "fill_seconds": fill_seconds}
+        print(json.dumps(fill | candidate_costs(wing)), flush=True)
         sweep_parts.PART_SIZE = max(1, size // max(10, rooms))
         first: set | None = None
         for workers in range(1, most + 1):
@@ -184,6 +191,39 @@ def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: i
             row |= {"parts": len(queued), "all_parts": run.parts.count()}
             row |= {"same": proposed == first, "found": len(reach & proposed)}
             print(json.dumps(row | {"planted": len(reach)}), flush=True)
+
+
+def candidate_costs(wing: str, drawers: int = 2000) -> dict:
+    """ms per drawer of a sweep's candidate reads for the first `drawers` of the wing's first
+    room: a batch at a time (`sweep_batch.for_texts`, as sweeps now read) and one drawer at a
+    time (`candidates_for_text`, as they read before), interleaved batch by batch."""
+    from dedup import candidates, policy
+    from dedup.candidates import sweep_batch
+    from dedup.services import candidates_for_text
+    from palace.models import Room
+    from review.services.sweep_scan import BATCH
+
+    scope = candidates.Scope(room=Room.objects.get(wing__name=wing, name="room-0"))
+    rows = [
+        (pk, policy.Text(*derived))
+        for pk, *derived in scope.drawers()
+        .order_by("pk")
+        .values_list("pk", "content_hash", "normalized_content", "fingerprint")[:drawers]
+    ]
+    spent = {"batched": 0.0, "single": 0.0}
+    groups = candidates.SWEEP_LEXICAL_GROUPS
+    for start in range(0, len(rows), BATCH):
+        chunk = rows[start : start + BATCH]
+        started = time.perf_counter()
+        queries = [sweep_batch.query_of(pk, text, scope.room.id, 0.9) for pk, text in chunk]
+        sweep_batch.for_texts(scope, queries, groups=groups)
+        spent["batched"] += time.perf_counter() - started
+        started = time.perf_counter()
+        for pk, text in chunk:
+            alone = candidates.Scope(room=scope.room, exclude_id=pk)
+            candidates_for_text(alone, text, threshold=0.9, groups=groups)
+        spent["single"] += time.perf_counter() - started
+    return {f"{way}_ms": 1000 * seconds / len(rows) for way, seconds in spent.items()}
 
 
 def _workers_sweep(workers: int) -> float:
@@ -224,6 +264,20 @@ def workers_table(rows: list[dict]) -> str:
     )
 
 
+def costs_table(rows: list[dict]) -> str:
+    return table(
+        ["backend", "drawers", "candidates ms/drawer: batched", "one at a time", "ratio"],
+        [
+            [
+                *(r["backend"], f"{r['size']:,}", f"{r['batched_ms']:.3f}"),
+                *(f"{r['single_ms']:.3f}", f"{r['single_ms'] / r['batched_ms']:.2f}x"),
+            ]
+            for r in rows
+            if "fill_seconds" in r
+        ],
+    )
+
+
 def _whole_run(row: dict) -> str:
     if row["parts"] == row["all_parts"]:
         return f"{row['seconds']:.0f}"
@@ -243,7 +297,9 @@ def main() -> None:
             child(args.child, args.sizes, args.sizes[0])
         return
     if args.workers:
-        print(workers_table(list(run_children(__file__, args.backends))))
+        rows = list(run_children(__file__, args.backends))
+        print(workers_table(rows))
+        print(costs_table(rows))
         return
     rows = []
     for r in run_children(__file__, args.backends):

@@ -114,7 +114,8 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
 POSTGRESQL_BATCH_FUNCTION_NAME = "castellan_sweep_candidates"
 
 # Drawer i of the batch is the i-th element of every per-drawer array; a group names its drawer
-# by that position (p_owners). See `castellan_drawer_candidates` (dedup/candidates/drawers.py)
+# by that position (p_owners), and reads its drawer's values by subscript (a join of the groups
+# with the batch, its size unknown to the planner, became a nested loop: half the call's time). See `castellan_drawer_candidates` (dedup/candidates/drawers.py)
 # for why each lookup is fenced (OFFSET 0), why `room_id + 0`, and why table scans are off.
 # Rows come back drawer by drawer, the same ones first (by id), then the lexical ones ranked.
 POSTGRESQL_BATCH_FUNCTION = f"""
@@ -136,9 +137,9 @@ WITH batch AS (
                 p_any_lengths_over)
          WITH ORDINALITY AS b(id, hash, fingerprint, low, high, over, owner)
 ), groups AS (
-    SELECT g.grp, b.owner, b.id AS exclude, g.query, b.low, b.high, b.over
+    SELECT g.grp, g.owner, g.query, p_ids[g.owner] AS exclude, p_min_lengths[g.owner] AS low,
+           p_max_lengths[g.owner] AS high, p_any_lengths_over[g.owner] AS over
     FROM unnest(p_owners, p_groups) WITH ORDINALITY AS g(owner, query, grp)
-    JOIN batch b ON b.owner = g.owner
 ), found AS (
     SELECT g.owner, g.grp, f.id, count(*) OVER (PARTITION BY g.grp) AS size
     FROM groups g CROSS JOIN LATERAL (

@@ -44,9 +44,9 @@ WITH batch AS (
                 p_any_lengths_over)
          WITH ORDINALITY AS b(id, hash, fingerprint, low, high, over, owner)
 ), groups AS (
-    SELECT g.grp, b.owner, b.id AS exclude, g.query, b.low, b.high, b.over
+    SELECT g.grp, g.owner, g.query, p_ids[g.owner] AS exclude, p_min_lengths[g.owner] AS low,
+           p_max_lengths[g.owner] AS high, p_any_lengths_over[g.owner] AS over
     FROM unnest(p_owners, p_groups) WITH ORDINALITY AS g(owner, query, grp)
-    JOIN batch b ON b.owner = g.owner
 ), found AS (
     SELECT g.owner, g.grp, f.id, count(*) OVER (PARTITION BY g.grp) AS size
     FROM groups g CROSS JOIN LATERAL (
