@@ -263,7 +263,7 @@ def bulk_drawers(room_id: int, texts, *, transaction_rows: int = 50_000) -> list
     from dedup import policy
     from palace.models import Drawer
 
-    columns = [f.column for f in Drawer._meta.local_concrete_fields if not f.primary_key]
+    columns = [str(f.column) for f in Drawer._meta.local_concrete_fields if not f.primary_key]
     assert sorted(columns) == sorted(BULK_COLUMNS), columns  # a new column: fill it here
     uuid_field = Drawer._meta.get_field("uuid")
     now = connection.ops.adapt_datetimefield_value(timezone.now())

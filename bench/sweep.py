@@ -205,8 +205,8 @@ def candidate_costs(wing: str, drawers: int = 2000) -> dict:
 
     scope = candidates.Scope(room=Room.objects.get(wing__name=wing, name="room-0"))
     rows = [
-        (pk, policy.Text(*derived))
-        for pk, *derived in scope.drawers()
+        (pk, policy.Text(content_hash, normalized, fingerprint))
+        for pk, content_hash, normalized, fingerprint in scope.drawers()
         .order_by("pk")
         .values_list("pk", "content_hash", "normalized_content", "fingerprint")[:drawers]
     ]

@@ -114,10 +114,11 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
 POSTGRESQL_BATCH_FUNCTION_NAME = "castellan_sweep_candidates"
 
 # Drawer i of the batch is the i-th element of every per-drawer array; a group names its drawer
-# by that position (p_owners), and reads its drawer's values by subscript (a join of the groups
-# with the batch, its size unknown to the planner, became a nested loop: half the call's time). See `castellan_drawer_candidates` (dedup/candidates/drawers.py)
-# for why each lookup is fenced (OFFSET 0), why `room_id + 0`, and why table scans are off.
-# Rows come back drawer by drawer, the same ones first (by id), then the lexical ones ranked.
+# by that position (p_owners) and reads its drawer's values by subscript (a join of the groups
+# with the batch, whose size the planner cannot know, became a nested loop: half the call's time).
+# See `castellan_drawer_candidates` (dedup/candidates/drawers.py) for why each lookup is fenced
+# (OFFSET 0), why `room_id + 0`, and why table scans are off. Rows come back drawer by drawer,
+# the same ones first (by id), then the lexical ones ranked.
 POSTGRESQL_BATCH_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_BATCH_FUNCTION_NAME}(
     p_room bigint, p_agent text, p_ids bigint[], p_hashes text[], p_fingerprints text[],
