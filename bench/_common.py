@@ -216,3 +216,82 @@ def run_children(script: str, backends: str):
             print(process.stderr, file=sys.stderr)
         for line in process.stdout.splitlines():
             yield json.loads(line)
+
+
+def sentences(vocabulary: Vocabulary, count: int):
+    """`count` sentences, the very ones `vocabulary.sentence()` would give, with the word weights
+    summed once instead of once a sentence (a million-row fill's hot loop)."""
+    import itertools
+
+    rng, words, common = vocabulary.rng, vocabulary.words, vocabulary.common
+    cumulative = list(itertools.accumulate(vocabulary.weights))
+    for _ in range(count):
+        picks = rng.choices(words, cum_weights=cumulative, k=rng.randint(14, 28))
+        chosen = [w if rng.random() > 0.3 else rng.choice(common) for w in picks]
+        yield (" ".join(chosen)).capitalize() + "."
+
+
+BULK_COLUMNS = (
+    "uuid",
+    "room_id",
+    "content",
+    "content_hash",
+    "normalized_content",
+    "fingerprint",
+    "name",
+    "kind",
+    "agent",
+    "source",
+    "valid_from",
+    "valid_to",
+    "superseded_by_id",
+    "consolidation",
+    "created_at",
+)
+
+
+def bulk_drawers(room_id: int, texts, *, transaction_rows: int = 50_000) -> list[int]:
+    """Store `texts` as drawers of the room exactly as the write path does with deduplication
+    off (the derived columns; on SQLite the FTS5 rows, by its triggers; on PostgreSQL the GIN
+    entries), in big transactions: COPY on PostgreSQL, executemany on SQLite. Returns the new
+    ids in the order of `texts` (one writer: ids are handed out in insert order)."""
+    import uuid as uuid_module
+
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from dedup import policy
+    from palace.models import Drawer
+
+    columns = [str(f.column) for f in Drawer._meta.local_concrete_fields if not f.primary_key]
+    assert sorted(columns) == sorted(BULK_COLUMNS), columns  # a new column: fill it here
+    uuid_field = Drawer._meta.get_field("uuid")
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    newest = Drawer.objects.filter(room_id=room_id).order_by("-id").values_list("id", flat=True)
+    after = newest.first() or 0
+
+    def row(text: str) -> tuple:
+        derived = policy.Text.of(text)
+        public_id = uuid_field.get_db_prep_value(uuid_module.uuid4(), connection)
+        return (
+            *(public_id, room_id, text, derived.content_hash),
+            *(derived.normalized, derived.fingerprint, None, "", "", "{}"),
+            *(now, None, None, "{}", now),
+        )
+
+    pending = iter(texts)
+    while chunk := [row(text) for _, text in zip(range(transaction_rows), pending, strict=False)]:
+        with transaction.atomic(), connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                copy_sql = f"COPY palace_drawer ({', '.join(BULK_COLUMNS)}) FROM STDIN"
+                with cursor.cursor.copy(copy_sql) as copy:
+                    for values in chunk:
+                        copy.write_row(values)
+            else:
+                marks = ", ".join(["%s"] * len(BULK_COLUMNS))
+                cursor.executemany(
+                    f"INSERT INTO palace_drawer ({', '.join(BULK_COLUMNS)}) VALUES ({marks})",
+                    chunk,
+                )
+    ids = Drawer.objects.filter(room_id=room_id, pk__gt=after).order_by("pk")
+    return list(ids.values_list("pk", flat=True))

@@ -12,6 +12,14 @@ workers start until the last exits (their start-up included), and checks they pr
 pairs as one worker.
 
     .venv/bin/python bench/sweep.py --workers 2 [--sizes 10000,100000]
+
+--rooms R spreads each size over R rooms of one wing (a part per room when rooms are 10,000 or
+fewer drawers), and --parts P queues only the run's first P parts and extrapolates the whole
+run's time from theirs (said so in the table). Rooms are filled in bulk (`bulk_drawers`: COPY on
+PostgreSQL, executemany on SQLite, exactly the rows the write path makes with deduplication off),
+and the fill is timed.
+
+    .venv/bin/python bench/sweep.py --workers 2 --sizes 1000000 --rooms 100 [--parts 10]
 """
 
 from __future__ import annotations
@@ -30,10 +38,12 @@ from bench._common import (
     ROOT,
     Vocabulary,
     arguments,
-    drawer_row,
+    bulk_drawers,
     fresh_database_url,
     one_typo,
     run_children,
+    sentences,
+    settle,
     setup_django,
     table,
 )
@@ -41,28 +51,47 @@ from bench._common import (
 PLANTED_SHARE = 0.01  # one drawer in a hundred is a one-typo variant of an earlier one
 
 
-def build_room(size: int, rng: random.Random):
-    """Drawers written while deduplication was off, with planted variants; returns the room, the
-    planted pairs (newer, older) and the normalised texts in id order."""
-    from dedup import services
-    from palace.models import Drawer
+def build_room(size: int, rng: random.Random, *, wing: str = "bench", name: str = ""):
+    """Drawers written while deduplication was off (bulk loaded: `bulk_drawers`), with planted
+    variants; returns the room, the planted pairs (newer, older), the ids and the normalised
+    texts in id order."""
+    from dedup import policy, services
 
     vocabulary = Vocabulary(rng)
-    room = services.room_get_or_create(wing="bench", room=f"room-{size}")
+    room = services.room_get_or_create(wing=wing, room=name or f"room-{size}")
     texts: list[str] = []
     planted_at: dict[int, int] = {}
+    fresh = sentences(vocabulary, size)
     for index in range(size):
         if index > 100 and rng.random() < PLANTED_SHARE:
             original = rng.randrange(index)
+            while not typo_room(texts[original]):  # a typo goes in a word of five letters
+                original = rng.randrange(index)
             texts.append(one_typo(texts[original], rng))
             planted_at[index] = original
         else:
-            texts.append(vocabulary.sentence())
-    rows = [drawer_row(room, text) for text in texts]
-    created = Drawer.objects.bulk_create(rows, batch_size=2000)
-    ids = [d.pk for d in created]
+            texts.append(next(fresh))
+    ids = bulk_drawers(room.pk, texts)
     planted = {(ids[newer], ids[older]) for newer, older in planted_at.items()}
-    return room, planted, ids, [r.normalized_content for r in rows]
+    return room, planted, ids, [policy.normalize_text(text) for text in texts]
+
+
+def typo_room(text: str) -> bool:
+    return any(len(word.strip(".")) >= 5 for word in text.split(" "))
+
+
+def build_rooms(size: int, rooms: int, rng: random.Random):
+    """`size` drawers over `rooms` rooms of a wing of their own (one in a hundred a planted variant,
+    as in `build_room`), bulk loaded and settled; returns the wing, the planted pairs and the
+    seconds the fill took (settling included)."""
+    started = time.perf_counter()
+    planted: set[tuple[int, int]] = set()
+    wing = f"bench-{size}"
+    for number in range(rooms):
+        _, in_room, _, _ = build_room(size // rooms, rng, wing=wing, name=f"room-{number}")
+        planted |= in_room
+    settle()
+    return wing, planted, time.perf_counter() - started
 
 
 def all_pairs(texts: list[str], threshold: float):
@@ -129,60 +158,130 @@ def child(backend: str, sizes: list[int], baseline_size: int) -> None:
         print(json.dumps(row), flush=True)
 
 
-def with_workers(backend: str, sizes: list[int], most: int) -> None:
+def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: int) -> None:
+    """Each size over `rooms` rooms, swept by 1 to `most` workers. With `parts`, only the first
+    `parts` parts of the run are queued, and the whole run's time is extrapolated from theirs."""
     setup_django(fresh_database_url(backend))
-    from dedup.maintenance import optimize_candidate_indexes
-    from review.models import Proposal
+    from review.models import Proposal, SweepPart
     from review.services import sweep_parts
     from review.services import sweeps as sweep_services
     from review.tasks import run_sweep_part
 
     rng = random.Random(11)
     for size in sizes:
-        room, planted, _, _ = build_room(size, rng)
-        optimize_candidate_indexes()
-        sweep_parts.PART_SIZE = max(1, size // 10)
+        wing, planted, fill_seconds = build_rooms(size, rooms, rng)
+        fill = {"backend": backend, "size": size, "fill_seconds": fill_seconds}
+        print(json.dumps(fill | candidate_costs(wing)), flush=True)
+        sweep_parts.PART_SIZE = max(1, size // max(10, rooms))
         first: set | None = None
         for workers in range(1, most + 1):
             Proposal.objects.all().delete()  # else the second run proposes nothing new
-            run = sweep_services.start(wing=room.wing.name, room=room.name, threshold=0.9)
-            for part in sweep_parts.plan(run):
+            run = sweep_services.start(wing=wing, threshold=0.9)
+            queued = sweep_parts.plan(run)[: parts or None]
+            for part in queued:
                 run_sweep_part.enqueue(part.pk)
-            command = [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"]
-            started = time.perf_counter()
-            processes = [
-                subprocess.Popen([*command, "--no-reload"], cwd=ROOT, env=dict(os.environ))
-                for _ in range(workers)
-            ]
-            for process in processes:
-                process.wait()
-            seconds = time.perf_counter() - started
+            seconds = _workers_sweep(workers)
             run.refresh_from_db()
+            done = sum(SweepPart.objects.filter(run=run).values_list("done", flat=True))
             proposed = set(run.proposals.values_list("newer_drawer", "older_drawer"))
             first = proposed if first is None else first
+            reach = {pair for pair in planted if _in_parts(pair[0], queued)}
             row = {"backend": backend, "size": size, "workers": workers, "seconds": seconds}
-            row |= {"status": run.status, "done": run.done, "parts": run.parts.count()}
-            row |= {"same": proposed == first, "found": len(planted & proposed)}
-            print(json.dumps(row | {"planted": len(planted)}), flush=True)
+            row |= {"status": run.status, "done": done, "total": run.total}
+            row |= {"parts": len(queued), "all_parts": run.parts.count()}
+            row |= {"same": proposed == first, "found": len(reach & proposed)}
+            print(json.dumps(row | {"planted": len(reach)}), flush=True)
+
+
+def candidate_costs(wing: str, drawers: int = 2000) -> dict:
+    """ms per drawer of a sweep's candidate reads for the first `drawers` of the wing's first
+    room: a batch at a time (`sweep_batch.for_texts`, as sweeps now read) and one drawer at a
+    time (`candidates_for_text`, as they read before), interleaved batch by batch."""
+    from dedup import candidates, policy
+    from dedup.candidates import sweep_batch
+    from dedup.services import candidates_for_text
+    from palace.models import Room
+    from review.services.sweep_scan import BATCH
+
+    scope = candidates.Scope(room=Room.objects.get(wing__name=wing, name="room-0"))
+    rows = [
+        (pk, policy.Text(content_hash, normalized, fingerprint))
+        for pk, content_hash, normalized, fingerprint in scope.drawers()
+        .order_by("pk")
+        .values_list("pk", "content_hash", "normalized_content", "fingerprint")[:drawers]
+    ]
+    spent = {"batched": 0.0, "single": 0.0}
+    groups = candidates.SWEEP_LEXICAL_GROUPS
+    for start in range(0, len(rows), BATCH):
+        chunk = rows[start : start + BATCH]
+        started = time.perf_counter()
+        queries = [sweep_batch.query_of(pk, text, scope.room.id, 0.9) for pk, text in chunk]
+        sweep_batch.for_texts(scope, queries, groups=groups)
+        spent["batched"] += time.perf_counter() - started
+        started = time.perf_counter()
+        for pk, text in chunk:
+            alone = candidates.Scope(room=scope.room, exclude_id=pk)
+            candidates_for_text(alone, text, threshold=0.9, groups=groups)
+        spent["single"] += time.perf_counter() - started
+    return {f"{way}_ms": 1000 * seconds / len(rows) for way, seconds in spent.items()}
+
+
+def _workers_sweep(workers: int) -> float:
+    """Seconds from starting `workers` db_worker processes until the last exits (queue empty)."""
+    command = [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"]
+    started = time.perf_counter()
+    processes = [
+        subprocess.Popen([*command, "--no-reload"], cwd=ROOT, env=dict(os.environ))
+        for _ in range(workers)
+    ]
+    for process in processes:
+        process.wait()
+    return time.perf_counter() - started
+
+
+def _in_parts(pk: int, parts) -> bool:
+    return any(part.low_pk <= pk < part.high_pk for part in parts)
 
 
 def workers_table(rows: list[dict]) -> str:
+    fills = {(r["backend"], r["size"]): r["fill_seconds"] for r in rows if "fill_seconds" in r}
     return table(
-        ["backend", "drawers", "parts", "workers", "status", "sweep s", "drawers/s", "same as 1"],
+        [
+            *("backend", "drawers", "fill s", "parts swept", "workers", "status"),
+            *("sweep s (swept)", "drawers/s", "whole run s", "same as 1", "planted found"),
+        ],
         [
             [
-                r["backend"],
-                f"{r['size']:,}",
-                r["parts"],
-                r["workers"],
-                r["status"],
-                f"{r['seconds']:.1f}",
-                f"{r['done'] / r['seconds']:,.0f}",
-                "yes" if r["same"] else "NO",
+                *(r["backend"], f"{r['size']:,}", f"{fills[(r['backend'], r['size'])]:.0f}"),
+                *(f"{r['parts']}/{r['all_parts']}", r["workers"], r["status"]),
+                *(f"{r['seconds']:.1f}", f"{r['done'] / r['seconds']:,.0f}"),
+                _whole_run(r),
+                *("yes" if r["same"] else "NO", recall(r["found"], r["planted"])),
             ]
             for r in rows
+            if "workers" in r
         ],
     )
+
+
+def costs_table(rows: list[dict]) -> str:
+    return table(
+        ["backend", "drawers", "candidates ms/drawer: batched", "one at a time", "ratio"],
+        [
+            [
+                *(r["backend"], f"{r['size']:,}", f"{r['batched_ms']:.3f}"),
+                *(f"{r['single_ms']:.3f}", f"{r['single_ms'] / r['batched_ms']:.2f}x"),
+            ]
+            for r in rows
+            if "fill_seconds" in r
+        ],
+    )
+
+
+def _whole_run(row: dict) -> str:
+    if row["parts"] == row["all_parts"]:
+        return f"{row['seconds']:.0f}"
+    return f"~{row['seconds'] * row['total'] / max(1, row['done']):.0f} (extrapolated)"
 
 
 def recall(found: int, expected: int) -> str:
@@ -190,15 +289,17 @@ def recall(found: int, expected: int) -> str:
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="10000,100000", workers=0)
+    args = arguments(__doc__, sizes="10000,100000", workers=0, rooms=1, parts=0)
     if args.child:
         if args.workers:
-            with_workers(args.child, args.sizes, args.workers)
+            with_workers(args.child, args.sizes, args.workers, args.rooms, args.parts)
         else:
             child(args.child, args.sizes, args.sizes[0])
         return
     if args.workers:
-        print(workers_table(list(run_children(__file__, args.backends))))
+        rows = list(run_children(__file__, args.backends))
+        print(workers_table(rows))
+        print(costs_table(rows))
         return
     rows = []
     for r in run_children(__file__, args.backends):

@@ -1,8 +1,9 @@
 """How a sweep finds duplicates already in the store and writes them as proposals.
 
-Candidates come from the same indexed lookups and full-text blocking as the write path, one query
-per drawer within its scope (a room; a diary per agent), so a sweep costs roughly linear time in
-the room, not the square of it. A pair already linked, decided, remembered as distinct or
+Candidates come from the same indexed lookups and full-text blocking as the write path, the same
+query for each drawer within its scope (a room; a diary per agent), asked for a batch of drawers
+at a time (`dedup.candidates.sweep_batch`: one call on PostgreSQL), so a sweep costs roughly linear
+time in the room, not the square of it. A pair already linked, decided, remembered as distinct or
 proposed before is never proposed again: sweeping the same data twice proposes nothing new.
 """
 
@@ -15,7 +16,8 @@ from typing import cast
 from django.db.models import QuerySet
 
 from dedup import candidates, policy
-from dedup.services import Destination, candidates_for_text
+from dedup.candidates import sweep_batch
+from dedup.services import Destination
 from palace.models import (
     DistinctPair,
     Drawer,
@@ -138,14 +140,11 @@ def _sweep_batch(
     batch: list[tuple[int, policy.Text]],
     tally: Tally,
 ) -> Found:
+    queries = [sweep_batch.query_of(pk, text, scope.room.id, run.threshold) for pk, text in batch]
+    found_by_id = sweep_batch.for_texts(scope, queries, groups=candidates.SWEEP_LEXICAL_GROUPS)
     found: Found = []
     for pk, text in batch:
-        hits = candidates_for_text(
-            candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=pk),
-            text,
-            threshold=run.threshold,
-            groups=candidates.SWEEP_LEXICAL_GROUPS,
-        )
+        hits = found_by_id[pk]
         seen: set[int] = set()
         for candidate in [*hits.same, *hits.lexical]:
             if candidate.id >= pk or candidate.id in seen:  # each pair once, from its newer side

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, connections
 
 from dedup import services as write
+from dedup.candidates import sweep_batch
 from dedup.services import DedupConfig
 from palace.models import Drawer, Entity
 from review.models import Proposal, SweepPart, SweepRun
@@ -141,13 +142,13 @@ def test_a_crashed_run_resumes_after_its_last_committed_batch(
     assert run.parts.filter(status=SweepPart.Status.FAILED).count() == 1
     done_before = run.done
     assert 0 < done_before < run.total  # the batches before the crash were committed
-    scan = sweep_scan.candidates_for_text
+    scan = sweep_batch.query_of  # once per drawer scanned
 
     def counted(*args, **kwargs):
         calls["scanned"] += 1
         return scan(*args, **kwargs)
 
-    monkeypatch.setattr(sweep_scan, "candidates_for_text", counted)
+    monkeypatch.setattr(sweep_batch, "query_of", counted)
     run = sweep_services.execute(run)
     assert run.status == SweepRun.Status.DONE
     assert calls["scanned"] == run.total - done_before  # nothing committed was done again

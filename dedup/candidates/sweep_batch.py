@@ -1,0 +1,191 @@
+"""A sweep's candidates, a batch of drawers at a time: for each drawer, exactly what `for_text`
+returns for it alone (its scope, itself excluded, no lock), with the write path's arguments.
+
+On PostgreSQL the batch is one call of the function `castellan_sweep_candidates`
+(`POSTGRESQL_BATCH_FUNCTION`, installed by dedup's migration 0008, which holds its own copy of the
+text): one round trip and one plan for the whole batch instead of a call, and seven plans, per
+drawer. It asks what `castellan_drawer_candidates` asks, drawer by drawer, as one statement: each
+group's newest `p_group_limit` matches (a lateral full-text lookup per group, the same expression
+and the same plan fence), the ranking (groups that fill their bound count after the rare ones)
+and its limit per drawer before superseded drawers are dropped, and the drawers with the same
+bytes or normalised text. On SQLite, which has no round trip to save, each drawer is its own
+`for_text` statement. tests/review/test_sweep_batch.py checks the two give the same candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+
+from dedup import policy
+from dedup.candidates.drawers import (
+    ANY_LENGTH,
+    EXACT_CANDIDATES,
+    GROUP_MATCHES,
+    LEXICAL_CANDIDATES,
+    Candidate,
+    Found,
+    LengthBand,
+    Scope,
+    for_text,
+    lexical_groups,
+)
+from dedup.candidates.room_words import rare_first
+from palace import fulltext
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One drawer's candidate query: what `for_text` is given for it."""
+
+    id: int
+    content_hash: str
+    fingerprint: str | None
+    words: Sequence[str]
+    lengths: LengthBand = ANY_LENGTH
+
+
+def query_of(pk: int, text: policy.Text, room_id: int, threshold: float) -> Query:
+    """The query `dedup.services.candidates_for_text` makes of a text: no words when the text
+    is too short to be near anything, else the room's rarer words first and only the lengths
+    that can be near at `threshold`."""
+    if len(text.normalized) < policy.MIN_NEAR_CHARS:
+        return Query(pk, text.content_hash, text.fingerprint, [])
+    low, high = policy.near_length_range(len(text.normalized), threshold)
+    lengths = LengthBand(low, ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT)
+    words = rare_first(room_id, policy.query_words_of_normalized(text.normalized))
+    return Query(pk, text.content_hash, text.fingerprint, words, lengths)
+
+
+def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[int, Found]:
+    """Each query's candidates in the scope (each drawer excluded from its own), by drawer id."""
+    if not queries:
+        return {}
+    if connection.vendor != "postgresql":
+        return {
+            query.id: for_text(
+                Scope(room=scope.room, agent=scope.agent, exclude_id=query.id),
+                query.content_hash,
+                query.fingerprint,
+                query.words,
+                lengths=query.lengths,
+                groups=groups,
+            )
+            for query in queries
+        }
+    owners: list[int] = []
+    texts: list[str] = []
+    for owner, query in enumerate(queries, start=1):
+        for group in lexical_groups(query.words, groups):
+            owners.append(owner)
+            texts.append(" & ".join(f"'{word}'" for word in group))
+    params = [
+        scope.room.id,
+        scope.agent,
+        [query.id for query in queries],
+        [query.content_hash for query in queries],
+        [query.fingerprint for query in queries],
+        [query.lengths.low for query in queries],
+        [query.lengths.high for query in queries],
+        [query.lengths.any_over for query in queries],
+        owners,
+        texts,
+        2 * EXACT_CANDIDATES,
+        LEXICAL_CANDIDATES,
+        GROUP_MATCHES,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT * FROM {POSTGRESQL_BATCH_FUNCTION_NAME}(%s, %s, %s::bigint[], %s::text[], "
+            "%s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::int[], %s::text[], "
+            "%s, %s, %s)",
+            params,
+        )
+        rows = cursor.fetchall()
+    found = {query.id: Found([], []) for query in queries}
+    for owner, part, _, *row in rows:
+        each = found[queries[owner - 1].id]
+        (each.lexical if part else each.same).append(Candidate(*row))
+    return found
+
+
+POSTGRESQL_BATCH_FUNCTION_NAME = "castellan_sweep_candidates"
+
+# Drawer i of the batch is the i-th element of every per-drawer array; a group names its drawer
+# by that position (p_owners) and reads its drawer's values by subscript (a join of the groups
+# with the batch, whose size the planner cannot know, became a nested loop: half the call's time).
+# See `castellan_drawer_candidates` (dedup/candidates/drawers.py) for why each lookup is fenced
+# (OFFSET 0), why `room_id + 0`, and why table scans are off. Rows come back drawer by drawer,
+# the same ones first (by id), then the lexical ones ranked.
+POSTGRESQL_BATCH_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {POSTGRESQL_BATCH_FUNCTION_NAME}(
+    p_room bigint, p_agent text, p_ids bigint[], p_hashes text[], p_fingerprints text[],
+    p_min_lengths bigint[], p_max_lengths bigint[], p_any_lengths_over bigint[],
+    p_owners int[], p_groups text[],
+    p_same_limit int, p_lexical_limit int, p_group_limit int)
+RETURNS TABLE (
+    owner bigint, part int, rank bigint, id bigint, uuid uuid, content_hash varchar,
+    normalized_content text, fingerprint varchar)
+LANGUAGE sql STABLE
+SET enable_seqscan = off
+SET max_parallel_workers_per_gather = 0
+AS $$
+WITH batch AS (
+    SELECT b.owner, b.id, b.hash, b.fingerprint, b.low, b.high, b.over
+    FROM unnest(p_ids, p_hashes, p_fingerprints, p_min_lengths, p_max_lengths,
+                p_any_lengths_over)
+         WITH ORDINALITY AS b(id, hash, fingerprint, low, high, over, owner)
+), groups AS (
+    SELECT g.grp, g.owner, g.query, p_ids[g.owner] AS exclude, p_min_lengths[g.owner] AS low,
+           p_max_lengths[g.owner] AS high, p_any_lengths_over[g.owner] AS over
+    FROM unnest(p_owners, p_groups) WITH ORDINALITY AS g(owner, query, grp)
+), found AS (
+    SELECT g.owner, g.grp, f.id, count(*) OVER (PARTITION BY g.grp) AS size
+    FROM groups g CROSS JOIN LATERAL (
+        SELECT f.id FROM (
+            SELECT m.id FROM palace_drawer m
+            WHERE {fulltext.postgresql_document("m.normalized_content")}
+                  @@ {fulltext.postgresql_query("g.query")}
+              AND m.room_id + 0 = p_room
+              AND (p_agent IS NULL OR m.agent = p_agent)
+              AND m.id <> g.exclude
+              AND (char_length(m.normalized_content) BETWEEN g.low AND g.high
+                   OR char_length(m.normalized_content) > g.over)
+            OFFSET 0
+        ) f
+        ORDER BY f.id DESC LIMIT p_group_limit
+    ) f
+), ranked AS (
+    SELECT h.owner, h.id, row_number() OVER (
+        PARTITION BY h.owner
+        ORDER BY count(*) FILTER (WHERE h.size < p_group_limit) DESC, count(*) DESC, h.id DESC
+    ) AS rank
+    FROM found h
+    GROUP BY h.owner, h.id
+)
+SELECT b.owner, 0, 0::bigint, s.*
+FROM batch b CROSS JOIN LATERAL (
+    SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    FROM palace_drawer d
+    WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = b.hash
+      AND (p_agent IS NULL OR d.agent = p_agent) AND d.id <> b.id
+    UNION
+    SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    FROM palace_drawer d
+    WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = b.fingerprint
+      AND (p_agent IS NULL OR d.agent = p_agent) AND d.id <> b.id
+    ORDER BY 1 LIMIT p_same_limit
+) s
+UNION ALL
+SELECT r.owner, 1, r.rank, d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+FROM ranked r JOIN palace_drawer d ON d.id = r.id
+WHERE r.rank <= p_lexical_limit AND d.valid_to IS NULL
+ORDER BY 1, 2, 3, 4
+$$
+"""
+POSTGRESQL_BATCH_FUNCTION_REMOVE = (
+    f"DROP FUNCTION IF EXISTS {POSTGRESQL_BATCH_FUNCTION_NAME}(bigint, text, bigint[], text[], "
+    "text[], bigint[], bigint[], bigint[], int[], text[], int, int, int)"
+)

@@ -1,0 +1,167 @@
+"""A sweep asks its candidates a batch at a time (`dedup.candidates.sweep_batch`): for every
+drawer, exactly the candidates the write path's query finds for it alone, in the same order, on
+both databases; on PostgreSQL in one call per batch, of the function the migration installed."""
+
+import importlib
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from dedup import candidates, policy
+from dedup.candidates import room_words, sweep_batch
+from dedup.services import candidates_for_text
+from dedup.services import rooms as room_services
+from palace.models import Drawer
+
+pytestmark = pytest.mark.django_db
+GROUPS = candidates.SWEEP_LEXICAL_GROUPS
+# A small vocabulary: word pairs recur, so many groups reach their bound (GROUP_MATCHES) and rank
+# after the rare ones, as a room's template words do.
+WORDS = [f"{a}{b}" for a in ("ka", "lo", "ri", "men", "tas") for b in ("vor", "il", "de", "nus")]
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "."
+
+
+def typo(text: str, rng: random.Random) -> str:
+    at = rng.randrange(1, len(text) - 2)
+    return text[:at] + text[at + 1] + text[at] + text[at + 2 :]
+
+
+def texts(rng: random.Random, count: int) -> list[str]:
+    """Sentences, typo variants and copies (exact and by normalised text) of earlier ones, and
+    texts too short to be near anything."""
+    made: list[str] = []
+    for index in range(count):
+        roll = rng.random()
+        if index > 5 and roll < 0.15:
+            made.append(typo(rng.choice(made), rng))
+        elif index > 5 and roll < 0.2:
+            made.append(rng.choice(made))
+        elif index > 5 and roll < 0.25:
+            made.append(rng.choice(made).upper())
+        elif roll < 0.3:
+            made.append(rng.choice(["Ok.", "Yes", "kavor"]))
+        else:
+            made.append(sentence(rng))
+    return made
+
+
+def store(room, contents: list[str], agent: str = "") -> list[Drawer]:
+    rows = []
+    for content in contents:
+        derived = policy.Text.of(content)
+        rows.append(
+            Drawer(
+                room=room,
+                content=content,
+                content_hash=derived.content_hash,
+                normalized_content=derived.normalized,
+                fingerprint=derived.fingerprint,
+                agent=agent,
+            )
+        )
+    return Drawer.objects.bulk_create(rows)
+
+
+def ids(found: candidates.Found) -> tuple[list[int], list[int]]:
+    return [c.id for c in found.same], [c.id for c in found.lexical]
+
+
+def one_by_one(scope: candidates.Scope, drawer: Drawer) -> tuple[list[int], list[int]]:
+    alone = candidates.Scope(room=scope.room, agent=scope.agent, exclude_id=drawer.pk)
+    text = policy.Text(drawer.content_hash, drawer.normalized_content, drawer.fingerprint)
+    return ids(candidates_for_text(alone, text, threshold=0.9, groups=GROUPS))
+
+
+def batched(scope: candidates.Scope, drawers: list[Drawer], size: int) -> dict[int, tuple]:
+    result: dict[int, tuple] = {}
+    for start in range(0, len(drawers), size):
+        queries = [
+            sweep_batch.query_of(
+                d.pk,
+                policy.Text(d.content_hash, d.normalized_content, d.fingerprint),
+                scope.room.id,
+                0.9,
+            )
+            for d in drawers[start : start + size]
+        ]
+        for pk, found in sweep_batch.for_texts(scope, queries, groups=GROUPS).items():
+            result[pk] = ids(found)
+    return result
+
+
+@pytest.fixture
+def room():
+    room_words.forget()
+    room = room_services.room_get_or_create(wing="ops", room="batch")
+    drawers = store(room, texts(random.Random(5), 400))
+    superseded = [d.pk for d in drawers[10:400:37]]
+    Drawer.objects.filter(pk__in=superseded).update(valid_to=timezone.now())
+    yield room
+    room_words.forget()
+
+
+def test_a_batch_finds_what_each_drawer_s_own_query_finds(room):
+    scope = candidates.Scope(room=room)
+    drawers = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert sum(len(lexical) for _, lexical in expected.values()) > 0
+    assert any(same for same, _ in expected.values())
+    for size in (1, 7, 200):  # a batch of one, batches cut anywhere, the sweep's batch
+        assert batched(scope, drawers, size) == expected, size
+
+
+def test_in_a_diary_each_agent_s_drawers_find_only_theirs():
+    room_words.forget()
+    diary = room_services.room_get_or_create(wing="agents", room="diary")
+    rng = random.Random(8)
+    for agent in ("alice", "bob"):
+        store(diary, texts(rng, 60), agent=agent)
+    for agent in ("alice", "bob"):
+        scope = candidates.Scope(room=diary, agent=agent)
+        drawers = list(scope.drawers().order_by("pk"))
+        expected = {d.pk: one_by_one(scope, d) for d in drawers}
+        assert batched(scope, drawers, 25) == expected
+    room_words.forget()
+
+
+def test_an_empty_batch_asks_nothing(room):
+    with CaptureQueriesContext(connection) as queries:
+        assert sweep_batch.for_texts(candidates.Scope(room=room), [], groups=GROUPS) == {}
+    assert len(queries.captured_queries) == 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL")
+def test_on_postgresql_a_batch_is_one_call(room):
+    drawers = list(candidates.Scope(room=room).drawers().order_by("pk")[:50])
+    batched(candidates.Scope(room=room), drawers, 1)  # the room's common words sampled
+    with CaptureQueriesContext(connection) as queries:
+        batched(candidates.Scope(room=room), drawers, 50)
+    assert len(queries.captured_queries) == 1
+    assert sweep_batch.POSTGRESQL_BATCH_FUNCTION_NAME in queries.captured_queries[0]["sql"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL")
+def test_the_installed_function_is_the_code_s():
+    name = sweep_batch.POSTGRESQL_BATCH_FUNCTION_NAME
+    query = "SELECT pg_get_functiondef(oid) FROM pg_proc WHERE proname = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(query, [name])
+        installed = cursor.fetchall()
+        cursor.execute("SAVEPOINT reinstall")
+        cursor.execute(sweep_batch.POSTGRESQL_BATCH_FUNCTION)
+        cursor.execute(query, [name])
+        expected = cursor.fetchall()
+        cursor.execute("ROLLBACK TO SAVEPOINT reinstall")
+    assert installed == expected
+
+
+def test_the_migration_holds_the_code_s_function_text():
+    migration = importlib.import_module("dedup.migrations.0007_sweep_candidates_function")
+    assert migration.FUNCTION == sweep_batch.POSTGRESQL_BATCH_FUNCTION
+    assert migration.REMOVE == sweep_batch.POSTGRESQL_BATCH_FUNCTION_REMOVE
