@@ -2,7 +2,7 @@
 returns for it alone (its scope, itself excluded, no lock), with the write path's arguments.
 
 On PostgreSQL the batch is one call of the function `castellan_sweep_candidates`
-(`POSTGRESQL_BATCH_FUNCTION`, installed by dedup's migration 0008, which holds its own copy of the
+(`POSTGRESQL_BATCH_FUNCTION`, installed by dedup's migration 0007, which holds its own copy of the
 text): one round trip and one plan for the whole batch instead of a call, and seven plans, per
 drawer. It asks what `castellan_drawer_candidates` asks, drawer by drawer, as one statement: each
 group's newest `p_group_limit` matches (a lateral full-text lookup per group, the same expression
