@@ -215,7 +215,7 @@ def candidate_costs(wing: str, drawers: int = 2000) -> dict:
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
         started = time.perf_counter()
-        queries = [sweep_batch.query_of(pk, text, scope.room.id, 0.9) for pk, text in chunk]
+        queries = [sweep_batch.query_of(pk, text, 0.9) for pk, text in chunk]
         sweep_batch.for_texts(scope, queries, groups=groups)
         spent["batched"] += time.perf_counter() - started
         started = time.perf_counter()

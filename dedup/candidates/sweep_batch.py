@@ -30,9 +30,8 @@ from dedup.candidates.drawers import (
     LengthBand,
     Scope,
     for_text,
-    lexical_groups,
 )
-from dedup.candidates.room_words import rare_first
+from dedup.candidates.room_words import query_groups
 from palace import fulltext
 
 
@@ -47,15 +46,16 @@ class Query:
     lengths: LengthBand = ANY_LENGTH
 
 
-def query_of(pk: int, text: policy.Text, room_id: int, threshold: float) -> Query:
+def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
     """The query `dedup.services.candidates_for_text` makes of a text: no words when the text
     is too short to be near anything, else the room's rarer words first and only the lengths
-    that can be near at `threshold`."""
+    that can be near at `threshold` (the word groups are chosen as the write path's, by
+    `query_groups`, in `for_texts`)."""
     if len(text.normalized) < policy.MIN_NEAR_CHARS:
         return Query(pk, text.content_hash, text.fingerprint, [])
     low, high = policy.near_length_range(len(text.normalized), threshold)
     lengths = LengthBand(low, ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT)
-    words = rare_first(room_id, policy.query_words_of_normalized(text.normalized))
+    words = policy.query_words_of_normalized(text.normalized)
     return Query(pk, text.content_hash, text.fingerprint, words, lengths)
 
 
@@ -63,6 +63,10 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
     """Each query's candidates in the scope (each drawer excluded from its own), by drawer id."""
     if not queries:
         return {}
+    word_groups = {
+        query.id: query_groups(scope.room.id, query.words, groups) if query.words else []
+        for query in queries
+    }
     if connection.vendor != "postgresql":
         return {
             query.id: for_text(
@@ -71,14 +75,14 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
                 query.fingerprint,
                 query.words,
                 lengths=query.lengths,
-                groups=groups,
+                word_groups=word_groups[query.id],
             )
             for query in queries
         }
     owners: list[int] = []
     texts: list[str] = []
     for owner, query in enumerate(queries, start=1):
-        for group in lexical_groups(query.words, groups):
+        for group in word_groups[query.id]:
             owners.append(owner)
             texts.append(" & ".join(f"'{word}'" for word in group))
     params = [

@@ -140,7 +140,7 @@ def _sweep_batch(
     batch: list[tuple[int, policy.Text]],
     tally: Tally,
 ) -> Found:
-    queries = [sweep_batch.query_of(pk, text, scope.room.id, run.threshold) for pk, text in batch]
+    queries = [sweep_batch.query_of(pk, text, run.threshold) for pk, text in batch]
     found_by_id = sweep_batch.for_texts(scope, queries, groups=candidates.SWEEP_LEXICAL_GROUPS)
     found: Found = []
     for pk, text in batch:

@@ -85,7 +85,6 @@ def batched(scope: candidates.Scope, drawers: list[Drawer], size: int) -> dict[i
             sweep_batch.query_of(
                 d.pk,
                 policy.Text(d.content_hash, d.normalized_content, d.fingerprint),
-                scope.room.id,
                 0.9,
             )
             for d in drawers[start : start + size]
