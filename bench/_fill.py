@@ -20,37 +20,10 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 
-from bench._common import Vocabulary, settle
+from bench._common import BULK_COLUMNS as _COLUMNS
+from bench._common import Vocabulary, sentences, settle
 
 BATCH = 100_000
-_COLUMNS = (
-    "uuid",
-    "room_id",
-    "content",
-    "content_hash",
-    "normalized_content",
-    "fingerprint",
-    "name",
-    "kind",
-    "agent",
-    "source",
-    "valid_from",
-    "valid_to",
-    "created_at",
-    "superseded_by_id",
-    "consolidation",
-)
-
-
-def sentences(vocabulary: Vocabulary, count: int) -> Iterator[str]:
-    """`count` sentences drawn as `Vocabulary.sentence` draws them (same words, weights, lengths
-    and share of common words), 20x faster: the cumulative weights are computed once."""
-    rng, words, common = vocabulary.rng, vocabulary.words, vocabulary.common
-    cumulative = list(itertools.accumulate(vocabulary.weights))
-    for _ in range(count):
-        picks = rng.choices(words, cum_weights=cumulative, k=rng.randint(14, 28))
-        chosen = [w if rng.random() > 0.3 else rng.choice(common) for w in picks]
-        yield (" ".join(chosen)).capitalize() + "."
 
 
 def rows(room_ids: Sequence[int], vocabulary: Vocabulary, count: int, now) -> Iterator[tuple]:
@@ -73,9 +46,9 @@ def rows(room_ids: Sequence[int], vocabulary: Vocabulary, count: int, now) -> It
             "{}",
             now,
             None,
-            now,
             None,
             "{}",
+            now,
         )
 
 
@@ -146,6 +119,7 @@ def _sqlite_row(row: tuple) -> tuple:
 
     values = list(row)
     values[0] = values[0].hex
-    for position in (10, 12):
+    for column in ("valid_from", "created_at"):
+        position = _COLUMNS.index(column)
         values[position] = connection.ops.adapt_datetimefield_value(values[position])
     return tuple(values)
