@@ -1,5 +1,5 @@
 """The PostgreSQL candidates function with generic plans for its word-group lookups: with the
-full-text index keyed by `room_id + 0` (palace 0012) the lookup has that index as its only plan,
+full-text index keyed by `room_id + 0` (palace 0013) the lookup has that index as its only plan,
 so planning it at every call (five times a write, a third of the call's time) buys nothing. The
 last statement (exact copies and the ranking) is an EXECUTE, planned at each call for the table
 as it is, since b-trees serve it and a plan made on an empty table could keep the wrong one.

@@ -68,14 +68,16 @@ def batch_revert(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
 def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> HttpResponse:
     try:
         batch_id = uuid.UUID(batch)
+    except ValueError:
+        messages.error(request, "That is not a batch id.")
+        return redirect(redirect_to)
+    try:
         entries = services.revert_batch(
             batch=batch_id,
             actor=request.user,
             cascade=request.POST.get("cascade") == "1",
             note=request.POST.get("note", ""),
         )
-    except ValueError:
-        messages.error(request, "That is not a batch id.")
     except services.RevertBlocked as error:
         depends = error.details.get("depends_on_this", [])
         if depends:
@@ -85,7 +87,7 @@ def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> Http
     except DomainError as error:
         messages.error(request, error.message)
     else:
-        _report_reverted(request, entries)
+        _report_reverted(request, entries, batch=batch_id)
     return redirect(redirect_to)
 
 
@@ -122,9 +124,15 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
     return redirect(redirect_to)
 
 
-def _report_reverted(request: HttpRequest, entries: list[AuditEntry]) -> None:
+def _report_reverted(
+    request: HttpRequest, entries: list[AuditEntry], *, batch: uuid.UUID | None = None
+) -> None:
     reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
-    if len(entries) > 1:
+    if batch is not None:
+        messages.success(
+            request, f"Reverted {len(entries)} decisions as one (batch {batch}): {reverted}."
+        )
+    elif len(entries) > 1:
         messages.success(request, f"Reverted {len(entries)} decisions: {reverted}.")
     else:
         messages.success(request, f"Reverted decision {reverted}.")
