@@ -27,11 +27,15 @@ from dedup.candidates.drawers import (
     same_hash,
 )
 from dedup.candidates.entities import (
+    entities_by_id,
     entities_matching,
     entities_within_reach,
+    owners_within_reach,
+    person_aliases_by_id,
     person_aliases_within_reach,
 )
 from dedup.candidates.room_words import common_words, query_groups, rare_first
+from dedup.candidates.sweep_batch import near_lengths
 
 __all__ = [
     "ANY_LENGTH",
@@ -51,12 +55,16 @@ __all__ = [
     "LengthBand",
     "Scope",
     "common_words",
+    "entities_by_id",
     "entities_matching",
     "entities_within_reach",
     "for_text",
     "lexical",
     "lexical_groups",
     "lexical_words",
+    "near_lengths",
+    "owners_within_reach",
+    "person_aliases_by_id",
     "person_aliases_within_reach",
     "query_groups",
     "rare_first",

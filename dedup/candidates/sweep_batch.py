@@ -46,15 +46,24 @@ class Query:
     lengths: LengthBand = ANY_LENGTH
 
 
+def near_lengths(text: policy.Text, threshold: float) -> LengthBand | None:
+    """The lengths a lexical candidate of this text may have to be near at `threshold`, or None
+    when the text is too short to be near anything (it gets no lexical query). The write path's
+    `dedup.services.candidates_for_text` asks the same."""
+    if len(text.normalized) < policy.MIN_NEAR_CHARS:
+        return None
+    low, high = policy.near_length_range(len(text.normalized), threshold)
+    return LengthBand(low, ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT)
+
+
 def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
     """The query `dedup.services.candidates_for_text` makes of a text: no words when the text
-    is too short to be near anything, else the room's rarer words first and only the lengths
-    that can be near at `threshold` (the word groups are chosen as the write path's, by
-    `query_groups`, in `for_texts`)."""
-    if len(text.normalized) < policy.MIN_NEAR_CHARS:
+    is too short to be near anything, else its words and only the lengths that can be near at
+    `threshold` (the word groups are chosen as the write path's, by `query_groups`, in
+    `for_texts`)."""
+    lengths = near_lengths(text, threshold)
+    if lengths is None:
         return Query(pk, text.content_hash, text.fingerprint, [])
-    low, high = policy.near_length_range(len(text.normalized), threshold)
-    lengths = LengthBand(low, ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT)
     words = policy.query_words_of_normalized(text.normalized)
     return Query(pk, text.content_hash, text.fingerprint, words, lengths)
 

@@ -14,7 +14,6 @@ from typing import Any, cast
 from django.db import IntegrityError, connection, models, transaction
 
 from dedup import candidates, metrics, policy
-from dedup.candidates import entities as entity_candidates
 from dedup.errors import InvalidInput, NotFound
 from dedup.locks import advisory_lock, drawer_held
 from dedup.policy import signatures
@@ -123,10 +122,10 @@ def _known_entities(
         known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
         return known, {e.id: e for e in matching}
     if config.entity_fuzzy:
-        entity_ids, alias_ids = entity_candidates.owners_within_reach(key)  # one statement
-        band = {e.id: e for e in entity_candidates.entities_by_id(kind=kind, ids=entity_ids)}
+        entity_ids, alias_ids = candidates.owners_within_reach(key)  # one statement
+        band = {e.id: e for e in candidates.entities_by_id(kind=kind, ids=entity_ids)}
         typo_aliases: dict[int, list[str]] = {}
-        for alias in entity_candidates.person_aliases_by_id(kind=kind, ids=alias_ids):
+        for alias in candidates.person_aliases_by_id(kind=kind, ids=alias_ids):
             band.setdefault(alias.entity_id, alias.entity)
             typo_aliases.setdefault(alias.entity_id, []).append(alias.alias)
         known = [_candidate(e, typo_aliases.get(e.id, ()), typo=True) for e in band.values()]

@@ -25,12 +25,9 @@ def candidates_for_text(
     sweeps'), read once `lock` is held. A short text can only be exact or normalized, so it gets
     no lexical query; the lexical query, there to find near texts, asks only for lengths that
     can be near at `threshold`, with `groups` pairs of the text's words."""
-    if len(text.normalized) < policy.MIN_NEAR_CHARS:
+    lengths = candidates.near_lengths(text, threshold)
+    if lengths is None:
         return candidates.for_text(scope, text.content_hash, text.fingerprint, [], lock=lock)
-    low, high = policy.near_length_range(len(text.normalized), threshold)
-    lengths = candidates.LengthBand(
-        low, candidates.ANY_LENGTH.high if high is None else high, policy.EDIT_DISTANCE_LIMIT
-    )
     return candidates.for_text(
         scope,
         text.content_hash,
