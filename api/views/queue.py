@@ -39,6 +39,6 @@ class QueueView(APIView):
         filters = queue_filters(request.query_params)
         page = selectors.queue_page(filters, cursor=request.query_params.get("cursor"))
         page.counts = selectors.queue_counts(
-            filters, request.user, cursor=request.query_params.get("cursor")
+            filters, request.user, cursor=request.query_params.get("cursor"), page=page
         )
         return Response(QueueSerializer(page).data)

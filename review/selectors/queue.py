@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 PAGE_SIZE = 25
 MAX_BULK = 1000
 Cursor = tuple[float | datetime, ItemKind, int]
+KIND_NAMES = {ItemKind.DRAWER: "drawer", ItemKind.ENTITY: "entity", ItemKind.PROPOSAL: "proposal"}
 
 
 @dataclass
@@ -70,6 +71,9 @@ class QueuePage:
     items: list[QueueItem]
     next_cursor: str | None
     counts: dict[str, int] = field(default_factory=dict)
+    # Per kind ("drawer", "entity", "proposal"): the filter's rows this page read, and whether
+    # that was all of them (every range ended before size + 1 rows). A bound the counts keep to.
+    read: dict[str, tuple[int, bool]] = field(default_factory=dict)
 
 
 def _encode(item: QueueItem) -> str:
@@ -176,9 +180,11 @@ def queue_page(
     after = _decode(cursor, filters.order) if cursor else None
     descending = filters.order in DESCENDING
     items: list[QueueItem] = []
+    read: dict[str, tuple[int, bool]] = {}
     for kind, queryset in _sources(filters):
         # A proposal's similarity is its score.
         column = "score" if kind is ItemKind.PROPOSAL else "similarity"
+        lengths = []
         for run in _runs(filters.order, threshold, after, column):
             rows = queryset.filter(run.side)
             if run.bound is not None:
@@ -187,11 +193,17 @@ def queue_page(
             direction = "-" if run.descending else ""
             tie_direction = "-" if descending else ""
             rows = rows.order_by(f"{direction}{run.column}", f"{tie_direction}pk")[: size + 1]
-            items += [
+            found = [
                 QueueItem(ItemRef(kind, link.pk), link, _sort_key(filters.order, threshold, link))
                 for link in rows
             ]
-    return _page(items, filters, size, descending)
+            items += found
+            lengths.append(len(found))
+        # A range that ended before size + 1 rows read every row of the filter it holds.
+        read[KIND_NAMES[kind]] = (sum(lengths), all(n <= size for n in lengths))
+    page = _page(items, filters, size, descending)
+    page.read = read if after is None else {}
+    return page
 
 
 def _page(items: list[QueueItem], filters: QueueFilters, size: int, descending: bool) -> QueuePage:
@@ -300,11 +312,28 @@ def _kind_counts(filters: QueueFilters, open_counts: dict[str, int]) -> dict[str
     return counts
 
 
+def _agree(counts: dict[str, int], read: dict[str, tuple[int, bool]]) -> dict[str, int]:
+    """Counts that never contradict the page: a kind whose ranges the page read to their end
+    has exactly the rows it read; otherwise at least those (a window count of a rare room can
+    find fewer than the page lists)."""
+    for kind, (rows, complete) in read.items():
+        if complete:
+            counts[kind] = rows
+        elif rows > counts[kind]:
+            counts[kind] = AtLeast(rows)
+    return counts
+
+
 def queue_counts(
-    filters: QueueFilters, user: User | AnonymousUser, *, cursor: str | None = None
+    filters: QueueFilters,
+    user: User | AnonymousUser,
+    *,
+    cursor: str | None = None,
+    page: QueuePage | None = None,
 ) -> dict[str, int]:
     """Counts for the current filters, per kind, and the progress line, each capped at
-    COUNT_CAP (an `AtLeast` then); none past the first page (`cursor` given)."""
+    COUNT_CAP (an `AtLeast` then); none past the first page (`cursor` given). Given the first
+    `page`, the per-kind counts agree with what it read (`_agree`)."""
     if cursor:
         return {}
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
@@ -322,15 +351,16 @@ def queue_counts(
         .values("target_id")
         .distinct()
     )
+    read = page.read if page is not None else {}
     if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
-        counts = _kind_counts(filters, {})
+        counts = _agree(_kind_counts(filters, {}), read)
         open_items = _sum(counts["drawer"], counts["entity"])
     else:
         open_counts = {
             "drawer": capped_count(DrawerLink.objects.filter(status=DrawerLink.Status.OPEN)),
             "entity": capped_count(EntityLink.objects.filter(status=EntityLink.Status.OPEN)),
         }
-        counts = _kind_counts(filters, open_counts)
+        counts = _agree(_kind_counts(filters, open_counts), read)
         open_items = _sum(open_counts["drawer"], open_counts["entity"])
     return {
         **counts,

@@ -46,7 +46,9 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "filters": filters,
         "page": page,
-        "counts": selectors.queue_counts(filters, request.user, cursor=request.GET.get("cursor")),
+        "counts": selectors.queue_counts(
+            filters, request.user, cursor=request.GET.get("cursor"), page=page
+        ),
         # Items another curator holds, shown as taken (one query).
         "held": hold_selectors.holders([item.ref for item in page.items], request.user),
         "error": error,

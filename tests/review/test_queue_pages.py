@@ -80,3 +80,48 @@ def test_a_rule_filter_counts_exactly_up_to_the_cap(curator, dedup_settings, mon
     grow(5, start=2)
     counts = selectors.queue_counts(selectors.QueueFilters(rule="near"), curator)
     assert str(counts["drawer"]) == "3+"
+
+
+def test_a_window_count_never_says_fewer_than_the_page_lists(curator, dedup_settings, monkeypatch):
+    """The window sees none of the room's links, yet the page lists them: the count follows
+    the page (exact when the page read all of them)."""
+    monkeypatch.setattr(queue, "WINDOW", 0)
+    grow(3)
+    grow(2, start=3, room="other")
+    filters = selectors.QueueFilters(room="other")
+    page = selectors.queue_page(filters)
+    counts = selectors.queue_counts(filters, curator, page=page)
+    assert counts["drawer"] == len(page.items) == 2
+    assert not isinstance(counts["drawer"], queue.AtLeast)
+
+
+def test_a_window_count_past_the_page_is_at_least_what_the_page_read(
+    curator, dedup_settings, monkeypatch
+):
+    monkeypatch.setattr(queue, "WINDOW", 0)
+    grow(1)
+    grow(4, start=1, room="other")
+    filters = selectors.QueueFilters(room="other")
+    page = selectors.queue_page(filters, size=2)
+    counts = selectors.queue_counts(filters, curator, page=page)
+    assert str(counts["drawer"]) == "3+"  # two listed and the one that makes a next page
+
+
+def test_the_queue_page_shows_a_count_that_agrees_with_its_rows(
+    as_curator, dedup_settings, monkeypatch
+):
+    monkeypatch.setattr(queue, "WINDOW", 0)
+    grow(3)
+    grow(2, start=3, room="other")
+    page = as_curator.get("/?room=other").content.decode()
+    assert "2 drawer links" in page
+
+
+def test_an_item_count_is_exact_for_each_uncertain_range_read_to_its_end(
+    curator, dedup_settings, monkeypatch
+):
+    monkeypatch.setattr(queue, "WINDOW", 0)
+    grow(2, room="other")
+    filters = selectors.QueueFilters(room="other", order="uncertain")
+    counts = selectors.queue_counts(filters, curator, page=selectors.queue_page(filters))
+    assert counts["drawer"] == 2
