@@ -126,7 +126,7 @@ def entity_rows(entity_id: int, name: str, now):
     entity = Entity(
         id=entity_id, name=name, kind=KIND, key=key, key_length=len(key), created_at=now
     )
-    return entity, [(signature, entity_id) for signature in key_signatures(key)]
+    return entity, [(signature, entity_id, key) for signature in key_signatures(key)]
 
 
 def entity_link(link_id: int, older: tuple[int, str], newer: tuple[int, str], now):
@@ -281,7 +281,7 @@ def grow(target: int, present: int, texts: Texts, rooms: list[int]) -> None:
         entities, signatures, links = entity_chunk(texts, min(CHUNK, entity_links - start), ids)
         with transaction.atomic():
             insert(Entity._meta.db_table, _columns(Entity), entities)
-            insert(EntitySignature._meta.db_table, ("signature", "entity_id"), signatures)
+            insert(EntitySignature._meta.db_table, ("signature", "entity_id", "key"), signatures)
             insert(EntityLink._meta.db_table, _columns(EntityLink), links)
     with connection.cursor() as cursor:
         for statement in {"sqlite": fulltext.SQLITE}.get(vendor, fulltext.POSTGRESQL):
@@ -382,7 +382,9 @@ def _check_entities(texts: Texts) -> None:
     for entity in (older, resolved.entity):
         bulk, signatures = entity_rows(entity.id, entity.name, timezone.now())
         _same(bulk, entity, {"uuid", "created_at"})
-        stored = EntitySignature.objects.filter(entity=entity).values_list("signature", "entity")
+        stored = EntitySignature.objects.filter(entity=entity).values_list(
+            "signature", "entity", "key"
+        )
         assert set(stored) == set(signatures), entity
 
 
