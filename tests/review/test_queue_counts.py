@@ -49,10 +49,21 @@ def test_counts_past_the_cap_say_at_least(curator, dedup_settings, monkeypatch):
 
 
 def test_the_console_shows_a_capped_count(client, curator, dedup_settings, monkeypatch):
+    """Past the cap, and past the page: at least the 26 rows the page read (25 and the next)."""
+    monkeypatch.setattr(queue, "COUNT_CAP", 3)
+    grow(27)
+    client.force_login(curator)
+    assert "<strong>26+</strong> open" in client.get("/").content.decode()
+
+
+def test_a_count_below_what_the_page_read_is_the_page_s(
+    client, curator, dedup_settings, monkeypatch
+):
+    """The page read every open link (5, under a page): the count is exact, not the cap's 3+."""
     monkeypatch.setattr(queue, "COUNT_CAP", 3)
     grow(5)
     client.force_login(curator)
-    assert "<strong>3+</strong> open" in client.get("/").content.decode()
+    assert "<strong>5</strong> open" in client.get("/").content.decode()
 
 
 def test_later_pages_count_nothing(curator, dedup_settings):
