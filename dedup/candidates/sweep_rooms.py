@@ -19,9 +19,11 @@ batches and reads it again when its drawers change (count, ids, superseded count
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.db import connection
 
@@ -48,10 +50,9 @@ class Row:
 
 @dataclass
 class RoomIndex:
-    """A room's drawers by id, each word's drawers (ids ascending), and the exact keys."""
+    """A room's drawers by id, each word's drawers, and the exact keys."""
 
     rows: dict[int, Row] = field(default_factory=dict)
-    postings: dict[str, list[int]] = field(default_factory=dict)
     holders: dict[str, set[int]] = field(default_factory=dict)
     by_hash: dict[str, list[int]] = field(default_factory=dict)
     by_fingerprint: dict[str, list[int]] = field(default_factory=dict)
@@ -76,12 +77,11 @@ class RoomIndex:
             candidate = (pk, public_id, content_hash, normalized, fingerprint)
             index.rows[pk] = Row(candidate, bool(current), agent)
             for word in set(normalized.split(" ")) if normalized else ():
-                index.postings.setdefault(word, []).append(pk)
+                index.holders.setdefault(word, set()).add(pk)
             if current:
                 index.by_hash.setdefault(content_hash, []).append(pk)
                 if fingerprint is not None:
                     index.by_fingerprint.setdefault(fingerprint, []).append(pk)
-        index.holders = {word: set(ids) for word, ids in index.postings.items()}
         return index
 
     def answers(self, groups: Sequence[Sequence[str]]) -> bool:
@@ -136,16 +136,13 @@ class RoomIndex:
 
     def _newest(self, group: Sequence[str]) -> list[int]:
         """The room's newest GROUP_MATCHES drawers holding every word of the group."""
-        lists = [self.postings.get(word, []) for word in group]
-        shortest = min(lists, key=len)
-        others = [self.holders.get(word, set()) for word in group]
-        matched: list[int] = []
-        for pk in reversed(shortest):
-            if all(pk in holders for holders in others):
-                matched.append(pk)
-                if len(matched) == GROUP_MATCHES:
-                    break
-        return matched
+        holders = [self.holders.get(word) for word in group]
+        if not holders or any(each is None for each in holders):
+            return []
+        matched = set.intersection(*cast(list[set[int]], holders))
+        if len(matched) > 4 * GROUP_MATCHES:
+            return heapq.nlargest(GROUP_MATCHES, matched)
+        return sorted(matched, reverse=True)[:GROUP_MATCHES]
 
 
 class Rooms:
