@@ -20,6 +20,11 @@ PostgreSQL, executemany on SQLite, exactly the rows the write path makes with de
 and the fill is timed.
 
     .venv/bin/python bench/sweep.py --workers 2 --sizes 1000000 --rooms 100 [--parts 10]
+
+With BENCH_SWEEP_STORE=DIR (one size), the filled store is kept and reused by the next run with
+the same size and rooms: SQLite's file in DIR, PostgreSQL's database (BENCH_POSTGRES_URL) left in
+place, and the planted pairs in DIR as JSON. A reused store's fill time is the one measured when
+it was filled. Drop the store yourself when done.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -35,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
+    PG_URL,
     ROOT,
     Vocabulary,
     arguments,
@@ -161,7 +168,10 @@ def child(backend: str, sizes: list[int], baseline_size: int) -> None:
 def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: int) -> None:
     """Each size over `rooms` rooms, swept by 1 to `most` workers. With `parts`, only the first
     `parts` parts of the run are queued, and the whole run's time is extrapolated from theirs."""
-    setup_django(fresh_database_url(backend))
+    store = os.environ.get("BENCH_SWEEP_STORE")
+    assert not store or len(sizes) == 1, "a kept store holds one size"
+    url = _store_url(backend, store, sizes[0], rooms) if store else fresh_database_url(backend)
+    setup_django(url)
     from review.models import Proposal, SweepPart
     from review.services import sweep_parts
     from review.services import sweeps as sweep_services
@@ -169,7 +179,8 @@ def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: i
 
     rng = random.Random(11)
     for size in sizes:
-        wing, planted, fill_seconds = build_rooms(size, rooms, rng)
+        wing, planted, fill_seconds = _filled(backend, store, size, rooms, rng)
+        _clear_sweeps()
         fill = {"backend": backend, "size": size, "fill_seconds": fill_seconds}
         print(json.dumps(fill | candidate_costs(wing)), flush=True)
         sweep_parts.PART_SIZE = max(1, size // max(10, rooms))
@@ -180,17 +191,52 @@ def with_workers(backend: str, sizes: list[int], most: int, rooms: int, parts: i
             queued = sweep_parts.plan(run)[: parts or None]
             for part in queued:
                 run_sweep_part.enqueue(part.pk)
-            seconds = _workers_sweep(workers)
+            load = os.getloadavg()[0]
+            seconds, cpu = _workers_sweep(workers)
             run.refresh_from_db()
             done = sum(SweepPart.objects.filter(run=run).values_list("done", flat=True))
             proposed = set(run.proposals.values_list("newer_drawer", "older_drawer"))
             first = proposed if first is None else first
             reach = {pair for pair in planted if _in_parts(pair[0], queued)}
             row = {"backend": backend, "size": size, "workers": workers, "seconds": seconds}
+            row |= {"cpu": cpu, "load": (load, os.getloadavg()[0])}
             row |= {"status": run.status, "done": done, "total": run.total}
             row |= {"parts": len(queued), "all_parts": run.parts.count()}
             row |= {"same": proposed == first, "found": len(reach & proposed)}
             print(json.dumps(row | {"planted": len(reach)}), flush=True)
+
+
+def _store_url(backend: str, store: str, size: int, rooms: int) -> str:
+    if backend == "sqlite":
+        return f"sqlite:///{Path(store) / f'sweep-{size}-{rooms}.sqlite3'}"
+    if not (Path(store) / f"sweep-{backend}-{size}-{rooms}.json").exists():
+        return fresh_database_url(backend)  # a store not filled yet: made afresh
+    return PG_URL
+
+
+def _filled(backend: str, store: str | None, size: int, rooms: int, rng: random.Random):
+    """(wing, planted pairs, fill seconds): filled now, or read from the kept store."""
+    kept = Path(store) / f"sweep-{backend}-{size}-{rooms}.json" if store else None
+    if kept and kept.exists():
+        saved = json.loads(kept.read_text())
+        return saved["wing"], {tuple(pair) for pair in saved["planted"]}, saved["fill_seconds"]
+    wing, planted, fill_seconds = build_rooms(size, rooms, rng)
+    if kept:
+        saved = {"wing": wing, "planted": sorted(planted), "fill_seconds": fill_seconds}
+        kept.write_text(json.dumps(saved))
+    return wing, planted, fill_seconds
+
+
+def _clear_sweeps() -> None:
+    """No sweep, proposal or queued task left by an earlier (maybe interrupted) run of a kept
+    store."""
+    from django_tasks_db.models import DBTaskResult
+
+    from review.models import Proposal, SweepRun
+
+    DBTaskResult.objects.all().delete()
+    Proposal.objects.all().delete()
+    SweepRun.objects.all().delete()
 
 
 def candidate_costs(wing: str, drawers: int = 2000) -> dict:
@@ -199,6 +245,7 @@ def candidate_costs(wing: str, drawers: int = 2000) -> dict:
     time (`candidates_for_text`, as they read before), interleaved batch by batch."""
     from dedup import candidates, policy
     from dedup.candidates import sweep_batch
+    from dedup.candidates.sweep_rooms import Rooms
     from dedup.services import candidates_for_text
     from palace.models import Room
     from review.services.sweep_scan import BATCH
@@ -212,11 +259,12 @@ def candidate_costs(wing: str, drawers: int = 2000) -> dict:
     ]
     spent = {"batched": 0.0, "single": 0.0}
     groups = candidates.SWEEP_LEXICAL_GROUPS
+    rooms = Rooms()  # as a part keeps its room from batch to batch
     for start in range(0, len(rows), BATCH):
         chunk = rows[start : start + BATCH]
         started = time.perf_counter()
         queries = [sweep_batch.query_of(pk, text, 0.9) for pk, text in chunk]
-        sweep_batch.for_texts(scope, queries, groups=groups)
+        sweep_batch.for_texts(scope, queries, groups=groups, rooms=rooms)
         spent["batched"] += time.perf_counter() - started
         started = time.perf_counter()
         for pk, text in chunk:
@@ -226,9 +274,11 @@ def candidate_costs(wing: str, drawers: int = 2000) -> dict:
     return {f"{way}_ms": 1000 * seconds / len(rows) for way, seconds in spent.items()}
 
 
-def _workers_sweep(workers: int) -> float:
-    """Seconds from starting `workers` db_worker processes until the last exits (queue empty)."""
+def _workers_sweep(workers: int) -> tuple[float, float]:
+    """Seconds from starting `workers` db_worker processes until the last exits (queue empty),
+    and the CPU seconds the workers spent (user and system; not the PostgreSQL server's)."""
     command = [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     processes = [
         subprocess.Popen([*command, "--no-reload"], cwd=ROOT, env=dict(os.environ))
@@ -236,7 +286,9 @@ def _workers_sweep(workers: int) -> float:
     ]
     for process in processes:
         process.wait()
-    return time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def _in_parts(pk: int, parts) -> bool:
@@ -248,7 +300,8 @@ def workers_table(rows: list[dict]) -> str:
     return table(
         [
             *("backend", "drawers", "fill s", "parts swept", "workers", "status"),
-            *("sweep s (swept)", "drawers/s", "whole run s", "same as 1", "planted found"),
+            *("sweep s (swept)", "drawers/s", "whole run s", "worker CPU ms/drawer", "load"),
+            *("same as 1", "planted found"),
         ],
         [
             [
@@ -256,6 +309,8 @@ def workers_table(rows: list[dict]) -> str:
                 *(f"{r['parts']}/{r['all_parts']}", r["workers"], r["status"]),
                 *(f"{r['seconds']:.1f}", f"{r['done'] / r['seconds']:,.0f}"),
                 _whole_run(r),
+                f"{1000 * r['cpu'] / max(1, r['done']):.2f}",
+                "{:.1f} to {:.1f}".format(*r["load"]),
                 *("yes" if r["same"] else "NO", recall(r["found"], r["planted"])),
             ]
             for r in rows

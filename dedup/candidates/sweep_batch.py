@@ -8,8 +8,10 @@ drawer. It asks what `castellan_drawer_candidates` asks, drawer by drawer, as on
 group's newest `p_group_limit` matches (a lateral full-text lookup per group, the same expression
 and the same plan fence), the ranking (groups that fill their bound count after the rare ones)
 and its limit per drawer before superseded drawers are dropped, and the drawers with the same
-bytes or normalised text. On SQLite, which has no round trip to save, each drawer is its own
-`for_text` statement. tests/review/test_sweep_batch.py checks the two give the same candidates.
+bytes or normalised text. On SQLite, which has no round trip to save, the room is held in
+memory and each drawer's query answered from it (`sweep_rooms`: no full-text lookup), or, for a
+room or words it cannot hold, each drawer is its own `for_text` statement.
+tests/review/test_sweep_batch.py checks they all give the same candidates.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from dedup.candidates.drawers import (
     for_text,
 )
 from dedup.candidates.room_words import query_groups
+from dedup.candidates.sweep_rooms import Rooms
 from palace import fulltext
 
 
@@ -68,8 +71,12 @@ def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
     return Query(pk, text.content_hash, text.fingerprint, words, lengths)
 
 
-def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[int, Found]:
-    """Each query's candidates in the scope (each drawer excluded from its own), by drawer id."""
+def for_texts(
+    scope: Scope, queries: Sequence[Query], *, groups: int, rooms: Rooms | None = None
+) -> dict[int, Found]:
+    """Each query's candidates in the scope (each drawer excluded from its own), by drawer id.
+    On SQLite, `rooms` keeps the room in memory across a part's batches (else it is read for
+    this call)."""
     if not queries:
         return {}
     word_groups = {
@@ -77,17 +84,7 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
         for query in queries
     }
     if connection.vendor != "postgresql":
-        return {
-            query.id: for_text(
-                Scope(room=scope.room, agent=scope.agent, exclude_id=query.id),
-                query.content_hash,
-                query.fingerprint,
-                query.words,
-                lengths=query.lengths,
-                word_groups=word_groups[query.id],
-            )
-            for query in queries
-        }
+        return _for_texts_sqlite(scope, queries, word_groups, rooms or Rooms())
     owners: list[int] = []
     texts: list[str] = []
     for owner, query in enumerate(queries, start=1):
@@ -121,6 +118,37 @@ def for_texts(scope: Scope, queries: Sequence[Query], *, groups: int) -> dict[in
     for owner, part, _, *row in rows:
         each = found[queries[owner - 1].id]
         (each.lexical if part else each.same).append(Candidate(*row))
+    return found
+
+
+def _for_texts_sqlite(
+    scope: Scope, queries: Sequence[Query], word_groups: dict[int, list[list[str]]], rooms: Rooms
+) -> dict[int, Found]:
+    """From the room in memory (`sweep_rooms`) when it can be held and the query's words are
+    plain; else each drawer's own `for_text` statement."""
+    index = rooms.get(scope.room.id)
+    found: dict[int, Found] = {}
+    for query in queries:
+        alone = Scope(room=scope.room, agent=scope.agent, exclude_id=query.id)
+        groups = word_groups[query.id]
+        if index is not None and index.answers(groups):
+            found[query.id] = index.found(
+                alone,
+                query.content_hash,
+                query.fingerprint,
+                groups,
+                query.lengths,
+                LEXICAL_CANDIDATES,
+            )
+        else:
+            found[query.id] = for_text(
+                alone,
+                query.content_hash,
+                query.fingerprint,
+                query.words,
+                lengths=query.lengths,
+                word_groups=groups,
+            )
     return found
 
 

@@ -23,6 +23,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from dedup.candidates.sweep_rooms import Rooms
 from palace.models import Entity
 from review.models import SweepPart, SweepRun
 from review.services import sweep_scan
@@ -91,8 +92,9 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     SweepRun.objects.filter(pk=run_id, status=SweepRun.Status.QUEUED).update(
         status=SweepRun.Status.RUNNING, started_at=timezone.now()
     )
+    rooms = Rooms()  # the part's room, held in memory from batch to batch (SQLite)
     try:
-        while rows := _step(part_id):
+        while rows := _step(part_id, rooms):
             if rows > 0:
                 refresh_progress(run_id)
                 batch_done(rows)
@@ -102,7 +104,7 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     return finish(run_id)
 
 
-def _step(part_id: int) -> int:
+def _step(part_id: int, rooms: Rooms | None = None) -> int:
     """One batch of the part: compared outside any transaction, then written in one, under the
     part's row lock, only if no other worker did the batch meanwhile (`last_pk` unchanged). The
     rows it did: 0 when the part is done; -1 when another worker did them first."""
@@ -110,7 +112,7 @@ def _step(part_id: int) -> int:
     if part.status == SweepPart.Status.DONE:
         return 0
     run = SweepRun.objects.get(pk=part.run_id)
-    scanned = sweep_scan.scan_batch(run, part)
+    scanned = sweep_scan.scan_batch(run, part, rooms)
     with transaction.atomic():
         locked = SweepPart.objects.select_for_update().get(pk=part_id)
         if locked.status == SweepPart.Status.DONE or locked.last_pk != part.last_pk:

@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 
 from dedup import candidates, policy
 from dedup.candidates import sweep_batch
+from dedup.candidates.sweep_rooms import Rooms
 from dedup.services import Destination
 from palace.models import (
     DistinctPair,
@@ -84,8 +85,9 @@ class Scanned:
     write: Callable[[], None]
 
 
-def scan_batch(run: SweepRun, part: SweepPart) -> Scanned:
-    """Compare the next batch of the part after `last_pk`, reading only. No rows left: 0 rows."""
+def scan_batch(run: SweepRun, part: SweepPart, rooms: Rooms | None = None) -> Scanned:
+    """Compare the next batch of the part after `last_pk`, reading only. No rows left: 0 rows.
+    `rooms` keeps the part's room in memory from batch to batch (SQLite; see `sweep_rooms`)."""
     rows = part_rows(run, part).filter(pk__gt=part.last_pk)
     tally = Tally()
     if run.entities:
@@ -108,7 +110,8 @@ def scan_batch(run: SweepRun, part: SweepPart) -> Scanned:
     if not batch:
         return Scanned(0, part.last_pk, tally, lambda: None)
     assert part.room is not None
-    pairs = _sweep_batch(run, candidates.Scope(room=part.room, agent=part.agent), batch, tally)
+    scope = candidates.Scope(room=part.room, agent=part.agent)
+    pairs = _sweep_batch(run, scope, batch, tally, rooms)
     return Scanned(
         len(batch),
         batch[-1][0],
@@ -139,9 +142,12 @@ def _sweep_batch(
     scope: candidates.Scope,
     batch: list[tuple[int, policy.Text]],
     tally: Tally,
+    rooms: Rooms | None,
 ) -> Found:
     queries = [sweep_batch.query_of(pk, text, run.threshold) for pk, text in batch]
-    found_by_id = sweep_batch.for_texts(scope, queries, groups=candidates.SWEEP_LEXICAL_GROUPS)
+    found_by_id = sweep_batch.for_texts(
+        scope, queries, groups=candidates.SWEEP_LEXICAL_GROUPS, rooms=rooms
+    )
     found: Found = []
     for pk, text in batch:
         hits = found_by_id[pk]

@@ -11,7 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dedup import candidates, policy
-from dedup.candidates import room_words, sweep_batch
+from dedup.candidates import room_words, sweep_batch, sweep_rooms
+from dedup.candidates.sweep_rooms import Rooms
 from dedup.services import candidates_for_text
 from dedup.services import rooms as room_services
 from palace.models import Drawer
@@ -78,7 +79,9 @@ def one_by_one(scope: candidates.Scope, drawer: Drawer) -> tuple[list[int], list
     return ids(candidates_for_text(alone, text, threshold=0.9, groups=GROUPS))
 
 
-def batched(scope: candidates.Scope, drawers: list[Drawer], size: int) -> dict[int, tuple]:
+def batched(
+    scope: candidates.Scope, drawers: list[Drawer], size: int, rooms: Rooms | None = None
+) -> dict[int, tuple]:
     result: dict[int, tuple] = {}
     for start in range(0, len(drawers), size):
         queries = [
@@ -89,7 +92,7 @@ def batched(scope: candidates.Scope, drawers: list[Drawer], size: int) -> dict[i
             )
             for d in drawers[start : start + size]
         ]
-        for pk, found in sweep_batch.for_texts(scope, queries, groups=GROUPS).items():
+        for pk, found in sweep_batch.for_texts(scope, queries, groups=GROUPS, rooms=rooms).items():
             result[pk] = ids(found)
     return result
 
@@ -127,6 +130,45 @@ def test_in_a_diary_each_agent_s_drawers_find_only_theirs():
         expected = {d.pk: one_by_one(scope, d) for d in drawers}
         assert batched(scope, drawers, 25) == expected
     room_words.forget()
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite")
+def test_on_sqlite_a_plain_room_is_answered_in_memory(room):
+    drawers = list(candidates.Scope(room=room).drawers().order_by("pk"))
+    with CaptureQueriesContext(connection) as queries:
+        batched(candidates.Scope(room=room), drawers, 200, Rooms())
+    sql = [query["sql"] for query in queries.captured_queries]
+    assert not [each for each in sql if "palace_drawer_fts" in each]
+
+
+def test_a_part_s_room_is_read_again_when_it_changes(room):
+    scope = candidates.Scope(room=room)
+    rooms = Rooms()
+    drawers = list(scope.drawers().order_by("pk"))
+    batched(scope, drawers, 200, rooms)
+    Drawer.objects.filter(pk__in=[d.pk for d in drawers[5::11]]).update(valid_to=timezone.now())
+    store(room, texts(random.Random(6), 30))
+    room_words.forget()  # a fresh sample for both (it is kept for REFRESH_WRITES lookups)
+    drawers = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert batched(scope, drawers, 200, rooms) == expected
+
+
+def test_words_full_text_may_split_otherwise_are_asked_of_the_index():
+    room = room_services.room_get_or_create(wing="ops", room="scripts")
+    rng = random.Random(9)
+    accented = [f"{text} café crème résumé naïve" for text in texts(rng, 40)]
+    store(room, [*texts(rng, 40), *accented, "Привет мир kavor lovor", "snake_case words here"])
+    scope = candidates.Scope(room=room)
+    drawers = list(scope.drawers().order_by("pk"))
+    assert sweep_rooms.RoomIndex.load(room.pk) is None
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert batched(scope, drawers, 50, Rooms()) == expected
+
+
+def test_a_room_over_the_bound_is_asked_of_the_index(room, monkeypatch):
+    monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 100)
+    assert sweep_rooms.RoomIndex.load(room.pk) is None
 
 
 def test_an_empty_batch_asks_nothing(room):

@@ -218,8 +218,8 @@ def test_a_batch_another_worker_wrote_first_is_dropped(dedup_settings, small_par
     scan = sweep_scan.scan_batch
     raced = []
 
-    def racing(run, part):
-        scanned = scan(run, part)
+    def racing(run, part, rooms=None):
+        scanned = scan(run, part, rooms)
         if not raced:  # another worker does the same batch meanwhile
             raced.append(None)
             raced[0] = sweep_parts._step(part.pk)

@@ -1,0 +1,166 @@
+"""On SQLite, a sweep's candidates from its room held in memory: exactly what `for_text`'s
+statement returns for each drawer, without its full-text lookups.
+
+A group's FTS5 lookup reads its words' doclists over the whole table, whatever the room (about
+0.5 ms of CPU a lookup in a table of 1,000,000 drawers, six a drawer). A sweep asks a query for
+every drawer of a room, so it reads the room once (`RoomIndex.load`: its drawers, their words,
+their exact keys) and answers each query from that: each group's newest GROUP_MATCHES drawers of
+the room holding all its words (superseded and other agents' included, as the index's lookup
+does), ranked by rare groups, then hits, then newest, the first SQLITE_RANKED_MATCHES kept, then
+those in the scope and the length band, at most the query's limit; and the drawers with the same
+bytes or normalised text. tests/review/test_sweep_batch.py checks it against `for_text`.
+
+The words are FTS5's only when the text's are plain: a room is held only if every drawer's
+normalised text is ASCII letters, digits and single spaces (then unicode61 splits it at the
+spaces, as `str.split` does), and a query only if its words are; other rooms and queries, and
+rooms over MAX_DRAWERS, are asked of the index as before. `Rooms` keeps one room for a part's
+batches and reads it again when its drawers change (count, ids, superseded count).
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import cast
+
+from django.db import connection
+
+from dedup.candidates.drawers import (
+    EXACT_CANDIDATES,
+    GROUP_MATCHES,
+    SQLITE_RANKED_MATCHES,
+    Candidate,
+    Found,
+    LengthBand,
+    Scope,
+)
+
+MAX_DRAWERS = 100_000  # a bigger room is asked of the full-text index, part by part
+PLAIN = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    candidate: tuple  # (id, uuid, content_hash, normalized_content, fingerprint): a Candidate's
+    current: bool
+    agent: str
+
+
+@dataclass
+class RoomIndex:
+    """A room's drawers by id, each word's drawers, and the exact keys."""
+
+    rows: dict[int, Row] = field(default_factory=dict)
+    holders: dict[str, set[int]] = field(default_factory=dict)
+    by_hash: dict[str, list[int]] = field(default_factory=dict)
+    by_fingerprint: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, room_id: int) -> RoomIndex | None:
+        """The room in memory, or None when it cannot be (too big, or words not plain)."""
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id, uuid, content_hash, normalized_content, fingerprint, "
+                "valid_to IS NULL, agent FROM palace_drawer WHERE room_id = %s ORDER BY id "
+                "LIMIT %s",
+                [room_id, MAX_DRAWERS + 1],
+            )
+            rows = cursor.fetchall()
+        if len(rows) > MAX_DRAWERS:
+            return None
+        index = cls()
+        for pk, public_id, content_hash, normalized, fingerprint, current, agent in rows:
+            if normalized and not PLAIN.fullmatch(normalized):
+                return None
+            candidate = (pk, public_id, content_hash, normalized, fingerprint)
+            index.rows[pk] = Row(candidate, bool(current), agent)
+            for word in set(normalized.split(" ")) if normalized else ():
+                index.holders.setdefault(word, set()).add(pk)
+            if current:
+                index.by_hash.setdefault(content_hash, []).append(pk)
+                if fingerprint is not None:
+                    index.by_fingerprint.setdefault(fingerprint, []).append(pk)
+        return index
+
+    def answers(self, groups: Sequence[Sequence[str]]) -> bool:
+        return all(PLAIN.fullmatch(word) for group in groups for word in group)
+
+    def found(
+        self,
+        scope: Scope,
+        content_hash: str,
+        fingerprint: str | None,
+        groups: Sequence[Sequence[str]],
+        lengths: LengthBand,
+        limit: int,
+    ) -> Found:
+        """What `for_text(scope, ..., word_groups=groups)` returns on SQLite."""
+        same_ids = set(self.by_hash.get(content_hash, ()))
+        if fingerprint is not None:
+            same_ids.update(self.by_fingerprint.get(fingerprint, ()))
+        in_scope = sorted(pk for pk in same_ids if self._in(scope, pk))
+        same = [Candidate(*self.rows[pk].candidate) for pk in in_scope[: 2 * EXACT_CANDIDATES]]
+        return Found(same, self._lexical(scope, groups, lengths, limit) if groups else [])
+
+    def _in(self, scope: Scope, pk: int) -> bool:
+        row = self.rows[pk]
+        return (
+            row.current
+            and (scope.agent is None or row.agent == scope.agent)
+            and pk != scope.exclude_id
+        )
+
+    def _lexical(
+        self, scope: Scope, groups: Sequence[Sequence[str]], lengths: LengthBand, limit: int
+    ) -> list[Candidate]:
+        counts: dict[int, list[int]] = {}  # id: [rare groups, groups]
+        for group in groups:
+            matched = self._newest(group)
+            rare = int(len(matched) < GROUP_MATCHES)
+            for pk in matched:
+                count = counts.setdefault(pk, [0, 0])
+                count[0] += rare
+                count[1] += 1
+        ranked = sorted(counts, key=lambda pk: (-counts[pk][0], -counts[pk][1], -pk))
+        found: list[Candidate] = []
+        for pk in ranked[:SQLITE_RANKED_MATCHES]:
+            size = len(self.rows[pk].candidate[3])
+            near = lengths.low <= size <= lengths.high or size > lengths.any_over
+            if near and self._in(scope, pk):
+                found.append(Candidate(*self.rows[pk].candidate))
+                if len(found) == limit:
+                    break
+        return found
+
+    def _newest(self, group: Sequence[str]) -> list[int]:
+        """The room's newest GROUP_MATCHES drawers holding every word of the group."""
+        holders = [self.holders.get(word) for word in group]
+        if not holders or any(each is None for each in holders):
+            return []
+        matched = set.intersection(*cast(list[set[int]], holders))
+        if len(matched) > 4 * GROUP_MATCHES:
+            return heapq.nlargest(GROUP_MATCHES, matched)
+        return sorted(matched, reverse=True)[:GROUP_MATCHES]
+
+
+class Rooms:
+    """The rooms a sweep's part holds in memory (one at a time), read again whenever the room's
+    drawers changed since (their count, ids or superseded count)."""
+
+    def __init__(self) -> None:
+        self._room: tuple[int, tuple] | None = None
+        self._index: RoomIndex | None = None
+
+    def get(self, room_id: int) -> RoomIndex | None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*), max(id), sum(id), count(valid_to) FROM palace_drawer "
+                "WHERE room_id = %s",
+                [room_id],
+            )
+            version = (room_id, tuple(cursor.fetchone()))
+        if version != self._room:
+            self._room, self._index = version, RoomIndex.load(room_id)
+        return self._index
