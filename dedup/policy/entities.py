@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ class Rule(enum.StrEnum):
 CONFIDENCE = {Rule.EXACT: 1.0, Rule.NORMALIZED: 0.98, Rule.ALIAS: 0.95}
 
 
+@functools.lru_cache(maxsize=4096)  # a resolution keys the name and each alias more than once
 def entity_key(name: str) -> str:
     """Casefold; keep letters, digits, + and #; drop dots and apostrophes; any other run is one
     space. A name with nothing left keys as its trimmed, casefolded self ("???")."""

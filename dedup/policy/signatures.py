@@ -58,12 +58,9 @@ def key_signatures(key: str) -> frozenset[int]:
     """The signatures stored for a key (an entity's, or an alias's a person recorded)."""
     n = len(key)
     if n <= SHORT_KEY_CHARS:
-        return frozenset(_signature("F", v) for v in _deletions(key, _REACH))
+        return _piece_signatures("F", key, _REACH)
     cut = n // 2
-    return frozenset(
-        {_signature(f"L{n}", v) for v in _deletions(key[:cut], 1)}
-        | {_signature(f"R{n}", v) for v in _deletions(key[cut:], 1)}
-    )
+    return _piece_signatures(f"L{n}", key[:cut], 1) | _piece_signatures(f"R{n}", key[cut:], 1)
 
 
 @functools.lru_cache(maxsize=16)  # one resolution asks both tables with the same name
@@ -73,16 +70,24 @@ def reach_signatures(key: str) -> frozenset[int]:
     length = len(key)
     found: set[int] = set()
     if length - _REACH <= SHORT_KEY_CHARS:
-        found |= {_signature("F", v) for v in _deletions(key, _REACH)}
+        found |= _piece_signatures("F", key, _REACH)
     for n in range(max(length - _REACH, SHORT_KEY_CHARS + 1), length + _REACH + 1):
         cut = n // 2
         for size in (cut - 1, cut, cut + 1):
             if 0 <= size <= length:
-                found |= {_signature(f"L{n}", v) for v in _deletions(key[:size], 1)}
+                found |= _piece_signatures(f"L{n}", key[:size], 1)
         for size in (n - cut - 1, n - cut, n - cut + 1):
             if 0 <= size <= length:
-                found |= {_signature(f"R{n}", v) for v in _deletions(key[length - size :], 1)}
+                found |= _piece_signatures(f"R{n}", key[length - size :], 1)
     return frozenset(found)
+
+
+# A name's lookup computes each tagged piece once, and a new entity's own signatures (its key
+# cut at n // 2, or its variants) are among those its lookup just computed: the store reuses them.
+@functools.lru_cache(maxsize=1024)
+def _piece_signatures(tag: str, piece: str, depth: int) -> frozenset[int]:
+    """The signatures of a piece's variants with up to `depth` deletions, tagged."""
+    return frozenset(_signature(tag, variant) for variant in _deletions(piece, depth))
 
 
 def within_reach(key: str, other: str) -> bool:

@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, models, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
-from dedup.locks import advisory_lock, drawer_held
+from dedup.locks import advisory_lock
 from dedup.policy import signatures
 from dedup.services.config import Actor, DedupConfig
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
@@ -93,7 +93,7 @@ def _entity_resolve_locked(
     name: str, kind: str, key: str, config: DedupConfig
 ) -> EntityResolution | None:
     """The resolution, or None if the entity to create was created meanwhile by another."""
-    known, by_id = _known_entities(name, kind, key, config)
+    known, by_id, all_aliases = _known_entities(name, kind, key, config)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
         return _entity_create(name, kind, key, resolution, by_id)
@@ -102,35 +102,37 @@ def _entity_resolve_locked(
     if entity.pk != reached.pk:
         # A curator's alias or merge led here, not the entity's own name.
         resolution = policy.through_redirect(resolution)
-    known_aliases = getattr(entity, "_prefetched_objects_cache", {}).get("alias_set")
-    if name != entity.name and (
-        known_aliases is None or name not in {a.alias for a in known_aliases}
-    ):
+    recorded = all_aliases.get(entity.pk)
+    if name != entity.name and (recorded is None or name not in recorded):
         # One statement, no savepoint: an alias recorded meanwhile is left as it is.
-        EntityAlias.objects.bulk_create(
-            [EntityAlias(entity=entity, alias=name, key=key)], ignore_conflicts=True
-        )
+        insert_unless_conflict(EntityAlias(entity=entity, alias=name, key=key), _ALIAS_UNIQUE)
     return EntityResolution(entity, False, resolution.rule, resolution.confidence)
+
+
+_ALIAS_UNIQUE = ("entity_id", "alias")  # entity_alias_unique
 
 
 def _known_entities(
     name: str, kind: str, key: str, config: DedupConfig
-) -> tuple[list[policy.EntityCandidate], dict[int, Entity]]:
-    """The entities the name may resolve to, as the policy sees them, and by id."""
-    matching = list(candidates.entities_matching(kind=kind, name=name, key=key))
+) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
+    """The entities the name may resolve to, as the policy sees them, by id, and (from the
+    exact lookups, which read them all) each one's aliases."""
+    matching = candidates.entities_named(kind=kind, name=name, key=key)  # one statement
     if matching:
-        known = [_candidate(e, (a.alias for a in e.alias_set.all())) for e in matching]
-        return known, {e.id: e for e in matching}
+        known = [_candidate(m.entity, m.aliases) for m in matching]
+        return known, {m.entity.id: m.entity for m in matching}, _aliases_by_id(matching)
     if config.entity_fuzzy:
         entity_ids, alias_ids = candidates.owners_within_reach(key)  # one statement
-        band = {e.id: e for e in candidates.entities_by_id(kind=kind, ids=entity_ids)}
-        typo_aliases: dict[int, list[str]] = {}
-        for alias in candidates.person_aliases_by_id(kind=kind, ids=alias_ids):
-            band.setdefault(alias.entity_id, alias.entity)
-            typo_aliases.setdefault(alias.entity_id, []).append(alias.alias)
-        known = [_candidate(e, typo_aliases.get(e.id, ()), typo=True) for e in band.values()]
-        return known, band
-    return [], {}
+        band = candidates.entities_of_owners(  # one statement, none if no owner is in reach
+            kind=kind, entity_ids=entity_ids, alias_ids=alias_ids
+        )
+        known = [_candidate(m.entity, m.aliases, typo=True) for m in band]
+        return known, {m.entity.id: m.entity for m in band}, {}
+    return [], {}, {}
+
+
+def _aliases_by_id(known: list[candidates.KnownEntity]) -> dict[int, tuple[str, ...]]:
+    return {m.entity.id: m.aliases for m in known}
 
 
 def _candidate(
@@ -197,7 +199,7 @@ def mention_add(
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
         resolution = entity_resolve(name=name, kind=kind, config=config)
-        if drawer_held(drawer.pk) is None:
+        if not _drawer_hold(drawer.pk):
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         mention = Mention(
             drawer=drawer,
@@ -209,6 +211,15 @@ def mention_add(
         if not created:
             mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
     return MentionWrite(mention, created, resolution)
+
+
+def _drawer_hold(drawer_id: int) -> bool:
+    """`dedup.locks.drawer_held` without reading the drawer (the caller has it): one hand-written
+    statement, the same FOR KEY SHARE lock on PostgreSQL; False if the drawer is gone."""
+    lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Drawer._meta.db_table} WHERE id = %s{lock}", [drawer_id])
+        return cursor.fetchone() is not None
 
 
 def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
