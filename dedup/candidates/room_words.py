@@ -56,6 +56,12 @@ MAX_GROUP_WORDS = 4
 # estimated by the drawers holding all its words, not as if words were independent (template
 # words come together).
 MASKED_DRAWERS = 8
+# A room holding this share of the store's current drawers or more is matched outside the
+# full-text index: its posting list is most of the index. In one room of 1M drawers, a rare
+# pair's lookup took 50-130 ms with the room term in SQLite's MATCH against 0.3-0.7 ms without,
+# and on PostgreSQL the room's key read 296 GIN pages (14.7 ms warm) to keep 48 matches; in a
+# room of 1,000 among 1M the room's key is what keeps other rooms' postings out.
+ROOM_SHARE_IN_INDEX = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +76,15 @@ class Sample:
     sampled: int = 0
     drawers: int = 0
     masks: dict[str, int] = field(default_factory=dict)
+    store: int = 0  # current drawers of every room, counted with `drawers` (0: not counted)
+
+    @property
+    def room_in_index(self) -> bool:
+        """Whether a lookup should match the room inside the full-text index: yes, unless the
+        room holds most of the store (ROOM_SHARE_IN_INDEX), where the room's posting list is
+        nearly every drawer and reading it costs more than the words' own matches (see
+        `dedup.candidates.drawers.for_text`)."""
+        return not self.store or self.drawers < ROOM_SHARE_IN_INDEX * self.store
 
     def matches(self, group: Sequence[str]) -> float:
         """The estimated number of the room's drawers holding every word of `group`: its share of
@@ -114,6 +129,11 @@ def sample(room_id: int) -> Sample:
     return found
 
 
+def room_in_index(room_id: int) -> bool:
+    """Whether the room's lookups match it inside the full-text index (`Sample.room_in_index`)."""
+    return sample(room_id).room_in_index
+
+
 def common_words(room_id: int) -> frozenset[str]:
     """The room's common words (see `sample`)."""
     return sample(room_id).common
@@ -139,8 +159,13 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     words, longest first. A room too small to sample gets `lexical_groups` of all its words."""
     found = sample(room_id)
     chosen = lexical_words(words)
-    seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
     unseen = [w for w in chosen if w not in found.seen]
+    seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
+    if found.drawers > SAMPLE_DRAWERS:
+        # In a big room, no group holds a common word: a lookup reads each word's postings, and a
+        # group of three or four frequent words, rare together, cost 10 to 35 ms on SQLite in one
+        # room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1 ms for rarer.
+        seen = [w for w in seen if w not in found.common]
     seen_pairs = _seen_groups(found, seen)
     unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
     unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
@@ -209,7 +234,9 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     common = frozenset(word for word, count in counts.items() if count > least)
     seen = {word: count for word, count in counts.items() if count >= SEEN_DRAWERS}
     masks = {word: holders[word] for word, count in seen.items() if count >= MASKED_DRAWERS}
-    drawers = len(texts)
-    if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample (an index-only count)
-        drawers = Drawer.objects.filter(room_id=room_id, valid_to__isnull=True).count()
-    return Sample(common, seen, len(texts), drawers, masks), len(texts)
+    drawers, store = len(texts), 0
+    if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample, and the store too
+        current = Drawer.objects.filter(valid_to__isnull=True)
+        drawers = current.filter(room_id=room_id).count()
+        store = current.count()
+    return Sample(common, seen, len(texts), drawers, masks, store), len(texts)

@@ -74,3 +74,37 @@ def test_a_sample_counts_its_room_and_which_drawers_hold_each_frequent_word(dedu
     room_words.forget()
     found = room_words.sample(room.id)
     assert found.matches(["valve", "station"]) == pytest.approx(len(texts))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("newest_only", [False, True])
+def test_a_room_matched_after_the_index_finds_what_it_finds_inside(dedup_settings, newest_only):
+    """The two lookups of a group (the room inside the full-text index, or after it) keep the
+    same drawers, the group's newest GROUP_MATCHES among them."""
+    room = services.room_get_or_create(wing="ops", room="inside")
+    other = services.room_get_or_create(wing="ops", room="outside")
+    count = 2 * candidates.GROUP_MATCHES if newest_only else 5
+    for target in (room, other, room):
+        texts = [f"copper timber ledger {n} harbor note {target.pk}" for n in range(count)]
+        Drawer.objects.bulk_create(
+            Drawer(
+                room=target,
+                content=text,
+                content_hash=policy.content_hash(text),
+                normalized_content=policy.normalize_text(text),
+                fingerprint=policy.fingerprint(text),
+            )
+            for text in texts
+        )
+    scope = candidates.Scope(room=room)
+    groups = [["copper", "timber"], ["harbor", "ledger"]]
+    inside, outside = (
+        [
+            c.id
+            for c in candidates.for_text(
+                scope, "", None, [], word_groups=groups, room_in_index=i
+            ).lexical
+        ]
+        for i in (True, False)
+    )
+    assert inside == outside
