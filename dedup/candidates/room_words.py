@@ -62,6 +62,10 @@ MASKED_DRAWERS = 8
 # and on PostgreSQL the room's key read 296 GIN pages (14.7 ms warm) to keep 48 matches; in a
 # room of 1,000 among 1M the room's key is what keeps other rooms' postings out.
 ROOM_SHARE_IN_INDEX = 0.5
+# From this many drawers in the room, no group holds one of its common words (`query_groups`).
+# Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
+# recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
+COMMON_WORDS_LEFT_OUT = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +165,9 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
     seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
-    if found.drawers > SAMPLE_DRAWERS:
-        # In a big room, no group holds a common word: a lookup reads each word's postings, and a
-        # group of three or four frequent words, rare together, cost 10 to 35 ms on SQLite in one
+    if found.drawers >= COMMON_WORDS_LEFT_OUT:
+        # In a room this big, no group holds a common word: a lookup reads each word's postings, and
+        # a group of three or four frequent words, rare together, cost 10 to 35 ms on SQLite in one
         # room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1 ms for rarer.
         seen = [w for w in seen if w not in found.common]
     seen_pairs = _seen_groups(found, seen)
