@@ -15,6 +15,8 @@ dedup writes' cProfile to stderr.
 
     .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 1000] [--rooms 1]
         [--profile 0] [--backends sqlite,postgresql]
+
+With BENCH_DATABASE_URL set (one backend), it runs in that database, filled by an earlier run.
 """
 
 from __future__ import annotations
@@ -130,7 +132,9 @@ def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) ->
 
 
 def child(backend: str, sizes: list[int], writes: int, room_count: int, profile: bool) -> None:
-    setup_django(fresh_database_url(backend))
+    # BENCH_DATABASE_URL: a database a run filled before (its drawers are kept, the fill skipped
+    # up to the size they reach; fill s is then 0).
+    setup_django(os.environ.get("BENCH_DATABASE_URL") or fresh_database_url(backend))
     from dedup import services
     from palace.models import Drawer
 
@@ -138,7 +142,7 @@ def child(backend: str, sizes: list[int], writes: int, room_count: int, profile:
     vocabulary = Vocabulary(rng)
     rooms = [services.room_get_or_create(wing="bench", room=f"room-{n}") for n in range(room_count)]
     room = rooms[0]
-    present = 0
+    present = Drawer.objects.count()
     for size in sizes:
         fill_seconds = bulk_fill(rooms, vocabulary, size - present)
         originals = list(

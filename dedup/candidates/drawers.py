@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import QuerySet
 
+from dedup.candidates.drawer_function import (
+    POSTGRESQL_FUNCTION,
+    POSTGRESQL_FUNCTION_NAME,
+    POSTGRESQL_FUNCTION_REMOVE,
+)
 from palace import fulltext
 from palace.models import Drawer, Room
 
@@ -122,6 +127,7 @@ def for_text(
     lexical_limit: int = LEXICAL_CANDIDATES,
     groups: int = LEXICAL_GROUPS,
     word_groups: list[list[str]] | None = None,
+    room_in_index: bool = True,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
@@ -130,16 +136,21 @@ def for_text(
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
-    `word_groups`, if given, are asked instead of `lexical_groups(words, groups)`."""
+    `word_groups`, if given, are asked instead of `lexical_groups(words, groups)`.
+    `room_in_index` says whether each group's lookup matches the room inside the full-text index
+    (the room's postings ANDed with the words') or after it (the words' matches, newest first,
+    kept when in the room): the first unless the room is most of the store, where its postings
+    are nearly all the index's (`room_words.ROOM_SHARE_IN_INDEX`). Both find the same drawers."""
     if word_groups is None:
         word_groups = lexical_groups(words, groups)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
             scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, lock
         )
+        params.append(room_in_index)
     elif connection.vendor == "sqlite":
         sql, params = _for_text_sqlite(
-            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit
+            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, room_in_index
         )
     else:  # pragma: no cover
         raise NotImplementedError(connection.vendor)
@@ -205,6 +216,7 @@ def _for_text_sqlite(
     groups: list[list[str]],
     lengths: LengthBand,
     limit: int,
+    room_in_index: bool = True,
 ) -> tuple[str, list]:
     where, scope_params = _scope_sql(scope)
     # Two lookups on the partial indexes: an OR of the two would make SQLite scan the room.
@@ -217,16 +229,7 @@ def _for_text_sqlite(
     params.append(2 * EXACT_CANDIDATES)
     if not groups:
         return sql, params
-    # One lookup per group inside the index, restricted to the room there (its room_id column),
-    # newest first and bounded; the ranking counts the rare groups' hits first (see GROUP_MATCHES).
-    per_group = " UNION ALL ".join(
-        f"SELECT * FROM (SELECT {index} AS grp, rowid AS id FROM palace_drawer_fts "
-        "WHERE palace_drawer_fts MATCH %s ORDER BY rowid DESC LIMIT %s)"
-        for index in range(len(groups))
-    )
-    per_group_params: list = []
-    for group in groups:
-        per_group_params += [fulltext.sqlite_match(group, room=scope.room.id), GROUP_MATCHES]
+    per_group, per_group_params = _group_lookups_sqlite(scope, groups, room_in_index)
     ranked = (
         "SELECT w.id, SUM(w.size < %s) AS rare, COUNT(*) AS hits FROM (SELECT g.id, "
         f"COUNT(*) OVER (PARTITION BY g.grp) AS size FROM ({per_group}) g) w GROUP BY w.id "
@@ -251,6 +254,34 @@ def _for_text_sqlite(
     ]
 
 
+def _group_lookups_sqlite(
+    scope: Scope, groups: list[list[str]], room_in_index: bool
+) -> tuple[str, list]:
+    """The groups' lookups, one UNION ALL of (group, drawer id) rows."""
+    # One lookup per group inside the index, restricted to the room there (its room_id column),
+    # newest first and bounded; the ranking counts the rare groups' hits first (see GROUP_MATCHES).
+    # In a room that is most of the store, the room is matched after the index instead (its
+    # postings are nearly all the index's): the words' matches, newest first, joined to their row.
+    lookup = (
+        "SELECT {index} AS grp, rowid AS id FROM palace_drawer_fts "
+        "WHERE palace_drawer_fts MATCH %s ORDER BY rowid DESC LIMIT %s"
+        if room_in_index
+        else "SELECT {index} AS grp, f.rowid AS id FROM palace_drawer_fts f "
+        "CROSS JOIN palace_drawer r ON r.id = f.rowid WHERE palace_drawer_fts MATCH %s "
+        "AND r.room_id = %s ORDER BY f.rowid DESC LIMIT %s"
+    )
+    per_group = " UNION ALL ".join(
+        f"SELECT * FROM ({lookup.format(index=index)})" for index in range(len(groups))
+    )
+    per_group_params: list = []
+    for group in groups:
+        if room_in_index:
+            per_group_params += [fulltext.sqlite_match(group, room=scope.room.id), GROUP_MATCHES]
+        else:
+            per_group_params += [fulltext.sqlite_match(group), scope.room.id, GROUP_MATCHES]
+    return per_group, per_group_params
+
+
 def _scope_sql(scope: Scope) -> tuple[str, list]:
     clauses = ["d.room_id = %s", "d.valid_to IS NULL"]
     params: list = [scope.room.id]
@@ -264,8 +295,6 @@ def _scope_sql(scope: Scope) -> tuple[str, list]:
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------
-
-POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
 
 
 def _for_text_postgresql(
@@ -282,7 +311,7 @@ def _for_text_postgresql(
     queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
     sql = (
         f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}"
-        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s, %s)"
+        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s, %s, %s)"
     )
     params = [
         lock,
@@ -302,99 +331,4 @@ def _for_text_postgresql(
     return sql, params
 
 
-# The full-text expressions are the index's (palace/fulltext.py). A change to this text reaches a
-# database only through a new migration (dedup/migrations/0006_candidates_function_generic_lookups).
-# Volatile PL/pgSQL: each statement sees what committed before it started, so candidates read after
-# the lock include the rows of the writer that held it. A group's lookup is one scan of the
-# full-text index, keyed by room and words: `room_id + 0 = p_room` is matched inside it, so it reads
-# the room's matches only. Its plan must be that index whatever the statistics (a plan made on an
-# empty table stayed a scan of the table, of a partial index, or, with `room_id = p_room`, of the
-# room through a b-tree: 12-40 ms a write instead of 2): it names no column another index serves
-# (`room_id + 0` only the full-text index keys) and table scans are off, so the plan is generic,
-# made once per connection (planning five lookups per call cost a third of it). The last statement
-# (exact copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
-# p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that fills it is common.
-POSTGRESQL_FUNCTION = f"""
-CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
-    p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
-    p_hash text, p_fingerprint text, p_groups text[],
-    p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
-    p_same_limit int, p_lexical_limit int, p_group_limit int)
-RETURNS TABLE (
-    part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
-    fingerprint varchar)
-LANGUAGE plpgsql VOLATILE
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET max_parallel_workers_per_gather = 0
-AS $$
-DECLARE
-    v_group text;
-    v_found bigint[];
-    v_rare bigint[] := '{{}}';
-    v_common bigint[] := '{{}}';
-BEGIN
-    IF p_lock IS NOT NULL THEN
-        PERFORM pg_advisory_xact_lock(p_lock);
-    END IF;
-    FOREACH v_group IN ARRAY p_groups LOOP
-        v_found := ARRAY(
-            SELECT f.id FROM (
-                SELECT m.id FROM palace_drawer m
-                WHERE {fulltext.postgresql_document("m.normalized_content")}
-                      @@ {fulltext.postgresql_query("v_group")}
-                  AND m.{fulltext.POSTGRESQL_ROOM} = p_room
-                  AND (p_agent IS NULL OR m.agent = p_agent)
-                  AND (p_exclude IS NULL OR m.id <> p_exclude)
-                  AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
-                       OR char_length(m.normalized_content) > p_any_length_over)
-                OFFSET 0
-            ) f
-            ORDER BY f.id DESC LIMIT p_group_limit);
-        IF cardinality(v_found) < p_group_limit THEN
-            v_rare := v_rare || v_found;
-        ELSE
-            v_common := v_common || v_found;
-        END IF;
-    END LOOP;
-    RETURN QUERY EXECUTE $q$
-    SELECT 0, s.* FROM (
-        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
-        FROM palace_drawer d
-        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.content_hash = $4
-          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
-        UNION
-        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
-        FROM palace_drawer d
-        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.fingerprint = $5
-          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
-        ORDER BY 1 LIMIT $6
-    ) s
-    UNION ALL
-    SELECT 1, x.* FROM (
-        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
-        FROM (
-            SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
-            FROM (
-                SELECT r.id, true AS rare FROM unnest($7) AS r(id)
-                UNION ALL
-                SELECT c.id, false FROM unnest($8) AS c(id)
-            ) h
-            GROUP BY h.id
-            ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT $9
-        ) h
-        JOIN palace_drawer d ON d.id = h.id
-        WHERE d.valid_to IS NULL
-        ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x
-    $q$
-    USING p_room, p_agent, p_exclude, p_hash, p_fingerprint, p_same_limit, v_rare, v_common,
-        p_lexical_limit;
-END
-$$
-"""
-POSTGRESQL_FUNCTION_REMOVE = (
-    f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
-    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int)"
-)
+__all__ = ["POSTGRESQL_FUNCTION", "POSTGRESQL_FUNCTION_NAME", "POSTGRESQL_FUNCTION_REMOVE"]

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dedup.candidates.drawers import lexical_groups, lexical_words
+from dedup.candidates.drawers import GROUP_MATCHES, lexical_groups, lexical_words
 from palace.models import Drawer
 
 SAMPLE_DRAWERS = 1000
@@ -40,14 +40,74 @@ SEEN_DRAWERS = 2
 SEEN_GROUPS = 2
 CACHED_ROOMS = 256  # rooms whose sample a process keeps (the least recently sampled go first)
 
+# A group's lookup reads every match in the room before it keeps the GROUP_MATCHES newest (PG
+# reads each match's row; SQLite each word's doclist): a pair of a big room's frequent words read
+# 38,289 matches, 1.5 s cold, in one room of 1M. The sample estimates a group's matches in the room
+# (`Sample.matches`): seen words are grouped side by side, rarest first, two at a time or more
+# (up to MAX_GROUP_WORDS) while a group is estimated at GROUP_BUDGET matches or more; a group
+# estimated at SKIPPED_MATCHES or more then takes the seen words that no group under the budget
+# holds (seen words are the ones corruption leaves intact), and if still estimated at
+# SKIPPED_MATCHES or more is not asked: it would fill the bound, and its newest matches are almost
+# never the original in a room that big (bench/write_path.py).
+GROUP_BUDGET = GROUP_MATCHES // 2
+SKIPPED_MATCHES = 4 * GROUP_MATCHES
+MAX_GROUP_WORDS = 4
+# Words in at least this many sampled drawers keep which ones (a bit mask), so a group of them is
+# estimated by the drawers holding all its words, not as if words were independent (template
+# words come together).
+MASKED_DRAWERS = 8
+# A room holding this share of the store's current drawers or more is matched outside the
+# full-text index: its posting list is most of the index. In one room of 1M drawers, a rare
+# pair's lookup took 50-130 ms with the room term in SQLite's MATCH against 0.3-0.7 ms without,
+# and on PostgreSQL the room's key read 296 GIN pages (14.7 ms warm) to keep 48 matches; in a
+# room of 1,000 among 1M the room's key is what keeps other rooms' postings out.
+ROOM_SHARE_IN_INDEX = 0.5
+# From this many drawers in the room, no group holds one of its common words (`query_groups`).
+# Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
+# recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
+COMMON_WORDS_LEFT_OUT = 100_000
+
 
 @dataclass(frozen=True, slots=True)
 class Sample:
     """Of the room's sampled drawers: the common words, and how many drawers hold each word seen
-    in at least SEEN_DRAWERS of them (common ones included)."""
+    in at least SEEN_DRAWERS of them (common ones included); how many were sampled, how many
+    current drawers the room holds, and which sampled drawers hold each word in at least
+    MASKED_DRAWERS of them."""
 
     common: frozenset[str] = frozenset()
     seen: dict[str, int] = field(default_factory=dict)
+    sampled: int = 0
+    drawers: int = 0
+    masks: dict[str, int] = field(default_factory=dict)
+    store: int = 0  # current drawers of every room, counted with `drawers` (0: not counted)
+
+    @property
+    def room_in_index(self) -> bool:
+        """Whether a lookup should match the room inside the full-text index: yes, unless the
+        room holds most of the store (ROOM_SHARE_IN_INDEX), where the room's posting list is
+        nearly every drawer and reading it costs more than the words' own matches (see
+        `dedup.candidates.drawers.for_text`)."""
+        return not self.store or self.drawers < ROOM_SHARE_IN_INDEX * self.store
+
+    def matches(self, group: Sequence[str]) -> float:
+        """The estimated number of the room's drawers holding every word of `group`: its share of
+        the sample (at least what independent words would give; an unseen word counts as in one
+        sampled drawer), times the room's size."""
+        if not self.sampled:
+            return 0.0
+        share, mask = 1.0, -1
+        for word in group:
+            share *= self.seen.get(word, 1) / self.sampled
+            mask &= self.masks.get(word, -1)
+        if mask != -1:  # the words with masks: the sampled drawers holding them all
+            masked = [w for w in group if w in self.masks]
+            together = mask.bit_count() / self.sampled
+            alone = 1.0
+            for word in masked:
+                alone *= self.seen[word] / self.sampled
+            share = share / alone * max(together, alone)
+        return share * self.drawers
 
 
 _lock = threading.Lock()
@@ -71,6 +131,11 @@ def sample(room_id: int) -> Sample:
             del _samples[next(iter(_samples))]
         _samples[room_id] = (now + REFRESH_SECONDS, lookups, found)
     return found
+
+
+def room_in_index(room_id: int) -> bool:
+    """Whether the room's lookups match it inside the full-text index (`Sample.room_in_index`)."""
+    return sample(room_id).room_in_index
 
 
 def common_words(room_id: int) -> frozenset[str]:
@@ -98,12 +163,53 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     words, longest first. A room too small to sample gets `lexical_groups` of all its words."""
     found = sample(room_id)
     chosen = lexical_words(words)
-    seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
     unseen = [w for w in chosen if w not in found.seen]
-    seen_pairs = [seen[i : i + 2] for i in range(0, len(seen) - 1, 2)]
+    seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
+    if found.drawers >= COMMON_WORDS_LEFT_OUT:
+        # In a room this big, no group holds a common word: a lookup reads each word's postings, and
+        # a group of three or four frequent words, rare together, cost 10 to 35 ms on SQLite in one
+        # room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1 ms for rarer.
+        seen = [w for w in seen if w not in found.common]
+    seen_pairs = _seen_groups(found, seen)
     unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
     unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
-    return unseen_groups + seen_pairs[: groups - len(unseen_groups)]
+    chosen_groups = unseen_groups + seen_pairs[: groups - len(unseen_groups)]
+    return _bounded(found, chosen_groups, seen)
+
+
+def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:
+    """The seen words (rarest first) side by side in groups of two, or more while a group is
+    estimated at GROUP_BUDGET matches or more (see above)."""
+    groups: list[list[str]] = []
+    group: list[str] = []
+    for word in seen:
+        group.append(word)
+        if len(group) >= MAX_GROUP_WORDS or (
+            len(group) >= 2 and found.matches(group) < GROUP_BUDGET
+        ):
+            groups.append(group)
+            group = []
+    return [*groups, group] if len(group) >= 2 else groups
+
+
+def _bounded(found: Sample, groups: list[list[str]], seen: list[str]) -> list[list[str]]:
+    """`groups`, without those estimated at SKIPPED_MATCHES or more once they have taken the
+    rarest seen words that no group under GROUP_BUDGET holds (up to MAX_GROUP_WORDS words)."""
+    spare = [
+        word
+        for word in seen
+        if not any(word in group for group in groups if found.matches(group) < GROUP_BUDGET)
+    ]
+    bounded = []
+    for group in groups:
+        group = list(group)
+        extra = [word for word in spare if word not in group]
+        while extra and len(group) < MAX_GROUP_WORDS and found.matches(group) >= SKIPPED_MATCHES:
+            group.append(extra.pop(0))
+            spare.remove(group[-1])
+        if found.matches(group) < SKIPPED_MATCHES:
+            bounded.append(group)
+    return bounded
 
 
 def forget() -> None:
@@ -121,9 +227,20 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     if len(texts) < MIN_SAMPLE_DRAWERS:
         return Sample(), len(texts)
     counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(set(text[:SAMPLED_CHARACTERS].split(" ")))
+    holders: dict[str, int] = {}
+    for position, text in enumerate(texts):
+        words = set(text[:SAMPLED_CHARACTERS].split(" "))
+        counts.update(words)
+        bit = 1 << position
+        for word in words:
+            holders[word] = holders.get(word, 0) | bit
     least = COMMON_SHARE * len(texts)
     common = frozenset(word for word, count in counts.items() if count > least)
     seen = {word: count for word, count in counts.items() if count >= SEEN_DRAWERS}
-    return Sample(common, seen), len(texts)
+    masks = {word: holders[word] for word, count in seen.items() if count >= MASKED_DRAWERS}
+    drawers, store = len(texts), 0
+    if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample, and the store too
+        current = Drawer.objects.filter(valid_to__isnull=True)
+        drawers = current.filter(room_id=room_id).count()
+        store = current.count()
+    return Sample(common, seen, len(texts), drawers, masks, store), len(texts)

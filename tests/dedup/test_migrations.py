@@ -229,6 +229,7 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
         ("0002_candidates_function", "0003_candidates_function_length_band"),
         ("0003_candidates_function_length_band", "0005_candidates_function_bounded"),
         ("0005_candidates_function_bounded", "0006_candidates_function_generic_lookups"),
+        ("0006_candidates_function_generic_lookups", "0008_candidates_function_room_outside_index"),
     ],
 )
 def test_a_function_migration_reverses_to_the_function_before_it(
@@ -292,7 +293,7 @@ def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_se
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0006_candidates_function_generic_lookups")
+    latest = migration("dedup", "0008_candidates_function_room_outside_index")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops

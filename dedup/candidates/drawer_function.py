@@ -1,0 +1,122 @@
+"""The PostgreSQL function behind `dedup.candidates.drawers.for_text`: its live text, which the
+latest dedup migration installing it holds a copy of (tests/dedup/test_migrations.py)."""
+
+from __future__ import annotations
+
+from palace import fulltext
+
+POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
+
+
+# The full-text expressions are the index's (palace/fulltext.py). A change to this text reaches a
+# database only through a new migration (dedup/migrations/0006_candidates_function_generic_lookups).
+# Volatile PL/pgSQL: each statement sees what committed before it started, so candidates read after
+# the lock include the rows of the writer that held it. A group's lookup is one scan of the
+# full-text index, keyed by room and words: `room_id + 0 = p_room` is matched inside it, so it reads
+# the room's matches only. Its plan must be that index whatever the statistics (a plan made on an
+# empty table stayed a scan of the table, of a partial index, or, with `room_id = p_room`, of the
+# room through a b-tree: 12-40 ms a write instead of 2): it names no column another index serves
+# (`room_id + 0` only the full-text index keys) and table scans are off, so the plan is generic,
+# made once per connection (planning five lookups per call cost a third of it). The last statement
+# (exact copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
+# p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that fills it is common.
+# p_room_in_index false (a room that is most of the store, `room_words.ROOM_SHARE_IN_INDEX`): the
+# lookup asks `room_id - p_room = 0`, which no index serves, so the room is a filter on the words'
+# matches and the room's key, nearly every posting of the index, is not read (296 GIN pages,
+# 14.7 ms warm, to keep 48 matches in one room of 1M).
+
+
+def _group_lookup(room: str) -> str:
+    """A group's lookup in the function below, with `room` its room condition."""
+    return f"""
+            SELECT f.id FROM (
+                SELECT m.id FROM palace_drawer m
+                WHERE {fulltext.postgresql_document("m.normalized_content")}
+                      @@ {fulltext.postgresql_query("v_group")}
+                  AND {room}
+                  AND (p_agent IS NULL OR m.agent = p_agent)
+                  AND (p_exclude IS NULL OR m.id <> p_exclude)
+                  AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
+                       OR char_length(m.normalized_content) > p_any_length_over)
+                OFFSET 0
+            ) f
+            ORDER BY f.id DESC LIMIT p_group_limit"""
+
+
+POSTGRESQL_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
+    p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
+    p_hash text, p_fingerprint text, p_groups text[],
+    p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
+    p_same_limit int, p_lexical_limit int, p_group_limit int, p_room_in_index boolean)
+RETURNS TABLE (
+    part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
+    fingerprint varchar)
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    v_group text;
+    v_found bigint[];
+    v_rare bigint[] := '{{}}';
+    v_common bigint[] := '{{}}';
+BEGIN
+    IF p_lock IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(p_lock);
+    END IF;
+    FOREACH v_group IN ARRAY p_groups LOOP
+        IF p_room_in_index THEN
+            v_found := ARRAY({_group_lookup(f"m.{fulltext.POSTGRESQL_ROOM} = p_room")});
+        ELSE
+            v_found := ARRAY({_group_lookup("m.room_id - p_room = 0")});
+        END IF;
+        IF cardinality(v_found) < p_group_limit THEN
+            v_rare := v_rare || v_found;
+        ELSE
+            v_common := v_common || v_found;
+        END IF;
+    END LOOP;
+    RETURN QUERY EXECUTE $q$
+    SELECT 0, s.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.content_hash = $4
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
+        UNION
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d
+        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.fingerprint = $5
+          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
+        ORDER BY 1 LIMIT $6
+    ) s
+    UNION ALL
+    SELECT 1, x.* FROM (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM (
+            SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
+            FROM (
+                SELECT r.id, true AS rare FROM unnest($7) AS r(id)
+                UNION ALL
+                SELECT c.id, false FROM unnest($8) AS c(id)
+            ) h
+            GROUP BY h.id
+            ORDER BY rare DESC, hits DESC, h.id DESC
+            LIMIT $9
+        ) h
+        JOIN palace_drawer d ON d.id = h.id
+        WHERE d.valid_to IS NULL
+        ORDER BY h.rare DESC, h.hits DESC, d.id DESC
+    ) x
+    $q$
+    USING p_room, p_agent, p_exclude, p_hash, p_fingerprint, p_same_limit, v_rare, v_common,
+        p_lexical_limit;
+END
+$$
+"""
+POSTGRESQL_FUNCTION_REMOVE = (
+    f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
+    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int, "
+    "boolean)"
+)

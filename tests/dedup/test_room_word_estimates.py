@@ -1,0 +1,110 @@
+"""A big room's word groups: the sample estimates each group's matches in the room, so a group
+that would fill its lookup's bound takes another seen word, or is not asked."""
+
+import pytest
+
+from dedup import candidates, policy, services
+from dedup.candidates import room_words
+from dedup.candidates.room_words import Sample
+from palace.models import Drawer
+
+SAMPLED = room_words.SAMPLE_DRAWERS
+# A room of a million drawers, as its sample of 1,000 sees it: two frequent words that come
+# together in a tenth of the room, two rare ones (three sampled drawers each), two unseen.
+BIG = Sample(
+    seen={"copper": 100, "timber": 100, "harbor": 3, "ledger": 3},
+    sampled=SAMPLED,
+    drawers=1_000_000,
+    masks={"copper": (1 << 100) - 1, "timber": (1 << 100) - 1},
+)
+WORDS = ["kettlebrook", "lanternfish", "copper", "timber", "harbor", "ledger"]
+
+
+@pytest.fixture
+def big_room(monkeypatch):
+    monkeypatch.setattr(room_words, "sample", lambda room_id: BIG)
+
+
+def test_words_that_come_together_are_estimated_by_the_drawers_holding_both():
+    assert BIG.matches(["copper", "timber"]) == pytest.approx(100_000)
+
+
+def test_rare_words_are_estimated_as_independent():
+    assert BIG.matches(["harbor", "ledger"]) == pytest.approx(9)
+
+
+def test_an_unseen_word_counts_as_in_one_sampled_drawer():
+    assert BIG.matches(["kettlebrook"]) == pytest.approx(1_000)
+
+
+def test_no_group_asked_in_a_big_room_would_fill_its_bound(big_room):
+    groups = candidates.query_groups(1, WORDS, candidates.LEXICAL_GROUPS)
+    assert max(BIG.matches(group) for group in groups) < room_words.SKIPPED_MATCHES
+
+
+def test_a_group_too_common_takes_the_rarest_seen_word_left(big_room):
+    groups = candidates.query_groups(1, WORDS, candidates.LEXICAL_GROUPS)
+    assert ["kettlebrook", "copper"] in groups
+
+
+def test_a_pair_of_frequent_words_is_not_asked(big_room):
+    groups = candidates.query_groups(1, WORDS, candidates.LEXICAL_GROUPS)
+    assert not any({"copper", "timber"} <= set(group) for group in groups)
+
+
+def test_rare_seen_words_stay_a_pair(big_room):
+    groups = candidates.query_groups(1, WORDS, candidates.LEXICAL_GROUPS)
+    assert ["harbor", "ledger"] in groups
+
+
+@pytest.mark.django_db
+def test_a_sample_counts_its_room_and_which_drawers_hold_each_frequent_word(dedup_settings):
+    room = services.room_get_or_create(wing="ops", room="estimates")
+    texts = [f"pump {n} valve station report" for n in range(room_words.MIN_SAMPLE_DRAWERS)]
+    Drawer.objects.bulk_create(
+        Drawer(
+            room=room,
+            content=text,
+            content_hash=policy.content_hash(text),
+            normalized_content=policy.normalize_text(text),
+            fingerprint=policy.fingerprint(text),
+        )
+        for text in texts
+    )
+    room_words.forget()
+    found = room_words.sample(room.id)
+    assert found.matches(["valve", "station"]) == pytest.approx(len(texts))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("newest_only", [False, True])
+def test_a_room_matched_after_the_index_finds_what_it_finds_inside(dedup_settings, newest_only):
+    """The two lookups of a group (the room inside the full-text index, or after it) keep the
+    same drawers, the group's newest GROUP_MATCHES among them."""
+    room = services.room_get_or_create(wing="ops", room="inside")
+    other = services.room_get_or_create(wing="ops", room="outside")
+    count = 2 * candidates.GROUP_MATCHES if newest_only else 5
+    for target in (room, other, room):
+        texts = [f"copper timber ledger {n} harbor note {target.pk}" for n in range(count)]
+        Drawer.objects.bulk_create(
+            Drawer(
+                room=target,
+                content=text,
+                content_hash=policy.content_hash(text),
+                normalized_content=policy.normalize_text(text),
+                fingerprint=policy.fingerprint(text),
+            )
+            for text in texts
+        )
+    scope = candidates.Scope(room=room)
+    groups = [["copper", "timber"], ["harbor", "ledger"]]
+    inside, outside = (
+        [
+            c.id
+            for c in candidates.for_text(
+                scope, "", None, [], word_groups=groups, room_in_index=i
+            ).lexical
+        ]
+        for i in (True, False)
+    )
+    assert inside == outside
