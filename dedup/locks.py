@@ -62,3 +62,12 @@ def drawer_held(drawer_id: int) -> Drawer | None:
     table = Drawer._meta.db_table
     held = Drawer.objects.raw(f"SELECT * FROM {table} WHERE id = %s FOR KEY SHARE", [drawer_id])
     return next(iter(held), None)
+
+
+def drawer_hold(drawer_id: int) -> bool:
+    """`drawer_held` for a caller that has the drawer already: the same lock, without reading the
+    row back (one hand-written statement); False if the drawer is gone."""
+    lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Drawer._meta.db_table} WHERE id = %s{lock}", [drawer_id])
+        return cursor.fetchone() is not None

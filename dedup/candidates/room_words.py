@@ -134,8 +134,13 @@ def sample(room_id: int) -> Sample:
 
 
 def room_in_index(room_id: int) -> bool:
-    """Whether the room's lookups match it inside the full-text index (`Sample.room_in_index`)."""
-    return sample(room_id).room_in_index
+    """Whether the room's lookups match it inside the full-text index (`Sample.room_in_index`).
+    A write asks it beside `query_groups`, which has just taken the room's sample: it reads the
+    sample as kept, without counting a second lookup (a write is one of REFRESH_WRITES), and
+    samples the room only if none is kept."""
+    with _lock:
+        kept = _samples.get(room_id)
+    return (kept[2] if kept is not None else sample(room_id)).room_in_index
 
 
 def common_words(room_id: int) -> frozenset[str]:

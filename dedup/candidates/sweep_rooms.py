@@ -140,9 +140,7 @@ class RoomIndex:
         if not holders or any(each is None for each in holders):
             return []
         matched = set.intersection(*cast(list[set[int]], holders))
-        if len(matched) > 4 * GROUP_MATCHES:
-            return heapq.nlargest(GROUP_MATCHES, matched)
-        return sorted(matched, reverse=True)[:GROUP_MATCHES]
+        return heapq.nlargest(GROUP_MATCHES, matched)  # sorts outright when few
 
 
 class Rooms:

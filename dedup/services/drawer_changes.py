@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
-from dedup.locks import drawer_held
+from dedup.locks import drawer_hold
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -29,7 +29,7 @@ def drawer_link(
     if newer.pk < older.pk:
         newer, older = older, newer
     with transaction.atomic():
-        if drawer_held(older.pk) is None or drawer_held(newer.pk) is None:
+        if not drawer_hold(older.pk) or not drawer_hold(newer.pk):
             raise NotFound("A drawer of the pair was deleted.", code="drawer_not_found")
         if DistinctPair.objects.filter(
             **DistinctPair.of(DistinctPair.Kind.DRAWER, older.pk, newer.pk)

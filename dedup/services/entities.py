@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, models, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
-from dedup.locks import advisory_lock
+from dedup.locks import advisory_lock, drawer_hold
 from dedup.policy import signatures
 from dedup.services.config import Actor, DedupConfig
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
@@ -199,7 +199,7 @@ def mention_add(
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
         resolution = entity_resolve(name=name, kind=kind, config=config)
-        if not _drawer_hold(drawer.pk):
+        if not drawer_hold(drawer.pk):
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         mention = Mention(
             drawer=drawer,
@@ -211,15 +211,6 @@ def mention_add(
         if not created:
             mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
     return MentionWrite(mention, created, resolution)
-
-
-def _drawer_hold(drawer_id: int) -> bool:
-    """`dedup.locks.drawer_held` without reading the drawer (the caller has it): one hand-written
-    statement, the same FOR KEY SHARE lock on PostgreSQL; False if the drawer is gone."""
-    lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {Drawer._meta.db_table} WHERE id = %s{lock}", [drawer_id])
-        return cursor.fetchone() is not None
 
 
 def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
