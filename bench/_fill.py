@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 
 from bench._common import BULK_COLUMNS as _COLUMNS
 from bench._common import Vocabulary, sentences, settle
+from palace import fulltext
 
 BATCH = 100_000
 
@@ -92,7 +93,7 @@ def _copy_postgresql(connection, produced: Iterator[tuple]) -> None:
 
 def _insert_sqlite(connection, produced: Iterator[tuple]) -> None:
     """The drawer table's own indexes and the full-text triggers are set aside during the load
-    and made again from their own SQL (`sqlite_master`); the FTS5 index is then rebuilt from the
+    and made again from their own SQL (`sqlite_master`); the FTS5 index is then filled from the
     table, which gives the entries the insert trigger would have made."""
     placeholders = ", ".join("?" for _ in _COLUMNS)
     sql = f"INSERT INTO palace_drawer ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
@@ -110,7 +111,8 @@ def _insert_sqlite(connection, produced: Iterator[tuple]) -> None:
         raw.execute("COMMIT")
     for _, _, definition in aside:
         raw.execute(definition)
-    raw.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('rebuild')")
+    raw.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('delete-all')")
+    raw.execute(fulltext.SQLITE[-1])  # the terms of every drawer, as the migration fills them
 
 
 def _sqlite_row(row: tuple) -> tuple:

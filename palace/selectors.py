@@ -204,15 +204,15 @@ def _matching_sql(
     after: tuple[int, int] | None,
     limit: int,
 ) -> tuple[str, list[str | int]]:
-    # One full-text lookup per group (an index scan each), counted per drawer. Words are letters
-    # and digits only; quoting keeps any from being read as an operator.
+    # One full-text lookup per group (an index scan each), counted per drawer: each word's terms
+    # in any room, by prefix (palace/fulltext.py).
     if connection.vendor == "postgresql":
         one_group = (
             f"SELECT m.id FROM {Drawer._meta.db_table} m WHERE "
-            f"{fulltext.postgresql_document('m.normalized_content')} @@ "
+            f"{fulltext.postgresql_document('m.room_id', 'm.normalized_content')} @@ "
             f"{fulltext.postgresql_query('%s')} AND m.valid_to IS NULL"
         )
-        matches = [" & ".join(f"'{word}'" for word in group) for group in groups]
+        matches = [fulltext.postgresql_match(list(group)) for group in groups]
     else:
         one_group = "SELECT rowid AS id FROM palace_drawer_fts WHERE palace_drawer_fts MATCH %s"
         matches = [fulltext.sqlite_match(list(group)) for group in groups]

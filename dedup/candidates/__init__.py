@@ -37,7 +37,7 @@ from dedup.candidates.entities import (
     person_aliases_by_id,
     person_aliases_within_reach,
 )
-from dedup.candidates.room_words import common_words, query_groups, rare_first, room_in_index
+from dedup.candidates.room_words import common_words, query_groups, rare_first
 from dedup.candidates.sweep_batch import near_lengths
 
 __all__ = [
@@ -74,7 +74,6 @@ __all__ = [
     "person_aliases_within_reach",
     "query_groups",
     "rare_first",
-    "room_in_index",
     "same_fingerprint",
     "same_hash",
 ]

@@ -9,31 +9,26 @@ POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
 
 
 # The full-text expressions are the index's (palace/fulltext.py). A change to this text reaches a
-# database only through a new migration (dedup/migrations/0006_candidates_function_generic_lookups).
+# database only through a new migration (dedup/migrations/0009_candidates_function_room_terms).
 # Volatile PL/pgSQL: each statement sees what committed before it started, so candidates read after
 # the lock include the rows of the writer that held it. A group's lookup is one scan of the
-# full-text index, keyed by room and words: `room_id + 0 = p_room` is matched inside it, so it reads
-# the room's matches only. Its plan must be that index whatever the statistics (a plan made on an
-# empty table stayed a scan of the table, of a partial index, or, with `room_id = p_room`, of the
-# room through a b-tree: 12-40 ms a write instead of 2): it names no column another index serves
-# (`room_id + 0` only the full-text index keys) and table scans are off, so the plan is generic,
-# made once per connection (planning five lookups per call cost a third of it). The last statement
-# (exact copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
+# full-text index: its query's terms are the room's words (`fulltext.postgresql_match`), so it
+# reads the room's postings only, whatever the room's share of the store. Its plan must be that
+# index whatever the statistics (a plan made on an empty table stayed a scan of the table, of a
+# partial index, or of the room through a b-tree: 12-40 ms a write instead of 2): it names no
+# column another index serves and table scans are off, so the plan is generic, made once per
+# connection (planning five lookups per call cost a third of it). The last statement (exact
+# copies, by b-trees; the ranking) is an EXECUTE, planned per call. A group keeps its newest
 # p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that fills it is common.
-# p_room_in_index false (a room that is most of the store, `room_words.ROOM_SHARE_IN_INDEX`): the
-# lookup asks `room_id - p_room = 0`, which no index serves, so the room is a filter on the words'
-# matches and the room's key, nearly every posting of the index, is not read (296 GIN pages,
-# 14.7 ms warm, to keep 48 matches in one room of 1M).
 
 
-def _group_lookup(room: str) -> str:
-    """A group's lookup in the function below, with `room` its room condition."""
+def _group_lookup() -> str:
+    """A group's lookup in the function below."""
     return f"""
             SELECT f.id FROM (
                 SELECT m.id FROM palace_drawer m
-                WHERE {fulltext.postgresql_document("m.normalized_content")}
+                WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
                       @@ {fulltext.postgresql_query("v_group")}
-                  AND {room}
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
                   AND (char_length(m.normalized_content) BETWEEN p_min_length AND p_max_length
@@ -48,7 +43,7 @@ CREATE OR REPLACE FUNCTION {POSTGRESQL_FUNCTION_NAME}(
     p_lock bigint, p_room bigint, p_agent text, p_exclude bigint,
     p_hash text, p_fingerprint text, p_groups text[],
     p_min_length bigint, p_max_length bigint, p_any_length_over bigint,
-    p_same_limit int, p_lexical_limit int, p_group_limit int, p_room_in_index boolean)
+    p_same_limit int, p_lexical_limit int, p_group_limit int)
 RETURNS TABLE (
     part int, id bigint, uuid uuid, content_hash varchar, normalized_content text,
     fingerprint varchar)
@@ -67,11 +62,7 @@ BEGIN
         PERFORM pg_advisory_xact_lock(p_lock);
     END IF;
     FOREACH v_group IN ARRAY p_groups LOOP
-        IF p_room_in_index THEN
-            v_found := ARRAY({_group_lookup(f"m.{fulltext.POSTGRESQL_ROOM} = p_room")});
-        ELSE
-            v_found := ARRAY({_group_lookup("m.room_id - p_room = 0")});
-        END IF;
+        v_found := ARRAY({_group_lookup()});
         IF cardinality(v_found) < p_group_limit THEN
             v_rare := v_rare || v_found;
         ELSE
@@ -117,6 +108,5 @@ $$
 """
 POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
-    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int, "
-    "boolean)"
+    "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int)"
 )

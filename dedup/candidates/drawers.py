@@ -127,7 +127,6 @@ def for_text(
     lexical_limit: int = LEXICAL_CANDIDATES,
     groups: int = LEXICAL_GROUPS,
     word_groups: list[list[str]] | None = None,
-    room_in_index: bool = True,
 ) -> Found:
     """Every candidate of a text, in one round trip: the drawers with the same bytes or the same
     normalised text (at most 2 * EXACT_CANDIDATES, oldest first) and, when there are words to
@@ -136,21 +135,18 @@ def for_text(
 
     `lock` is an advisory lock key (`dedup.locks.lock_key`) to hold before reading, on
     PostgreSQL; SQLite needs none, its write transactions being serialised from their start.
-    `word_groups`, if given, are asked instead of `lexical_groups(words, groups)`.
-    `room_in_index` says whether each group's lookup matches the room inside the full-text index
-    (the room's postings ANDed with the words') or after it (the words' matches, newest first,
-    kept when in the room): the first unless the room is most of the store, where its postings
-    are nearly all the index's (`room_words.ROOM_SHARE_IN_INDEX`). Both find the same drawers."""
+    `word_groups`, if given, are asked instead of `lexical_groups(words, groups)`. Each group's
+    lookup asks its words' terms in the room (`palace.fulltext`), so it reads that room's
+    postings only, on both databases."""
     if word_groups is None:
         word_groups = lexical_groups(words, groups)
     if connection.vendor == "postgresql":
         sql, params = _for_text_postgresql(
             scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, lock
         )
-        params.append(room_in_index)
     elif connection.vendor == "sqlite":
         sql, params = _for_text_sqlite(
-            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit, room_in_index
+            scope, content_hash, fingerprint, word_groups, lengths, lexical_limit
         )
     else:  # pragma: no cover
         raise NotImplementedError(connection.vendor)
@@ -216,7 +212,6 @@ def _for_text_sqlite(
     groups: list[list[str]],
     lengths: LengthBand,
     limit: int,
-    room_in_index: bool = True,
 ) -> tuple[str, list]:
     where, scope_params = _scope_sql(scope)
     # Two lookups on the partial indexes: an OR of the two would make SQLite scan the room.
@@ -229,7 +224,7 @@ def _for_text_sqlite(
     params.append(2 * EXACT_CANDIDATES)
     if not groups:
         return sql, params
-    per_group, per_group_params = _group_lookups_sqlite(scope, groups, room_in_index)
+    per_group, per_group_params = _group_lookups_sqlite(scope, groups)
     ranked = (
         "SELECT w.id, SUM(w.size < %s) AS rare, COUNT(*) AS hits FROM (SELECT g.id, "
         f"COUNT(*) OVER (PARTITION BY g.grp) AS size FROM ({per_group}) g) w GROUP BY w.id "
@@ -254,31 +249,21 @@ def _for_text_sqlite(
     ]
 
 
-def _group_lookups_sqlite(
-    scope: Scope, groups: list[list[str]], room_in_index: bool
-) -> tuple[str, list]:
-    """The groups' lookups, one UNION ALL of (group, drawer id) rows."""
-    # One lookup per group inside the index, restricted to the room there (its room_id column),
-    # newest first and bounded; the ranking counts the rare groups' hits first (see GROUP_MATCHES).
-    # In a room that is most of the store, the room is matched after the index instead (its
-    # postings are nearly all the index's): the words' matches, newest first, joined to their row.
+def _group_lookups_sqlite(scope: Scope, groups: list[list[str]]) -> tuple[str, list]:
+    """The groups' lookups, one UNION ALL of (group, drawer id) rows: each group's words' terms
+    in the room (`palace.fulltext`: a term is a word of one room, so only the room's postings
+    are read), newest first and bounded; the ranking counts the rare groups' hits first (see
+    GROUP_MATCHES)."""
     lookup = (
         "SELECT {index} AS grp, rowid AS id FROM palace_drawer_fts "
         "WHERE palace_drawer_fts MATCH %s ORDER BY rowid DESC LIMIT %s"
-        if room_in_index
-        else "SELECT {index} AS grp, f.rowid AS id FROM palace_drawer_fts f "
-        "CROSS JOIN palace_drawer r ON r.id = f.rowid WHERE palace_drawer_fts MATCH %s "
-        "AND r.room_id = %s ORDER BY f.rowid DESC LIMIT %s"
     )
     per_group = " UNION ALL ".join(
         f"SELECT * FROM ({lookup.format(index=index)})" for index in range(len(groups))
     )
     per_group_params: list = []
     for group in groups:
-        if room_in_index:
-            per_group_params += [fulltext.sqlite_match(group, room=scope.room.id), GROUP_MATCHES]
-        else:
-            per_group_params += [fulltext.sqlite_match(group), scope.room.id, GROUP_MATCHES]
+        per_group_params += [fulltext.sqlite_match(group, room=scope.room.id), GROUP_MATCHES]
     return per_group, per_group_params
 
 
@@ -306,12 +291,10 @@ def _for_text_postgresql(
     limit: int,
     lock: int | None,
 ) -> tuple[str, list]:
-    # Words are normalised (letters and digits only); quoting keeps any from being read as an
-    # operator.
-    queries = [" & ".join(f"'{word}'" for word in group) for group in groups]
+    queries = [fulltext.postgresql_match(group, room=scope.room.id) for group in groups]
     sql = (
         f"SELECT * FROM {POSTGRESQL_FUNCTION_NAME}"
-        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s, %s, %s)"
+        "(%s, %s, %s, %s, %s, %s, %s::text[], %s, %s, %s, %s, %s, %s)"
     )
     params = [
         lock,

@@ -56,12 +56,6 @@ MAX_GROUP_WORDS = 4
 # estimated by the drawers holding all its words, not as if words were independent (template
 # words come together).
 MASKED_DRAWERS = 8
-# A room holding this share of the store's current drawers or more is matched outside the
-# full-text index: its posting list is most of the index. In one room of 1M drawers, a rare
-# pair's lookup took 50-130 ms with the room term in SQLite's MATCH against 0.3-0.7 ms without,
-# and on PostgreSQL the room's key read 296 GIN pages (14.7 ms warm) to keep 48 matches; in a
-# room of 1,000 among 1M the room's key is what keeps other rooms' postings out.
-ROOM_SHARE_IN_INDEX = 0.5
 # From this many drawers in the room, no group holds one of its common words (`query_groups`).
 # Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
 # recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
@@ -80,15 +74,6 @@ class Sample:
     sampled: int = 0
     drawers: int = 0
     masks: dict[str, int] = field(default_factory=dict)
-    store: int = 0  # current drawers of every room, counted with `drawers` (0: not counted)
-
-    @property
-    def room_in_index(self) -> bool:
-        """Whether a lookup should match the room inside the full-text index: yes, unless the
-        room holds most of the store (ROOM_SHARE_IN_INDEX), where the room's posting list is
-        nearly every drawer and reading it costs more than the words' own matches (see
-        `dedup.candidates.drawers.for_text`)."""
-        return not self.store or self.drawers < ROOM_SHARE_IN_INDEX * self.store
 
     def matches(self, group: Sequence[str]) -> float:
         """The estimated number of the room's drawers holding every word of `group`: its share of
@@ -131,16 +116,6 @@ def sample(room_id: int) -> Sample:
             del _samples[next(iter(_samples))]
         _samples[room_id] = (now + REFRESH_SECONDS, lookups, found)
     return found
-
-
-def room_in_index(room_id: int) -> bool:
-    """Whether the room's lookups match it inside the full-text index (`Sample.room_in_index`).
-    A write asks it beside `query_groups`, which has just taken the room's sample: it reads the
-    sample as kept, without counting a second lookup (a write is one of REFRESH_WRITES), and
-    samples the room only if none is kept."""
-    with _lock:
-        kept = _samples.get(room_id)
-    return (kept[2] if kept is not None else sample(room_id)).room_in_index
 
 
 def common_words(room_id: int) -> frozenset[str]:
@@ -243,9 +218,7 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     common = frozenset(word for word, count in counts.items() if count > least)
     seen = {word: count for word, count in counts.items() if count >= SEEN_DRAWERS}
     masks = {word: holders[word] for word, count in seen.items() if count >= MASKED_DRAWERS}
-    drawers, store = len(texts), 0
-    if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample, and the store too
-        current = Drawer.objects.filter(valid_to__isnull=True)
-        drawers = current.filter(room_id=room_id).count()
-        store = current.count()
-    return Sample(common, seen, len(texts), drawers, masks, store), len(texts)
+    drawers = len(texts)
+    if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample
+        drawers = Drawer.objects.filter(room_id=room_id, valid_to__isnull=True).count()
+    return Sample(common, seen, len(texts), drawers, masks), len(texts)

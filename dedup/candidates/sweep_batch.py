@@ -90,7 +90,7 @@ def for_texts(
     for owner, query in enumerate(queries, start=1):
         for group in word_groups[query.id]:
             owners.append(owner)
-            texts.append(" & ".join(f"'{word}'" for word in group))
+            texts.append(fulltext.postgresql_match(group, room=scope.room.id))
     params = [
         scope.room.id,
         scope.agent,
@@ -157,9 +157,9 @@ POSTGRESQL_BATCH_FUNCTION_NAME = "castellan_sweep_candidates"
 # Drawer i of the batch is the i-th element of every per-drawer array; a group names its drawer
 # by that position (p_owners) and reads its drawer's values by subscript (a join of the groups
 # with the batch, whose size the planner cannot know, became a nested loop: half the call's time).
-# See `castellan_drawer_candidates` (dedup/candidates/drawers.py) for why each lookup is fenced
-# (OFFSET 0), why `room_id + 0`, and why table scans are off. Rows come back drawer by drawer,
-# the same ones first (by id), then the lexical ones ranked.
+# See `castellan_drawer_candidates` (dedup/candidates/drawer_function.py) for why each lookup is
+# fenced (OFFSET 0), why its terms are the room's, and why table scans are off. Rows come back
+# drawer by drawer, the same ones first (by id), then the lexical ones ranked.
 POSTGRESQL_BATCH_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {POSTGRESQL_BATCH_FUNCTION_NAME}(
     p_room bigint, p_agent text, p_ids bigint[], p_hashes text[], p_fingerprints text[],
@@ -187,9 +187,8 @@ WITH batch AS (
     FROM groups g CROSS JOIN LATERAL (
         SELECT f.id FROM (
             SELECT m.id FROM palace_drawer m
-            WHERE {fulltext.postgresql_document("m.normalized_content")}
+            WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
                   @@ {fulltext.postgresql_query("g.query")}
-              AND m.room_id + 0 = p_room
               AND (p_agent IS NULL OR m.agent = p_agent)
               AND m.id <> g.exclude
               AND (char_length(m.normalized_content) BETWEEN g.low AND g.high

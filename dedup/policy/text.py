@@ -13,6 +13,10 @@ _NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}]+")
 
 MAX_QUERY_WORDS = 48
 QUERY_WORD_MIN_CHARS_EXCLUSIVE = 2
+# Longer words are not asked: a full-text index keeps words of a bounded size (PostgreSQL's
+# lexemes hold at most 2,047 bytes, four a character at worst), and the text's other words find
+# its variants (a word that long is a hash or an encoded blob).
+QUERY_WORD_MAX_CHARS = 500
 
 
 def normalize_text(text: str) -> str:
@@ -45,8 +49,8 @@ def query_words(text: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
     """The distinct words of a text worth a lexical query, longest first, at most `limit`.
 
     Long words are rare words, and a rare word is what finds a variant cheaply. Words of two
-    characters or fewer say little and are left out. Ties keep their order in the text, so the
-    list is deterministic.
+    characters or fewer say little and are left out, and so are words over QUERY_WORD_MAX_CHARS.
+    Ties keep their order in the text, so the list is deterministic.
     """
     return query_words_of_normalized(normalize_text(text), limit=limit)
 
@@ -55,7 +59,7 @@ def query_words_of_normalized(normalized: str, *, limit: int = MAX_QUERY_WORDS) 
     """`query_words` of a text already normalised."""
     seen: dict[str, int] = {}
     for position, word in enumerate(normalized.split(" ")):
-        if len(word) > QUERY_WORD_MIN_CHARS_EXCLUSIVE and word not in seen:
+        if QUERY_WORD_MIN_CHARS_EXCLUSIVE < len(word) <= QUERY_WORD_MAX_CHARS and word not in seen:
             seen[word] = position
     ordered = sorted(seen, key=lambda word: (-len(word), seen[word]))
     return ordered[:limit]

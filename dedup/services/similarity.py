@@ -40,7 +40,6 @@ def candidates_for_text(
         word_groups=candidates.query_groups(
             scope.room.id, policy.query_words_of_normalized(text.normalized), groups
         ),
-        room_in_index=candidates.room_in_index(scope.room.id),
     )
 
 

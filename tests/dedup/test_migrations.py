@@ -70,8 +70,9 @@ def fulltext_objects() -> list[tuple[str, str]]:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = %s",
-                ["palace_drawer_fulltext"],
+                "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = %s UNION ALL "
+                "SELECT proname, pg_get_functiondef(oid) FROM pg_proc WHERE proname = %s",
+                ["palace_drawer_fulltext", fulltext.POSTGRESQL_FUNCTION_NAME],
             )
         else:
             names = ["palace_drawer_fts", *fulltext.SQLITE_TRIGGERS]
@@ -102,7 +103,7 @@ def assert_installed_as_the_code_expects() -> None:
     if connection.vendor == "postgresql":
         assert installed_functions() == functions_installing(candidates.POSTGRESQL_FUNCTION)
     expected = fulltext_objects_of_the_code()
-    assert len(expected) == (1 if connection.vendor == "postgresql" else 4)
+    assert len(expected) == (2 if connection.vendor == "postgresql" else 4)
     assert fulltext_objects() == expected
 
 
@@ -171,7 +172,7 @@ def test_one_signature_is_installed_and_it_queries_the_index_s_expression():
     [(_, definition)] = installed_functions()
     body = candidates.POSTGRESQL_FUNCTION.split("$$")[1]
     assert body in definition
-    assert fulltext.postgresql_document("m.normalized_content") in body
+    assert fulltext.postgresql_document("m.room_id", "m.normalized_content") in body
 
 
 @pytest.mark.django_db(transaction=True)
@@ -230,6 +231,7 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
         ("0003_candidates_function_length_band", "0005_candidates_function_bounded"),
         ("0005_candidates_function_bounded", "0006_candidates_function_generic_lookups"),
         ("0006_candidates_function_generic_lookups", "0008_candidates_function_room_outside_index"),
+        ("0008_candidates_function_room_outside_index", "0009_candidates_function_room_terms"),
     ],
 )
 def test_a_function_migration_reverses_to_the_function_before_it(
@@ -259,6 +261,25 @@ def test_the_room_key_migration_reverses_to_the_index_of_0011(dedup_settings):
     assert_writes_deduplicate()
 
 
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_the_room_terms_migration_indexes_existing_drawers_and_reverses(dedup_settings):
+    """palace 0015 indexes each word of a room as a term of its own (castellan_drawer_terms):
+    drawers stored before are found by the write path after it; reversed, the index of 0013
+    (the room's key beside the words) is back, without the terms function."""
+    migrate(("palace", "0014_queue_by_rule"))
+    original = old_drawer()
+    migrate()
+    assert_installed_as_the_code_expects()
+    variant = services.drawer_write(room=original.room, content=TYPO)
+    assert [link.older_id for link in variant.links] == [original.id]
+
+    migrate(("palace", "0014_queue_by_rule"))
+    [(_, definition)] = fulltext_objects()
+    assert "(room_id + 0)" in definition
+    migrate()
+
+
 @sqlite_only
 @pytest.mark.django_db(transaction=True)
 def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_settings):
@@ -267,17 +288,10 @@ def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_se
     table."""
     migrate(("palace", "0010_entity_signatures"))
     old = migration("palace", "0011_drawer_fulltext_room")
-    room = services.room_get_or_create(wing="ops", room="runbooks")
-    original = Drawer.objects.create(
-        room=room,
-        content=TEXT,
-        content_hash=policy.content_hash(TEXT),
-        normalized_content=policy.normalize_text(TEXT),
-        fingerprint=policy.fingerprint(TEXT),
-    )
+    original = old_drawer()
     migrate()
     assert_installed_as_the_code_expects()
-    variant = services.drawer_write(room=room, content=TYPO)
+    variant = services.drawer_write(room=original.room, content=TYPO)
     assert [link.older_id for link in variant.links] == [original.id]
 
     migrate(("palace", "0010_entity_signatures"))
@@ -290,10 +304,45 @@ def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_se
     migrate()
 
 
+@sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_the_room_terms_migration_fills_the_terms_of_existing_drawers(dedup_settings):
+    """palace 0015 makes each word of a room a term of its own: the table of 0011 (the room a
+    column) is replaced and filled from palace_drawer, so the write path finds its old drawers;
+    reversing restores the table of 0011."""
+    migrate(("palace", "0014_queue_by_rule"))
+    original = old_drawer()
+    migrate()
+    assert_installed_as_the_code_expects()
+    variant = services.drawer_write(room=original.room, content=TYPO)
+    assert [link.older_id for link in variant.links] == [original.id]
+
+    migrate(("palace", "0014_queue_by_rule"))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT sql FROM sqlite_master WHERE name = 'palace_drawer_fts'")
+        [(sql,)] = cursor.fetchall()
+    previous = migration("palace", "0015_drawer_fulltext_room_terms").PREVIOUS_SQLITE[0]
+    assert " ".join(sql.split()) == " ".join(previous.split()).replace("IF NOT EXISTS ", "")
+    migrate()
+
+
+def old_drawer() -> Drawer:
+    """A drawer stored as a bulk load or an earlier version stored it (the index's triggers of
+    the time made its entries)."""
+    room = services.room_get_or_create(wing="ops", room="runbooks")
+    return Drawer.objects.create(
+        room=room,
+        content=TEXT,
+        content_hash=policy.content_hash(TEXT),
+        normalized_content=policy.normalize_text(TEXT),
+        fingerprint=policy.fingerprint(TEXT),
+    )
+
+
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0008_candidates_function_room_outside_index")
+    latest = migration("dedup", "0009_candidates_function_room_terms")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops
