@@ -68,7 +68,8 @@ def postgresql_match(words: list[str], room: int | None = None) -> str:
 # normalised text holds none but its single spaces: the terms are `str.split`'s words exactly,
 # whatever the script (unicode61 split words at vowel signs and other marks, which made a Hindi
 # word a phrase FTS5 refuses without positions). Contentless (content=''): lookups read only
-# rowids, the triggers hand it the old terms to delete; no phrase positions (detail=none).
+# rowids, the triggers hand it the old terms to delete; no phrase positions (detail=none) and no
+# document sizes (columnsize=0: nothing ranks by bm25).
 SQLITE_TOKENIZE = "ascii"
 SQLITE_DETAIL = "none"
 
@@ -99,6 +100,7 @@ SQLITE = [
     CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
         terms,
         content='',
+        columnsize=0,
         tokenize='{SQLITE_TOKENIZE}',
         detail={SQLITE_DETAIL}
     )

@@ -2,7 +2,8 @@
 lookup reads only its room's postings of each word, not every room's (the room used to be a column
 matched beside the words, whose postings span the whole table). Its tokenizer becomes `ascii`, so
 a term is a normalised word whatever its script (unicode61 split a word at a vowel sign, which
-FTS5 then refused as a phrase). The table is contentless and keeps no phrase positions.
+FTS5 then refused as a phrase). The table is contentless and keeps no phrase positions and no
+document sizes.
 
 The table and its triggers are dropped and created again, and the new table is filled from
 palace_drawer (seconds per 100,000 drawers). The reverse puts back the table of 0011, rebuilt
@@ -59,6 +60,7 @@ SQLITE = [
     CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
         terms,
         content='',
+        columnsize=0,
         tokenize='ascii',
         detail=none
     )
