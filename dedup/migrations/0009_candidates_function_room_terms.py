@@ -45,6 +45,7 @@ SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
+#variable_conflict use_column
 DECLARE
     v_group text;
     v_found bigint[];
@@ -73,18 +74,18 @@ BEGIN
             v_common := v_common || v_found;
         END IF;
     END LOOP;
-    RETURN QUERY EXECUTE $q$
+    RETURN QUERY
     SELECT 0, s.* FROM (
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.content_hash = $4
-          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.content_hash = p_hash
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
         UNION
         SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
         FROM palace_drawer d
-        WHERE d.room_id = $1 AND d.valid_to IS NULL AND d.fingerprint = $5
-          AND ($2 IS NULL OR d.agent = $2) AND ($3 IS NULL OR d.id <> $3)
-        ORDER BY 1 LIMIT $6
+        WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
+          AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
+        ORDER BY 1 LIMIT p_same_limit
     ) s
     UNION ALL
     SELECT 1, x.* FROM (
@@ -92,21 +93,18 @@ BEGIN
         FROM (
             SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
             FROM (
-                SELECT r.id, true AS rare FROM unnest($7) AS r(id)
+                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
                 UNION ALL
-                SELECT c.id, false FROM unnest($8) AS c(id)
+                SELECT c.id, false FROM unnest(v_common) AS c(id)
             ) h
             GROUP BY h.id
             ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT $9
+            LIMIT p_lexical_limit
         ) h
         JOIN palace_drawer d ON d.id = h.id
         WHERE d.valid_to IS NULL
         ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x
-    $q$
-    USING p_room, p_agent, p_exclude, p_hash, p_fingerprint, p_same_limit, v_rare, v_common,
-        p_lexical_limit;
+    ) x;
 END
 $$
 """
