@@ -17,11 +17,14 @@ POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
 # index whatever the statistics (a plan made on an empty table stayed a scan of the table, of a
 # partial index, or of the room through a b-tree: 12-40 ms a write instead of 2): it names no
 # column another index serves and table scans are off, so the plan is generic, made once per
-# connection (planning five lookups per call cost a third of it). So is the last statement's
-# (exact copies, by the partial b-trees on the room and the hash or fingerprint, which match its
-# conditions column for column; the ranking): planned at each call (an EXECUTE), it cost 1.1 ms
-# of a 1.7 ms call. A group keeps its newest p_group_limit matches (OFFSET 0: no sort in the
-# lookup's plan); one that fills it is common.
+# connection (planning five lookups per call cost a third of it). So are the other statements'
+# plans: the ranking reads each ranked drawer by primary key (a fenced LATERAL lookup) and the
+# exact copies the b-trees (partial, on the room and the hash or fingerprint) that match their
+# conditions column for column, chosen by the table's statistics (with an empty table's, every
+# index costs the same; a plan is made again when the table is analysed, as autovacuum does as it
+# grows). Planned at each call (an EXECUTE), these two had cost 1.1 ms of a 1.7 ms call. A group
+# keeps its newest p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that
+# fills it is common.
 
 
 def _group_lookup() -> str:
@@ -84,25 +87,26 @@ BEGIN
         WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
           AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
         ORDER BY 1 LIMIT p_same_limit
-    ) s
-    UNION ALL
-    SELECT 1, x.* FROM (
-        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    ) s;
+    RETURN QUERY
+    SELECT 1, d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    FROM (
+        SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
         FROM (
-            SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
-            FROM (
-                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
-                UNION ALL
-                SELECT c.id, false FROM unnest(v_common) AS c(id)
-            ) h
-            GROUP BY h.id
-            ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT p_lexical_limit
+            SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
+            UNION ALL
+            SELECT c.id, false FROM unnest(v_common) AS c(id)
         ) h
-        JOIN palace_drawer d ON d.id = h.id
-        WHERE d.valid_to IS NULL
-        ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x;
+        GROUP BY h.id
+        ORDER BY rare DESC, hits DESC, h.id DESC
+        LIMIT p_lexical_limit
+    ) h
+    CROSS JOIN LATERAL (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d WHERE d.id = h.id AND d.valid_to IS NULL
+        OFFSET 0
+    ) d
+    ORDER BY h.rare DESC, h.hits DESC, d.id DESC;
 END
 $$
 """

@@ -175,19 +175,23 @@ def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:
 def _bounded(found: Sample, groups: list[list[str]], seen: list[str]) -> list[list[str]]:
     """`groups`, without those estimated at SKIPPED_MATCHES or more once they have taken the
     rarest seen words that no group under GROUP_BUDGET holds (up to MAX_GROUP_WORDS words)."""
-    spare = [
+    estimates = [found.matches(group) for group in groups]  # each estimated once
+    held = {
         word
-        for word in seen
-        if not any(word in group for group in groups if found.matches(group) < GROUP_BUDGET)
-    ]
+        for group, estimate in zip(groups, estimates, strict=True)
+        if estimate < GROUP_BUDGET
+        for word in group
+    }
+    spare = [word for word in seen if word not in held]
     bounded = []
-    for group in groups:
+    for group, estimate in zip(groups, estimates, strict=True):
         group = list(group)
         extra = [word for word in spare if word not in group]
-        while extra and len(group) < MAX_GROUP_WORDS and found.matches(group) >= SKIPPED_MATCHES:
+        while extra and len(group) < MAX_GROUP_WORDS and estimate >= SKIPPED_MATCHES:
             group.append(extra.pop(0))
             spare.remove(group[-1])
-        if found.matches(group) < SKIPPED_MATCHES:
+            estimate = found.matches(group)
+        if estimate < SKIPPED_MATCHES:
             bounded.append(group)
     return bounded
 

@@ -86,25 +86,26 @@ BEGIN
         WHERE d.room_id = p_room AND d.valid_to IS NULL AND d.fingerprint = p_fingerprint
           AND (p_agent IS NULL OR d.agent = p_agent) AND (p_exclude IS NULL OR d.id <> p_exclude)
         ORDER BY 1 LIMIT p_same_limit
-    ) s
-    UNION ALL
-    SELECT 1, x.* FROM (
-        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    ) s;
+    RETURN QUERY
+    SELECT 1, d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+    FROM (
+        SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
         FROM (
-            SELECT h.id, count(*) FILTER (WHERE h.rare) AS rare, count(*) AS hits
-            FROM (
-                SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
-                UNION ALL
-                SELECT c.id, false FROM unnest(v_common) AS c(id)
-            ) h
-            GROUP BY h.id
-            ORDER BY rare DESC, hits DESC, h.id DESC
-            LIMIT p_lexical_limit
+            SELECT r.id, true AS rare FROM unnest(v_rare) AS r(id)
+            UNION ALL
+            SELECT c.id, false FROM unnest(v_common) AS c(id)
         ) h
-        JOIN palace_drawer d ON d.id = h.id
-        WHERE d.valid_to IS NULL
-        ORDER BY h.rare DESC, h.hits DESC, d.id DESC
-    ) x;
+        GROUP BY h.id
+        ORDER BY rare DESC, hits DESC, h.id DESC
+        LIMIT p_lexical_limit
+    ) h
+    CROSS JOIN LATERAL (
+        SELECT d.id, d.uuid, d.content_hash, d.normalized_content, d.fingerprint
+        FROM palace_drawer d WHERE d.id = h.id AND d.valid_to IS NULL
+        OFFSET 0
+    ) d
+    ORDER BY h.rare DESC, h.hits DESC, d.id DESC;
 END
 $$
 """

@@ -108,3 +108,42 @@ def test_a_plan_made_on_an_empty_table_still_uses_the_index_after_growth(dedup_s
         assert TERMS_IN_THE_INDEX in plan, plan
         for slow in ("Seq Scan", "palace_drawer_room_id", "drawer_room_newest", "BitmapAnd"):
             assert slow not in plan, plan
+
+
+def test_the_exact_copies_and_the_ranking_are_planned_anew_once_the_table_is_analysed(
+    dedup_settings, plans
+):
+    """The exact copies' and the ranking's plans follow the statistics (with those of an empty
+    table, every index costs the same): made while the table was analysed empty, they are made
+    again once it is analysed grown (as autovacuum does), and then read the partial b-trees of
+    the room and the hash or fingerprint, and the ranked drawers by primary key."""
+    room = services.room_get_or_create(wing="geology", room="grown")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_drawer")
+        cursor.execute("DISCARD PLANS")
+    text = "Sample: amber basalt and cobalt dolomite, emerald feldspar garnet hematite."
+    normalized = policy.normalize_text(text)
+
+    def lookup():
+        return candidates.for_text(
+            candidates.Scope(room=room),
+            policy.content_hash(text),
+            policy.fingerprint(text),
+            policy.query_words(text),
+            lengths=candidates.LengthBand(*policy.near_length_range(len(normalized), 0.5), 2000),
+        )
+
+    lookup()  # planned on the empty table
+    fill(room, 6000)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_drawer")
+    plans.clear()
+    assert lookup().lexical
+    [exact_plan] = [plan for plan in plans if "d.content_hash = p_hash" in plan]
+    for index in ("drawer_current_hash", "drawer_current_fingerprint"):
+        assert f"Index Scan using {index} on palace_drawer" in exact_plan, exact_plan
+    [ranking_plan] = [plan for plan in plans if "unnest(v_rare)" in plan]
+    assert "Index Scan using palace_drawer_pkey on palace_drawer" in ranking_plan, ranking_plan
+    for plan in (exact_plan, ranking_plan):
+        for slow in ("Seq Scan", "palace_drawer_room_id", "drawer_room_newest", "Materialize"):
+            assert slow not in plan, plan
