@@ -123,6 +123,8 @@ class DrawerLink(ReviewedLink):
             models.Index(
                 fields=["status", "verdict", "-similarity", "-id"], name="drawer_link_queue_rule"
             ),
+            # "Most uncertain first" below the threshold: similarity downward, ties by id upward.
+            models.Index(fields=["status", "-similarity", "id"], name="drawer_link_uncertain"),
         ]
         permissions = [("decide", "Can decide review items (curator)")]
         verbose_name = "similar_to link"

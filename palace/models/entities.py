@@ -161,6 +161,10 @@ class EntityLink(ReviewedLink):
             models.Index(
                 fields=["status", "distance", "-similarity", "-id"], name="entity_link_queue_rule"
             ),
+            # "Most uncertain first" walks below the threshold by similarity downward, ties by id
+            # upward (the order of the walk above it): read in order, not sorted (entity links
+            # often share one similarity).
+            models.Index(fields=["status", "-similarity", "id"], name="entity_link_uncertain"),
         ]
         verbose_name = "possibly_same_as link"
 
