@@ -38,6 +38,18 @@ POSTGRESQL_MAX_CHARACTERS = 100000
 POSTGRESQL_MAX_WORD_BYTES = 2000
 
 
+def indexed_words(normalized: str, vendor: str) -> list[str]:
+    """The words of a normalised text that the index holds as its terms (each followed by the
+    room mark and the room): on SQLite every word (`str.split`'s, see SQLITE_TOKENIZE); on
+    PostgreSQL those `castellan_drawer_terms` keeps, the words of the first
+    POSTGRESQL_MAX_CHARACTERS of at most POSTGRESQL_MAX_WORD_BYTES."""
+    if vendor == "postgresql":
+        text = normalized[:POSTGRESQL_MAX_CHARACTERS].rstrip(" ")
+        words = text.split(" ") if text else []
+        return [word for word in words if len(word.encode()) <= POSTGRESQL_MAX_WORD_BYTES]
+    return normalized.split(" ") if normalized else []
+
+
 def postgresql_document(room: str = "room_id", text: str = "normalized_content") -> str:
     """The tsvector expression the GIN index is built on, over the `room` and `text` columns
     (qualify them with the alias a query gives `palace_drawer`)."""

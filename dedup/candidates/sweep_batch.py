@@ -8,9 +8,10 @@ drawer. It asks what `castellan_drawer_candidates` asks, drawer by drawer, as on
 group's newest `p_group_limit` matches (a lateral full-text lookup per group, the same expression
 and the same plan fence), the ranking (groups that fill their bound count after the rare ones)
 and its limit per drawer before superseded drawers are dropped, and the drawers with the same
-bytes or normalised text. On SQLite, which has no round trip to save, the room is held in
-memory and each drawer's query answered from it (`sweep_rooms`: no full-text lookup), or, for a
-room or words it cannot hold, each drawer is its own `for_text` statement.
+bytes or normalised text. On SQLite, which has no round trip to save, each drawer is its own
+`for_text` statement. Both are for rooms too big to hold: a room of at most
+`sweep_rooms.MAX_DRAWERS` is read once and each drawer's query answered from memory, as each
+database's statement would (`sweep_rooms`: no full-text lookup).
 tests/review/test_sweep_batch.py checks they all give the same candidates.
 """
 
@@ -74,17 +75,37 @@ def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
 def for_texts(
     scope: Scope, queries: Sequence[Query], *, groups: int, rooms: Rooms | None = None
 ) -> dict[int, Found]:
-    """Each query's candidates in the scope (each drawer excluded from its own), by drawer id.
-    On SQLite, `rooms` keeps the room in memory across a part's batches (else it is read for
-    this call)."""
+    """Each query's candidates in the scope (each drawer excluded from its own), by drawer id:
+    from the room in memory (`sweep_rooms`) when it can be held, kept by `rooms` across a part's
+    batches (else read for this call); else from the database."""
     if not queries:
         return {}
     word_groups = {
         query.id: query_groups(scope.room.id, query.words, groups) if query.words else []
         for query in queries
     }
+    index = (rooms or Rooms()).get(scope.room.id)
+    if index is not None:
+        return {
+            query.id: index.found(
+                Scope(room=scope.room, agent=scope.agent, exclude_id=query.id),
+                query.content_hash,
+                query.fingerprint,
+                word_groups[query.id],
+                query.lengths,
+                LEXICAL_CANDIDATES,
+            )
+            for query in queries
+        }
     if connection.vendor != "postgresql":
-        return _for_texts_sqlite(scope, queries, word_groups, rooms or Rooms())
+        return _for_texts_sqlite(scope, queries, word_groups)
+    return _for_texts_postgresql(scope, queries, word_groups)
+
+
+def _for_texts_postgresql(
+    scope: Scope, queries: Sequence[Query], word_groups: dict[int, list[list[str]]]
+) -> dict[int, Found]:
+    """One call of the batch function."""
     owners: list[int] = []
     texts: list[str] = []
     for owner, query in enumerate(queries, start=1):
@@ -122,34 +143,20 @@ def for_texts(
 
 
 def _for_texts_sqlite(
-    scope: Scope, queries: Sequence[Query], word_groups: dict[int, list[list[str]]], rooms: Rooms
+    scope: Scope, queries: Sequence[Query], word_groups: dict[int, list[list[str]]]
 ) -> dict[int, Found]:
-    """From the room in memory (`sweep_rooms`) when it can be held and the query's words are
-    plain; else each drawer's own `for_text` statement."""
-    index = rooms.get(scope.room.id)
-    found: dict[int, Found] = {}
-    for query in queries:
-        alone = Scope(room=scope.room, agent=scope.agent, exclude_id=query.id)
-        groups = word_groups[query.id]
-        if index is not None and index.answers(groups):
-            found[query.id] = index.found(
-                alone,
-                query.content_hash,
-                query.fingerprint,
-                groups,
-                query.lengths,
-                LEXICAL_CANDIDATES,
-            )
-        else:
-            found[query.id] = for_text(
-                alone,
-                query.content_hash,
-                query.fingerprint,
-                query.words,
-                lengths=query.lengths,
-                word_groups=groups,
-            )
-    return found
+    """Each drawer's own `for_text` statement (SQLite has no round trip to save)."""
+    return {
+        query.id: for_text(
+            Scope(room=scope.room, agent=scope.agent, exclude_id=query.id),
+            query.content_hash,
+            query.fingerprint,
+            query.words,
+            lengths=query.lengths,
+            word_groups=word_groups[query.id],
+        )
+        for query in queries
+    }
 
 
 POSTGRESQL_BATCH_FUNCTION_NAME = "castellan_sweep_candidates"

@@ -1,26 +1,30 @@
-"""On SQLite, a sweep's candidates from its room held in memory: exactly what `for_text`'s
-statement returns for each drawer, without its full-text lookups.
+"""A sweep's candidates from its room held in memory: exactly what `for_text` returns for each
+drawer, on either database, without its full-text lookups.
 
-A group's FTS5 lookup reads its words' doclists over the whole table, whatever the room (about
-0.5 ms of CPU a lookup in a table of 1,000,000 drawers, six a drawer). A sweep asks a query for
-every drawer of a room, so it reads the room once (`RoomIndex.load`: its drawers, their words,
-their exact keys) and answers each query from that: each group's newest GROUP_MATCHES drawers of
-the room holding all its words (superseded and other agents' included, as the index's lookup
-does), ranked by rare groups, then hits, then newest, the first SQLITE_RANKED_MATCHES kept, then
-those in the scope and the length band, at most the query's limit; and the drawers with the same
-bytes or normalised text. tests/review/test_sweep_batch.py checks it against `for_text`.
+A sweep asks a query for every drawer of a room: on SQLite each group is an FTS5 lookup (about
+0.5 ms of CPU a lookup in a table of 1,000,000 drawers, six a drawer), on PostgreSQL the batch
+function's GIN lookups, heap reads and ranking run in the server for every drawer. So a part
+reads its room once (`RoomIndex.load`: its drawers, the words the index holds of each
+(`fulltext.indexed_words`), their exact keys) and answers each query from that, the way the
+database's own statement does:
+- SQLite (`for_text`'s statement): each group's newest GROUP_MATCHES drawers of the room holding
+  all its words (superseded and other agents' included, as the index's lookup does), ranked by
+  rare groups, then hits, then newest, the first SQLITE_RANKED_MATCHES kept, then those in the
+  scope and the length band, at most the query's limit;
+- PostgreSQL (`castellan_drawer_candidates`): each group's newest GROUP_MATCHES drawers holding
+  its words among the scope's agent and the length band (superseded included), ranked the same,
+  the first `limit` kept, then the superseded dropped;
+and on both the current drawers with the same bytes or normalised text. A query's words are never
+longer than `policy.QUERY_WORD_MAX_CHARS`, which the index always holds, so every query is
+answered. tests/review/test_sweep_batch.py checks it against `for_text` on both databases.
 
-The words are FTS5's only when the text's are plain: a room is held only if every drawer's
-normalised text is ASCII letters, digits and single spaces (then unicode61 splits it at the
-spaces, as `str.split` does), and a query only if its words are; other rooms and queries, and
-rooms over MAX_DRAWERS, are asked of the index as before. `Rooms` keeps one room for a part's
+Rooms over MAX_DRAWERS are asked of the index as before. `Rooms` keeps one room for a part's
 batches and reads it again when its drawers change (count, ids, superseded count).
 """
 
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -36,9 +40,9 @@ from dedup.candidates.drawers import (
     LengthBand,
     Scope,
 )
+from palace import fulltext
 
 MAX_DRAWERS = 100_000  # a bigger room is asked of the full-text index, part by part
-PLAIN = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +54,10 @@ class Row:
 
 @dataclass
 class RoomIndex:
-    """A room's drawers by id, each word's drawers, and the exact keys."""
+    """A room's drawers by id, each indexed word's drawers, and the exact keys, answering as
+    the `vendor`'s statement does."""
 
+    vendor: str
     rows: dict[int, Row] = field(default_factory=dict)
     holders: dict[str, set[int]] = field(default_factory=dict)
     by_hash: dict[str, list[int]] = field(default_factory=dict)
@@ -59,7 +65,7 @@ class RoomIndex:
 
     @classmethod
     def load(cls, room_id: int) -> RoomIndex | None:
-        """The room in memory, or None when it cannot be (too big, or words not plain)."""
+        """The room in memory, or None when it is too big to be."""
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT id, uuid, content_hash, normalized_content, fingerprint, "
@@ -70,22 +76,17 @@ class RoomIndex:
             rows = cursor.fetchall()
         if len(rows) > MAX_DRAWERS:
             return None
-        index = cls()
+        index = cls(connection.vendor)
         for pk, public_id, content_hash, normalized, fingerprint, current, agent in rows:
-            if normalized and not PLAIN.fullmatch(normalized):
-                return None
             candidate = (pk, public_id, content_hash, normalized, fingerprint)
             index.rows[pk] = Row(candidate, bool(current), agent)
-            for word in set(normalized.split(" ")) if normalized else ():
+            for word in set(fulltext.indexed_words(normalized, index.vendor)):
                 index.holders.setdefault(word, set()).add(pk)
             if current:
                 index.by_hash.setdefault(content_hash, []).append(pk)
                 if fingerprint is not None:
                     index.by_fingerprint.setdefault(fingerprint, []).append(pk)
         return index
-
-    def answers(self, groups: Sequence[Sequence[str]]) -> bool:
-        return all(PLAIN.fullmatch(word) for group in groups for word in group)
 
     def found(
         self,
@@ -96,7 +97,7 @@ class RoomIndex:
         lengths: LengthBand,
         limit: int,
     ) -> Found:
-        """What `for_text(scope, ..., word_groups=groups)` returns on SQLite."""
+        """What `for_text(scope, ..., word_groups=groups)` returns."""
         same_ids = set(self.by_hash.get(content_hash, ()))
         if fingerprint is not None:
             same_ids.update(self.by_fingerprint.get(fingerprint, ()))
@@ -115,31 +116,54 @@ class RoomIndex:
     def _lexical(
         self, scope: Scope, groups: Sequence[Sequence[str]], lengths: LengthBand, limit: int
     ) -> list[Candidate]:
+        postgresql = self.vendor == "postgresql"
         counts: dict[int, list[int]] = {}  # id: [rare groups, groups]
         for group in groups:
-            matched = self._newest(group)
+            matched = self._newest(group, scope, lengths) if postgresql else self._newest(group)
             rare = int(len(matched) < GROUP_MATCHES)
             for pk in matched:
                 count = counts.setdefault(pk, [0, 0])
                 count[0] += rare
                 count[1] += 1
         ranked = sorted(counts, key=lambda pk: (-counts[pk][0], -counts[pk][1], -pk))
+        if postgresql:  # ranked among the scope's and the band's, then the superseded dropped
+            return [
+                Candidate(*self.rows[pk].candidate)
+                for pk in ranked[:limit]
+                if self.rows[pk].current
+            ]
         found: list[Candidate] = []
         for pk in ranked[:SQLITE_RANKED_MATCHES]:
-            size = len(self.rows[pk].candidate[3])
-            near = lengths.low <= size <= lengths.high or size > lengths.any_over
-            if near and self._in(scope, pk):
+            if self._near(pk, lengths) and self._in(scope, pk):
                 found.append(Candidate(*self.rows[pk].candidate))
                 if len(found) == limit:
                     break
         return found
 
-    def _newest(self, group: Sequence[str]) -> list[int]:
-        """The room's newest GROUP_MATCHES drawers holding every word of the group."""
+    def _near(self, pk: int, lengths: LengthBand) -> bool:
+        size = len(self.rows[pk].candidate[3])
+        return lengths.low <= size <= lengths.high or size > lengths.any_over
+
+    def _newest(
+        self,
+        group: Sequence[str],
+        scope: Scope | None = None,
+        lengths: LengthBand | None = None,
+    ) -> list[int]:
+        """The room's newest GROUP_MATCHES drawers holding every word of the group (given a
+        scope and lengths, of the scope's agent and the band, itself excluded)."""
         holders = [self.holders.get(word) for word in group]
         if not holders or any(each is None for each in holders):
             return []
         matched = set.intersection(*cast(list[set[int]], holders))
+        if scope is not None and lengths is not None:
+            matched = {
+                pk
+                for pk in matched
+                if pk != scope.exclude_id
+                and (scope.agent is None or self.rows[pk].agent == scope.agent)
+                and self._near(pk, lengths)
+            }
         return heapq.nlargest(GROUP_MATCHES, matched)  # sorts outright when few
 
 

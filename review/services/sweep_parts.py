@@ -92,7 +92,7 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     SweepRun.objects.filter(pk=run_id, status=SweepRun.Status.QUEUED).update(
         status=SweepRun.Status.RUNNING, started_at=timezone.now()
     )
-    rooms = Rooms()  # the part's room, held in memory from batch to batch (SQLite)
+    rooms = Rooms()  # the part's room, held in memory from batch to batch
     try:
         while rows := _step(part_id, rooms):
             if rows > 0:

@@ -87,7 +87,7 @@ class Scanned:
 
 def scan_batch(run: SweepRun, part: SweepPart, rooms: Rooms | None = None) -> Scanned:
     """Compare the next batch of the part after `last_pk`, reading only. No rows left: 0 rows.
-    `rooms` keeps the part's room in memory from batch to batch (SQLite; see `sweep_rooms`)."""
+    `rooms` keeps the part's room in memory from batch to batch (see `sweep_rooms`)."""
     rows = part_rows(run, part).filter(pk__gt=part.last_pk)
     tally = Tally()
     if run.entities:

@@ -1,6 +1,7 @@
 """A sweep asks its candidates a batch at a time (`dedup.candidates.sweep_batch`): for every
 drawer, exactly the candidates the write path's query finds for it alone, in the same order, on
-both databases; on PostgreSQL in one call per batch, of the function the migration installed."""
+both databases: from the room held in memory, or, for a room too big to hold, of the database
+(on PostgreSQL in one call per batch, of the function the migration installed)."""
 
 import importlib
 import random
@@ -15,6 +16,7 @@ from dedup.candidates import room_words, sweep_batch, sweep_rooms
 from dedup.candidates.sweep_rooms import Rooms
 from dedup.services import candidates_for_text
 from dedup.services import rooms as room_services
+from palace import fulltext
 from palace.models import Drawer
 
 pytestmark = pytest.mark.django_db
@@ -132,13 +134,14 @@ def test_in_a_diary_each_agent_s_drawers_find_only_theirs():
     room_words.forget()
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite")
-def test_on_sqlite_a_plain_room_is_answered_in_memory(room):
+def test_a_room_held_in_memory_asks_no_full_text_lookup(room):
     drawers = list(candidates.Scope(room=room).drawers().order_by("pk"))
+    batched(candidates.Scope(room=room), drawers, 1)  # the room's common words sampled
     with CaptureQueriesContext(connection) as queries:
         batched(candidates.Scope(room=room), drawers, 200, Rooms())
     sql = [query["sql"] for query in queries.captured_queries]
-    assert not [each for each in sql if "palace_drawer_fts" in each]
+    assert len(sql) == 3  # the room's version and the room, then the second batch's version
+    assert not [each for each in sql if "palace_drawer_fts" in each or "tsquery" in each]
 
 
 def test_a_part_s_room_is_read_again_when_it_changes(room):
@@ -154,16 +157,42 @@ def test_a_part_s_room_is_read_again_when_it_changes(room):
     assert batched(scope, drawers, 200, rooms) == expected
 
 
-def test_words_full_text_may_split_otherwise_are_asked_of_the_index():
+def test_any_script_s_words_are_answered_in_memory():
     room = room_services.room_get_or_create(wing="ops", room="scripts")
     rng = random.Random(9)
     accented = [f"{text} café crème résumé naïve" for text in texts(rng, 40)]
-    store(room, [*texts(rng, 40), *accented, "Привет мир kavor lovor", "snake_case words here"])
+    scripts = ["Привет мир kavor lovor", "नमस्ते दुनिया kavor lovor", "snake_case words here"]
+    store(room, [*texts(rng, 40), *accented, *scripts, *[t + " Привет мир" for t in scripts]])
     scope = candidates.Scope(room=room)
     drawers = list(scope.drawers().order_by("pk"))
-    assert sweep_rooms.RoomIndex.load(room.pk) is None
+    assert sweep_rooms.RoomIndex.load(room.pk) is not None
     expected = {d.pk: one_by_one(scope, d) for d in drawers}
     assert batched(scope, drawers, 50, Rooms()) == expected
+
+
+def test_words_past_what_the_index_holds_are_not_found_in_memory_either():
+    """PostgreSQL indexes a text's first 100,000 characters and words of at most 2,000 bytes;
+    the room in memory holds the same words (on SQLite, every word)."""
+    room = room_services.room_get_or_create(wing="ops", room="long")
+    rng = random.Random(10)
+    filler = " ".join(rng.choice(WORDS) for _ in range(20_000))[:100_000]
+    tail = "zeppelin quorra vantablack ultramarine"
+    long_word = "ж" * 1_500  # 3,000 bytes
+    store(
+        room,
+        [
+            f"{filler} {tail}",
+            f"{long_word} {tail} kavor",
+            *[f"{tail} {sentence(rng)}" for _ in range(20)],
+            *texts(rng, 30),
+        ],
+    )
+    scope = candidates.Scope(room=room)
+    drawers = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert batched(scope, drawers, 50, Rooms()) == expected
+    words = fulltext.indexed_words(drawers[0].normalized_content, connection.vendor)
+    assert ("zeppelin" in words) == (connection.vendor == "sqlite")
 
 
 def test_a_room_over_the_bound_is_asked_of_the_index(room, monkeypatch):
@@ -177,14 +206,24 @@ def test_an_empty_batch_asks_nothing(room):
     assert len(queries.captured_queries) == 0
 
 
+def test_a_room_over_the_bound_finds_what_each_drawer_s_own_query_finds(room, monkeypatch):
+    monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 100)
+    scope = candidates.Scope(room=room)
+    drawers = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert batched(scope, drawers, 200, Rooms()) == expected
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL")
-def test_on_postgresql_a_batch_is_one_call(room):
+def test_on_postgresql_a_batch_of_a_room_over_the_bound_is_one_call(room, monkeypatch):
+    monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 100)
     drawers = list(candidates.Scope(room=room).drawers().order_by("pk")[:50])
     batched(candidates.Scope(room=room), drawers, 1)  # the room's common words sampled
     with CaptureQueriesContext(connection) as queries:
-        batched(candidates.Scope(room=room), drawers, 50)
-    assert len(queries.captured_queries) == 1
-    assert sweep_batch.POSTGRESQL_BATCH_FUNCTION_NAME in queries.captured_queries[0]["sql"]
+        batched(candidates.Scope(room=room), drawers, 50, Rooms())
+    calls = [q["sql"] for q in queries.captured_queries if "palace_drawer" not in q["sql"]]
+    assert len(calls) == 1
+    assert sweep_batch.POSTGRESQL_BATCH_FUNCTION_NAME in calls[0]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL")
