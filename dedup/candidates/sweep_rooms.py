@@ -184,5 +184,6 @@ class Rooms:
             )
             version = (room_id, tuple(cursor.fetchone()))
         if version != self._room:
-            self._room, self._index = version, RoomIndex.load(room_id)
+            too_big = version[1][0] > MAX_DRAWERS  # known from the count: no rows read
+            self._room, self._index = version, None if too_big else RoomIndex.load(room_id)
         return self._index

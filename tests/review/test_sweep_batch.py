@@ -198,6 +198,9 @@ def test_words_past_what_the_index_holds_are_not_found_in_memory_either():
 def test_a_room_over_the_bound_is_asked_of_the_index(room, monkeypatch):
     monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 100)
     assert sweep_rooms.RoomIndex.load(room.pk) is None
+    with CaptureQueriesContext(connection) as queries:
+        assert Rooms().get(room.pk) is None
+    assert len(queries.captured_queries) == 1  # its count said so: none of its rows read
 
 
 def test_an_empty_batch_asks_nothing(room):
