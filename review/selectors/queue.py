@@ -76,11 +76,10 @@ class QueuePage:
     read: dict[str, tuple[int, bool]] = field(default_factory=dict)
 
 
-def _encode(ref: ItemRef, raw: float | datetime) -> str:
-    """A cursor: the raw column value (similarity or time, so bounds stay exact) and the item."""
-    key = raw.isoformat() if isinstance(raw, datetime) else raw
-    payload = json.dumps([key, ref.kind, ref.pk]).encode()
-    return base64.urlsafe_b64encode(payload).decode().rstrip("=")
+def _encode(item: QueueItem) -> str:
+    key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
+    raw = json.dumps([key, item.ref.kind, item.ref.pk]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _decode(cursor: str, order: str) -> Cursor:
@@ -125,11 +124,12 @@ def _runs(
     return [_Run(similarity, False, upper, above), _Run(similarity, True, lower, below)]
 
 
-def _sort_value(order: str, threshold: float, raw: float | datetime) -> float | datetime:
-    """The key an order sorts by, from the sort column's value."""
+def _sort_key(
+    order: str, threshold: float, link: DrawerLink | EntityLink | Proposal
+) -> float | datetime:
     if order == "uncertain":
-        return abs(cast(float, raw) - threshold)
-    return raw
+        return abs(link.similarity - threshold)
+    return link.created_at if order in BY_TIME else link.similarity
 
 
 _UNSHOWN_DRAWER_FIELDS = [
@@ -178,23 +178,18 @@ def queue_page(
     """One page of the queue: at most `size` items of both kinds in one order.
 
     Each kind is read by keyset over an index (one range, or two for "most uncertain first"),
-    at most size + 1 keys each (the id and the sort column only), and the runs are merged here:
-    the cost does not grow with the queue. Only the page's items are then read in full, one
-    statement per kind on the page (of the up to 4 * (size + 1) rows the ranges read, with
-    both drawers, their rooms and wings, at most `size` are shown: reading them all in full was
-    most of the page's time at 1,000,000 open items). The order is the sort key, then the kinds'
-    queue order (drawer links before entity links), then the id.
+    at most size + 1 rows each, and the runs are merged here: the cost does not grow with the
+    queue. The order is the sort key, then the kinds' queue order (drawer links before entity
+    links), then the id.
     """
     threshold = settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
     after = _decode(cursor, filters.order) if cursor else None
     descending = filters.order in DESCENDING
-    keys: list[_Key] = []
+    items: list[QueueItem] = []
     read: dict[str, tuple[int, bool]] = {}
-    sources = _sources(filters)
-    for kind, queryset in sources:
+    for kind, queryset in _sources(filters):
         # A proposal's similarity is its score.
         column = "score" if kind is ItemKind.PROPOSAL else "similarity"
-        raw_column = "created_at" if filters.order in BY_TIME else column
         lengths = []
         for run in _runs(filters.order, threshold, after, column):
             rows = queryset.filter(run.side)
@@ -203,53 +198,30 @@ def queue_page(
                 rows = _past_cursor(rows, run, kind, after, descending)
             direction = "-" if run.descending else ""
             tie_direction = "-" if descending else ""
-            rows = rows.order_by(f"{direction}{run.column}", f"{tie_direction}pk")
+            rows = rows.order_by(f"{direction}{run.column}", f"{tie_direction}pk")[: size + 1]
             found = [
-                _Key(ItemRef(kind, pk), raw, _sort_value(filters.order, threshold, raw))
-                for pk, raw in rows.values_list("pk", raw_column)[: size + 1]
+                QueueItem(ItemRef(kind, link.pk), link, _sort_key(filters.order, threshold, link))
+                for link in rows
             ]
-            keys += found
+            items += found
             lengths.append(len(found))
         # A range that ended before size + 1 rows read every row of the filter it holds.
         read[KIND_NAMES[kind]] = (sum(lengths), all(n <= size for n in lengths))
-    shown, next_key = _page(keys, size, descending)
-    links = _links(sources, [key.ref for key in shown])
-    items = [QueueItem(key.ref, links[key.ref], key.sort_key) for key in shown if key.ref in links]
-    next_cursor = _encode(next_key.ref, next_key.raw) if next_key is not None else None
-    return QueuePage(items, next_cursor, read=read if after is None else {})
+    page = _page(items, filters, size, descending)
+    page.read = read if after is None else {}
+    return page
 
 
-@dataclass(frozen=True, slots=True)
-class _Key:
-    """An item as its range read it: what orders it, not yet the row."""
-
-    ref: ItemRef
-    raw: float | datetime  # the sort column's value (similarity, score or time): the cursor's
-    sort_key: float | datetime
-
-
-def _links(
-    sources: list[tuple[ItemKind, QuerySet]], refs: list[ItemRef]
-) -> dict[ItemRef, DrawerLink | EntityLink | Proposal]:
-    """The page's rows in full, one statement per kind on the page. A row decided since its key
-    was read is no longer in its queryset, and so not shown."""
-    links: dict[ItemRef, DrawerLink | EntityLink | Proposal] = {}
-    for kind, queryset in sources:
-        pks = [ref.pk for ref in refs if ref.kind is kind]
-        if pks:
-            for link in queryset.filter(pk__in=pks).order_by():
-                links[ItemRef(kind, link.pk)] = link
-    return links
-
-
-def _page(keys: list[_Key], size: int, descending: bool) -> tuple[list[_Key], _Key | None]:
-    """The page's keys in the queue's order, and the last one when more follow (the cursor's)."""
-    keys.sort(key=lambda k: (k.ref.kind.queue_order, -k.ref.pk if descending else k.ref.pk))
-    keys.sort(key=lambda k: k.sort_key, reverse=descending)
-    page = keys[:size]
-    if len(keys) <= size or not page:
-        return page, None
-    return page, page[-1]
+def _page(items: list[QueueItem], filters: QueueFilters, size: int, descending: bool) -> QueuePage:
+    items.sort(key=lambda i: (i.ref.kind.queue_order, -i.ref.pk if descending else i.ref.pk))
+    items.sort(key=lambda i: i.sort_key, reverse=descending)
+    page = items[:size]
+    if len(items) <= size or not page:
+        return QueuePage(page, None)
+    last = page[-1]
+    # The cursor keeps the raw column value (similarity or time), so bounds stay exact.
+    raw = last.link.created_at if filters.order in BY_TIME else last.link.similarity
+    return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
 
 
 def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]:
@@ -277,7 +249,7 @@ def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]
 def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> str:
     """The cursor of the queue's page that starts just after this item."""
     raw = link.created_at if filters.order in BY_TIME else link.similarity
-    return _encode(ItemRef.of(link), raw)
+    return _encode(QueueItem(ItemRef.of(link), link, raw))
 
 
 # Counts are counted, capped, on the first page only. Counter rows kept by the services would

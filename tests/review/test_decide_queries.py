@@ -18,11 +18,10 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 # Session, user and permissions; the decision, its audit row and the hold let go, in one
 # transaction; the next two untaken items in one read (holds, then the queue's drawer and entity
-# runs' keys, then the shown drawer links in full); the next item's detail and its hold; the
-# session saved (savepoints counted: the test runs in a transaction). It was 31 with the queue
-# read twice and the hold's deletes apart; 25 once taking a hold stopped wrapping its clean-up
-# and upsert in one transaction (a deadlock); 26 since the queue reads only its shown rows in full.
-DECIDE_QUERIES = 26
+# runs); the next item's detail and its hold; the session saved (savepoints counted: the test
+# runs in a transaction). It was 31 with the queue read twice and the hold's deletes apart;
+# 25 once taking a hold stopped wrapping its clean-up and upsert in one transaction (a deadlock).
+DECIDE_QUERIES = 25
 
 
 def write_links(count: int, start: int = 0) -> None:
