@@ -179,6 +179,7 @@ RETURNS TABLE (
 LANGUAGE sql STABLE
 SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
+SET jit = off
 AS $$
 WITH batch AS (
     SELECT b.owner, b.id, b.hash, b.fingerprint, b.low, b.high, b.over

@@ -232,6 +232,7 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
         ("0005_candidates_function_bounded", "0006_candidates_function_generic_lookups"),
         ("0006_candidates_function_generic_lookups", "0008_candidates_function_room_outside_index"),
         ("0008_candidates_function_room_outside_index", "0009_candidates_function_room_terms"),
+        ("0009_candidates_function_room_terms", "0010_candidates_functions_without_jit"),
     ],
 )
 def test_a_function_migration_reverses_to_the_function_before_it(
@@ -342,7 +343,7 @@ def old_drawer() -> Drawer:
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0009_candidates_function_room_terms")
+    latest = migration("dedup", "0010_candidates_functions_without_jit")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops

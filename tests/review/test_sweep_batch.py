@@ -245,6 +245,6 @@ def test_the_installed_function_is_the_code_s():
 
 
 def test_the_migration_holds_the_code_s_function_text():
-    migration = importlib.import_module("dedup.migrations.0009_candidates_function_room_terms")
+    migration = importlib.import_module("dedup.migrations.0010_candidates_functions_without_jit")
     assert migration.SWEEP_FUNCTION == sweep_batch.POSTGRESQL_BATCH_FUNCTION
     assert migration.SWEEP_REMOVE == sweep_batch.POSTGRESQL_BATCH_FUNCTION_REMOVE
