@@ -84,7 +84,7 @@ def for_texts(
         query.id: query_groups(scope.room.id, query.words, groups) if query.words else []
         for query in queries
     }
-    index = (rooms or Rooms()).get(scope.room.id)
+    index = (rooms or Rooms()).get(scope.room.id, scope.agent)
     if index is not None:
         return {
             query.id: index.found(

@@ -18,8 +18,8 @@ and on both the current drawers with the same bytes or normalised text. A query'
 longer than `policy.QUERY_WORD_MAX_CHARS`, which the index always holds, so every query is
 answered. tests/review/test_sweep_batch.py checks it against `for_text` on both databases.
 
-Rooms over MAX_DRAWERS are asked of the index as before. `Rooms` keeps one room for a part's
-batches and reads it again when its drawers change (count, ids, superseded count).
+Rooms over MAX_DRAWERS, or holding more than MAX_CHARACTERS of text, are asked of the index as
+before. `Rooms` keeps one room for a part's batches and reads it again when its drawers change.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from dedup.candidates.drawers import (
 from palace import fulltext
 
 MAX_DRAWERS = 100_000  # a bigger room is asked of the full-text index, part by part
+MAX_CHARACTERS = 100_000_000  # of normalised text held: a room of longer texts is asked of it too
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,22 +65,27 @@ class RoomIndex:
     by_fingerprint: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, room_id: int) -> RoomIndex | None:
-        """The room in memory, or None when it is too big to be."""
+    def load(cls, room_id: int, agent: str | None = None) -> RoomIndex | None:
+        """The room in memory (given an agent, only its drawers: PostgreSQL's lookups keep the
+        scope's agent before their bound, SQLite's do not), or None when it is too big to be."""
+        sql = (
+            "SELECT id, uuid, content_hash, normalized_content, fingerprint, valid_to IS NULL, "
+            "agent FROM palace_drawer WHERE room_id = %s"
+        )
+        params: list[int | str] = [room_id]
+        if agent is not None:
+            sql, params = f"{sql} AND agent = %s", [*params, agent]
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT id, uuid, content_hash, normalized_content, fingerprint, "
-                "valid_to IS NULL, agent FROM palace_drawer WHERE room_id = %s ORDER BY id "
-                "LIMIT %s",
-                [room_id, MAX_DRAWERS + 1],
-            )
+            cursor.execute(f"{sql} ORDER BY id LIMIT %s", [*params, MAX_DRAWERS + 1])
             rows = cursor.fetchall()
         if len(rows) > MAX_DRAWERS:
             return None
+        if sum(len(row[3]) for row in rows) > MAX_CHARACTERS:
+            return None
         index = cls(connection.vendor)
-        for pk, public_id, content_hash, normalized, fingerprint, current, agent in rows:
+        for pk, public_id, content_hash, normalized, fingerprint, current, agent_of in rows:
             candidate = (pk, public_id, content_hash, normalized, fingerprint)
-            index.rows[pk] = Row(candidate, bool(current), agent)
+            index.rows[pk] = Row(candidate, bool(current), agent_of)
             for word in set(fulltext.indexed_words(normalized, index.vendor)):
                 index.holders.setdefault(word, set()).add(pk)
             if current:
@@ -168,22 +174,33 @@ class RoomIndex:
 
 
 class Rooms:
-    """The rooms a sweep's part holds in memory (one at a time), read again whenever the room's
-    drawers changed since (their count, ids or superseded count)."""
+    """The room a sweep's part holds in memory (one at a time; on PostgreSQL, only the scope's
+    agent's drawers), read again whenever its drawers changed since (their count, ids,
+    superseded count and current ids). A room found too big stays asked of the index for the
+    part: it is not counted again at every batch."""
 
     def __init__(self) -> None:
-        self._room: tuple[int, tuple] | None = None
+        self._held: tuple | None = None  # (room, agent, version) of the index below
         self._index: RoomIndex | None = None
 
-    def get(self, room_id: int) -> RoomIndex | None:
+    def get(self, room_id: int, agent: str | None = None) -> RoomIndex | None:
+        held_agent = agent if connection.vendor == "postgresql" else None
+        same_room = self._held is not None and self._held[:2] == (room_id, held_agent)
+        if same_room and self._index is None:
+            return None
+        sql = (
+            "SELECT count(*), max(id), sum(id), count(valid_to), "
+            "sum(CASE WHEN valid_to IS NULL THEN id ELSE 0 END) "
+            "FROM palace_drawer WHERE room_id = %s"
+        )
+        params: list[int | str] = [room_id]
+        if held_agent is not None:
+            sql, params = f"{sql} AND agent = %s", [*params, held_agent]
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*), max(id), sum(id), count(valid_to) FROM palace_drawer "
-                "WHERE room_id = %s",
-                [room_id],
-            )
-            version = (room_id, tuple(cursor.fetchone()))
-        if version != self._room:
-            too_big = version[1][0] > MAX_DRAWERS  # known from the count: no rows read
-            self._room, self._index = version, None if too_big else RoomIndex.load(room_id)
+            cursor.execute(sql, params)
+            held = (room_id, held_agent, tuple(cursor.fetchone()))
+        if held != self._held:
+            too_big = held[2][0] > MAX_DRAWERS  # known from the count: no rows read
+            self._held = held
+            self._index = None if too_big else RoomIndex.load(room_id, held_agent)
         return self._index

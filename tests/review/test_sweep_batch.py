@@ -131,6 +131,11 @@ def test_in_a_diary_each_agent_s_drawers_find_only_theirs():
         drawers = list(scope.drawers().order_by("pk"))
         expected = {d.pk: one_by_one(scope, d) for d in drawers}
         assert batched(scope, drawers, 25) == expected
+        index = Rooms().get(diary.pk, agent)
+        assert index is not None
+        held = {row.agent for row in index.rows.values()}
+        # PostgreSQL's lookups keep the agent's drawers before their bound: only those are held.
+        assert held == ({agent} if connection.vendor == "postgresql" else {"alice", "bob"})
     room_words.forget()
 
 
@@ -155,6 +160,32 @@ def test_a_part_s_room_is_read_again_when_it_changes(room):
     drawers = list(scope.drawers().order_by("pk"))
     expected = {d.pk: one_by_one(scope, d) for d in drawers}
     assert batched(scope, drawers, 200, rooms) == expected
+
+
+def test_a_drawer_made_current_again_as_another_is_superseded_is_seen(room):
+    """Between two batches one drawer is superseded and a superseded one made current again: the
+    room's count, ids and superseded count are unchanged, its current ids are not."""
+    scope = candidates.Scope(room=room)
+    rooms = Rooms()
+    drawers = list(Drawer.objects.filter(room=room).order_by("pk"))
+    batched(scope, list(scope.drawers().order_by("pk")), 200, rooms)
+    superseded = next(d for d in drawers if d.valid_to is not None)
+    current = next(d for d in reversed(drawers) if d.valid_to is None)
+    Drawer.objects.filter(pk=superseded.pk).update(valid_to=None)
+    Drawer.objects.filter(pk=current.pk).update(valid_to=timezone.now())
+    room_words.forget()
+    now = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in now}
+    assert batched(scope, now, 200, rooms) == expected
+
+
+def test_a_room_of_more_text_than_the_bound_is_asked_of_the_index(room, monkeypatch):
+    monkeypatch.setattr(sweep_rooms, "MAX_CHARACTERS", 1_000)
+    assert sweep_rooms.RoomIndex.load(room.pk) is None
+    scope = candidates.Scope(room=room)
+    drawers = list(scope.drawers().order_by("pk"))
+    expected = {d.pk: one_by_one(scope, d) for d in drawers}
+    assert batched(scope, drawers, 200, Rooms()) == expected
 
 
 def test_any_script_s_words_are_answered_in_memory():
@@ -198,8 +229,10 @@ def test_words_past_what_the_index_holds_are_not_found_in_memory_either():
 def test_a_room_over_the_bound_is_asked_of_the_index(room, monkeypatch):
     monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 100)
     assert sweep_rooms.RoomIndex.load(room.pk) is None
+    rooms = Rooms()
     with CaptureQueriesContext(connection) as queries:
-        assert Rooms().get(room.pk) is None
+        assert rooms.get(room.pk) is None
+        assert rooms.get(room.pk) is None  # the part's next batch: not counted again
     assert len(queries.captured_queries) == 1  # its count said so: none of its rows read
 
 
