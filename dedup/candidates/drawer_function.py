@@ -26,7 +26,7 @@ POSTGRESQL_FUNCTION_NAME = "castellan_drawer_candidates"
 # keeps its newest p_group_limit matches (OFFSET 0: no sort in the lookup's plan); one that
 # fills it is common. JIT is off: a generic plan's costs grow with the table's statistics, and at
 # 10,000,000 drawers each group's lookup crossed jit_above_cost and was compiled at every call
-# (3.7 ms of a 4 ms lookup, a write 20 ms instead of 1.5), for statements that read a few pages.
+# (3.7 ms of a 4 ms lookup, a write 20 ms instead of 1.4), for statements that read a few pages.
 
 
 def _group_lookup() -> str:

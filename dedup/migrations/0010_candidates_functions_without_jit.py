@@ -1,7 +1,7 @@
 """The PostgreSQL candidate functions run with JIT off. Their plans are generic (made once per
 connection), and a generic plan's costs grow with the table's statistics: at 10,000,000 drawers
 each group's full-text lookup crossed `jit_above_cost` and was compiled at every call, 3.7 ms of
-a 4 ms lookup (a dedup write 20 ms instead of 1.5) for statements that read a few pages. The
+a 4 ms lookup (a dedup write 20 ms instead of 1.4) for statements that read a few pages. The
 functions are otherwise those of 0009.
 
 The reverse puts back the functions of 0009. The SQL is held here as text;
