@@ -68,15 +68,13 @@ class RoomIndex:
     def load(cls, room_id: int, agent: str | None = None) -> RoomIndex | None:
         """The room in memory (given an agent, only its drawers: PostgreSQL's lookups keep the
         scope's agent before their bound, SQLite's do not), or None when it is too big to be."""
-        sql = (
-            "SELECT id, uuid, content_hash, normalized_content, fingerprint, valid_to IS NULL, "
-            "agent FROM palace_drawer WHERE room_id = %s"
-        )
-        params: list[int | str] = [room_id]
-        if agent is not None:
-            sql, params = f"{sql} AND agent = %s", [*params, agent]
+        where, params = _drawers_of(room_id, agent)
         with connection.cursor() as cursor:
-            cursor.execute(f"{sql} ORDER BY id LIMIT %s", [*params, MAX_DRAWERS + 1])
+            cursor.execute(
+                "SELECT id, uuid, content_hash, normalized_content, fingerprint, "
+                f"valid_to IS NULL, agent FROM palace_drawer WHERE {where} ORDER BY id LIMIT %s",
+                [*params, MAX_DRAWERS + 1],
+            )
             rows = cursor.fetchall()
         if len(rows) > MAX_DRAWERS:
             return None
@@ -173,6 +171,13 @@ class RoomIndex:
         return heapq.nlargest(GROUP_MATCHES, matched)  # sorts outright when few
 
 
+def _drawers_of(room_id: int, agent: str | None) -> tuple[str, list[int | str]]:
+    """The condition (and its parameters) of a room's drawers, or of one agent's in it."""
+    if agent is None:
+        return "room_id = %s", [room_id]
+    return "room_id = %s AND agent = %s", [room_id, agent]
+
+
 class Rooms:
     """The room a sweep's part holds in memory (one at a time; on PostgreSQL, only the scope's
     agent's drawers), read again whenever its drawers changed since (their count, ids,
@@ -188,16 +193,14 @@ class Rooms:
         same_room = self._held is not None and self._held[:2] == (room_id, held_agent)
         if same_room and self._index is None:
             return None
-        sql = (
-            "SELECT count(*), max(id), sum(id), count(valid_to), "
-            "sum(CASE WHEN valid_to IS NULL THEN id ELSE 0 END) "
-            "FROM palace_drawer WHERE room_id = %s"
-        )
-        params: list[int | str] = [room_id]
-        if held_agent is not None:
-            sql, params = f"{sql} AND agent = %s", [*params, held_agent]
+        where, params = _drawers_of(room_id, held_agent)
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(
+                "SELECT count(*), max(id), sum(id), count(valid_to), "
+                "sum(CASE WHEN valid_to IS NULL THEN id ELSE 0 END) "
+                f"FROM palace_drawer WHERE {where}",
+                params,
+            )
             held = (room_id, held_agent, tuple(cursor.fetchone()))
         if held != self._held:
             too_big = held[2][0] > MAX_DRAWERS  # known from the count: no rows read
