@@ -19,6 +19,7 @@ from dedup.policy import edit_distance, entity_key
 from dedup.policy.signatures import (
     SHORT_KEY_CHARS,
     key_signatures,
+    reach_lengths,
     reach_signatures,
     within_reach,
 )
@@ -91,8 +92,12 @@ def index_of(keys: list[str]) -> dict[int, list[int]]:
 
 
 def found_by_index(index: dict[int, list[int]], keys: list[str], probe: str) -> set[int]:
-    """What the candidate layer returns: the keys sharing a signature, kept by `within_reach`."""
-    proposed = {p for s in reach_signatures(probe) for p in index.get(s, ())}
+    """What the candidate layer returns: the keys sharing a signature whose length is within
+    `reach_lengths`, kept by `within_reach`."""
+    low, high = reach_lengths(probe)
+    proposed = {
+        p for s in reach_signatures(probe) for p in index.get(s, ()) if low <= len(keys[p]) <= high
+    }
     return {p for p in proposed if within_reach(probe, keys[p])}
 
 
@@ -144,9 +149,27 @@ def test_every_key_within_two_edits_shares_a_signature_exhaustively():
             lost += [
                 (key, other)
                 for other in within_two_edits(key, "ab")
-                if OSA.distance(key, other) <= REACH and not stored & reach_signatures(other)
+                if OSA.distance(key, other) <= REACH
+                and not (stored & reach_signatures(other) and in_lengths(key, other))
             ]
     assert lost == []
+
+
+def in_lengths(key: str, other: str) -> bool:
+    low, high = reach_lengths(other)
+    return low <= len(key) <= high
+
+
+def test_a_lookup_asks_few_signatures():
+    """A third of what tags carrying the key's length asked (220 for a key of 14): the five
+    lengths a lookup covers share their pieces."""
+    assert len(reach_signatures("ada lovelace x")) <= 80
+    assert len(reach_signatures("ada lovelace of the engine")) <= 160
+
+
+def test_the_lengths_a_lookup_bounds_are_two_either_side():
+    assert reach_lengths("lovelace") == (6, 10)
+    assert reach_lengths("a") == (0, 3)
 
 
 def test_a_stored_key_has_few_signatures():

@@ -1,0 +1,106 @@
+"""Data migration: every entity's and person-recorded alias's signatures computed again, in the
+form of dedup.policy.signatures whose tags no longer carry the key's length (it is a column of
+the index now: palace/0017, which emptied the tables).
+
+Like dedup/0004, it asks the pure `dedup.policy` for the values rather than a frozen copy: a
+signature is only useful if it equals what the write path computes for new rows. The reverse
+puts back the signatures of the form before, from the copy of that form held here
+(`_previous_key_signatures`), each beside its key's length until palace/0017's reverse drops it.
+
+It reads the owners in batches of their ids and writes each batch in one statement (COPY on
+PostgreSQL); a store of 1,000,000 entities takes about two minutes on this project's machine.
+"""
+
+import hashlib
+
+from django.db import migrations
+
+BATCH_SIZE = 5000
+TABLES = (
+    # signature table, owner column, owner table, which owners have signatures
+    ("palace_entitysignature", "entity_id", "palace_entity", ""),
+    (
+        "palace_entityaliassignature",
+        "alias_id",
+        "palace_entityalias",
+        " AND source IN ('api', 'curator')",
+    ),
+)
+
+
+def _fill(connection, signatures):
+    with connection.cursor() as cursor:
+        for table, owner, owner_table, which in TABLES:
+            cursor.execute(f"DELETE FROM {table}")
+            last_id = 0
+            while True:
+                cursor.execute(
+                    f"SELECT id, key FROM {owner_table} WHERE id > %s AND key <> ''{which} "
+                    "ORDER BY id LIMIT %s",
+                    [last_id, BATCH_SIZE],
+                )
+                batch = cursor.fetchall()
+                if not batch:
+                    break
+                rows = [
+                    (signature, len(key), owner_id, key)
+                    for owner_id, key in batch
+                    for signature in signatures(key)
+                ]
+                _insert(connection, cursor, table, owner, rows)
+                last_id = batch[-1][0]
+
+
+def _insert(connection, cursor, table, owner, rows):
+    columns = f"signature, key_length, {owner}, key"
+    if connection.vendor == "postgresql":
+        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        return
+    cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)", rows)
+
+
+def forward(apps, schema_editor):
+    from dedup.policy.signatures import key_signatures
+
+    _fill(schema_editor.connection, key_signatures)
+
+
+def backward(apps, schema_editor):
+    _fill(schema_editor.connection, _previous_key_signatures)
+
+
+# The form before: a long key's pieces tagged with its length (as dedup/0004 computed them).
+def _previous_key_signatures(key):
+    n = len(key)
+    if n <= 7:
+        return _previous_pieces("F", key, 2)
+    cut = n // 2
+    return _previous_pieces(f"L{n}", key[:cut], 1) | _previous_pieces(f"R{n}", key[cut:], 1)
+
+
+def _previous_pieces(tag, piece, depth):
+    variants = frontier = {piece}
+    for _ in range(depth):
+        frontier = {v[:i] + v[i + 1 :] for v in frontier for i in range(len(v))}
+        variants = variants | frontier
+    return {
+        int.from_bytes(
+            hashlib.blake2b(
+                f"{tag}\x1f{variant}".encode("utf-8", "surrogatepass"), digest_size=8
+            ).digest(),
+            "big",
+            signed=True,
+        )
+        for variant in variants
+    }
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("dedup", "0010_candidates_functions_without_jit"),
+        ("palace", "0017_entity_signature_lengths"),
+    ]
+
+    operations = [migrations.RunPython(forward, backward, elidable=False)]
