@@ -126,7 +126,7 @@ def entity_rows(entity_id: int, name: str, now):
     entity = Entity(
         id=entity_id, name=name, kind=KIND, key=key, key_length=len(key), created_at=now
     )
-    return entity, [(signature, len(key), entity_id, key) for signature in key_signatures(key)]
+    return entity, [(signature, entity_id, key) for signature in key_signatures(key)]
 
 
 def entity_link(link_id: int, older: tuple[int, str], newer: tuple[int, str], now):
@@ -230,7 +230,7 @@ def entity_chunk(texts: Texts, count: int, ids: dict) -> tuple[list, list, list]
 
     now = timezone.now()
     entities: list[list] = []
-    signatures: list[tuple[int, int, int, str]] = []
+    signatures: list[tuple[int, int]] = []
     links: list[list] = []
     while len(links) < count:
         older_name, newer_name = texts.entity_pair()
@@ -281,11 +281,7 @@ def grow(target: int, present: int, texts: Texts, rooms: list[int]) -> None:
         entities, signatures, links = entity_chunk(texts, min(CHUNK, entity_links - start), ids)
         with transaction.atomic():
             insert(Entity._meta.db_table, _columns(Entity), entities)
-            insert(
-                EntitySignature._meta.db_table,
-                ("signature", "key_length", "entity_id", "key"),
-                signatures,
-            )
+            insert(EntitySignature._meta.db_table, ("signature", "entity_id", "key"), signatures)
             insert(EntityLink._meta.db_table, _columns(EntityLink), links)
     with connection.cursor() as cursor:
         for statement in {"sqlite": fulltext.SQLITE}.get(vendor, fulltext.POSTGRESQL):
@@ -387,7 +383,7 @@ def _check_entities(texts: Texts) -> None:
         bulk, signatures = entity_rows(entity.id, entity.name, timezone.now())
         _same(bulk, entity, {"uuid", "created_at"})
         stored = EntitySignature.objects.filter(entity=entity).values_list(
-            "signature", "key_length", "entity", "key"
+            "signature", "entity", "key"
         )
         assert set(stored) == set(signatures), entity
 

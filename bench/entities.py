@@ -98,12 +98,9 @@ def new_rows(start: int, count: int, rng: random.Random, taken: set) -> tuple[li
 def signature_rows(entities: list, aliases: list) -> tuple[list, list]:
     from dedup.policy.signatures import key_signatures
 
-    by_entity = [(s, len(e[3]), e[0], e[3]) for e in entities for s in key_signatures(e[3])]
+    by_entity = [(s, e[0], e[3]) for e in entities for s in key_signatures(e[3])]
     by_alias = [
-        (s, len(a[3]), a[0], a[3])
-        for a in aliases
-        if a[4] != "convergence"
-        for s in key_signatures(a[3])
+        (s, a[0], a[3]) for a in aliases if a[4] != "convergence" for s in key_signatures(a[3])
     ]
     return by_entity, by_alias
 
@@ -148,12 +145,8 @@ def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
                 ("id", "entity_id", "alias", "key", "source", "created_at"),
                 [(*row, now) for row in aliases],
             )
-            insert(
-                "palace_entitysignature", ("signature", "key_length", "entity_id", "key"), by_entity
-            )
-            insert(
-                "palace_entityaliassignature", ("signature", "key_length", "alias_id", "key"), by_alias
-            )
+            insert("palace_entitysignature", ("signature", "entity_id", "key"), by_entity)
+            insert("palace_entityaliassignature", ("signature", "alias_id", "key"), by_alias)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             for name in ("palace_entity", "palace_entityalias"):

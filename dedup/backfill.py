@@ -100,16 +100,12 @@ def _index_keys(model: type[Entity] | type[EntityAlias], rows: list[Any], *, ent
     else:
         signature_model = apps.get_model("palace", "EntityAliasSignature")
         owned = [("alias_id", row) for row in rows if row.source in PERSON_ALIAS_SOURCES]
-    # The owner's key beside each signature, and its length, once the schema has them
-    # (palace/0012, palace/0017).
-    columns = {f.name for f in signature_model._meta.get_fields()}
+    # The owner's key beside each signature, once the schema has it (palace/0012).
+    keyed = any(f.name == "key" for f in signature_model._meta.get_fields())
     signature_model.objects.bulk_create(
         (
             signature_model(
-                signature=signature,
-                **{field: row.id},
-                **({"key": row.key} if "key" in columns else {}),
-                **({"key_length": len(row.key)} if "key_length" in columns else {}),
+                signature=signature, **{field: row.id}, **({"key": row.key} if keyed else {})
             )
             for field, row in owned
             for signature in key_signatures(row.key)

@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from dedup.policy import VAGUE_KIND
-from dedup.policy.signatures import reach_lengths, reach_signatures, within_reach
+from dedup.policy.signatures import reach_range, reach_signatures, within_reach
 from palace.models import (
     PERSON_ALIAS_SOURCES,
     Entity,
@@ -138,7 +138,7 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
     from the signature indexes alone (covering: palace/0012); the keys are judged here, so no
     entity that is not within reach is ever read."""
     with connection.cursor() as cursor:
-        cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_lengths(key)))
+        cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key)))
         # UNION ALL: an owner shares several signatures with the name; each is judged once.
         signed = {(side, owner): owner_key for side, owner, owner_key in cursor.fetchall()}
     owners: tuple[list[int], list[int]] = ([], [])
@@ -149,25 +149,32 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
 
 
 def _signed_owners_sql(signed: frozenset[int], lengths: tuple[int, int]) -> tuple[str, list[Any]]:
-    """The (side, owner, key) of every signature asked whose key's length is within `lengths`,
-    from both tables: each signature is one search of the index (signature, key_length, owner)
-    and a short range in it. Written by hand, as the ORM's compilation of a few dozen
-    parameters cost more than the lookup itself. The signatures are one parameter: an array on
-    PostgreSQL, a JSON array SQLite's json_each reads (each still a primary key search) rather
-    than dozens of bound values."""
+    """The (side, owner, key) of every stored signature that is one asked plus a length within
+    `lengths`, from both tables: per signature asked, one search of the primary key and the
+    short range after it (`dedup.policy.signatures`: the length is the low byte). Written by
+    hand, as the ORM's compilation of a few dozen parameters cost more than the lookup itself.
+    The signatures are one parameter, the outer side of the join: an array on PostgreSQL, a
+    JSON array SQLite's json_each reads (CROSS JOIN keeps it outer) rather than dozens of bound
+    values."""
     asked: list[Any]
     if connection.vendor == "postgresql":
-        where, asked = "signature = ANY(%s)", [list(signed)]
+        asked_from, asked = "unnest(%s::bigint[]) AS asked(signature)", [list(signed)]
+        join = "JOIN"
     else:
-        where, asked = "signature IN (SELECT value FROM json_each(%s))", [json.dumps(list(signed))]
-    where, asked = f"{where} AND key_length BETWEEN %s AND %s", [*asked, *lengths]
-    entity_table = EntitySignature._meta.db_table
-    alias_table = EntityAliasSignature._meta.db_table
-    sql = (
-        f"SELECT 0, entity_id, key FROM {entity_table} WHERE {where} "
-        f"UNION ALL SELECT 1, alias_id, key FROM {alias_table} WHERE {where}"
-    )
-    return sql, asked + asked
+        asked_from, asked = "json_each(%s) AS asked", [json.dumps(list(signed))]
+        join = "CROSS JOIN"
+    base = "asked.signature" if connection.vendor == "postgresql" else "asked.value"
+    low, high = lengths
+    asked += [low, high]
+    branches = [
+        f"SELECT {side}, {table}.{owner}, {table}.key FROM {asked_from} {join} {table} "
+        f"ON {table}.signature BETWEEN {base} + %s AND {base} + %s"
+        for side, table, owner in (
+            (0, EntitySignature._meta.db_table, "entity_id"),
+            (1, EntityAliasSignature._meta.db_table, "alias_id"),
+        )
+    ]
+    return " UNION ALL ".join(branches), asked + asked
 
 
 def entities_by_id(*, kind: str, ids: list[int]) -> QuerySet[Entity]:

@@ -1,5 +1,6 @@
 """Signatures of entity keys: two keys within MAX_POSSIBLE_EDITS (OSA) of each other always
-share one, so an index of them finds every key a name might be a typo of, or resemble.
+share one (but for the length it carries), so an index of them finds every key a name might be
+a typo of, or resemble.
 
 This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned for long keys:
 
@@ -16,19 +17,21 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   name's prefixes of m - 1, m and m + 1 characters, and of its suffixes likewise.
 
 The tags do not carry n: the five lengths a lookup covers share their cuts and pieces (a prefix
-asked for n = 14 is asked for n = 15 too), so it asks about 70 signatures for a key of 14
-rather than 220, and each stored signature sits beside its key's length, which the lookup bounds
-to `reach_lengths` (the index's second column: palace/0017). What a tag without n lets through
-(the left piece of a key of another length) is kept out by that bound, inside the index.
+asked for n = 14 is asked for n = 15 too), so it asks about 70 signatures for a key of 14 rather
+than 220. The stored key's length is the signature's low byte instead (255 for any longer key,
+which only lets more through): a piece's signatures for every length are adjacent in the index,
+and a lookup reads each one's range of the lengths within two of the name's (`reach_range`), one
+search and a short scan. What a tag without n would let through (the same piece of a key of
+another length) stays outside the range, inside the index, and the table needs no column more.
 
 The claim is checked exhaustively against a brute-force OSA scan (tests/dedup/policy/
-test_signatures.py). A signature is 64 bits of BLAKE2b: a collision can only add a candidate,
-which the policy then rejects, never lose one. A stored key yields at most n + 2 signatures
-(1 + n + n(n - 1) / 2 for a short one); a lookup computes several dozen and asks them in one
-query.
+test_signatures.py). A signature is 56 bits of BLAKE2b and the length: a collision can only add
+a candidate, which the policy then rejects, never lose one. A stored key
+yields at most n + 2 signatures (1 + n + n(n - 1) / 2 for a short one); a lookup computes several
+dozen and asks them in one query.
 
 Changing anything here changes the signatures stored: it needs a data migration that recomputes
-them (as palace/0017 did).
+them (as dedup/0011 did).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from rapidfuzz.distance import OSA
 from dedup.policy.entities import MAX_POSSIBLE_EDITS
 
 SHORT_KEY_CHARS = 7
+_LENGTH_BITS = 8
+_LONGEST = (1 << _LENGTH_BITS) - 1  # the length a longer key (casefolding can lengthen) carries
 _REACH = MAX_POSSIBLE_EDITS  # the proof above is for two edits; the exhaustive test holds it
 
 
@@ -55,32 +60,38 @@ def _deletions(text: str, depth: int) -> set[str]:
 
 
 def _signature(tag: str, variant: str) -> int:
+    """A tagged variant's hash with its low byte clear, for a key's length to fill."""
     digest = hashlib.blake2b(
         f"{tag}\x1f{variant}".encode("utf-8", "surrogatepass"), digest_size=8
     ).digest()
-    return int.from_bytes(digest, "big", signed=True)  # fits a signed 64-bit column
+    # Signed, to fit a 64-bit column; clearing the low bits keeps it in range.
+    return int.from_bytes(digest, "big", signed=True) & -(1 << _LENGTH_BITS)
 
 
 def key_signatures(key: str) -> frozenset[int]:
     """The signatures stored for a key (an entity's, or an alias's a person recorded), each
-    beside the key's length."""
+    carrying the key's length in its low byte."""
     n = len(key)
     if n <= SHORT_KEY_CHARS:
-        return _piece_signatures("F", key, _REACH)
-    cut = n // 2
-    return _piece_signatures("L", key[:cut], 1) | _piece_signatures("R", key[cut:], 1)
+        pieces = _piece_signatures("F", key, _REACH)
+    else:
+        cut = n // 2
+        pieces = _piece_signatures("L", key[:cut], 1) | _piece_signatures("R", key[cut:], 1)
+    return frozenset(signature | min(n, _LONGEST) for signature in pieces)
 
 
-def reach_lengths(key: str) -> tuple[int, int]:
-    """The lengths a stored key within two edits of this one may have (each edit changes the
-    length by at most one): the bound a lookup keeps its signatures' keys within."""
-    return max(len(key) - _REACH, 0), len(key) + _REACH
+def reach_range(key: str) -> tuple[int, int]:
+    """What a lookup adds to each of its `reach_signatures` to bound the range it reads: the
+    lengths a stored key within two edits of this one may have (each edit changes the length by
+    at most one), the shortest and the longest."""
+    return min(max(len(key) - _REACH, 0), _LONGEST), min(len(key) + _REACH, _LONGEST)
 
 
 @functools.lru_cache(maxsize=16)  # one resolution asks both tables with the same name
 def reach_signatures(key: str) -> frozenset[int]:
-    """The signatures to look up for a name's key: every stored key within two edits of it (its
-    length within `reach_lengths`) has one of them among its own `key_signatures`."""
+    """The signatures to look up for a name's key, without a length: every stored key within
+    two edits of it has one of them, plus its length (within `reach_range`), among its own
+    `key_signatures`."""
     length = len(key)
     found: set[int] = set()
     if length - _REACH <= SHORT_KEY_CHARS:

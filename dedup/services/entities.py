@@ -272,17 +272,13 @@ def index_person_alias(alias: EntityAlias) -> None:
 
 
 def _store_signatures(model: type[models.Model], owner: str, owner_id: int, key: str) -> None:
-    """One INSERT of a key's signatures (at most n + 2 rows of four values, under SQLite's 999
-    parameters for any key a name may have), each with the owner's key and its length beside
-    it."""
-    rows = [
-        (signature, len(key), owner_id, key) for signature in signatures.key_signatures(key)
-    ]
-    values = ", ".join(["(%s, %s, %s, %s)"] * len(rows))
+    """One INSERT of a key's signatures (at most n + 2 rows of three values, under SQLite's 999
+    parameters for any key a name may have), each with the owner's key beside it."""
+    rows = [(signature, owner_id, key) for signature in signatures.key_signatures(key)]
+    values = ", ".join(["(%s, %s, %s)"] * len(rows))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {model._meta.db_table} (signature, key_length, {owner}, key) "
-            f"VALUES {values}",
+            f"INSERT INTO {model._meta.db_table} (signature, {owner}, key) VALUES {values}",
             [value for row in rows for value in row],
         )
 

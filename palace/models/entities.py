@@ -88,9 +88,8 @@ class EntitySignature(models.Model):
     table on SQLite), so a lookup reads (entity, key) from the index alone and keeps those within
     two edits before it reads any entity."""
 
-    pk = models.CompositePrimaryKey("signature", "key_length", "entity")
+    pk = models.CompositePrimaryKey("signature", "entity")
     signature = models.BigIntegerField()
-    key_length = models.PositiveSmallIntegerField()  # the key's: a lookup bounds it (palace/0017)
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=200, default="")  # the entity's (it never changes)
 
@@ -103,9 +102,8 @@ class EntityAliasSignature(models.Model):
     written with the alias and gone with it. Its primary key covers the alias's `key` as
     `EntitySignature`'s does."""
 
-    pk = models.CompositePrimaryKey("signature", "key_length", "alias")
+    pk = models.CompositePrimaryKey("signature", "alias")
     signature = models.BigIntegerField()
-    key_length = models.PositiveSmallIntegerField()  # the key's
     alias = models.ForeignKey(EntityAlias, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=200, default="")  # the alias's (it never changes)
 

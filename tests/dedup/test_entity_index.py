@@ -14,7 +14,7 @@ from django.db.migrations.executor import MigrationExecutor
 from dedup import policy, services
 from dedup.backfill import backfill_entity_keys
 from dedup.candidates import entities as candidates
-from dedup.policy.signatures import key_signatures, reach_lengths, reach_signatures
+from dedup.policy.signatures import key_signatures, reach_range, reach_signatures
 from palace.models import (
     PERSON_ALIAS_SOURCES,
     Entity,
@@ -97,19 +97,16 @@ def test_the_stored_index_answers_what_a_full_scan_finds(palace):
 def test_an_entity_is_indexed_when_it_is_created(dedup_settings):
     entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     assert stored_signatures(entity) == key_signatures("ada lovelace")
-    stored_keys = EntitySignature.objects.filter(entity=entity).values_list("key", "key_length")
-    # The key beside each, for the lookup to judge, and its length, for it to bound.
-    assert set(stored_keys) == {("ada lovelace", 12)}
+    stored_keys = EntitySignature.objects.filter(entity=entity).values_list("key", flat=True)
+    assert set(stored_keys) == {"ada lovelace"}  # the key beside each, for the lookup to judge
 
 
 def test_an_alias_a_person_recorded_is_indexed_and_goes_with_it(dedup_settings):
     entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     services.entity_alias_add(entity=entity, alias="The Countess")
     alias = EntityAlias.objects.get(alias="The Countess")
-    indexed = EntityAliasSignature.objects.filter(alias=alias).values_list(
-        "signature", "key_length", "key"
-    )
-    assert set(indexed) == {(s, 12, "the countess") for s in key_signatures("the countess")}
+    indexed = EntityAliasSignature.objects.filter(alias=alias).values_list("signature", "key")
+    assert set(indexed) == {(s, "the countess") for s in key_signatures("the countess")}
     alias.delete()
     assert not EntityAliasSignature.objects.exists()
 
@@ -143,7 +140,7 @@ def analysed(dedup_settings):
         for n, key in enumerate(sorted(keys))
     )
     EntitySignature.objects.bulk_create(
-        EntitySignature(entity=e, signature=s, key_length=len(e.key), key=e.key)
+        EntitySignature(entity=e, signature=s, key=e.key)
         for e in entities
         for s in key_signatures(e.key)
     )
@@ -152,7 +149,7 @@ def analysed(dedup_settings):
         for e in entities
     )
     EntityAliasSignature.objects.bulk_create(
-        EntityAliasSignature(alias=a, signature=s, key_length=len(a.key), key=a.key)
+        EntityAliasSignature(alias=a, signature=s, key=a.key)
         for a in aliases
         for s in key_signatures(a.key)
     )
@@ -194,18 +191,19 @@ def test_the_signatures_and_keys_are_read_from_the_index_alone(analysed):
         with connection.cursor() as cursor:
             cursor.execute(f"VACUUM ANALYZE {', '.join(tables)}")
     key = "ada lovelace"
-    text = plan_of(*candidates._signed_owners_sql(reach_signatures(key), reach_lengths(key)))
+    text = plan_of(*candidates._signed_owners_sql(reach_signatures(key), reach_range(key)))
     assert "Seq Scan" not in text, text
     assert "Heap" not in text, text  # no bitmap heap scan either
     # No table is scanned; SQLite scans only the JSON array of the signatures asked.
     scans = [line for line in text.splitlines() if line.startswith("SCAN")]
-    assert all(line.startswith("SCAN json_each") for line in scans), text
+    assert all(line.startswith("SCAN asked VIRTUAL TABLE") for line in scans), text
     for table in tables:
         if connection.vendor == "postgresql":
             assert f"Index Only Scan using {table}_pkey on {table}" in text, text
+            assert "Index Cond: ((signature >= " in text, text  # each one's range of lengths
         else:
-            # The lengths bounded inside the index: a range of its second column.
-            bounded = "(signature=? AND key_length>? AND key_length<?)"
+            # Each signature's range of lengths, inside the index.
+            bounded = "(signature>? AND signature<?)"
             assert f"SEARCH {table} USING PRIMARY KEY {bounded}" in text, text
     assert "palace_entity " not in text + " ", text  # no entity row is read here
 
@@ -295,11 +293,11 @@ def test_the_key_migration_fills_the_owners_keys_and_covers_them():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_length_migration_computes_every_signature_again_and_reverses():
-    """palace/0017 and dedup/0011: a store's signatures of the form before (tags carrying the
-    key's length) become today's, each beside its key's length, so a typo of a stored entity or
-    of an alias a person recorded is found after; reversed, the form before is back."""
-    previous = migration_module("dedup", "0011_entity_signatures_without_lengths_in_tags")
-    before = ("palace", "0016_queue_uncertain_order")  # dedup goes back to 0010 with it
+    """dedup/0011: a store's signatures of the form before (tags carrying the key's length)
+    become today's (the length in the low byte), so a typo of a stored entity or of an alias a
+    person recorded is found after; reversed, the form before is back."""
+    previous = migration_module("dedup", "0011_entity_signatures_carry_lengths")
+    before = ("dedup", "0010_candidates_functions_without_jit")
     try:
         _migrate(before)
         ada = Entity.objects.create(name="Ada Lovelace", kind="person", key="ada lovelace")
@@ -318,17 +316,19 @@ def test_the_length_migration_computes_every_signature_again_and_reverses():
                         [signature, owner_id, key],
                     )
         _migrate_to_the_latest()
-        stored = set(EntitySignature.objects.values_list("signature", "key_length", "entity"))
-        assert stored == {(s, 12, ada.pk) for s in key_signatures("ada lovelace")}
-        indexed = set(EntityAliasSignature.objects.values_list("signature", "key_length", "alias"))
-        assert indexed == {(s, 12, countess.pk) for s in key_signatures("the countess")}
+        stored = set(EntitySignature.objects.values_list("signature", "entity"))
+        assert stored == {(s, ada.pk) for s in key_signatures("ada lovelace")}
+        indexed = set(EntityAliasSignature.objects.values_list("signature", "alias"))
+        assert indexed == {(s, countess.pk) for s in key_signatures("the countess")}
         assert services.entity_resolve(name="Ada Lovelaze", kind="person").entity == ada
         converged = services.entity_resolve(name="The Countes", kind="person")
         assert converged.entity == ada
 
         _migrate(before)
         with connection.cursor() as cursor:
-            cursor.execute("SELECT signature FROM palace_entitysignature WHERE entity_id = %s", [ada.pk])
+            cursor.execute(
+                "SELECT signature FROM palace_entitysignature WHERE entity_id = %s", [ada.pk]
+            )
             assert {row[0] for row in cursor.fetchall()} == previous._previous_key_signatures(
                 "ada lovelace"
             )
@@ -339,14 +339,16 @@ def test_the_length_migration_computes_every_signature_again_and_reverses():
 
 
 def test_the_previous_form_is_the_one_the_lookups_asked_before():
-    """The reverse's copy of the form before: tags carrying the length (a key of 12 cut at 6),
-    none of them today's for a long key, the same for a short one (its tag never had one)."""
-    previous = migration_module("dedup", "0011_entity_signatures_without_lengths_in_tags")
+    """The reverse's copy of the form before: a long key's tags carried its length (a key of 12
+    cut at 6), so none of its signatures is today's; a short key's tag never did, so its
+    signatures are today's but for the low byte."""
+    previous = migration_module("dedup", "0011_entity_signatures_carry_lengths")
     assert not previous._previous_key_signatures("ada lovelace") & key_signatures("ada lovelace")
-    assert previous._previous_key_signatures("redis") == key_signatures("redis")
     assert len(previous._previous_key_signatures("ada lovelace")) == len(
         key_signatures("ada lovelace")
     )
+    without_length = {s & -256 for s in key_signatures("redis")}
+    assert {s & -256 for s in previous._previous_key_signatures("redis")} == without_length
 
 
 def migration_module(app: str, name: str):

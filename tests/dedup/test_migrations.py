@@ -135,7 +135,7 @@ def test_migrations_import_no_live_project_code():
         ("dedup/migrations/0001_dedup_keys.py", "dedup"),  # `from dedup import policy`
         ("dedup/migrations/0004_entity_signatures.py", "dedup.policy.signatures"),
         (
-            "dedup/migrations/0011_entity_signatures_without_lengths_in_tags.py",
+            "dedup/migrations/0011_entity_signatures_carry_lengths.py",
             "dedup.policy.signatures",
         ),
     }

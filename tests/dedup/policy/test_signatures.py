@@ -19,7 +19,7 @@ from dedup.policy import edit_distance, entity_key
 from dedup.policy.signatures import (
     SHORT_KEY_CHARS,
     key_signatures,
-    reach_lengths,
+    reach_range,
     reach_signatures,
     within_reach,
 )
@@ -84,6 +84,7 @@ def stored_keys(rng: random.Random) -> list[str]:
 
 
 def index_of(keys: list[str]) -> dict[int, list[int]]:
+    """Each stored signature's keys, as the tables hold them."""
     index: dict[int, list[int]] = defaultdict(list)
     for position, key in enumerate(keys):
         for signature in key_signatures(key):
@@ -92,12 +93,9 @@ def index_of(keys: list[str]) -> dict[int, list[int]]:
 
 
 def found_by_index(index: dict[int, list[int]], keys: list[str], probe: str) -> set[int]:
-    """What the candidate layer returns: the keys sharing a signature whose length is within
-    `reach_lengths`, kept by `within_reach`."""
-    low, high = reach_lengths(probe)
-    proposed = {
-        p for s in reach_signatures(probe) for p in index.get(s, ()) if low <= len(keys[p]) <= high
-    }
+    """What the candidate layer returns: the keys whose signature is one asked plus a length
+    within `reach_range`, kept by `within_reach`."""
+    proposed = {p for s in asked(probe) for p in index.get(s, ())}
     return {p for p in proposed if within_reach(probe, keys[p])}
 
 
@@ -149,15 +147,15 @@ def test_every_key_within_two_edits_shares_a_signature_exhaustively():
             lost += [
                 (key, other)
                 for other in within_two_edits(key, "ab")
-                if OSA.distance(key, other) <= REACH
-                and not (stored & reach_signatures(other) and in_lengths(key, other))
+                if OSA.distance(key, other) <= REACH and not stored & asked(other)
             ]
     assert lost == []
 
 
-def in_lengths(key: str, other: str) -> bool:
-    low, high = reach_lengths(other)
-    return low <= len(key) <= high
+def asked(probe: str) -> set[int]:
+    """Every stored value a lookup's ranges cover: each signature asked plus each length."""
+    low, high = reach_range(probe)
+    return {s + length for s in reach_signatures(probe) for length in range(low, high + 1)}
 
 
 def test_a_lookup_asks_few_signatures():
@@ -167,9 +165,23 @@ def test_a_lookup_asks_few_signatures():
     assert len(reach_signatures("ada lovelace of the engine")) <= 160
 
 
-def test_the_lengths_a_lookup_bounds_are_two_either_side():
-    assert reach_lengths("lovelace") == (6, 10)
-    assert reach_lengths("a") == (0, 3)
+def test_a_lookup_reads_the_lengths_two_either_side():
+    assert reach_range("lovelace") == (6, 10)
+    assert reach_range("a") == (0, 3)
+
+
+def test_a_signature_carries_its_key_s_length_in_the_low_byte():
+    assert {s & 0xFF for s in key_signatures("ada lovelace")} == {12}
+    assert {s & 0xFF for s in reach_signatures("ada lovelace")} == {0}
+
+
+def test_a_key_longer_than_the_byte_carries_the_longest_and_is_still_found():
+    """Casefolding can make a key longer than a name ("ß" is "ss"): 255 stands for any length
+    from 255, and a lookup's range reaches it."""
+    key = "straße" * 60  # 360 characters
+    assert {s & 0xFF for s in key_signatures(key)} == {255}
+    assert reach_range(key[:-1]) == (255, 255)
+    assert key_signatures(key) & asked(key[:-1] + "x")
 
 
 def test_a_stored_key_has_few_signatures():

@@ -1,11 +1,11 @@
 """Data migration: every entity's and person-recorded alias's signatures computed again, in the
-form of dedup.policy.signatures whose tags no longer carry the key's length (it is a column of
-the index now: palace/0017, which emptied the tables).
+form of dedup.policy.signatures whose tags no longer carry the key's length: its low byte does,
+so a lookup asks a third as many signatures, each a short range of the index.
 
 Like dedup/0004, it asks the pure `dedup.policy` for the values rather than a frozen copy: a
 signature is only useful if it equals what the write path computes for new rows. The reverse
 puts back the signatures of the form before, from the copy of that form held here
-(`_previous_key_signatures`), each beside its key's length until palace/0017's reverse drops it.
+(`_previous_key_signatures`). The tables' schema is unchanged.
 
 It reads the owners in batches of their ids and writes each batch in one statement (COPY on
 PostgreSQL); a store of 1,000,000 entities takes about two minutes on this project's machine.
@@ -43,7 +43,7 @@ def _fill(connection, signatures):
                 if not batch:
                     break
                 rows = [
-                    (signature, len(key), owner_id, key)
+                    (signature, owner_id, key)
                     for owner_id, key in batch
                     for signature in signatures(key)
                 ]
@@ -52,13 +52,13 @@ def _fill(connection, signatures):
 
 
 def _insert(connection, cursor, table, owner, rows):
-    columns = f"signature, key_length, {owner}, key"
+    columns = f"signature, {owner}, key"
     if connection.vendor == "postgresql":
         with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
         return
-    cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)", rows)
+    cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s)", rows)
 
 
 def forward(apps, schema_editor):
@@ -100,7 +100,7 @@ def _previous_pieces(tag, piece, depth):
 class Migration(migrations.Migration):
     dependencies = [
         ("dedup", "0010_candidates_functions_without_jit"),
-        ("palace", "0017_entity_signature_lengths"),
+        ("palace", "0012_entity_signature_keys"),  # the owner's key beside each signature
     ]
 
     operations = [migrations.RunPython(forward, backward, elidable=False)]
