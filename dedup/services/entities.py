@@ -33,6 +33,7 @@ from palace.models import (
 )
 
 logger = logging.getLogger("castellan.dedup")
+KEY_MAX_LENGTH = 200  # the entity's and the alias's key columns (a test holds them equal)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def entity_resolve(
     name = clean_label(name, "name", max_length=NAME_MAX_LENGTH)
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
-    key = policy.entity_key(name)
+    key = _key_of(name, "name")
     # No savepoint inside a caller's transaction: nothing here is retried after a failed
     # statement (a lost race to create the entity is an insert that did nothing, below).
     with transaction.atomic(savepoint=False):
@@ -76,6 +77,20 @@ def entity_resolve(
             raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
         metrics.entity_resolved(resolution.rule)
         return resolution
+
+
+def _key_of(label: str, field: str) -> str:
+    """The label's key, if it fits the key column: casefolding can lengthen a name ("ß" is
+    "ss"), so a name within its bound may have a key beyond it, which is refused here rather
+    than cut (two keys cut alike would converge)."""
+    key = policy.entity_key(label)
+    if len(key) > KEY_MAX_LENGTH:
+        raise InvalidInput(
+            f"{field} is too long once its case is folded: its key would have {len(key)} "
+            f"characters, at most {KEY_MAX_LENGTH}.",
+            details={"field": field},
+        )
+    return key
 
 
 def canonical_entity(entity: Entity) -> Entity:
@@ -244,7 +259,7 @@ def entity_alias_add(
         before = list(entity.alias_set.values_list("alias", flat=True))
         index_person_alias(
             EntityAlias.objects.create(
-                entity=entity, alias=alias, key=policy.entity_key(alias), source=source
+                entity=entity, alias=alias, key=_key_of(alias, "alias"), source=source
             )
         )
         AuditEntry.objects.record(

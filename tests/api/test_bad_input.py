@@ -294,3 +294,28 @@ def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):
     client.force_login(world["user"])
     assert client.get("/audit/?before=99999999999999999999999").status_code == 200
     assert client.get("/audit/?before=%C2%B2").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "field_name"),
+    [("/api/drawers/{drawer}/mentions", "name"), ("/api/entities/{entity}/aliases", "alias")],
+)
+def test_a_name_whose_folded_key_outgrows_its_column_is_refused(world, path, field_name):
+    """200 characters, within a name's bound, but "ß" folds to "ss": a key of 400 would not fit
+    the key column (PostgreSQL refused it with a 500), and cutting it would make two keys one."""
+    client = api_client(world)
+    before = row_counts()
+    body = {field_name: "ß" * 200, **({"kind": "tool"} if field_name == "name" else {})}
+    response = client.post(path.format(**world), body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert field_name in response.json()["error"]
+    assert row_counts() == before
+
+
+def test_the_key_bound_is_the_key_columns():
+    from dedup.services.entities import KEY_MAX_LENGTH
+    from palace.models import Entity, EntityAlias
+
+    for model in (Entity, EntityAlias):
+        assert model._meta.get_field("key").max_length == KEY_MAX_LENGTH
