@@ -8,12 +8,14 @@ puts back the signatures of the form before, from the copy of that form held her
 (`_previous_key_signatures`). The tables' schema is unchanged.
 
 It reads the owners in batches of their ids and writes each batch in one statement (COPY on
-PostgreSQL); a store of 1,000,000 entities takes about two minutes on this project's machine.
+PostgreSQL), with a progress bar on a terminal: a store of 1,000,000 entities took 5 minutes on
+SQLite on this project's 2-core machine (16 million signatures).
 """
 
 import hashlib
 
 from django.db import migrations
+from tqdm import tqdm
 
 BATCH_SIZE = 5000
 TABLES = (
@@ -32,6 +34,12 @@ def _fill(connection, signatures):
     with connection.cursor() as cursor:
         for table, owner, owner_table, which in TABLES:
             cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(f"SELECT count(*) FROM {owner_table} WHERE key <> ''{which}")
+            owners = cursor.fetchone()[0]
+            # On a terminal only (disable=None), and not for an empty store.
+            progress = tqdm(
+                total=owners, desc=owner_table, unit=" keys", disable=None if owners else True
+            )
             last_id = 0
             while True:
                 cursor.execute(
@@ -48,7 +56,9 @@ def _fill(connection, signatures):
                     for signature in signatures(key)
                 ]
                 _insert(connection, cursor, table, owner, rows)
+                progress.update(len(batch))
                 last_id = batch[-1][0]
+            progress.close()
 
 
 def _insert(connection, cursor, table, owner, rows):
