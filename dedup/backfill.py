@@ -89,6 +89,52 @@ def backfill_entity_keys(
     return filled
 
 
+def recompute_signatures(
+    entity_model: type[Entity], alias_model: type[EntityAlias], *, progress: Progress = _noop
+) -> int:
+    """Every entity's and person-recorded alias's signatures computed again from its key, as
+    `dedup.services` writes them: for rows a process of an earlier release wrote in the form
+    before while dedup/0011 ran (or any a bug left out). In the caller's transaction, which
+    should hold it whole: lookups meanwhile see the index before or after, never half. Returns
+    the number of owners indexed."""
+    from django.db import connection
+
+    apps = entity_model._meta.apps
+    postgresql = connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        if postgresql:  # TRUNCATE refuses a table with foreign key checks still deferred
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for name in ("EntitySignature", "EntityAliasSignature"):
+            table = apps.get_model("palace", name)._meta.db_table
+            # TRUNCATE on PostgreSQL: a DELETE would leave the old rows dead beside the new.
+            cursor.execute(f"{'TRUNCATE' if postgresql else 'DELETE FROM'} {table}")
+    indexed = 0
+    for model, entity in ((entity_model, True), (alias_model, False)):
+        owners: Any = model.objects.exclude(key="")
+        if not entity:
+            owners = owners.filter(source__in=PERSON_ALIAS_SOURCES)
+        last_id = 0
+        while True:
+            batch = list(
+                owners.filter(id__gt=last_id)
+                .order_by("id")
+                .only("id", "key", *(() if entity else ("source",)))[:BATCH_SIZE]
+            )
+            if not batch:
+                break
+            _index_keys(model, batch, entity=entity)
+            indexed += len(batch)
+            progress(len(batch))
+            last_id = batch[-1].id
+    return indexed
+
+
+def signature_owners(entity_model: type[Entity], alias_model: type[EntityAlias]) -> int:
+    """How many rows `recompute_signatures` indexes (for a progress bar)."""
+    people = alias_model.objects.exclude(key="").filter(source__in=PERSON_ALIAS_SOURCES)
+    return entity_model.objects.exclude(key="").count() + people.count()
+
+
 def _index_keys(model: type[Entity] | type[EntityAlias], rows: list[Any], *, entity: bool) -> None:
     """The signatures of the keys just filled (an entity's, or an alias's a person recorded), so
     the typo and resemblance lookups find them, as `dedup.services` writes them for new rows."""

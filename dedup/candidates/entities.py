@@ -3,8 +3,8 @@ drawer queries beside them, they hold no matching rule: `dedup.policy.resolve` j
 
 The exact lookups (name, key, alias key) are three indexed lookups in a UNION. The typo and
 resemblance lookups ask the signature tables (`dedup.policy.signatures`): every entity whose key,
-or the key of an alias a person recorded, is within two edits of the name's shares a signature
-with it. The tables hold the owner's key beside each signature, so the lookup keeps exactly the
+or the key of an alias a person recorded, is within two edits of the name's stores a signature
+the name asks, plus its key's length (in the range the name's length allows). The tables hold the owner's key beside each signature, so the lookup keeps exactly the
 owners within two edits (the set the policy may find close) before any entity is read, by
 primary key."""
 
@@ -141,7 +141,7 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
 
     On PostgreSQL the statement runs with JIT off, set for the transaction (one is opened if
     the caller has none: a sweep's). The planner cannot estimate a range whose bounds come from
-    the other side of the join, so at 1,000,000 entities it costs the few dozen searches in the
+    the other side of the join, so from 100,000 entities it costs the few dozen searches in the
     millions and compiled them at every call: 30 ms a lookup instead of 1.5 (bench/entities.py).
     A SET in the transaction holds whatever pools the connections; a connection option would
     not survive a pooler that drops it."""

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.services import index_person_alias
 from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity, EntityAlias
 from palace.models import EntityLink as EntityLinkModel
 from review.items import ITEM_TARGET, Action, ItemRef
@@ -189,11 +190,13 @@ def _merge_entities(link: Link, keep: Entity, other: Entity | None, mode: Action
         )
     added = False
     if alias and other.name != keep.name:
-        _, added = EntityAlias.objects.get_or_create(
+        recorded, added = EntityAlias.objects.get_or_create(
             entity=keep,
             alias=other.name,
             defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
         )
+        if added:  # a person recorded it: a typo of it converges too
+            index_person_alias(recorded)
     kind = Entity.Redirect.ALIAS if alias else Entity.Redirect.MERGE
     other.redirect_to, other.redirect_kind = keep, kind
     other.save(update_fields=["redirect_to", "redirect_kind"])

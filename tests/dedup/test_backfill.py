@@ -66,3 +66,36 @@ def test_maintain_command_keeps_candidates_working(capsys, dedup_settings):
         room=room, content="The nightly compaction job rotates the audit reprot files."
     )
     assert [link.older_id for link in typo.links] == [original.drawer.id]
+
+
+def test_signatures_written_in_another_form_are_computed_again(capsys, dedup_settings):
+    """A process of the release before, still serving while dedup/0011 ran, wrote signatures of
+    the form before: the new lookups miss them until `dedup_backfill --signatures` computes
+    every signature again (an entity's and a person alias's; not a convergence's)."""
+    from importlib import import_module
+
+    from dedup.policy.signatures import key_signatures
+    from palace.models import EntityAliasSignature, EntitySignature
+
+    previous = import_module("dedup.migrations.0011_entity_signatures_carry_lengths")
+    ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=ada, alias="The Countess")
+    services.entity_resolve(name="ADA LOVELACE", kind="person")  # a convergence's alias
+    for model, owner in ((EntitySignature, "entity"), (EntityAliasSignature, "alias")):
+        rows = list(model.objects.all())
+        model.objects.all().delete()
+        model.objects.bulk_create(
+            model(signature=old, key=row.key, **{f"{owner}_id": getattr(row, f"{owner}_id")})
+            for row in {getattr(r, f"{owner}_id"): r for r in rows}.values()
+            for old in previous._previous_key_signatures(row.key)
+        )
+    assert services.entity_resolve(name="Ada Lovelacx", kind="person").created  # missed
+
+    call_command("dedup_backfill", "--signatures", "--no-progress")
+    assert "entity signatures computed again: 3 keys" in capsys.readouterr().out
+    stored = set(EntitySignature.objects.filter(entity=ada).values_list("signature", flat=True))
+    assert stored == key_signatures("ada lovelace")
+    indexed = EntityAliasSignature.objects.values_list("alias__alias", flat=True).distinct()
+    assert list(indexed) == ["The Countess"]
+    assert services.entity_resolve(name="Ada Lovelaze", kind="person").entity == ada
+    assert services.entity_resolve(name="The Countesz", kind="person").entity == ada

@@ -4,7 +4,14 @@ of the whole batch to the exact prior state."""
 import pytest
 
 from dedup import errors
-from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, EntityLink
+from palace.models import (
+    AuditEntry,
+    DistinctPair,
+    Drawer,
+    DrawerLink,
+    EntityAliasSignature,
+    EntityLink,
+)
 from review import selectors, services
 from review.selectors.clusters import beyond_pairs, components, inline_diff, shown_members
 from review.services import ClusterChoice, ItemRef
@@ -143,6 +150,9 @@ def test_entities_as_aliases_and_revert(dedup_settings, curator):
         "Ada",
         "Ada L.",
     ]
+    # A person recorded them: indexed, so a typo of one converges as one of the name does.
+    indexed = EntityAliasSignature.objects.values_list("alias__alias", flat=True).distinct()
+    assert sorted(indexed) == ["A. Lovelace", "Ada", "Ada L."]
     ada.refresh_from_db()
     assert ada.redirect_to == lovelace
     assert set(EntityLink.objects.values_list("status", flat=True)) == {"aliased"}

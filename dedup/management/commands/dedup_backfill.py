@@ -2,6 +2,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
 from tqdm import tqdm
 
 from dedup import backfill
@@ -11,13 +12,23 @@ from palace.models import Drawer, Entity, EntityAlias
 class Command(BaseCommand):
     help = (
         "Fill the fingerprints and entity keys of rows written before they existed. Merges "
-        "nothing; running it twice changes nothing."
+        "nothing; running it twice changes nothing. With --signatures, also compute every "
+        "entity signature again (in one transaction)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-progress", action="store_true", help="Hide the progress bars.")
+        parser.add_argument(
+            "--signatures",
+            action="store_true",
+            help=(
+                "Compute every entity's and person alias's signatures again, as the write path "
+                "writes them: after a release's processes wrote signatures of another form "
+                "while dedup/0011 ran."
+            ),
+        )
 
-    def handle(self, *args: Any, no_progress: bool, **options: Any) -> None:
+    def handle(self, *args: Any, no_progress: bool, signatures: bool, **options: Any) -> None:
         with tqdm(
             total=backfill.drawers_needing_backfill(Drawer).count(),
             desc="drawers",
@@ -37,3 +48,17 @@ class Command(BaseCommand):
             entities = backfill.backfill_entity_keys(Entity, EntityAlias, progress=bar.update)
         self.stdout.write(f"fingerprints filled: {drawers}")
         self.stdout.write(f"entity keys filled: {entities}")
+        if not signatures:
+            return
+        with (
+            transaction.atomic(),
+            tqdm(
+                total=backfill.signature_owners(Entity, EntityAlias),
+                desc="signatures",
+                unit="row",
+                disable=no_progress,
+                file=sys.stderr,
+            ) as bar,
+        ):
+            indexed = backfill.recompute_signatures(Entity, EntityAlias, progress=bar.update)
+        self.stdout.write(f"entity signatures computed again: {indexed} keys")
