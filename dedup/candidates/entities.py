@@ -4,15 +4,15 @@ drawer queries beside them, they hold no matching rule: `dedup.policy.resolve` j
 The exact lookups (name, key, alias key) are three indexed lookups in a UNION. The typo and
 resemblance lookups ask the signature tables (`dedup.policy.signatures`): every entity whose key,
 or the key of an alias a person recorded, is within two edits of the name's stores a signature
-the name asks, plus its key's length (in the range the name's length allows). The tables hold the owner's key beside each signature, so the lookup keeps exactly the
-owners within two edits (the set the policy may find close) before any entity is read, by
-primary key."""
+the name asks, plus its key's length (in the range the name's length allows). The tables hold
+the owner's key beside each signature, so the lookup keeps exactly the owners within two edits
+(the set the policy may find close) before any entity is read, by primary key."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,27 +133,32 @@ def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:
     return queryset.prefetch_related("alias_set")
 
 
+@contextmanager
+def entity_lookups() -> Iterator[None]:
+    """Where signature lookups run: on PostgreSQL a transaction with JIT off (the caller's, or
+    one of its own), on SQLite nothing (a transaction there would take the write lock). A
+    caller making many lookups, a sweep's batch, opens it once around them all.
+
+    The planner cannot estimate a range whose bounds come from the other side of the join, so
+    from 100,000 entities it costs the few dozen searches of a lookup in the millions and
+    compiled them at every call: 30 ms a lookup instead of 1.5 (bench/entities.py). A SET in
+    the transaction holds whatever pools the connections; a connection option would not
+    survive a pooler that drops it."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic(savepoint=False):
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL jit = off")
+        yield
+
+
 def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
     """The entities, and the aliases a person recorded, whose key is within two edits (OSA) of
     this one: exactly those, and none that are not. One statement reads (owner, key) pairs
-    from the signature indexes alone (covering: palace/0012); the keys are judged here, so no
-    entity that is not within reach is ever read.
-
-    On PostgreSQL the statement runs with JIT off, set for the transaction (one is opened if
-    the caller has none: a sweep's). The planner cannot estimate a range whose bounds come from
-    the other side of the join, so from 100,000 entities it costs the few dozen searches in the
-    millions and compiled them at every call: 30 ms a lookup instead of 1.5 (bench/entities.py).
-    A SET in the transaction holds whatever pools the connections; a connection option would
-    not survive a pooler that drops it."""
-    postgresql = connection.vendor == "postgresql"
-    with transaction.atomic(savepoint=False) if postgresql else nullcontext():
-        return _owners_within_reach(key, postgresql=postgresql)
-
-
-def _owners_within_reach(key: str, *, postgresql: bool) -> tuple[list[int], list[int]]:
-    with connection.cursor() as cursor:
-        if postgresql:
-            cursor.execute("SET LOCAL jit = off")
+    from the signature indexes alone (covering: palace/0012), in `entity_lookups`; the keys
+    are judged here, so no entity that is not within reach is ever read."""
+    with entity_lookups(), connection.cursor() as cursor:
         cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key)))
         # UNION ALL: an owner shares several signatures with the name; each is judged once.
         signed = {(side, owner): owner_key for side, owner, owner_key in cursor.fetchall()}

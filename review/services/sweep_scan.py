@@ -92,7 +92,8 @@ def scan_batch(run: SweepRun, part: SweepPart, rooms: Rooms | None = None) -> Sc
     tally = Tally()
     if run.entities:
         entities = list(rows[:BATCH])
-        found = [_scan_entity(entity, tally) for entity in entities]
+        with candidates.entity_lookups():  # one transaction for the batch's lookups
+            found = [_scan_entity(entity, tally) for entity in entities]
 
         def write_entities() -> None:
             for entity, pool, pairs in found:

@@ -94,6 +94,29 @@ def test_entity_sweep_is_planned_in_id_ranges(dedup_settings, small_parts):
     assert run.proposals.count() == sum(run.counts.values())
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite opens no transaction")
+@pytest.mark.django_db(transaction=True)
+def test_an_entity_batch_s_lookups_share_one_transaction(dedup_settings):
+    """On PostgreSQL the signature lookups run in a transaction with JIT off: a batch opens one
+    for all its entities' lookups, not one for each (a BEGIN and a COMMIT each, at a million)."""
+    for name in ("Priya Shah", "Priya Sha", "Sam Carter", "Sam Cartr"):
+        write.entity_resolve(name=name, kind="person", config=OFF)
+    run = sweep_services.start(threshold=0.9, entities=True)
+    [part] = sweep_parts.plan(run)
+    in_transaction: list[bool] = []
+
+    def watch(execute, sql, params, many, context):
+        if "palace_entitysignature" in sql or "palace_entityalias" in sql:
+            in_transaction.append(connection.in_atomic_block)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        scanned = sweep_scan.scan_batch(run, part)
+    assert scanned.rows == 4
+    assert in_transaction  # the lookups and the aliases read
+    assert all(in_transaction)  # the exact lookups and the aliases too, not only the signatures
+
+
 @pytest.mark.django_db
 def test_progress_adds_up_across_parts(dedup_settings, small_parts):
     fill()
