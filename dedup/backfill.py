@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from django.db import connection
+
 from dedup import policy
 from dedup.policy.signatures import key_signatures
 
@@ -97,8 +99,6 @@ def recompute_signatures(
     before while dedup/0011 ran (or any a bug left out). In the caller's transaction, which
     should hold it whole: lookups meanwhile see the index before or after, never half. Returns
     the number of owners indexed."""
-    from django.db import connection
-
     apps = entity_model._meta.apps
     postgresql = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
