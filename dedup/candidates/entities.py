@@ -179,14 +179,15 @@ def _signed_owners_sql(signed: frozenset[int], lengths: tuple[int, int]) -> tupl
     values."""
     asked: list[Any]
     if connection.vendor == "postgresql":
-        asked_from, asked = "unnest(%s::bigint[]) AS asked(signature)", [list(signed)]
-        join = "JOIN"
+        asked_from, join, base = (
+            "unnest(%s::bigint[]) AS asked(signature)",
+            "JOIN",
+            "asked.signature",
+        )
+        asked = [list(signed), *lengths]
     else:
-        asked_from, asked = "json_each(%s) AS asked", [json.dumps(list(signed))]
-        join = "CROSS JOIN"
-    base = "asked.signature" if connection.vendor == "postgresql" else "asked.value"
-    low, high = lengths
-    asked += [low, high]
+        asked_from, join, base = "json_each(%s) AS asked", "CROSS JOIN", "asked.value"
+        asked = [json.dumps(list(signed)), *lengths]
     branches = [
         f"SELECT {side}, {table}.{owner}, {table}.key FROM {asked_from} {join} {table} "
         f"ON {table}.signature BETWEEN {base} + %s AND {base} + %s"
