@@ -1,8 +1,11 @@
 """Keep the candidate indexes in their steady state after bulk loads.
 
 PostgreSQL: VACUUM ANALYZE, so the planner knows the room sizes (it otherwise may scan a room
-instead of using the full-text index) and fresh pages are marked visible. Autovacuum does this on
-its own after enough writes; run it by hand after a bulk import.
+instead of using the full-text index) and fresh pages are marked visible: the entity signature
+lookups read (owner, key) from their index alone only where the visibility map says a page is all
+visible, and read the table beside it until then (after dedup/0011 or `dedup_backfill
+--signatures` wrote every row anew). Autovacuum does this on its own after enough writes; run it
+by hand after a bulk import or either of those.
 SQLite: merge the FTS5 index's segments (each query probes every segment).
 """
 
@@ -11,12 +14,16 @@ from __future__ import annotations
 from django.db import connection
 
 
+# The tables whose candidate lookups rely on fresh pages being marked visible (PostgreSQL).
+VACUUMED = ("palace_drawer", "palace_entitysignature", "palace_entityaliassignature")
+
+
 def optimize_candidate_indexes() -> str:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute("VACUUM ANALYZE palace_drawer")
+            cursor.execute(f"VACUUM ANALYZE {', '.join(VACUUMED)}")
             cursor.execute("ANALYZE")  # the links too: the review queue plans on their sizes
-            return "vacuumed palace_drawer and analysed every table"
+            return f"vacuumed {', '.join(VACUUMED)} and analysed every table"
         if connection.vendor == "sqlite":
             cursor.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('optimize')")
             cursor.execute("ANALYZE")

@@ -99,3 +99,31 @@ def test_signatures_written_in_another_form_are_computed_again(capsys, dedup_set
     assert list(indexed) == ["The Countess"]
     assert services.entity_resolve(name="Ada Lovelaze", kind="person").entity == ada
     assert services.entity_resolve(name="The Countesz", kind="person").entity == ada
+
+
+@pytest.mark.django_db(transaction=True)
+def test_maintain_marks_new_signature_pages_visible(capsys, dedup_settings):
+    """After every signature is written anew (dedup/0011, `dedup_backfill --signatures`), the
+    lookups read (owner, key) from the index alone only once VACUUM has marked the pages visible:
+    `dedup_maintain` vacuums both signature tables, and the backfill says to run it."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the visibility map is PostgreSQL's")
+    entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=entity, alias="Countess of Lovelace")
+    call_command("dedup_backfill", "--signatures", "--no-progress")
+    assert "dedup_maintain" in capsys.readouterr().out
+
+    def visible_pages() -> dict[str, int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname, relallvisible FROM pg_class WHERE relname IN "
+                "('palace_entitysignature', 'palace_entityaliassignature')"
+            )
+            return dict(cursor.fetchall())
+
+    assert visible_pages() == {"palace_entitysignature": 0, "palace_entityaliassignature": 0}
+    call_command("dedup_maintain")
+    assert "palace_entitysignature" in capsys.readouterr().out
+    assert visible_pages() == {"palace_entitysignature": 1, "palace_entityaliassignature": 1}

@@ -2,7 +2,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import transaction
+from django.db import connection, transaction
 from tqdm import tqdm
 
 from dedup import backfill
@@ -62,3 +62,9 @@ class Command(BaseCommand):
         ):
             indexed = backfill.recompute_signatures(Entity, EntityAlias, progress=bar.update)
         self.stdout.write(f"entity signatures computed again: {indexed} keys")
+        if connection.vendor == "postgresql":
+            # VACUUM cannot run in the transaction above (nor in a test's).
+            self.stdout.write(
+                "run `manage.py dedup_maintain` next: until it (or autovacuum) has marked the "
+                "new rows visible, the signature lookups read the table beside their index"
+            )
