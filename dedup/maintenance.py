@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from django.db import connection
 
-
 # The tables whose candidate lookups rely on fresh pages being marked visible (PostgreSQL).
 VACUUMED = ("palace_drawer", "palace_entitysignature", "palace_entityaliassignature")
 
