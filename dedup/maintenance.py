@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from django.db import connection
 
+from palace.models import Drawer, EntityAliasSignature, EntitySignature
+
 # The tables whose candidate lookups rely on fresh pages being marked visible (PostgreSQL).
-VACUUMED = ("palace_drawer", "palace_entitysignature", "palace_entityaliassignature")
+VACUUMED = tuple(model._meta.db_table for model in (Drawer, EntitySignature, EntityAliasSignature))
 
 
 def optimize_candidate_indexes() -> str:
