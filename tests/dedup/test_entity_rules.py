@@ -5,7 +5,7 @@ import pytest
 
 from dedup import services
 from dedup.errors import EmptyLabel, InvalidInput
-from palace.models import Drawer, Entity, EntityAlias, Mention
+from palace.models import Drawer, Entity, EntityAlias, EntityLink, Mention
 
 pytestmark = pytest.mark.django_db
 
@@ -101,3 +101,23 @@ def test_an_entity_of_another_kind_is_not_reached_through_its_person_alias(dedup
     services.entity_alias_add(entity=hammer, alias="Sledgehammer")
     assert services.entity_resolve(name="Sledgehamer", kind="person").created is True
     assert services.entity_resolve(name="Sledgehamer", kind="tool").entity == hammer
+
+
+def test_the_links_a_new_entity_returns_are_the_rows_stored(dedup_settings):
+    """Each possibly_same_as link a new entity returns is the row stored for its older entity,
+    with its id, similarity and distance."""
+    ada = services.entity_resolve(name="Ada", kind="person").entity
+    grace = services.entity_resolve(name="Grace", kind="person").entity
+    services.entity_alias_add(entity=ada, alias="Johnson")
+    services.entity_alias_add(entity=grace, alias="Johnsen")
+    result = services.entity_resolve(name="Johnsin", kind="person")
+    stored = {
+        link.pk: (link.newer_id, link.older_id, link.similarity, link.distance, link.status)
+        for link in EntityLink.objects.filter(newer=result.entity)
+    }
+    returned = {
+        link.pk: (link.newer_id, link.older_id, link.similarity, link.distance, link.status)
+        for link in result.possible
+    }
+    assert returned == stored
+    assert all(link._state.adding is False for link in result.possible)
