@@ -1,5 +1,6 @@
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from dedup import policy, services
 from palace.models import Drawer, Entity, EntityAlias
@@ -106,8 +107,6 @@ def test_maintain_marks_new_signature_pages_visible(capsys, dedup_settings):
     """After every signature is written anew (dedup/0011, `dedup_backfill --signatures`), the
     lookups read (owner, key) from the index alone only once VACUUM has marked the pages visible:
     `dedup_maintain` vacuums both signature tables, and the backfill says to run it."""
-    from django.db import connection
-
     if connection.vendor != "postgresql":
         pytest.skip("the visibility map is PostgreSQL's")
     entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
