@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,14 +144,23 @@ def entity_lookups() -> Iterator[None]:
     from 100,000 entities it costs the few dozen searches of a lookup in the millions and
     compiled them at every call: 30 ms a lookup instead of 1.5 (bench/entities.py). A SET in
     the transaction holds whatever pools the connections; a connection option would not
-    survive a pooler that drops it."""
-    if connection.vendor != "postgresql":
+    survive a pooler that drops it. Inside such a block, a lookup's own joins it without a SET
+    (the setting lasts until the transaction ends)."""
+    if connection.vendor != "postgresql" or _JIT_OFF.get():
         yield
         return
     with transaction.atomic(savepoint=False):
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL jit = off")
-        yield
+        token = _JIT_OFF.set(True)
+        try:
+            yield
+        finally:
+            _JIT_OFF.reset(token)
+
+
+# Whether this thread is inside an `entity_lookups` block (its transaction has JIT off).
+_JIT_OFF: ContextVar[bool] = ContextVar("entity_lookups_jit_off", default=False)
 
 
 def owners_within_reach(key: str) -> tuple[list[int], list[int]]:

@@ -104,10 +104,13 @@ def test_an_entity_batch_s_lookups_share_one_transaction(dedup_settings):
     run = sweep_services.start(threshold=0.9, entities=True)
     [part] = sweep_parts.plan(run)
     in_transaction: list[bool] = []
+    jit_off: list[str] = []
 
     def watch(execute, sql, params, many, context):
         if "palace_entitysignature" in sql or "palace_entityalias" in sql:
             in_transaction.append(connection.in_atomic_block)
+        if "jit" in sql:
+            jit_off.append(sql)
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(watch):
@@ -115,6 +118,7 @@ def test_an_entity_batch_s_lookups_share_one_transaction(dedup_settings):
     assert scanned.rows == 4
     assert in_transaction  # the lookups and the aliases read
     assert all(in_transaction)  # the exact lookups and the aliases too, not only the signatures
+    assert jit_off == ["SET LOCAL jit = off"]  # once for the batch, not once per lookup
 
 
 @pytest.mark.django_db
