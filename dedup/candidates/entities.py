@@ -134,6 +134,10 @@ def entities_matching(*, kind: str, name: str, key: str) -> QuerySet[Entity]:
     return queryset.prefetch_related("alias_set")
 
 
+# Whether this thread is inside an `entity_lookups` block (its transaction has JIT off).
+_JIT_OFF: ContextVar[bool] = ContextVar("entity_lookups_jit_off", default=False)
+
+
 @contextmanager
 def entity_lookups() -> Iterator[None]:
     """Where signature lookups run: on PostgreSQL a transaction with JIT off (the caller's, or
@@ -157,10 +161,6 @@ def entity_lookups() -> Iterator[None]:
             yield
         finally:
             _JIT_OFF.reset(token)
-
-
-# Whether this thread is inside an `entity_lookups` block (its transaction has JIT off).
-_JIT_OFF: ContextVar[bool] = ContextVar("entity_lookups_jit_off", default=False)
 
 
 def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
