@@ -27,27 +27,37 @@ from dedup.candidates.drawers import (
     same_hash,
 )
 from dedup.candidates.entities import (
+    EntityCandidates,
     KnownEntity,
     entities_by_id,
     entities_matching,
     entities_named,
     entities_of_owners,
     entities_within_reach,
+    entity_candidates,
     entity_lookups,
     owners_within_reach,
     person_aliases_by_id,
     person_aliases_within_reach,
+)
+from dedup.candidates.entity_function import (
+    ENTITY_FUNCTION_NAME,
+    POSTGRESQL_ENTITY_FUNCTION,
+    POSTGRESQL_ENTITY_FUNCTION_REMOVE,
 )
 from dedup.candidates.room_words import common_words, query_groups, rare_first
 from dedup.candidates.sweep_batch import near_lengths
 
 __all__ = [
     "ANY_LENGTH",
+    "ENTITY_FUNCTION_NAME",
     "EXACT_CANDIDATES",
     "GROUP_MATCHES",
     "LEXICAL_CANDIDATES",
     "LEXICAL_GROUPS",
     "LEXICAL_GROUP_SIZE",
+    "POSTGRESQL_ENTITY_FUNCTION",
+    "POSTGRESQL_ENTITY_FUNCTION_REMOVE",
     "POSTGRESQL_FUNCTION",
     "POSTGRESQL_FUNCTION_NAME",
     "POSTGRESQL_FUNCTION_REMOVE",
@@ -55,6 +65,7 @@ __all__ = [
     "STOP_WORDS",
     "SWEEP_LEXICAL_GROUPS",
     "Candidate",
+    "EntityCandidates",
     "Found",
     "KnownEntity",
     "LengthBand",
@@ -65,6 +76,7 @@ __all__ = [
     "entities_named",
     "entities_of_owners",
     "entities_within_reach",
+    "entity_candidates",
     "entity_lookups",
     "for_text",
     "lexical",

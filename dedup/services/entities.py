@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, models, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
-from dedup.locks import advisory_lock, drawer_hold
+from dedup.locks import drawer_hold, lock_key
 from dedup.policy import signatures
 from dedup.services.config import Actor, DedupConfig
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
@@ -67,12 +67,12 @@ def entity_resolve(
     # No savepoint inside a caller's transaction: nothing here is retried after a failed
     # statement (a lost race to create the entity is an insert that did nothing, below).
     with transaction.atomic(savepoint=False):
-        advisory_lock("entity", key)
-        resolution = _entity_resolve_locked(name, kind, key, config)
+        # The entity's lock is taken by the lookups' own statement (on PostgreSQL, one round trip).
+        resolution = _entity_resolve_locked(name, kind, key, config, lock_key("entity", key))
         if resolution is None:
             # Another writer created the same (name, kind) between our read and our insert (one
             # that took no lock): resolved again, this one sees it and converges on it.
-            resolution = _entity_resolve_locked(name, kind, key, config)
+            resolution = _entity_resolve_locked(name, kind, key, config, None)
         if resolution is None:  # pragma: no cover - the row that conflicted is visible now
             raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
         metrics.entity_resolved(resolution.rule)
@@ -105,10 +105,11 @@ def canonical_entity(entity: Entity) -> Entity:
 
 
 def _entity_resolve_locked(
-    name: str, kind: str, key: str, config: DedupConfig
+    name: str, kind: str, key: str, config: DedupConfig, lock: int | None
 ) -> EntityResolution | None:
-    """The resolution, or None if the entity to create was created meanwhile by another."""
-    known, by_id, all_aliases = _known_entities(name, kind, key, config)
+    """The resolution under the entity's lock (taken first, unless None: held already), or None
+    if the entity to create was created meanwhile by another."""
+    known, by_id, all_aliases = _known_entities(name, kind, key, config, lock)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
         return _entity_create(name, kind, key, resolution, by_id)
@@ -128,18 +129,20 @@ _ALIAS_UNIQUE = ("entity_id", "alias")  # entity_alias_unique
 
 
 def _known_entities(
-    name: str, kind: str, key: str, config: DedupConfig
+    name: str, kind: str, key: str, config: DedupConfig, lock: int | None
 ) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
     """The entities the name may resolve to, as the policy sees them, by id, and (from the
     exact lookups, which read them all) each one's aliases."""
-    matching = candidates.entities_named(kind=kind, name=name, key=key)  # one statement
+    found = candidates.entity_candidates(  # PostgreSQL: one statement; SQLite: one or two
+        kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
+    )
+    matching = found.named
     if matching:
         known = [_candidate(m.entity, m.aliases) for m in matching]
         return known, {m.entity.id: m.entity for m in matching}, _aliases_by_id(matching)
     if config.entity_fuzzy:
-        entity_ids, alias_ids = candidates.owners_within_reach(key)  # one statement
         band = candidates.entities_of_owners(  # one statement, none if no owner is in reach
-            kind=kind, entity_ids=entity_ids, alias_ids=alias_ids
+            kind=kind, entity_ids=found.entity_ids, alias_ids=found.alias_ids
         )
         known = [_candidate(m.entity, m.aliases, typo=True) for m in band]
         return known, {m.entity.id: m.entity for m in band}, {}
@@ -177,10 +180,7 @@ def _entity_create(
     """A new entity, linked possibly_same_as to each entity it merely resembles; None if another
     writer created the same (name, kind) meanwhile."""
     entity = Entity(name=name, kind=kind, key=key, key_length=len(key))
-    if not insert_unless_conflict(entity, ("name", "kind")):
-        return None
-    index_entity(entity)
-    links = EntityLink.objects.bulk_create(
+    links = [
         EntityLink(
             newer=entity,
             older=by_id[cast(int, match.entity)],
@@ -188,7 +188,15 @@ def _entity_create(
             distance=match.distance,
         )
         for match in resolution.possible
-    )
+    ]
+    if connection.vendor == "postgresql":
+        if not _insert_indexed(entity, links):
+            return None
+    else:  # SQLite has no INSERT in a WITH; its statements make no round trip
+        if not insert_unless_conflict(entity, ("name", "kind")):
+            return None
+        index_entity(entity)
+        EntityLink.objects.bulk_create(links)
     if links:
         logger.info(
             "entity %r (%s) is new; possibly_same_as %s",
@@ -208,22 +216,24 @@ def mention_add(
     config: DedupConfig | None = None,
 ) -> MentionWrite:
     """Record that a drawer names an entity, resolving the name first. The drawer is held until
-    commit (after the entity's lock, in the canonical order); one deleted meanwhile is NotFound,
-    and nothing is written."""
+    commit (after the entity's lock, in the canonical order) by the mention's own insert; one
+    deleted meanwhile is NotFound, and nothing is written."""
     if provenance is not None and not isinstance(provenance, dict):
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
         resolution = entity_resolve(name=name, kind=kind, config=config)
-        if not drawer_hold(drawer.pk):
-            raise NotFound("No drawer with that id.", code="drawer_not_found")
         mention = Mention(
             drawer=drawer,
             entity=resolution.entity,
             observation=_observation(name, resolution),
             provenance=provenance or {},
         )
-        created = insert_unless_conflict(mention, ("drawer_id", "entity_id"))
+        # One statement holds the drawer and inserts the mention; nothing inserted means the
+        # drawer is gone or the mention was made before, told apart only then.
+        created = insert_unless_conflict(mention, ("drawer_id", "entity_id"), holding=drawer)
         if not created:
+            if not drawer_hold(drawer.pk):
+                raise NotFound("No drawer with that id.", code="drawer_not_found")
             mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
     return MentionWrite(mention, created, resolution)
 
@@ -274,6 +284,53 @@ def entity_alias_add(
     return entity, True
 
 
+def _insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
+    """PostgreSQL: `insert_unless_conflict` of a new entity, its `index_entity` signatures and
+    its possibly_same_as links in one statement (INSERTs in a WITH, each reading the entity's
+    RETURNING): one round trip instead of three. False, and nothing written, if an entity with
+    its (name, kind) exists."""
+    fields = [f for f in Entity._meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(entity, True), connection) for f in fields]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    link_columns = "newer_id, older_id, similarity, distance, status, created_at"
+    arrays = [
+        [link.older_id for link in links],
+        [link.similarity for link in links],
+        [link.distance for link in links],
+        [str(link.status) for link in links],
+        [link.created_at for link in links],
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH e AS (INSERT INTO {Entity._meta.db_table} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            "ON CONFLICT (name, kind) DO NOTHING RETURNING id), "
+            f"s AS (INSERT INTO {EntitySignature._meta.db_table} (signature, entity_id, key) "
+            "SELECT signature, e.id, %s FROM e, unnest(%s::bigint[]) AS signature), "
+            f"l AS (INSERT INTO {EntityLink._meta.db_table} ({link_columns}) "
+            "SELECT e.id, v.* FROM e, unnest(%s::bigint[], %s::float8[], %s::smallint[], "
+            "%s::varchar[], %s::timestamptz[]) AS v RETURNING id, older_id) "
+            "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
+            [*values, entity.key, _array(signatures.key_signatures(entity.key)), *arrays],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return False
+    entity.pk = rows[0][0]
+    entity._state.adding, entity._state.db = False, connection.alias
+    ids = {older: link_id for _, link_id, older in rows}
+    for link in links:
+        link.pk, link.newer_id = ids[link.older_id], entity.pk
+        link._state.adding, link._state.db = False, connection.alias
+    return True
+
+
+def _array(numbers: Iterable[int]) -> str:
+    """An array of numbers as one text literal: psycopg writes a list into the statement one
+    number at a time (0.3 ms for 160 of them), a string in one go."""
+    return "{" + ",".join(map(str, numbers)) + "}"
+
+
 def index_entity(entity: Entity) -> None:
     """Store the signatures of a new entity's key, in the caller's transaction, so the typo and
     resemblance lookups find it (`dedup.candidates.entities_within_reach`)."""
@@ -298,20 +355,33 @@ def _store_signatures(model: type[models.Model], owner: str, owner_id: int, key:
         )
 
 
-def insert_unless_conflict(row: models.Model, unique: tuple[str, ...]) -> bool:
+def insert_unless_conflict(
+    row: models.Model, unique: tuple[str, ...], *, holding: models.Model | None = None
+) -> bool:
     """Insert a new row in one statement (INSERT ... ON CONFLICT DO NOTHING RETURNING id, on both
     databases), without the savepoint `get_or_create` needs; False (and no id) when a row with
     the same `unique` columns (by column name) exists. The ORM's bulk_create returns no id
-    when it ignores one."""
+    when it ignores one.
+
+    `holding`: a row the new one refers to, held until commit in the same statement (as
+    `dedup.locks.drawer_hold` holds a drawer: FOR KEY SHARE on PostgreSQL; SQLite's write lock
+    is the transaction's); False too, and nothing inserted, if it is gone."""
     meta = row._meta
     fields = [f for f in meta.concrete_fields if not f.primary_key]
     values = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     target = ", ".join(connection.ops.quote_name(column) for column in unique)
+    marks = ", ".join(["%s"] * len(fields))
+    source = f"VALUES ({marks})"
+    if holding is not None:
+        lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+        held = connection.ops.quote_name(holding._meta.db_table)
+        # SQLite parses an upsert's SELECT only with a WHERE clause, which this one has.
+        source = f"SELECT {marks} FROM {held} WHERE {holding._meta.pk.column} = %s{lock}"
+        values.append(holding.pk)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
-            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) {source} "
             f"ON CONFLICT ({target}) DO NOTHING RETURNING {meta.pk.column}",
             values,
         )

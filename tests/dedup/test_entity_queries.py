@@ -1,13 +1,15 @@
 """The statements a mention costs, per rule: pinned, so the service's own work stays small (issue
 14). Inside the test's transaction the service's atomic block is one SAVEPOINT and its RELEASE;
-the entity resolution takes no savepoint of its own. PostgreSQL adds the entity's advisory
-lock (SQLite's IMMEDIATE transaction already holds the write lock), and before a signature
-lookup the SET LOCAL that turns JIT off for it (dedup.candidates.owners_within_reach)."""
+the entity resolution takes no savepoint of its own. On PostgreSQL one call of the function
+castellan_entity_candidates takes the entity's lock and runs the exact lookups and, if they miss,
+the signature lookup (SQLite's IMMEDIATE transaction already holds the write lock, and its
+signature lookup is a statement of its own); a new entity, its signatures and its links are one
+statement (three on SQLite, which has no INSERT in a WITH). The mention's insert holds its drawer."""
 
 import pytest
 from django.db import connection
 
-from dedup import services
+from dedup import candidates, services
 from dedup.services import entities as entities_service
 from palace.models import Entity, EntityAlias, EntityLink, Mention
 
@@ -15,16 +17,21 @@ pytestmark = pytest.mark.django_db
 
 SAVEPOINT = 2  # the SAVEPOINT and its RELEASE
 LOOKUPS = 1  # the exact name, the key and an alias key: one UNION, with the aliases joined
-DRAWER = 1  # the drawer held until commit
-MENTION = 1  # INSERT ... ON CONFLICT DO NOTHING RETURNING id
+MENTION = 1  # INSERT ... SELECT the drawer held ... ON CONFLICT DO NOTHING RETURNING id
 
 
-def lock() -> int:
-    return 1 if connection.vendor == "postgresql" else 0
+def postgresql() -> bool:
+    return connection.vendor == "postgresql"
 
 
-def jit_off() -> int:
-    return 1 if connection.vendor == "postgresql" else 0
+def signature_lookup() -> int:
+    """The (owner, key) pairs of both signature tables: in the lookups' call on PostgreSQL."""
+    return 0 if postgresql() else 1
+
+
+def creation(links: bool = False) -> int:
+    """The entity, its signatures and (if any) its links."""
+    return 1 if postgresql() else 2 + links
 
 
 @pytest.fixture
@@ -46,7 +53,7 @@ def mention(drawer, name, expected, assert_num_queries, kind="person"):
 def test_an_exact_name_reads_the_lookups_and_the_aliases_at_once(
     drawer, ada, django_assert_num_queries
 ):
-    base = SAVEPOINT + lock() + LOOKUPS + DRAWER + MENTION
+    base = SAVEPOINT + LOOKUPS + MENTION
     written = mention(drawer, "Ada Lovelace", base, django_assert_num_queries)
     assert written.created
     assert written.resolution.entity == ada
@@ -54,7 +61,7 @@ def test_an_exact_name_reads_the_lookups_and_the_aliases_at_once(
 
 def test_a_key_variant_adds_its_alias_in_one_statement(drawer, ada, django_assert_num_queries):
     alias = 1
-    base = SAVEPOINT + lock() + LOOKUPS + DRAWER + MENTION
+    base = SAVEPOINT + LOOKUPS + MENTION
     mention(drawer, "ADA LOVELACE", base + alias, django_assert_num_queries)
     assert EntityAlias.objects.filter(entity=ada, alias="ADA LOVELACE").exists()
 
@@ -62,42 +69,29 @@ def test_a_key_variant_adds_its_alias_in_one_statement(drawer, ada, django_asser
 def test_a_known_alias_is_not_written_again(drawer, ada, django_assert_num_queries):
     services.mention_add(drawer=drawer, name="ADA LOVELACE", kind="person")
     other = services.drawer_write(room=drawer.room, content="Another note about Ada.").drawer
-    base = SAVEPOINT + lock() + LOOKUPS + DRAWER + MENTION
+    base = SAVEPOINT + LOOKUPS + MENTION
     mention(other, "ADA LOVELACE", base, django_assert_num_queries)
 
 
 def test_a_typo_reads_both_signature_tables_at_once(drawer, ada, django_assert_num_queries):
-    signatures, entities, alias = 1, 1, 1  # (owner, key) pairs; the entities within reach
-    base = (
-        SAVEPOINT + lock() + jit_off() + LOOKUPS + signatures + entities + alias + DRAWER + MENTION
-    )
+    entities, alias = 1, 1  # the entities within reach; the spelling that converged
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities + alias + MENTION
     written = mention(drawer, "Ada Lovelaze", base, django_assert_num_queries)
     assert written.resolution.entity == ada
     assert written.resolution.rule == "typo"
 
 
 def test_a_new_name_reads_no_entity(drawer, ada, django_assert_num_queries):
-    signatures, entity, its_signatures = 1, 1, 1
-    base = SAVEPOINT + lock() + jit_off() + LOOKUPS + signatures + entity + its_signatures
-    written = mention(drawer, "Grace Hopper", base + DRAWER + MENTION, django_assert_num_queries)
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + creation()
+    written = mention(drawer, "Grace Hopper", base + MENTION, django_assert_num_queries)
     assert written.resolution.created
 
 
 def test_a_new_name_like_another_links_it_in_one_statement(drawer, ada, django_assert_num_queries):
     services.entity_resolve(name="Ada Lovelass", kind="person")  # two near ones: no typo
-    signatures, entities, entity, its_signatures, links = 1, 1, 1, 1, 1
-    base = (
-        SAVEPOINT
-        + lock()
-        + jit_off()
-        + LOOKUPS
-        + signatures
-        + entities
-        + entity
-        + its_signatures
-        + links
-    )
-    written = mention(drawer, "Ada Lovelacs", base + DRAWER + MENTION, django_assert_num_queries)
+    entities = 1
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities + creation(links=True)
+    written = mention(drawer, "Ada Lovelacs", base + MENTION, django_assert_num_queries)
     assert written.resolution.created
     assert EntityLink.objects.filter(newer=written.resolution.entity).count() == 2
 
@@ -106,8 +100,8 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
     drawer, ada, django_assert_num_queries
 ):
     first = services.mention_add(drawer=drawer, name="Ada Lovelace", kind="person")
-    base = SAVEPOINT + lock() + LOOKUPS + DRAWER + MENTION
-    read = 1  # the mention that is there
+    base = SAVEPOINT + LOOKUPS + MENTION
+    read = 2  # the drawer held, and the mention that is there
     again = mention(drawer, "Ada Lovelace", base + read, django_assert_num_queries)
     assert not again.created
     assert again.mention == first.mention
@@ -117,17 +111,18 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
 def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeypatch):
     """A writer that took no lock created the name between our read and our insert: the insert
     does nothing, and the resolution, run again, finds it (no savepoint, no IntegrityError)."""
-    real = entities_service.candidates.entities_named
+    real = entities_service.candidates.entity_candidates
     calls = []
 
     def first_misses(**kwargs):
         calls.append(kwargs)
-        return [] if len(calls) == 1 else real(**kwargs)
+        return candidates.EntityCandidates([], [], []) if len(calls) == 1 else real(**kwargs)
 
-    monkeypatch.setattr(entities_service.candidates, "entities_named", first_misses)
+    monkeypatch.setattr(entities_service.candidates, "entity_candidates", first_misses)
     exact_only = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     resolution = services.entity_resolve(name="Ada Lovelace", kind="person", config=exact_only)
     assert len(calls) == 2
+    assert calls[1]["lock"] is None, "the lock is held already: not asked again"
     assert resolution.entity == ada
     assert not resolution.created
     assert Entity.objects.count() == 1
@@ -137,7 +132,7 @@ def test_a_typo_of_a_name_and_of_its_alias_reads_both_in_one_statement(
     drawer, ada, django_assert_num_queries
 ):
     services.entity_alias_add(entity=ada, alias="Ada Lovelacey")  # a person recorded it
-    signatures, entities_and_aliases, alias = 1, 1, 1
-    base = SAVEPOINT + lock() + jit_off() + LOOKUPS + signatures + entities_and_aliases + alias
-    written = mention(drawer, "Ada Lovelacy", base + DRAWER + MENTION, django_assert_num_queries)
+    entities_and_aliases, alias = 1, 1
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities_and_aliases + alias
+    written = mention(drawer, "Ada Lovelacy", base + MENTION, django_assert_num_queries)
     assert written.resolution.entity == ada
