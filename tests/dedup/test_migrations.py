@@ -42,25 +42,26 @@ def migrate(*targets) -> None:
 # --- what is installed, and what the code would install ------------------------------------------
 
 
-def installed_functions() -> list[tuple[str, str]]:
-    """(identity arguments, pg_get_functiondef) of every signature of the candidates function."""
+def installed_functions(name: str = FUNCTION) -> list[tuple[str, str]]:
+    """(identity arguments, pg_get_functiondef) of every signature of the named function (the
+    drawer candidates function unless told)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_get_function_identity_arguments(oid), pg_get_functiondef(oid) "
             "FROM pg_proc WHERE proname = %s ORDER BY 1",
-            [FUNCTION],
+            [name],
         )
         return cursor.fetchall()
 
 
-def functions_installing(sql: str) -> list[tuple[str, str]]:
+def functions_installing(sql: str, name: str = FUNCTION) -> list[tuple[str, str]]:
     """What `installed_functions` would be with only `sql` installed (nothing is kept)."""
     with transaction.atomic():
         with connection.cursor() as cursor:
-            for arguments, _ in installed_functions():
-                cursor.execute(f"DROP FUNCTION {FUNCTION}({arguments})")
+            for arguments, _ in installed_functions(name):
+                cursor.execute(f"DROP FUNCTION {name}({arguments})")
             cursor.execute(sql)
-        expected = installed_functions()
+        expected = installed_functions(name)
         transaction.set_rollback(True)
     return expected
 
@@ -102,6 +103,10 @@ def fulltext_objects_of_the_code() -> list[tuple[str, str]]:
 def assert_installed_as_the_code_expects() -> None:
     if connection.vendor == "postgresql":
         assert installed_functions() == functions_installing(candidates.POSTGRESQL_FUNCTION)
+        entity_function = candidates.ENTITY_FUNCTION_NAME
+        assert installed_functions(entity_function) == functions_installing(
+            candidates.POSTGRESQL_ENTITY_FUNCTION, entity_function
+        )
     expected = fulltext_objects_of_the_code()
     assert len(expected) == (2 if connection.vendor == "postgresql" else 4)
     assert fulltext_objects() == expected
@@ -351,3 +356,25 @@ def test_the_new_migration_installs_the_code_s_function_text():
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops
+
+
+def test_the_entity_function_migration_installs_the_code_s_text():
+    """As for the drawer function: the migration that installs the entity candidates function
+    holds the code's text and drops the code's signature of it."""
+    latest = migration("dedup", "0012_entity_candidates_function")
+    assert latest.FUNCTION == candidates.POSTGRESQL_ENTITY_FUNCTION
+    assert latest.REMOVE == candidates.POSTGRESQL_ENTITY_FUNCTION_REMOVE
+
+
+@postgresql_only
+def test_the_entity_function_migration_reverses_and_installs_again(dedup_settings):
+    entity_function = candidates.ENTITY_FUNCTION_NAME
+    migrate(("dedup", "0011_entity_signatures_carry_lengths"))
+    assert installed_functions(entity_function) == []
+    migrate()
+    assert installed_functions(entity_function) == functions_installing(
+        candidates.POSTGRESQL_ENTITY_FUNCTION, entity_function
+    )
+    ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    typo = services.entity_resolve(name="Ada Lovelaec", kind="person")
+    assert (typo.entity, typo.rule) == (ada, "typo")
