@@ -19,11 +19,18 @@ ENTITY_FUNCTION_NAME = "castellan_entity_candidates"
 # signatures ask only the exact lookups (fuzzy matching off). Part 0 is an entity the exact lookups
 # found (the name's, the key's, an alias key's), once per alias of it (every one, NULL if none);
 # part 1 an entity and part 2 an alias, with its key, that stores a signature asked with a length
-# in range, once per signature shared. Plans are generic, made once per connection, with table
-# scans off: the only other plan for a signature table is its primary key, and a plan made on an
-# empty table would otherwise stay a scan of it. JIT is off: the planner cannot estimate a range
-# bounded by the other side of a join, costs the few dozen index searches in the millions and
-# compiled them at every call (30 ms a lookup instead of 1.5 at 100,000 entities).
+# in range, once per signature shared.
+#
+# Plans are generic, made once per connection (planned at each call, the signature lookup spent
+# 0.13 ms planning for 0.54 running), so they must not depend on the statistics: made on empty
+# tables, the signature lookup read the whole signature index for each signature asked (332 ms at
+# 3,000 entities) and the exact lookups the whole entity table, until the tables were analysed
+# again. So every row is read by its index in a fenced LATERAL subquery (OFFSET 0: not flattened
+# into a join the planner may turn around): the entity by its primary key, its aliases by their
+# entity, each signature asked by its range of the primary key; and table scans are off
+# (tests/dedup/test_candidate_plans.py). JIT is off: the planner cannot estimate a range bounded
+# by the other side of a join, costs the few dozen index searches in the millions and compiled
+# them at every call (30 ms a lookup instead of 1.5 at 100,000 entities).
 POSTGRESQL_ENTITY_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {ENTITY_FUNCTION_NAME}(
     p_lock bigint, p_name text, p_key text, p_kind text,
@@ -45,12 +52,19 @@ BEGIN
     RETURN QUERY
     SELECT 0, e.id, e.uuid, e.name, e.kind, e.key, e.key_length, e.redirect_to_id,
            e.redirect_kind, e.created_at, a.alias
-    FROM palace_entity e LEFT JOIN palace_entityalias a ON a.entity_id = e.id
-    WHERE e.id IN (
+    FROM (
         SELECT n.id FROM palace_entity n WHERE n.name = p_name
         UNION SELECT k.id FROM palace_entity k WHERE k.key = p_key
-        UNION SELECT ak.entity_id FROM palace_entityalias ak WHERE ak.key = p_key)
-      AND (p_kind IS NULL OR e.kind = p_kind)
+        UNION SELECT ak.entity_id FROM palace_entityalias ak WHERE ak.key = p_key
+    ) m
+    CROSS JOIN LATERAL (
+        SELECT * FROM palace_entity e
+        WHERE e.id = m.id AND (p_kind IS NULL OR e.kind = p_kind)
+        OFFSET 0
+    ) e
+    LEFT JOIN LATERAL (
+        SELECT a.id, a.alias FROM palace_entityalias a WHERE a.entity_id = e.id OFFSET 0
+    ) a ON true
     ORDER BY e.id, a.id;
     IF FOUND OR p_signatures IS NULL THEN
         RETURN;
@@ -59,14 +73,22 @@ BEGIN
     SELECT 1, s.entity_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
-    JOIN palace_entitysignature s
-      ON s.signature BETWEEN asked.signature + p_min_length AND asked.signature + p_max_length
+    CROSS JOIN LATERAL (
+        SELECT s.entity_id, s.key FROM palace_entitysignature s
+        WHERE s.signature BETWEEN asked.signature + p_min_length
+                              AND asked.signature + p_max_length
+        OFFSET 0
+    ) s
     UNION ALL
     SELECT 2, s.alias_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
-    JOIN palace_entityaliassignature s
-      ON s.signature BETWEEN asked.signature + p_min_length AND asked.signature + p_max_length;
+    CROSS JOIN LATERAL (
+        SELECT s.alias_id, s.key FROM palace_entityaliassignature s
+        WHERE s.signature BETWEEN asked.signature + p_min_length
+                              AND asked.signature + p_max_length
+        OFFSET 0
+    ) s;
 END
 $$
 """

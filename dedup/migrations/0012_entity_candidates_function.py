@@ -30,12 +30,19 @@ BEGIN
     RETURN QUERY
     SELECT 0, e.id, e.uuid, e.name, e.kind, e.key, e.key_length, e.redirect_to_id,
            e.redirect_kind, e.created_at, a.alias
-    FROM palace_entity e LEFT JOIN palace_entityalias a ON a.entity_id = e.id
-    WHERE e.id IN (
+    FROM (
         SELECT n.id FROM palace_entity n WHERE n.name = p_name
         UNION SELECT k.id FROM palace_entity k WHERE k.key = p_key
-        UNION SELECT ak.entity_id FROM palace_entityalias ak WHERE ak.key = p_key)
-      AND (p_kind IS NULL OR e.kind = p_kind)
+        UNION SELECT ak.entity_id FROM palace_entityalias ak WHERE ak.key = p_key
+    ) m
+    CROSS JOIN LATERAL (
+        SELECT * FROM palace_entity e
+        WHERE e.id = m.id AND (p_kind IS NULL OR e.kind = p_kind)
+        OFFSET 0
+    ) e
+    LEFT JOIN LATERAL (
+        SELECT a.id, a.alias FROM palace_entityalias a WHERE a.entity_id = e.id OFFSET 0
+    ) a ON true
     ORDER BY e.id, a.id;
     IF FOUND OR p_signatures IS NULL THEN
         RETURN;
@@ -44,14 +51,22 @@ BEGIN
     SELECT 1, s.entity_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
-    JOIN palace_entitysignature s
-      ON s.signature BETWEEN asked.signature + p_min_length AND asked.signature + p_max_length
+    CROSS JOIN LATERAL (
+        SELECT s.entity_id, s.key FROM palace_entitysignature s
+        WHERE s.signature BETWEEN asked.signature + p_min_length
+                              AND asked.signature + p_max_length
+        OFFSET 0
+    ) s
     UNION ALL
     SELECT 2, s.alias_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
-    JOIN palace_entityaliassignature s
-      ON s.signature BETWEEN asked.signature + p_min_length AND asked.signature + p_max_length;
+    CROSS JOIN LATERAL (
+        SELECT s.alias_id, s.key FROM palace_entityaliassignature s
+        WHERE s.signature BETWEEN asked.signature + p_min_length
+                              AND asked.signature + p_max_length
+        OFFSET 0
+    ) s;
 END
 $$
 """
