@@ -293,7 +293,7 @@ def _insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
     values = [f.get_db_prep_save(f.pre_save(entity, True), connection) for f in fields]
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     link_columns = "newer_id, older_id, similarity, distance, status, created_at"
-    arrays = [
+    arrays: list[list[Any]] = [
         [link.older_id for link in links],
         [link.similarity for link in links],
         [link.distance for link in links],
