@@ -48,7 +48,8 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY
-    SELECT 1, s.entity_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
+    SELECT 1, s.entity_id,
+           NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
     CROSS JOIN LATERAL (
@@ -58,7 +59,8 @@ BEGIN
         OFFSET 0
     ) s
     UNION ALL
-    SELECT 2, s.alias_id, NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
+    SELECT 2, s.alias_id,
+           NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
            NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
     FROM unnest(p_signatures) AS asked(signature)
     CROSS JOIN LATERAL (
