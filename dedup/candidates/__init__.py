@@ -39,6 +39,7 @@ from dedup.candidates.entities import (
     owners_within_reach,
     person_aliases_by_id,
     person_aliases_within_reach,
+    signatures_parameter,
 )
 from dedup.candidates.entity_function import (
     ENTITY_FUNCTION_NAME,
@@ -90,4 +91,5 @@ __all__ = [
     "rare_first",
     "same_fingerprint",
     "same_hash",
+    "signatures_parameter",
 ]

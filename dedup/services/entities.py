@@ -311,7 +311,12 @@ def _insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
             "SELECT e.id, v.* FROM e, unnest(%s::bigint[], %s::float8[], %s::smallint[], "
             "%s::varchar[], %s::timestamptz[]) AS v RETURNING id, older_id) "
             "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
-            [*values, entity.key, _array(signatures.key_signatures(entity.key)), *arrays],
+            [
+                *values,
+                entity.key,
+                candidates.signatures_parameter(signatures.key_signatures(entity.key)),
+                *arrays,
+            ],
         )
         rows = cursor.fetchall()
     if not rows:
@@ -323,12 +328,6 @@ def _insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
         link.pk, link.newer_id = ids[link.older_id], entity.pk
         link._state.adding, link._state.db = False, connection.alias
     return True
-
-
-def _array(numbers: Iterable[int]) -> str:
-    """An array of numbers as one text literal: psycopg writes a list into the statement one
-    number at a time (0.3 ms for 160 of them), a string in one go."""
-    return "{" + ",".join(map(str, numbers)) + "}"
 
 
 def index_entity(entity: Entity) -> None:
