@@ -47,7 +47,7 @@ class KnownEntity:
 
 
 @dataclass(frozen=True, slots=True)
-class EntityCandidates:
+class NameLookup:
     """What a sighted name may resolve to: the entities the exact lookups found, each with all
     its aliases; or, when they found none and fuzzy matching asked for them, the ids of the
     entities and of the aliases a person recorded, whose key is within two edits (OSA) of the
@@ -58,34 +58,58 @@ class EntityCandidates:
     alias_ids: list[int]
 
 
-def entity_candidates(
-    *, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
-) -> EntityCandidates:
+# The columns `castellan_entity_candidates` returns: which part of it a row is, then an entity's
+# concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_candidate_plans.py holds
+# them equal to the model's), then an alias. Parts 1 and 2 fill only the owner's id and key.
+EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
+ENTITY_FUNCTION_FIELDS = (
+    "id",
+    "uuid",
+    "name",
+    "kind",
+    "key",
+    "key_length",
+    "redirect_to_id",
+    "redirect_kind",
+    "created_at",
+)
+_OWNER, _OWNER_KEY = 1, 1 + ENTITY_FUNCTION_FIELDS.index("key")
+
+
+def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None) -> NameLookup:
     """The entity's lock (`dedup.locks.lock_key`; None if held already), then `entities_named`,
     then, if it found none and `fuzzy`, `owners_within_reach`: on PostgreSQL one call of the
-    function `castellan_entity_candidates` (one round trip instead of four), on SQLite one or two
-    statements (its IMMEDIATE transaction holds the write lock already)."""
+    function `castellan_entity_candidates` (one round trip instead of four), elsewhere (SQLite)
+    one or two statements (its IMMEDIATE transaction holds the write lock already)."""
     if connection.vendor != "postgresql":
         if lock is not None:
             hold_lock(lock)
         named = entities_named(kind=kind, name=name, key=key)
         if named or not fuzzy:
-            return EntityCandidates(named, [], [])
-        return EntityCandidates([], *owners_within_reach(key))
+            return NameLookup(named, [], [])
+        return NameLookup([], *owners_within_reach(key))
+    if (
+        lock is not None and not connection.in_atomic_block
+    ):  # pragma: no cover - a programming error
+        raise RuntimeError("name_lookup() takes a lock only inside a transaction.")
     low, high = reach_range(key)
     asked = signatures_parameter(reach_signatures(key)) if fuzzy else None
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT * FROM {ENTITY_FUNCTION_NAME}(%s, %s, %s, %s, %s::bigint[], %s, %s)",
+            f"SELECT * FROM {ENTITY_FUNCTION_NAME}(%s::bigint, %s::text, %s::text, %s::text, "
+            "%s::bigint[], %s::bigint, %s::bigint)",
             [lock, name, key, None if kind == VAGUE_KIND else kind, asked, low, high],
         )
         rows = cursor.fetchall()
-    if rows and rows[0][0] == 0:  # the exact lookups found these
-        fields = [field.attname for field in Entity._meta.concrete_fields]
-        entities = ((Entity.from_db(connection.alias, fields, row[1:-1]), row[-1]) for row in rows)
-        return EntityCandidates(_known(entities), [], [])
-    # Parts 1 and 2: (entity or alias, its key) that share a signature with the name.
-    return EntityCandidates([], *_in_reach(key, ((row[0] - 1, row[1], row[5]) for row in rows)))
+    if rows and rows[0][0] == EXACT:
+        entities = (
+            (Entity.from_db(connection.alias, ENTITY_FUNCTION_FIELDS, row[1:-1]), row[-1])
+            for row in rows
+        )
+        return NameLookup(_known(entities), [], [])
+    # (entity or alias, its key) that share a signature with the name; side 0 or 1.
+    signed = ((row[0] - SIGNED_ENTITY, row[_OWNER], row[_OWNER_KEY]) for row in rows)
+    return NameLookup([], *_in_reach(key, signed))
 
 
 def signatures_parameter(signatures: Iterable[int]) -> str:
@@ -256,7 +280,7 @@ def _signed_owners_sql(signed: frozenset[int], lengths: tuple[int, int]) -> tupl
             "JOIN",
             "asked.signature",
         )
-        asked = [list(signed), *lengths]
+        asked = [signatures_parameter(signed), *lengths]
     else:
         asked_from, join, base = "json_each(%s) AS asked", "CROSS JOIN", "asked.value"
         asked = [json.dumps(list(signed)), *lengths]

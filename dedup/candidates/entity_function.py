@@ -14,6 +14,21 @@ from __future__ import annotations
 ENTITY_FUNCTION_NAME = "castellan_entity_candidates"
 
 
+def _signed_owners(part: int, table: str, owner: str) -> str:
+    """The function's signature lookup in one table: (part, owner, its key) per signature asked
+    that the owner stores with a length in range, in the function's columns."""
+    return f"""    SELECT {part}, s.{owner},
+           NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
+           NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
+    FROM unnest(p_signatures) AS asked(signature)
+    CROSS JOIN LATERAL (
+        SELECT s.{owner}, s.key FROM {table} s
+        WHERE s.signature BETWEEN asked.signature + p_min_length
+                              AND asked.signature + p_max_length
+        OFFSET 0
+    ) s"""
+
+
 # Volatile PL/pgSQL: each statement sees what committed before it started, so the lookups, which
 # run after the lock, see the entity that the writer who held it created. A NULL lock is one held
 # already (a resolution run again in the same transaction); a NULL kind is any kind; NULL
@@ -32,21 +47,6 @@ ENTITY_FUNCTION_NAME = "castellan_entity_candidates"
 # (tests/dedup/test_candidate_plans.py). JIT is off: the planner cannot estimate a range bounded
 # by the other side of a join, costs the few dozen index searches in the millions and compiled
 # them at every call (30 ms a lookup instead of 1.5 at 100,000 entities).
-def _signed_owners(part: int, table: str, owner: str) -> str:
-    """The function's signature lookup in one table: (part, owner, its key) per signature asked
-    that the owner stores with a length in range, in the function's columns."""
-    return f"""    SELECT {part}, s.{owner},
-           NULL::uuid, NULL::varchar, NULL::varchar, s.key, NULL::int,
-           NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar
-    FROM unnest(p_signatures) AS asked(signature)
-    CROSS JOIN LATERAL (
-        SELECT s.{owner}, s.key FROM {table} s
-        WHERE s.signature BETWEEN asked.signature + p_min_length
-                              AND asked.signature + p_max_length
-        OFFSET 0
-    ) s"""
-
-
 POSTGRESQL_ENTITY_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {ENTITY_FUNCTION_NAME}(
     p_lock bigint, p_name text, p_key text, p_kind text,

@@ -9,6 +9,22 @@ tests/dedup/test_migrations.py checks that the installed function is it.
 
 from django.db import migrations
 
+
+class RunSQLOn(migrations.RunSQL):
+    """RunSQL on one database vendor only: the other has its own statements or needs none."""
+
+    def __init__(self, vendor, sql, reverse_sql):
+        super().__init__(sql, reverse_sql, elidable=False)
+        self.vendor = vendor
+
+    def deconstruct(self):
+        return (self.__class__.__name__, [self.vendor, self.sql, self.reverse_sql], {})
+
+    def _run_sql(self, schema_editor, sqls):
+        if schema_editor.connection.vendor == self.vendor:
+            super()._run_sql(schema_editor, sqls)
+
+
 FUNCTION = """
 CREATE OR REPLACE FUNCTION castellan_entity_candidates(
     p_lock bigint, p_name text, p_key text, p_kind text,
@@ -78,17 +94,7 @@ REMOVE = (
 )
 
 
-def forward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FUNCTION)
-
-
-def backward(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REMOVE)
-
-
 class Migration(migrations.Migration):
     dependencies = [("dedup", "0011_entity_signatures_carry_lengths")]
 
-    operations = [migrations.RunPython(forward, backward, elidable=False)]
+    operations = [RunSQLOn("postgresql", [FUNCTION], [REMOVE])]

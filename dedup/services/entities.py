@@ -133,7 +133,7 @@ def _known_entities(
 ) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
     """The entities the name may resolve to, as the policy sees them, by id, and (from the
     exact lookups, which read them all) each one's aliases."""
-    found = candidates.entity_candidates(  # PostgreSQL: one statement; SQLite: one or two
+    found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one or two
         kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
     )
     matching = found.named
@@ -196,6 +196,8 @@ def _entity_create(
         if not insert_unless_conflict(entity, ("name", "kind")):
             return None
         index_entity(entity)
+        for link in links:
+            link.newer = entity  # now that it has its id
         EntityLink.objects.bulk_create(links)
     if links:
         logger.info(
@@ -289,44 +291,45 @@ def _insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
     its possibly_same_as links in one statement (INSERTs in a WITH, each reading the entity's
     RETURNING): one round trip instead of three. False, and nothing written, if an entity with
     its (name, kind) exists."""
-    fields = [f for f in Entity._meta.concrete_fields if not f.primary_key]
-    values = [f.get_db_prep_save(f.pre_save(entity, True), connection) for f in fields]
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-    link_columns = "newer_id, older_id, similarity, distance, status, created_at"
-    arrays: list[list[Any]] = [
+    columns, values = _insert_values(entity)
+    quote = connection.ops.quote_name
+    link_columns = ("older_id", "similarity", "distance", "status", "created_at")
+    link_arrays: list[list[Any]] = [
         [link.older_id for link in links],
-        [link.similarity for link in links],
+        [float(link.similarity) for link in links],  # psycopg dumps no list of mixed types
         [link.distance for link in links],
         [str(link.status) for link in links],
         [link.created_at for link in links],
     ]
+    named = ", ".join(f"v.{column}" for column in link_columns)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH e AS (INSERT INTO {Entity._meta.db_table} ({columns}) "
-            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"WITH e AS (INSERT INTO {quote(Entity._meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(values))}) "
             "ON CONFLICT (name, kind) DO NOTHING RETURNING id), "
-            f"s AS (INSERT INTO {EntitySignature._meta.db_table} (signature, entity_id, key) "
+            f"s AS (INSERT INTO {quote(EntitySignature._meta.db_table)} "
+            "(signature, entity_id, key) "
             "SELECT signature, e.id, %s FROM e, unnest(%s::bigint[]) AS signature), "
-            f"l AS (INSERT INTO {EntityLink._meta.db_table} ({link_columns}) "
-            "SELECT e.id, v.* FROM e, unnest(%s::bigint[], %s::float8[], %s::smallint[], "
-            "%s::varchar[], %s::timestamptz[]) AS v RETURNING id, older_id) "
+            f"l AS (INSERT INTO {quote(EntityLink._meta.db_table)} "
+            f"(newer_id, {', '.join(link_columns)}) SELECT e.id, {named} FROM e, "
+            "unnest(%s::bigint[], %s::float8[], %s::smallint[], %s::varchar[], "
+            f"%s::timestamptz[]) AS v({', '.join(link_columns)}) RETURNING id, older_id) "
             "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
             [
                 *values,
                 entity.key,
                 candidates.signatures_parameter(signatures.key_signatures(entity.key)),
-                *arrays,
+                *link_arrays,
             ],
         )
         rows = cursor.fetchall()
     if not rows:
         return False
-    entity.pk = rows[0][0]
-    entity._state.adding, entity._state.db = False, connection.alias
+    _saved(entity, rows[0][0])
     ids = {older: link_id for _, link_id, older in rows}
     for link in links:
-        link.pk, link.newer_id = ids[link.older_id], entity.pk
-        link._state.adding, link._state.db = False, connection.alias
+        link.newer = entity  # now that it has its id
+        _saved(link, ids[link.older_id])
     return True
 
 
@@ -366,27 +369,42 @@ def insert_unless_conflict(
     `dedup.locks.drawer_hold` holds a drawer: FOR KEY SHARE on PostgreSQL; SQLite's write lock
     is the transaction's); False too, and nothing inserted, if it is gone."""
     meta = row._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    values = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-    target = ", ".join(connection.ops.quote_name(column) for column in unique)
-    marks = ", ".join(["%s"] * len(fields))
+    columns, values = _insert_values(row)
+    quote = connection.ops.quote_name
+    target = ", ".join(quote(column) for column in unique)
+    marks = ", ".join(["%s"] * len(values))
     source = f"VALUES ({marks})"
     if holding is not None:
         lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
-        held = connection.ops.quote_name(holding._meta.db_table)
+        held = holding._meta
         # SQLite parses an upsert's SELECT only with a WHERE clause, which this one has.
-        source = f"SELECT {marks} FROM {held} WHERE {holding._meta.pk.column} = %s{lock}"
+        source = (
+            f"SELECT {marks} FROM {quote(held.db_table)} "
+            f"WHERE {quote(str(held.pk.column))} = %s{lock}"
+        )
         values.append(holding.pk)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) {source} "
-            f"ON CONFLICT ({target}) DO NOTHING RETURNING {meta.pk.column}",
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) {source} "
+            f"ON CONFLICT ({target}) DO NOTHING RETURNING {quote(str(meta.pk.column))}",
             values,
         )
         inserted = cursor.fetchone()
     if inserted is None:
         return False
-    row.pk = inserted[0]
-    row._state.adding, row._state.db = False, connection.alias
+    _saved(row, inserted[0])
     return True
+
+
+def _insert_values(row: models.Model) -> tuple[str, list[Any]]:
+    """The quoted columns of a new row's INSERT (all but its primary key) and their values, each
+    prepared by its field, as `save()` would store it."""
+    fields = [f for f in row._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    return columns, [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
+
+
+def _saved(row: models.Model, pk: int) -> None:
+    """Mark a row inserted by hand as saved, with its id, as the ORM would."""
+    row.pk = pk
+    row._state.adding, row._state.db = False, connection.alias

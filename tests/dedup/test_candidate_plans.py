@@ -12,7 +12,7 @@ from django.db import connection
 
 from dedup import candidates, policy, services
 from dedup.policy.signatures import key_signatures
-from palace.models import Drawer, Entity, EntitySignature
+from palace.models import Drawer, Entity, EntityAlias, EntityAliasSignature, EntitySignature
 
 pytestmark = [
     pytest.mark.django_db,
@@ -185,16 +185,34 @@ def test_the_candidate_functions_never_compile_their_statements(dedup_settings, 
 
 
 def fill_entities(count):
-    """Entities with their signatures, as the services store them."""
+    """Entities with their signatures, one in ten with an alias a person recorded and its
+    signatures, as the services store them."""
     names = [f"{WORDS[n % 8].title()} {WORDS[(n * 3) % 8].title()} {n}" for n in range(count)]
     entities = Entity.objects.bulk_create(
-        Entity(name=name, kind="mineral", key=policy.entity_key(name)) for name in names
+        Entity(name=name, kind="mineral", key=(key := policy.entity_key(name)), key_length=len(key))
+        for name in names
+    )
+    aliases = EntityAlias.objects.bulk_create(
+        EntityAlias(
+            entity=entity, alias=f"{entity.name} ore", key=f"{entity.key} ore", source="api"
+        )
+        for entity in entities[::10]
     )
     EntitySignature.objects.bulk_create(
         EntitySignature(signature=signature, entity=entity, key=entity.key)
         for entity in entities
         for signature in key_signatures(entity.key)
     )
+    EntityAliasSignature.objects.bulk_create(
+        EntityAliasSignature(signature=signature, alias=alias, key=alias.key)
+        for alias in aliases
+        for signature in key_signatures(alias.key)
+    )
+
+
+ENTITY_TABLES = (
+    "palace_entity, palace_entityalias, palace_entitysignature, palace_entityaliassignature"
+)
 
 
 def entity_lookup_plans(plans):
@@ -209,29 +227,35 @@ def test_the_entity_function_s_plans_made_on_empty_tables_use_the_indexes_after_
     and the alias key's indexes, and the signature lookup the signature tables' primary keys
     (index only), once the tables have grown."""
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE palace_entity, palace_entityalias, palace_entitysignature")
+        cursor.execute(f"ANALYZE {ENTITY_TABLES}")
         cursor.execute("DISCARD PLANS")
     services.entity_resolve(name="Garnet Basalt", kind="mineral")  # planned here, tables empty
     fill_entities(3000)
     plans.clear()
     assert services.entity_resolve(name="Garnet Basalt", kind="mineral").rule == "exact"
     assert services.entity_resolve(name="Dolomite Basalt 11", kind="mineral").rule == "exact"
+    by_alias = services.entity_resolve(name="COBALT GARNET 10 ORE", kind="mineral")
+    assert (by_alias.rule, by_alias.entity.name) == ("alias", "Cobalt Garnet 10")
     typo = services.entity_resolve(name="Dolomite Basalx 19", kind="mineral")
     assert typo.rule == "typo"
+    alias_typo = services.entity_resolve(name="Cobalt Garnet 10 orx", kind="mineral")
+    assert (alias_typo.rule, alias_typo.entity.name) == ("typo", "Cobalt Garnet 10")
     inside = entity_lookup_plans(plans)
-    [signature_plan] = [plan for plan in inside if "palace_entityaliassignature" in plan]
+    signature_plans = [plan for plan in inside if "palace_entityaliassignature" in plan]
     exact_plans = [plan for plan in inside if "p_name" in plan]
-    assert len(exact_plans) == 3
+    assert len(exact_plans) == 5
+    assert len(signature_plans) == 2
     for plan in exact_plans:
         for index in ("entity_unique_name_kind", "entity_key", "entity_alias_key"):
             assert f" using {index} on " in plan, plan
         # Each entity found, and its aliases, read by their index: not the whole table.
         assert re.search(r"palace_entity_pkey on palace_entity e .*\n *Index Cond: \(id = ", plan)
         assert "Index Cond: (entity_id = e.id)" in plan, plan
-    for table in ("palace_entitysignature", "palace_entityaliassignature"):
-        assert f"Index Only Scan using {table}_pkey on {table}" in signature_plan, signature_plan
-    # Each signature asked is one search of its range, not a scan of the index.
-    assert signature_plan.count("Index Cond: ((signature >= (asked") == 2, signature_plan
+    for plan in signature_plans:
+        for table in ("palace_entitysignature", "palace_entityaliassignature"):
+            assert f"Index Only Scan using {table}_pkey on {table}" in plan, plan
+        # Each signature asked is one search of its range, not a scan of the index.
+        assert plan.count("Index Cond: ((signature >= (asked") == 2, plan
     for plan in inside:
         assert "Seq Scan" not in plan, plan
         assert "JIT:" not in plan, plan

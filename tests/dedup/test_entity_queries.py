@@ -10,8 +10,10 @@ import pytest
 from django.db import connection
 
 from dedup import candidates, services
+from dedup.errors import NotFound
+from dedup.locks import lock_key
 from dedup.services import entities as entities_service
-from palace.models import Entity, EntityAlias, EntityLink, Mention
+from palace.models import Drawer, Entity, EntityAlias, EntityLink, Mention
 
 pytestmark = pytest.mark.django_db
 
@@ -111,17 +113,18 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
 def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeypatch):
     """A writer that took no lock created the name between our read and our insert: the insert
     does nothing, and the resolution, run again, finds it (no savepoint, no IntegrityError)."""
-    real = entities_service.candidates.entity_candidates
+    real = entities_service.candidates.name_lookup
     calls = []
 
     def first_misses(**kwargs):
         calls.append(kwargs)
-        return candidates.EntityCandidates([], [], []) if len(calls) == 1 else real(**kwargs)
+        return candidates.NameLookup([], [], []) if len(calls) == 1 else real(**kwargs)
 
-    monkeypatch.setattr(entities_service.candidates, "entity_candidates", first_misses)
+    monkeypatch.setattr(entities_service.candidates, "name_lookup", first_misses)
     exact_only = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     resolution = services.entity_resolve(name="Ada Lovelace", kind="person", config=exact_only)
     assert len(calls) == 2
+    assert calls[0]["lock"] == lock_key("entity", "ada lovelace")
     assert calls[1]["lock"] is None, "the lock is held already: not asked again"
     assert resolution.entity == ada
     assert not resolution.created
@@ -136,3 +139,15 @@ def test_a_typo_of_a_name_and_of_its_alias_reads_both_in_one_statement(
     base = SAVEPOINT + LOOKUPS + signature_lookup() + entities_and_aliases + alias
     written = mention(drawer, "Ada Lovelacy", base + MENTION, django_assert_num_queries)
     assert written.resolution.entity == ada
+
+
+def test_a_mention_of_a_drawer_deleted_meanwhile_is_not_found_and_writes_nothing(drawer):
+    """The mention's insert, which holds the drawer, inserts nothing: the drawer is looked up
+    only then, and the entity its resolution created goes with the transaction."""
+    gone = Drawer.objects.get(pk=drawer.pk)
+    Drawer.objects.filter(pk=drawer.pk).delete()
+    with pytest.raises(NotFound) as raised:
+        services.mention_add(drawer=gone, name="Grace Hopper", kind="person")
+    assert raised.value.code == "drawer_not_found"
+    assert not Entity.objects.filter(name="Grace Hopper").exists()
+    assert not Mention.objects.exists()
