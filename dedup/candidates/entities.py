@@ -59,7 +59,7 @@ class NameLookup:
 
 
 # The columns `castellan_entity_candidates` returns: which part of it a row is, then an entity's
-# concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_candidate_plans.py holds
+# concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py holds
 # them equal to the model's), then an alias. Parts 1 and 2 fill only the owner's id and key.
 EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
 ENTITY_FUNCTION_FIELDS = (
@@ -88,9 +88,8 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
         if named or not fuzzy:
             return NameLookup(named, [], [])
         return NameLookup([], *owners_within_reach(key))
-    if (
-        lock is not None and not connection.in_atomic_block
-    ):  # pragma: no cover - a programming error
+    # A programming error: a lock taken outside a transaction is gone with the statement.
+    if lock is not None and not connection.in_atomic_block:  # pragma: no cover
         raise RuntimeError("name_lookup() takes a lock only inside a transaction.")
     low, high = reach_range(key)
     asked = signatures_parameter(reach_signatures(key)) if fuzzy else None

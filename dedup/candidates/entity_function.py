@@ -1,4 +1,4 @@
-"""The PostgreSQL function behind `dedup.candidates.entity_candidates`: its live text, which the
+"""The PostgreSQL function behind `dedup.candidates.name_lookup`: its live text, which the
 latest dedup migration installing it holds a copy of (tests/dedup/test_migrations.py).
 
 It holds no matching rule: it takes the entity's lock, runs the exact lookups, and when they find
