@@ -1,4 +1,5 @@
-"""The hand-written INSERT of a new drawer and its links, on the hot path of every write."""
+"""The hand-written INSERTs of the hot paths: a new drawer and its links (every write), a row
+unless it conflicts (entities, aliases, mentions), a new entity with its signatures and links."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from typing import Any, cast
 
 from django.db import connection, models
 
-from palace.models import Drawer, DrawerLink
+from dedup import candidates
+from dedup.policy import signatures
+from palace.models import Drawer, DrawerLink, Entity, EntityLink, EntitySignature
 
 _LINK_FIELDS = ("older", "verdict", "similarity", "signals", "status", "created_at")
 
@@ -47,12 +50,11 @@ def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> list[DrawerLink]:
             if links:
                 cursor.execute(statements[1], link_params)
         link_ids = {older_id: link_id for link_id, older_id in cursor.fetchall()} if links else {}
-    _mark_saved(drawer)
+    _mark_saved(drawer, drawer.pk)
     stored = [link for link in links if link.older_id in link_ids]
     for link in stored:  # one link per older drawer; RETURNING promises no order
-        link.pk = link_ids[link.older_id]
         link.newer_id = drawer.pk
-        _mark_saved(link)
+        _mark_saved(link, link_ids[link.older_id])
     return stored
 
 
@@ -102,6 +104,102 @@ def _insert_sql(
     )
 
 
-def _mark_saved(instance: models.Model) -> None:
+def _mark_saved(instance: models.Model, pk: int) -> None:
+    """Mark a row inserted by hand as saved, with its id, as the ORM would."""
+    instance.pk = pk
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def insert_unless_conflict(
+    row: models.Model, unique: tuple[str, ...], *, holding: models.Model | None = None
+) -> bool:
+    """Insert a new row in one statement (INSERT ... ON CONFLICT DO NOTHING RETURNING id, on both
+    databases), without the savepoint `get_or_create` needs; False (and no id) when a row with
+    the same `unique` columns (by column name) exists. The ORM's bulk_create returns no id
+    when it ignores one.
+
+    `holding`: a row the new one refers to, held until commit in the same statement (as
+    `dedup.locks.drawer_hold` holds a drawer: FOR KEY SHARE on PostgreSQL; SQLite's write lock
+    is the transaction's); False too, and nothing inserted, if it is gone."""
+    meta = row._meta
+    columns, values = _insert_values(row)
+    quote = connection.ops.quote_name
+    target = ", ".join(quote(column) for column in unique)
+    marks = ", ".join(["%s"] * len(values))
+    source = f"VALUES ({marks})"
+    if holding is not None:
+        lock = " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+        held = holding._meta
+        # SQLite parses an upsert's SELECT only with a WHERE clause, which this one has.
+        source = (
+            f"SELECT {marks} FROM {quote(held.db_table)} "
+            f"WHERE {quote(str(held.pk.column))} = %s{lock}"
+        )
+        values.append(holding.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) {source} "
+            f"ON CONFLICT ({target}) DO NOTHING RETURNING {quote(str(meta.pk.column))}",
+            values,
+        )
+        inserted = cursor.fetchone()
+    if inserted is None:
+        return False
+    _mark_saved(row, inserted[0])
+    return True
+
+
+def _insert_values(row: models.Model) -> tuple[str, list[Any]]:
+    """The quoted columns of a new row's INSERT (all but its primary key) and their values, each
+    prepared by its field, as `save()` would store it."""
+    fields = [f for f in row._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    return columns, [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
+
+
+def entity_insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
+    """PostgreSQL: `insert_unless_conflict` of a new entity, its signatures (`index_entity`) and
+    its possibly_same_as links in one statement (INSERTs in a WITH, each reading the entity's
+    RETURNING): one round trip instead of three. False, and nothing written, if an entity with
+    its (name, kind) exists."""
+    columns, values = _insert_values(entity)
+    quote = connection.ops.quote_name
+    link_columns = ("older_id", "similarity", "distance", "status", "created_at")
+    link_arrays: list[list[Any]] = [
+        [link.older_id for link in links],
+        [float(link.similarity) for link in links],  # psycopg dumps no list of mixed types
+        [link.distance for link in links],
+        [str(link.status) for link in links],
+        [link.created_at for link in links],
+    ]
+    named = ", ".join(f"v.{column}" for column in link_columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH e AS (INSERT INTO {quote(Entity._meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(values))}) "
+            "ON CONFLICT (name, kind) DO NOTHING RETURNING id), "
+            f"s AS (INSERT INTO {quote(EntitySignature._meta.db_table)} "
+            "(signature, entity_id, key) "
+            "SELECT signature, e.id, %s FROM e, unnest(%s::bigint[]) AS signature), "
+            f"l AS (INSERT INTO {quote(EntityLink._meta.db_table)} "
+            f"(newer_id, {', '.join(link_columns)}) SELECT e.id, {named} FROM e, "
+            "unnest(%s::bigint[], %s::float8[], %s::smallint[], %s::varchar[], "
+            f"%s::timestamptz[]) AS v({', '.join(link_columns)}) RETURNING id, older_id) "
+            "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
+            [
+                *values,
+                entity.key,
+                candidates.signatures_parameter(signatures.key_signatures(entity.key)),
+                *link_arrays,
+            ],
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return False
+    _mark_saved(entity, rows[0][0])
+    ids = {older: link_id for _, link_id, older in rows}
+    for link in links:
+        link.newer = entity  # now that it has its id
+        _mark_saved(link, ids[link.older_id])
+    return True
