@@ -12,6 +12,7 @@ from dedup.policy import signatures
 from palace.models import Drawer, DrawerLink, Entity, EntityLink, EntitySignature
 
 _LINK_FIELDS = ("older", "verdict", "similarity", "signals", "status", "created_at")
+_ENTITY_LINK_FIELDS = ("older", "similarity", "distance", "status", "created_at")
 
 
 def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> list[DrawerLink]:
@@ -28,10 +29,8 @@ def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> list[DrawerLink]:
     read is not linked (its link is left out of what is returned), rather than the write failing
     at commit on the deferred foreign key.
     """
-    drawer_fields = [f for f in Drawer._meta.local_concrete_fields if not f.primary_key]
-    # Concrete fields have a column.
-    statements = [_insert_sql(Drawer, [cast(str, f.column) for f in drawer_fields], 1, "id")]
-    params = [f.get_db_prep_save(f.pre_save(drawer, True), connection) for f in drawer_fields]
+    columns, params = _insert_values(drawer)
+    statements = [_insert_sql(Drawer, columns, 1, "id")]
     link_params: list[Any] = []
     if links:
         link_fields = [
@@ -42,15 +41,15 @@ def drawer_insert(drawer: Drawer, links: list[DrawerLink]) -> list[DrawerLink]:
     with connection.cursor() as cursor:
         if links and connection.vendor == "postgresql":
             cursor.execute("; ".join(statements), [*params, *link_params])
-            drawer.pk = cursor.fetchone()[0]
+            drawer_id = cursor.fetchone()[0]
             cursor.nextset()
         else:
             cursor.execute(statements[0], params)
-            drawer.pk = cursor.fetchone()[0]
+            drawer_id = cursor.fetchone()[0]
             if links:
                 cursor.execute(statements[1], link_params)
         link_ids = {older_id: link_id for link_id, older_id in cursor.fetchall()} if links else {}
-    _mark_saved(drawer, drawer.pk)
+    _mark_saved(drawer, drawer_id)
     stored = [link for link in links if link.older_id in link_ids]
     for link in stored:  # one link per older drawer; RETURNING promises no order
         link.newer_id = drawer.pk
@@ -139,7 +138,7 @@ def insert_unless_conflict(
         values.append(holding.pk)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {quote(meta.db_table)} ({columns}) {source} "
+            f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) {source} "
             f"ON CONFLICT ({target}) DO NOTHING RETURNING {quote(str(meta.pk.column))}",
             values,
         )
@@ -150,11 +149,11 @@ def insert_unless_conflict(
     return True
 
 
-def _insert_values(row: models.Model) -> tuple[str, list[Any]]:
+def _insert_values(row: models.Model) -> tuple[list[str], list[Any]]:
     """The quoted columns of a new row's INSERT (all but its primary key) and their values, each
     prepared by its field, as `save()` would store it."""
     fields = [f for f in row._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    columns = [connection.ops.quote_name(str(f.column)) for f in fields]
     return columns, [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
 
 
@@ -165,27 +164,27 @@ def entity_insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
     its (name, kind) exists."""
     columns, values = _insert_values(entity)
     quote = connection.ops.quote_name
-    link_columns = ("older_id", "similarity", "distance", "status", "created_at")
-    link_arrays: list[list[Any]] = [
-        [link.older_id for link in links],
-        [float(link.similarity) for link in links],  # psycopg dumps no list of mixed types
-        [link.distance for link in links],
-        [str(link.status) for link in links],
-        [link.created_at for link in links],
+    # The links' values as one typed array a column, prepared by each field (as `save()` would).
+    link_fields = [
+        cast(models.Field, EntityLink._meta.get_field(name)) for name in _ENTITY_LINK_FIELDS
     ]
-    named = ", ".join(f"v.{column}" for column in link_columns)
+    link_columns = ", ".join(str(f.column) for f in link_fields)
+    link_arrays = [
+        [f.get_db_prep_save(getattr(link, f.attname), connection) for link in links]
+        for f in link_fields
+    ]
+    arrays = ", ".join(f"%s::{f.cast_db_type(connection)}[]" for f in link_fields)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH e AS (INSERT INTO {quote(Entity._meta.db_table)} ({columns}) "
+            f"WITH e AS (INSERT INTO {quote(Entity._meta.db_table)} ({', '.join(columns)}) "
             f"VALUES ({', '.join(['%s'] * len(values))}) "
             "ON CONFLICT (name, kind) DO NOTHING RETURNING id), "
             f"s AS (INSERT INTO {quote(EntitySignature._meta.db_table)} "
             "(signature, entity_id, key) "
             "SELECT signature, e.id, %s FROM e, unnest(%s::bigint[]) AS signature), "
-            f"l AS (INSERT INTO {quote(EntityLink._meta.db_table)} "
-            f"(newer_id, {', '.join(link_columns)}) SELECT e.id, {named} FROM e, "
-            "unnest(%s::bigint[], %s::float8[], %s::smallint[], %s::varchar[], "
-            f"%s::timestamptz[]) AS v({', '.join(link_columns)}) RETURNING id, older_id) "
+            f"l AS (INSERT INTO {quote(EntityLink._meta.db_table)} (newer_id, {link_columns}) "
+            f"SELECT e.id, v.* FROM e, unnest({arrays}) AS v({link_columns}) "
+            "RETURNING id, older_id) "
             "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
             [
                 *values,
