@@ -46,17 +46,22 @@ def env_near_threshold(name: str, default: float) -> float:
     return value
 
 
-def env_positive_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, *, minimum: int) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise ImproperlyConfigured(f"{name} must be a positive whole number, not {raw!r}.")
+        value = minimum - 1
+    if value < minimum:
+        what = "a positive whole number" if minimum == 1 else f"a whole number of {minimum} or more"
+        raise ImproperlyConfigured(f"{name} must be {what}, not {raw!r}.")
     return value
+
+
+def env_positive_int(name: str, default: int) -> int:
+    return env_int(name, default, minimum=1)
 
 
 # A fixed key for a laptop (`make run` sets DEBUG=true); with DEBUG off it stops the app.
@@ -150,6 +155,7 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+SQLITE_MMAP_SIZE = env_int("SQLITE_MMAP_SIZE", 2**31, minimum=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Django's SQLite backend, with the writers of one process queued fairly (config/sqlite3).
     DATABASES["default"]["ENGINE"] = "config.sqlite3"
@@ -160,7 +166,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # `database_busy` (config.middleware), never 500.
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # Memory-mapped reads: a page the OS already caches is read in place, not copied in by a
+        # read() call per page. An entity lookup's hundred-odd index searches land on leaf pages
+        # SQLite's own small cache does not hold: 0.74 ms instead of 1.28 at 1,000,000 entities
+        # (README, Entities). It maps address space, not memory (the pages are the OS cache's);
+        # SQLite caps it at 2 GiB and reads the rest of a bigger file as before. 0 turns it off.
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            f"PRAGMA mmap_size={SQLITE_MMAP_SIZE};"
+        ),
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -23,7 +23,7 @@ from django.db.models import QuerySet
 from dedup.candidates.entity_function import ENTITY_FUNCTION_NAME
 from dedup.locks import hold_lock
 from dedup.policy import VAGUE_KIND
-from dedup.policy.signatures import reach_range, reach_signatures, within_reach
+from dedup.policy.signatures import indexes_within_reach, reach_range, reach_signatures
 from palace.models import (
     PERSON_ALIAS_SOURCES,
     Entity,
@@ -257,10 +257,11 @@ def _in_reach(key: str, signed: Iterable[tuple[int, int, str]]) -> tuple[list[in
     signature lookup returned whose key is within two edits of this one."""
     # UNION ALL: an owner shares several signatures with the name; each is judged once.
     keys = {(side, owner): owner_key for side, owner, owner_key in signed}
+    owned = list(keys)
     owners: tuple[list[int], list[int]] = ([], [])
-    for (side, owner), owner_key in keys.items():
-        if within_reach(key, owner_key):
-            owners[side].append(owner)
+    for index in indexes_within_reach(key, list(keys.values())):
+        side, owner = owned[index]
+        owners[side].append(owner)
     return owners
 
 

@@ -121,3 +121,36 @@ def test_static_files_are_hashed_and_compressed_in_production_only():
     assert development.stdout.strip().splitlines()[-1] == (
         "django.contrib.staticfiles.storage.StaticFilesStorage"
     )
+
+
+def sqlite_pragmas(path: Path, **env: str) -> list[str]:
+    """journal_mode, synchronous and mmap_size of the app's own connection to a SQLite file."""
+    result = manage(
+        "shell",
+        "-c",
+        "from django.db import connection; c = connection.cursor(); print(*(c.execute("
+        "f'PRAGMA {p}').fetchone()[0] for p in ('journal_mode', 'synchronous', 'mmap_size')))",
+        DATABASE_URL=f"sqlite:///{path}",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1].split()
+
+
+def test_sqlite_connections_run_in_wal_with_memory_mapped_reads(tmp_path):
+    journal, synchronous, mmap_size = sqlite_pragmas(tmp_path / "db.sqlite3")
+    assert journal == "wal"
+    assert synchronous == "1"  # NORMAL
+    # SQLite's own cap (2 GiB less 64 KiB on Linux builds) sits just below the default.
+    assert int(mmap_size) >= 2**31 - 2**16
+
+
+def test_sqlite_mmap_size_zero_turns_it_off(tmp_path):
+    assert sqlite_pragmas(tmp_path / "db.sqlite3", SQLITE_MMAP_SIZE="0")[2] == "0"
+
+
+@pytest.mark.parametrize("value", ["-1", "lots", "1.5"])
+def test_sqlite_mmap_size_nonsense_refuses_to_start(value):
+    result = manage("check", SQLITE_MMAP_SIZE=value)
+    assert result.returncode != 0
+    assert "SQLITE_MMAP_SIZE must be a whole number of 0 or more" in result.stderr

@@ -18,6 +18,7 @@ from rapidfuzz.distance import OSA
 from dedup.policy import edit_distance, entity_key
 from dedup.policy.signatures import (
     SHORT_KEY_CHARS,
+    indexes_within_reach,
     key_signatures,
     reach_range,
     reach_signatures,
@@ -203,3 +204,24 @@ def test_within_reach_is_two_osa_edits(key, other):
 def test_within_reach_stops_at_three_edits():
     assert not within_reach("lovelace", "lvlace x")
     assert not within_reach("ada", "")
+
+
+def test_indexes_within_reach_are_the_keys_within_reach_in_order():
+    """The batch form keeps exactly the keys `within_reach` keeps, however many, in order."""
+    rng = random.Random(25)
+    probe = "lovelace"
+    others = [
+        "lovelace",
+        "lvlace x",
+        "",
+        "lovleace",
+        "ada",
+        *("".join(rng.choice("lovace") for _ in range(rng.randint(5, 11))) for _ in range(2000)),
+    ]
+    expected = [i for i, other in enumerate(others) if within_reach(probe, other)]
+    assert expected[:2] == [0, 3]  # the case holds some, and not all
+    assert indexes_within_reach(probe, others) == expected
+
+
+def test_indexes_within_reach_of_nothing_is_nothing():
+    assert indexes_within_reach("ada", []) == []
