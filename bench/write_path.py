@@ -14,9 +14,10 @@ long its fill took and how many statements a write of each kind ran; `--profile 
 dedup writes' cProfile to stderr.
 
     .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 1000] [--rooms 1]
-        [--profile 0] [--backends sqlite,postgresql]
+        [--profile 0] [--seed 0] [--backends sqlite,postgresql]
 
-With BENCH_DATABASE_URL set (one backend), it runs in that database, filled by an earlier run.
+With BENCH_DATABASE_URL set (one backend), it runs in that database, filled by an earlier run;
+give each such run its own --seed, or its writes repeat the earlier run's (exact copies).
 """
 
 from __future__ import annotations
@@ -131,7 +132,9 @@ def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) ->
     }
 
 
-def child(backend: str, sizes: list[int], writes: int, room_count: int, profile: bool) -> None:
+def child(
+    backend: str, sizes: list[int], writes: int, room_count: int, profile: bool, seed: int
+) -> None:
     # BENCH_DATABASE_URL: a database a run filled before (its drawers are kept, the fill skipped
     # up to the size they reach; fill s is then 0).
     setup_django(os.environ.get("BENCH_DATABASE_URL") or fresh_database_url(backend))
@@ -145,6 +148,8 @@ def child(backend: str, sizes: list[int], writes: int, room_count: int, profile:
     present = Drawer.objects.count()
     for size in sizes:
         fill_seconds = bulk_fill(rooms, vocabulary, size - present)
+        if seed:  # other writes than an earlier run's into the same database (BENCH_DATABASE_URL)
+            rng.seed(seed * 1_000_003 + size)
         originals = list(
             Drawer.objects.filter(room=room)
             .order_by("?")
@@ -171,9 +176,9 @@ def child(backend: str, sizes: list[int], writes: int, room_count: int, profile:
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000, rooms=1, profile=0)
+    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000, rooms=1, profile=0, seed=0)
     if args.child:
-        child(args.child, args.sizes, args.writes, args.rooms, bool(args.profile))
+        child(args.child, args.sizes, args.writes, args.rooms, bool(args.profile), args.seed)
         return
 
     rows = []
