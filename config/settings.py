@@ -155,7 +155,6 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-SQLITE_MMAP_SIZE = env_int("SQLITE_MMAP_SIZE", 2**31, minimum=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Django's SQLite backend, with the writers of one process queued fairly (config/sqlite3).
     DATABASES["default"]["ENGINE"] = "config.sqlite3"
@@ -173,7 +172,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # SQLite caps it at 2 GiB and reads the rest of a bigger file as before. 0 turns it off.
         "init_command": (
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-            f"PRAGMA mmap_size={SQLITE_MMAP_SIZE};"
+            f"PRAGMA mmap_size={env_int('SQLITE_MMAP_SIZE', 2**31, minimum=0)};"
         ),
     }
 

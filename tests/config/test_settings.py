@@ -150,7 +150,9 @@ def test_sqlite_mmap_size_zero_turns_it_off(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["-1", "lots", "1.5"])
-def test_sqlite_mmap_size_nonsense_refuses_to_start(value):
-    result = manage("check", SQLITE_MMAP_SIZE=value)
+def test_sqlite_mmap_size_nonsense_refuses_to_start(value, tmp_path):
+    result = manage(
+        "check", SQLITE_MMAP_SIZE=value, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    )
     assert result.returncode != 0
     assert "SQLITE_MMAP_SIZE must be a whole number of 0 or more" in result.stderr
