@@ -151,3 +151,26 @@ def test_a_mention_of_a_drawer_deleted_meanwhile_is_not_found_and_writes_nothing
     assert raised.value.code == "drawer_not_found"
     assert not Entity.objects.filter(name="Grace Hopper").exists()
     assert not Mention.objects.exists()
+
+
+def test_the_entities_read_by_hand_are_those_the_orm_reads(ada):
+    """The lookups build entities from their columns (not `raw()`): each field holds what the
+    ORM reads, typed (SQLite hands back the uuid and the time as text), and the row is saved."""
+    alias = EntityAlias.objects.create(
+        entity=ada, alias="Countess Lovelace", key="countess lovelace", source="api"
+    )
+    stored = Entity.objects.get(pk=ada.pk)
+    named = candidates.entities_named(kind="person", name="Ada Lovelace", key=ada.key)
+    by_entity = candidates.entities_of_owners(kind="person", entity_ids=[ada.pk], alias_ids=[])
+    by_alias = candidates.entities_of_owners(kind="person", entity_ids=[], alias_ids=[alias.pk])
+    assert [known.aliases for known in (*named, *by_entity, *by_alias)] == [
+        ("Countess Lovelace",),
+        (),
+        ("Countess Lovelace",),
+    ]
+    for known in (*named, *by_entity, *by_alias):
+        for field in Entity._meta.concrete_fields:
+            read, expected = getattr(known.entity, field.attname), getattr(stored, field.attname)
+            assert (type(read), read) == (type(expected), expected), field.name
+        assert known.entity._state.adding is False
+        assert known.entity._state.db == "default"
