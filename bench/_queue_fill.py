@@ -117,7 +117,7 @@ def drawer_link(link_id: int, older: tuple[int, str], newer: tuple[int, str], no
 
 
 def entity_rows(entity_id: int, name: str, now):
-    """An entity `entity_resolve` creates, and its signature rows (`index_entity`)."""
+    """An entity `entity_resolve` creates, and its signature rows (`signatures_insert`)."""
     from dedup import policy
     from dedup.policy.signatures import key_signatures
     from palace.models import Entity

@@ -45,6 +45,25 @@ RULES = [
 ]
 SEED = 14
 
+# Where a call's time goes: each statement it runs, by the first of these its text holds (timed
+# around Django's cursor and the fetches of its rows, so a statement's part includes the driver
+# and the wrapper), the commit, and the rest (Python: the service, the policy, the ORM's objects,
+# computing the signatures).
+PARTS = [
+    ("BEGIN", "begin"),
+    ("castellan_entity_candidates", "lookups' call"),
+    (" AS asked ", "signature lookup"),
+    ("LEFT JOIN palace_entityalias", "exact lookups"),
+    ("redirect_to_id IS NULL", "entities in reach"),
+    ("WITH e AS", "entity, signatures, links"),
+    ("palace_entitysignature", "signatures"),
+    ("palace_entitylink", "links"),
+    ("palace_entityalias", "alias"),
+    ("palace_mention", "mention"),
+    ("palace_entity", "entity"),
+]
+PART_NAMES = [*dict.fromkeys(name for _, name in PARTS), "other statements", "commit", "the rest"]
+
 
 def entity_name(rng: random.Random) -> str:
     """A made-up name of one to three words, like a person's, a tool's or a project's."""
@@ -254,13 +273,18 @@ def measure(size: int, rounds: int, rng: random.Random) -> dict:
     calls = operations(rng, drawers, size)
     timings: dict[str, list[float]] = {rule: [] for rule in RULES}
     cpu: dict[str, list[float]] = {rule: [] for rule in RULES}
-    for _ in range(rounds):
-        order = list(RULES)
-        rng.shuffle(order)
-        for rule in order:
-            wall, process = timed(calls[rule]())
-            timings[rule].append(wall)
-            cpu[rule].append(process)
+    parts: dict[str, list[dict[str, float]]] = {rule: [] for rule in RULES}
+    with Parts() as spent:
+        for _ in range(rounds):
+            order = list(RULES)
+            rng.shuffle(order)
+            for rule in order:
+                call = calls[rule]()
+                spent.clear()
+                wall, process = timed(call)
+                timings[rule].append(wall)
+                cpu[rule].append(process)
+                parts[rule].append({**spent, "the rest": wall - sum(spent.values())})
     entity_mb, index_mb = sizes_mb()
     resolved = [t for rule in RULES[:-1] for t in timings[rule]]
     return {
@@ -268,9 +292,73 @@ def measure(size: int, rounds: int, rng: random.Random) -> dict:
         "entities": size,
         **{rule: statistics.median(timings[rule]) * 1000 for rule in RULES},
         "cpu": {rule: statistics.median(cpu[rule]) * 1000 for rule in RULES},
+        "parts": {rule: trimmed_means(timings[rule], parts[rule]) for rule in RULES},
         "p99": percentile(resolved, 0.99) * 1000,
         "entity_mb": entity_mb,
         "index_mb": index_mb,
+    }
+
+
+class Parts(dict):
+    """While entered: the seconds the connection spends in each part (`PARTS`) of what it runs,
+    added up since the last `clear()`; the commit timed around the backend's own."""
+
+    def __enter__(self) -> Parts:
+        from django.db import connection
+
+        self._wrapper = connection.execute_wrapper(self._statement)
+        self._wrapper.__enter__()
+        connection.ensure_connection()
+        wrapped = connection._commit  # the private hook every commit goes through
+
+        def commit():
+            started = time.perf_counter()
+            try:
+                return wrapped()
+            finally:
+                self._add("commit", started)
+
+        connection._commit = commit  # on the instance: the class's method is untouched
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from django.db import connection
+
+        del connection._commit
+        self._wrapper.__exit__(*exc)
+
+    def _statement(self, execute, sql, params, many, context):
+        part = next((name for text, name in PARTS if text in sql), "other statements")
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self._add(part, started)
+            # SQLite computes a SELECT's rows as they are fetched: the fetches are its part too.
+            driver = context["cursor"].cursor
+            for name in ("fetchone", "fetchmany", "fetchall"):
+                setattr(driver, name, self._fetch(part, getattr(driver, name)))
+
+    def _fetch(self, part, fetch):
+        def timed_fetch(*args):
+            started = time.perf_counter()
+            try:
+                return fetch(*args)
+            finally:
+                self._add(part, started)
+
+        return timed_fetch
+
+    def _add(self, part: str, started: float) -> None:
+        self[part] = self.get(part, 0.0) + time.perf_counter() - started
+
+
+def trimmed_means(totals: list[float], parts: list[dict[str, float]]) -> dict[str, float]:
+    """Each part's mean ms over the calls but the slowest tenth (where a WAL checkpoint or a
+    stall lands), so that the parts add up to the mean of those calls."""
+    kept = sorted(range(len(totals)), key=totals.__getitem__)[: max(1, len(totals) * 9 // 10)]
+    return {
+        name: sum(parts[i].get(name, 0.0) for i in kept) / len(kept) * 1000 for name in PART_NAMES
     }
 
 
@@ -306,8 +394,19 @@ def main() -> None:
     if args.child:
         child(args.child, args.sizes, args.rounds)
         return
-    rows, cpu_rows = [], []
+    rows, cpu_rows, part_rows = [], [], []
     for row in run_children(__file__, args.backends):
+        for rule in RULES:
+            spent = row["parts"][rule]
+            part_rows.append(
+                [
+                    f"{row['entities']:,}",
+                    row["backend"],
+                    rule,
+                    f"{sum(spent.values()):.2f}",
+                    *(f"{spent[name]:.2f}" if spent[name] >= 0.005 else "" for name in PART_NAMES),
+                ]
+            )
         cpu_rows.append(
             [f"{row['entities']:,}", row["backend"], *(f"{row['cpu'][r]:.2f}" for r in RULES)]
         )
@@ -327,6 +426,11 @@ def main() -> None:
     print(table(headers, rows))
     print("\nCPU time of this process, median ms:")
     print(table(["entities", "backend", *RULES], cpu_rows))
+    print(
+        "\nWhere the time goes: mean ms of each part over the calls but the slowest tenth "
+        "(statements timed around Django's cursor; the rest is Python):"
+    )
+    print(table(["entities", "backend", "rule", "mean", *PART_NAMES], part_rows))
 
 
 if __name__ == "__main__":

@@ -11,14 +11,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
 from dedup.locks import drawer_hold, lock_key
-from dedup.policy import signatures
 from dedup.services.config import Actor, DedupConfig
-from dedup.services.inserts import entity_insert_indexed, insert_unless_conflict
+from dedup.services.inserts import (
+    entity_insert_indexed,
+    insert_unless_conflict,
+    signatures_insert,
+)
 from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
 from palace.models import (
     AuditAction,
@@ -29,7 +32,6 @@ from palace.models import (
     EntityAlias,
     EntityAliasSignature,
     EntityLink,
-    EntitySignature,
     Mention,
 )
 
@@ -190,16 +192,8 @@ def _entity_create(
         )
         for match in resolution.possible
     ]
-    if connection.vendor == "postgresql":
-        if not entity_insert_indexed(entity, links):
-            return None
-    else:  # SQLite has no INSERT in a WITH; its statements make no round trip
-        if not insert_unless_conflict(entity, ("name", "kind")):
-            return None
-        index_entity(entity)
-        for link in links:
-            link.newer = entity  # now that it has its id
-        EntityLink.objects.bulk_create(links)
+    if not entity_insert_indexed(entity, links):
+        return None
     if links:
         logger.info(
             "entity %r (%s) is new; possibly_same_as %s",
@@ -287,25 +281,7 @@ def entity_alias_add(
     return entity, True
 
 
-def index_entity(entity: Entity) -> None:
-    """Store the signatures of a new entity's key, in the caller's transaction, so the typo and
-    resemblance lookups find it (`dedup.candidates.entities_within_reach`)."""
-    _store_signatures(EntitySignature, "entity_id", entity.pk, entity.key)
-
-
 def index_person_alias(alias: EntityAlias) -> None:
     """Store the signatures of an alias a person recorded (the API's, or a curator's), in the
     caller's transaction: a typo of it converges as one of the name does. They go with it."""
-    _store_signatures(EntityAliasSignature, "alias_id", alias.pk, alias.key)
-
-
-def _store_signatures(model: type[models.Model], owner: str, owner_id: int, key: str) -> None:
-    """One INSERT of a key's signatures (at most n + 2 rows of three values, under SQLite's 999
-    parameters for any key a name may have), each with the owner's key beside it."""
-    rows = [(signature, owner_id, key) for signature in signatures.key_signatures(key)]
-    values = ", ".join(["(%s, %s, %s)"] * len(rows))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {model._meta.db_table} (signature, {owner}, key) VALUES {values}",
-            [value for row in rows for value in row],
-        )
+    signatures_insert(EntityAliasSignature, "alias_id", alias.pk, alias.key)

@@ -4,6 +4,7 @@ OSA scan of 100,000 random and adversarial keys, and exhaustively over a two-let
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import unicodedata
@@ -225,3 +226,63 @@ def test_indexes_within_reach_are_the_keys_within_reach_in_order():
 
 def test_indexes_within_reach_of_nothing_is_nothing():
     assert indexes_within_reach("ada", []) == []
+
+
+# What the signatures are, pinned: the stored ones must stay the ones a lookup asks (changing
+# them needs a migration that recomputes every row, as dedup/0011 did). A digest of each key's
+# sorted signatures, as computed when dedup/0011 stored them.
+PINNED = {
+    "ada lovelace": ("5c922cecd2081c7e", "37de0d7ad780c543"),
+    "redis": ("4313e20f82188644", "2270e79afc50239e"),
+    "straße" * 3: ("edd653a8043e5176", "7ed6be0725370a24"),
+    "λόγος αβγ": ("f69c0883f05d2f10", "6f0c55e08ae24bac"),
+    "東京タワー展望台": ("581972d3c132421e", "2239bb3351e55f04"),
+    "a\udcffb c": ("98caff5956bf2c6f", "355d1c61879392ed"),  # a lone surrogate
+    "ab": ("fe38dcedb127a9b8", "d5f201bb9420d33b"),
+}
+
+
+def digest(signatures: frozenset[int]) -> str:
+    return hashlib.sha256(repr(sorted(signatures)).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("key", list(PINNED))
+def test_the_signatures_stored_and_asked_are_the_ones_of_dedup_0011(key):
+    stored, asked_for = PINNED[key]
+    assert digest(key_signatures(key)) == stored
+    assert digest(reach_signatures.__wrapped__(key)) == asked_for
+
+
+def reference_signatures(key: str) -> frozenset[int]:
+    """`key_signatures` as the module's docstring defines it, one variant at a time: BLAKE2b of
+    the tag, a unit separator and the variant, 56 bits of it and the key's length."""
+
+    def signature(tag: str, variant: str) -> int:
+        data = f"{tag}\x1f{variant}".encode("utf-8", "surrogatepass")
+        value = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big", signed=True)
+        return value & -256 | min(len(key), 255)
+
+    def deletions(text: str, depth: int) -> set[str]:
+        return {
+            "".join(text[i] for i in range(len(text)) if i not in gone)
+            for count in range(depth + 1)
+            for gone in itertools.combinations(range(len(text)), count)
+        }
+
+    if len(key) <= SHORT_KEY_CHARS:
+        return frozenset(signature("F", v) for v in deletions(key, 2))
+    cut = len(key) // 2
+    return frozenset(
+        {signature("L", v) for v in deletions(key[:cut], 1)}
+        | {signature("R", v) for v in deletions(key[cut:], 1)}
+    )
+
+
+def test_the_signatures_are_the_definition_s_in_any_script():
+    """The ASCII shortcut (variants made from bytes) and the general path agree with the
+    definition, over keys of every script and length around the short-key bound."""
+    rng = random.Random(25)
+    for _ in range(3_000):
+        alphabet = rng.choice([*SCRIPTS, LATIN + " .-0123456789", LATIN + "é"])
+        key = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 24)))
+        assert key_signatures(key) == reference_signatures(key), key
