@@ -63,6 +63,15 @@ def entity_resolve(
     A converged spelling joins the entity's aliases; a new entity that merely resembles others is
     linked to each with possibly_same_as. Nothing is merged and no name is rewritten.
     """
+    return _resolve(name, kind, config, None)
+
+
+def _resolve(
+    name: str, kind: str, config: DedupConfig | None, first: Mention | None
+) -> EntityResolution:
+    """`entity_resolve`; `first`, a mention of the name (its drawer set, not its entity), is
+    recorded with the entity if the entity is new, in the same statement on PostgreSQL (and
+    saved only then: unsaved if its drawer is gone)."""
     name = clean_label(name, "name", max_length=NAME_MAX_LENGTH)
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
@@ -71,11 +80,12 @@ def entity_resolve(
     # statement (a lost race to create the entity is an insert that did nothing, below).
     with transaction.atomic(savepoint=False):
         # The entity's lock is taken by the lookups' own statement (on PostgreSQL, one round trip).
-        resolution = _entity_resolve_locked(name, kind, key, config, lock_key("entity", key))
+        lock = lock_key("entity", key)
+        resolution = _entity_resolve_locked(name, kind, key, config, lock, first)
         if resolution is None:
             # Another writer created the same (name, kind) between our read and our insert (one
             # that took no lock): resolved again, this one sees it and converges on it.
-            resolution = _entity_resolve_locked(name, kind, key, config, None)
+            resolution = _entity_resolve_locked(name, kind, key, config, None, first)
         if resolution is None:  # pragma: no cover - the row that conflicted is visible now
             raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
         metrics.entity_resolved(resolution.rule)
@@ -108,14 +118,14 @@ def canonical_entity(entity: Entity) -> Entity:
 
 
 def _entity_resolve_locked(
-    name: str, kind: str, key: str, config: DedupConfig, lock: int | None
+    name: str, kind: str, key: str, config: DedupConfig, lock: int | None, first: Mention | None
 ) -> EntityResolution | None:
     """The resolution under the entity's lock (taken first, unless None: held already), or None
     if the entity to create was created meanwhile by another."""
     known, by_id, all_aliases = _known_entities(name, kind, key, config, lock)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
-        return _entity_create(name, kind, key, resolution, by_id)
+        return _entity_create(name, kind, key, resolution, by_id, first)
     reached = by_id[cast(int, resolution.entity)]  # the known are ids
     entity = canonical_entity(reached)
     if entity.pk != reached.pk:
@@ -179,9 +189,10 @@ def _entity_create(
     key: str,
     resolution: policy.Resolution,
     by_id: dict[int, Entity],
+    first: Mention | None,
 ) -> EntityResolution | None:
-    """A new entity, linked possibly_same_as to each entity it merely resembles; None if another
-    writer created the same (name, kind) meanwhile."""
+    """A new entity, linked possibly_same_as to each entity it merely resembles, with its `first`
+    mention if any; None if another writer created the same (name, kind) meanwhile."""
     entity = Entity(name=name, kind=kind, key=key, key_length=len(key))
     links = [
         EntityLink(
@@ -192,7 +203,7 @@ def _entity_create(
         )
         for match in resolution.possible
     ]
-    if not entity_insert_indexed(entity, links):
+    if not entity_insert_indexed(entity, links, first):
         return None
     if links:
         logger.info(
@@ -218,7 +229,16 @@ def mention_add(
     if provenance is not None and not isinstance(provenance, dict):
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
-        resolution = entity_resolve(name=name, kind=kind, config=config)
+        # A new entity's mention is written with it (on PostgreSQL, in its statement): the
+        # sighting that created an entity named it exactly.
+        first = Mention(
+            drawer=drawer, observation=_first_sighting(name), provenance=provenance or {}
+        )
+        resolution = _resolve(name, kind, config, first)
+        if resolution.created:
+            if first.pk is None:  # its drawer is gone: nothing is written
+                raise NotFound("No drawer with that id.", code="drawer_not_found")
+            return MentionWrite(first, True, resolution)
         mention = Mention(
             drawer=drawer,
             entity=resolution.entity,
@@ -236,14 +256,17 @@ def mention_add(
 
 
 def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
-    """How this sighting reached its entity. One that created the entity named it exactly."""
-    if resolution.created:
-        return {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
+    """How this sighting reached an entity it did not create."""
     return {
         "name": name.strip(),
         "rule": str(resolution.rule),
         "confidence": resolution.confidence,
     }
+
+
+def _first_sighting(name: str) -> dict[str, Any]:
+    """The observation of the sighting that created its entity: it named it exactly."""
+    return {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
 
 
 def entity_alias_add(

@@ -10,7 +10,7 @@ from django.db import connection, models
 
 from dedup import candidates
 from dedup.policy import signatures
-from palace.models import Drawer, DrawerLink, Entity, EntityLink, EntitySignature
+from palace.models import Drawer, DrawerLink, Entity, EntityLink, EntitySignature, Mention
 
 _LINK_FIELDS = ("older", "verdict", "similarity", "signals", "status", "created_at")
 _ENTITY_LINK_FIELDS = ("older", "similarity", "distance", "status", "created_at")
@@ -158,18 +158,22 @@ def _insert_values(row: models.Model) -> tuple[list[str], list[Any]]:
     return columns, [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
 
 
-def entity_insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
-    """`insert_unless_conflict` of a new entity, its signatures (`signatures_insert`) and its
-    possibly_same_as links, each written by hand (the ORM's `bulk_create` of one link cost twice
-    the insert). False, and nothing written, if an entity with its (name, kind) exists.
+def entity_insert_indexed(
+    entity: Entity, links: list[EntityLink], mention: Mention | None = None
+) -> bool:
+    """`insert_unless_conflict` of a new entity, its signatures (`signatures_insert`), its
+    possibly_same_as links and, if given, a mention of it (its drawer set, held as
+    `insert_unless_conflict` holds it: left unsaved if the drawer is gone), each written by hand
+    (the ORM's `bulk_create` of one link cost twice the insert). False, and nothing written, if
+    an entity with its (name, kind) exists.
 
     PostgreSQL: one statement (INSERTs in a WITH, each reading the entity's RETURNING), one round
-    trip instead of three. SQLite, which has no INSERT in a WITH and no round trips: three."""
+    trip instead of four. SQLite, which has no INSERT in a WITH and no round trips: one each."""
     link_fields = [
         cast(models.Field, EntityLink._meta.get_field(name)) for name in _ENTITY_LINK_FIELDS
     ]
     if connection.vendor == "postgresql":
-        ids = _entity_insert_indexed_postgresql(entity, links, link_fields)
+        ids = _entity_insert_indexed_postgresql(entity, links, link_fields, mention)
         if ids is None:
             return False
     else:
@@ -177,17 +181,27 @@ def entity_insert_indexed(entity: Entity, links: list[EntityLink]) -> bool:
             return False
         signatures_insert(EntitySignature, "entity_id", entity.pk, entity.key)
         ids = _entity_links_insert(entity, links, link_fields) if links else {}
+        if mention is not None:
+            mention.entity = entity
+            insert_unless_conflict(mention, _MENTION_UNIQUE, holding=mention.drawer)
     for link in links:
         link.newer = entity  # now that it has its id
         _mark_saved(link, ids[link.older_id])
     return True
 
 
+_MENTION_UNIQUE = ("drawer_id", "entity_id")  # mention_unique_pair
+
+
 def _entity_insert_indexed_postgresql(
-    entity: Entity, links: list[EntityLink], link_fields: list[models.Field]
+    entity: Entity,
+    links: list[EntityLink],
+    link_fields: list[models.Field],
+    mention: Mention | None,
 ) -> dict[int, int] | None:
-    """The new entity, its signatures and links in one statement: its links' ids by the older
-    entity's, or None if the entity conflicted. Marks the entity saved."""
+    """The new entity, its signatures, links and mention in one statement: its links' ids by the
+    older entity's, or None if the entity conflicted. Marks the entity (and the mention, if its
+    drawer was there to hold) saved."""
     columns, values = _insert_values(entity)
     quote = connection.ops.quote_name
     # The links' values as one typed array a column, prepared by each field (as `save()` would).
@@ -197,6 +211,10 @@ def _entity_insert_indexed_postgresql(
         for f in link_fields
     ]
     arrays = ", ".join(f"%s::{f.cast_db_type(connection)}[]" for f in link_fields)
+    mention_sql, mention_params, mentioned = "", [], "NULL::bigint"
+    if mention is not None:
+        mention_sql, mention_params = _mention_of_new_entity(mention)
+        mentioned = "(SELECT id FROM m)"
     with connection.cursor() as cursor:
         cursor.execute(
             f"WITH e AS (INSERT INTO {quote(Entity._meta.db_table)} ({', '.join(columns)}) "
@@ -207,20 +225,48 @@ def _entity_insert_indexed_postgresql(
             "SELECT signature, e.id, %s FROM e, unnest(%s::bigint[]) AS signature), "
             f"l AS (INSERT INTO {quote(EntityLink._meta.db_table)} (newer_id, {link_columns}) "
             f"SELECT e.id, v.* FROM e, unnest({arrays}) AS v({link_columns}) "
-            "RETURNING id, older_id) "
-            "SELECT e.id, l.id, l.older_id FROM e LEFT JOIN l ON true",
+            f"RETURNING id, older_id){mention_sql} "
+            f"SELECT e.id, l.id, l.older_id, {mentioned} FROM e LEFT JOIN l ON true",
             [
                 *values,
                 entity.key,
                 candidates.signatures_parameter(signatures.key_signatures(entity.key)),
                 *link_arrays,
+                *mention_params,
             ],
         )
         rows = cursor.fetchall()
     if not rows:
         return None
     _mark_saved(entity, rows[0][0])
-    return {older: link_id for _, link_id, older in rows}
+    if mention is not None:
+        mention.entity = entity
+        if rows[0][3] is not None:
+            _mark_saved(mention, rows[0][3])
+    return {older: link_id for _, link_id, older, _ in rows}
+
+
+def _mention_of_new_entity(mention: Mention) -> tuple[str, list[Any]]:
+    """The WITH's part that inserts a mention of the entity `e` inserts, holding its drawer
+    (FOR KEY SHARE, as `insert_unless_conflict` does; after the entity's lock, in the canonical
+    order): nothing is inserted if the drawer is gone. A new entity has no mention to conflict."""
+    quote = connection.ops.quote_name
+    fields = [f for f in Mention._meta.concrete_fields if not f.primary_key]
+    selected, params = [], []
+    for f in fields:
+        if f.attname == "entity_id":
+            selected.append("e.id")
+        else:
+            selected.append("%s")
+            params.append(f.get_db_prep_save(f.pre_save(mention, True), connection))
+    drawers = quote(Drawer._meta.db_table)
+    sql = (
+        f", m AS (INSERT INTO {quote(Mention._meta.db_table)} "
+        f"({', '.join(quote(str(f.column)) for f in fields)}) "
+        f"SELECT {', '.join(selected)} FROM e, {drawers} AS d WHERE d.id = %s "
+        "FOR KEY SHARE OF d RETURNING id)"
+    )
+    return sql, [*params, mention.drawer_id]
 
 
 def _entity_links_insert(

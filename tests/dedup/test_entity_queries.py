@@ -3,8 +3,9 @@
 the entity resolution takes no savepoint of its own. On PostgreSQL one call of the function
 castellan_entity_candidates takes the entity's lock and runs the exact lookups and, if they miss,
 the signature lookup (SQLite's IMMEDIATE transaction already holds the write lock, and its
-signature lookup is a statement of its own); a new entity, its signatures and its links are one
-statement (three on SQLite, which has no INSERT in a WITH). The mention's insert holds its drawer."""
+signature lookup is a statement of its own); a new entity, its signatures, its links and its
+mention are one statement (one each on SQLite, which has no INSERT in a WITH). The mention's
+insert holds its drawer."""
 
 import pytest
 from django.db import connection
@@ -32,8 +33,8 @@ def signature_lookup() -> int:
 
 
 def creation(links: bool = False) -> int:
-    """The entity, its signatures and (if any) its links."""
-    return 1 if postgresql() else 2 + links
+    """The entity, its signatures, (if any) its links and the mention that named it."""
+    return 1 if postgresql() else 2 + links + MENTION
 
 
 @pytest.fixture
@@ -85,15 +86,17 @@ def test_a_typo_reads_both_signature_tables_at_once(drawer, ada, django_assert_n
 
 def test_a_new_name_reads_no_entity(drawer, ada, django_assert_num_queries):
     base = SAVEPOINT + LOOKUPS + signature_lookup() + creation()
-    written = mention(drawer, "Grace Hopper", base + MENTION, django_assert_num_queries)
+    written = mention(drawer, "Grace Hopper", base, django_assert_num_queries)
     assert written.resolution.created
+    assert written.created
+    assert written.mention.entity == written.resolution.entity
 
 
 def test_a_new_name_like_another_links_it_in_one_statement(drawer, ada, django_assert_num_queries):
     services.entity_resolve(name="Ada Lovelass", kind="person")  # two near ones: no typo
     entities = 1
     base = SAVEPOINT + LOOKUPS + signature_lookup() + entities + creation(links=True)
-    written = mention(drawer, "Ada Lovelacs", base + MENTION, django_assert_num_queries)
+    written = mention(drawer, "Ada Lovelacs", base, django_assert_num_queries)
     assert written.resolution.created
     assert EntityLink.objects.filter(newer=written.resolution.entity).count() == 2
 
