@@ -309,7 +309,7 @@ class Parts(dict):
         self._wrapper = connection.execute_wrapper(self._statement)
         self._wrapper.__enter__()
         connection.ensure_connection()
-        wrapped = connection._commit  # the private hook every commit goes through
+        wrapped = connection._commit  # type: ignore[attr-defined]  # every commit's private hook
 
         def commit():
             started = time.perf_counter()
@@ -318,13 +318,13 @@ class Parts(dict):
             finally:
                 self._add("commit", started)
 
-        connection._commit = commit  # on the instance: the class's method is untouched
+        connection._commit = commit  # type: ignore[attr-defined]  # the instance's, not the class's
         return self
 
     def __exit__(self, *exc) -> None:
         from django.db import connection
 
-        del connection._commit
+        del connection._commit  # type: ignore[attr-defined]
         self._wrapper.__exit__(*exc)
 
     def _statement(self, execute, sql, params, many, context):

@@ -211,7 +211,8 @@ def _entity_insert_indexed_postgresql(
         for f in link_fields
     ]
     arrays = ", ".join(f"%s::{f.cast_db_type(connection)}[]" for f in link_fields)
-    mention_sql, mention_params, mentioned = "", [], "NULL::bigint"
+    mention_sql, mentioned = "", "NULL::bigint"
+    mention_params: list[Any] = []
     if mention is not None:
         mention_sql, mention_params = _mention_of_new_entity(mention)
         mentioned = "(SELECT id FROM m)"
