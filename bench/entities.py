@@ -4,7 +4,10 @@ against a plain insert of the rows a new mention writes (an entity and a mention
 resolution), interleaved in one run, at 10,000 / 100,000 / 1,000,000 entities on SQLite and
 PostgreSQL. Also the size of the signature index against the entity table's.
 
-    .venv/bin/python bench/entities.py [--sizes 10000,100000,1000000] [--rounds 200]
+    .venv/bin/python bench/entities.py [--sizes 10000,100000,1000000] [--rounds 200] [--parts 1]
+
+--parts 1 also prints where each rule's time goes (bench/_parts.py), timing every statement and
+the commit: the headline times then include those timers, so measure them without it.
 
 The store is filled by bulk SQL (COPY on PostgreSQL, executemany on SQLite) with exactly the
 rows the services would write: entities with their keys and signatures, aliases (one entity in
@@ -13,6 +16,7 @@ ten has a convergence's, one in a hundred a person's, with its signatures).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import statistics
@@ -32,6 +36,7 @@ from bench._common import (
     setup_django,
     table,
 )
+from bench._parts import Parts, part_names, trimmed_means
 
 KINDS = ["person", "tool", "project", "place", "org"]
 RULES = [
@@ -45,10 +50,9 @@ RULES = [
 ]
 SEED = 14
 
-# Where a call's time goes: each statement it runs, by the first of these its text holds (timed
-# around Django's cursor and the fetches of its rows, so a statement's part includes the driver
-# and the wrapper), the commit, and the rest (Python: the service, the policy, the ORM's objects,
-# computing the signatures).
+# Where a call's time goes (--parts 1: bench/_parts.py): each statement it runs, by the first of
+# these its text holds, the commit, and the rest (Python: the service, the policy, the ORM's
+# objects, computing the signatures).
 PARTS = [
     ("BEGIN", "begin"),
     ("castellan_entity_candidates", "lookups' call"),
@@ -62,7 +66,7 @@ PARTS = [
     ("palace_mention", "mention"),
     ("palace_entity", "entity"),
 ]
-PART_NAMES = [*dict.fromkeys(name for _, name in PARTS), "other statements", "commit", "the rest"]
+PART_NAMES = part_names(PARTS)
 
 
 def entity_name(rng: random.Random) -> str:
@@ -259,9 +263,10 @@ def operations(rng: random.Random, drawers: list, count: int) -> dict:
     }
 
 
-def measure(size: int, rounds: int, rng: random.Random) -> dict:
+def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False) -> dict:
     """Interleaved: each round runs every rule once, in a random order; only the service call
-    (or the plain insert) is timed, not picking the entity it names."""
+    (or the plain insert) is timed, not picking the entity it names. `with_parts`: where each
+    call's time goes too (`bench._parts`, whose timers the times then include)."""
     from django.db import connection
 
     from bench._common import drawer_row
@@ -274,17 +279,20 @@ def measure(size: int, rounds: int, rng: random.Random) -> dict:
     timings: dict[str, list[float]] = {rule: [] for rule in RULES}
     cpu: dict[str, list[float]] = {rule: [] for rule in RULES}
     parts: dict[str, list[dict[str, float]]] = {rule: [] for rule in RULES}
-    with Parts() as spent:
+    spent = Parts(PARTS) if with_parts else None
+    with spent or contextlib.nullcontext():
         for _ in range(rounds):
             order = list(RULES)
             rng.shuffle(order)
             for rule in order:
                 call = calls[rule]()
-                spent.clear()
+                if spent is not None:
+                    spent.clear()
                 wall, process = timed(call)
                 timings[rule].append(wall)
                 cpu[rule].append(process)
-                parts[rule].append({**spent, "the rest": wall - sum(spent.values())})
+                if spent is not None:
+                    parts[rule].append(spent.with_rest(wall))
     entity_mb, index_mb = sizes_mb()
     resolved = [t for rule in RULES[:-1] for t in timings[rule]]
     return {
@@ -292,73 +300,12 @@ def measure(size: int, rounds: int, rng: random.Random) -> dict:
         "entities": size,
         **{rule: statistics.median(timings[rule]) * 1000 for rule in RULES},
         "cpu": {rule: statistics.median(cpu[rule]) * 1000 for rule in RULES},
-        "parts": {rule: trimmed_means(timings[rule], parts[rule]) for rule in RULES},
+        "parts": {rule: trimmed_means(timings[rule], parts[rule], PART_NAMES) for rule in RULES}
+        if with_parts
+        else None,
         "p99": percentile(resolved, 0.99) * 1000,
         "entity_mb": entity_mb,
         "index_mb": index_mb,
-    }
-
-
-class Parts(dict):
-    """While entered: the seconds the connection spends in each part (`PARTS`) of what it runs,
-    added up since the last `clear()`; the commit timed around the backend's own."""
-
-    def __enter__(self) -> Parts:
-        from django.db import connection
-
-        self._wrapper = connection.execute_wrapper(self._statement)
-        self._wrapper.__enter__()
-        connection.ensure_connection()
-        wrapped = connection._commit  # type: ignore[attr-defined]  # every commit's private hook
-
-        def commit():
-            started = time.perf_counter()
-            try:
-                return wrapped()
-            finally:
-                self._add("commit", started)
-
-        connection._commit = commit  # type: ignore[attr-defined]  # the instance's, not the class's
-        return self
-
-    def __exit__(self, *exc) -> None:
-        from django.db import connection
-
-        del connection._commit  # type: ignore[attr-defined]
-        self._wrapper.__exit__(*exc)
-
-    def _statement(self, execute, sql, params, many, context):
-        part = next((name for text, name in PARTS if text in sql), "other statements")
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self._add(part, started)
-            # SQLite computes a SELECT's rows as they are fetched: the fetches are its part too.
-            driver = context["cursor"].cursor
-            for name in ("fetchone", "fetchmany", "fetchall"):
-                setattr(driver, name, self._fetch(part, getattr(driver, name)))
-
-    def _fetch(self, part, fetch):
-        def timed_fetch(*args):
-            started = time.perf_counter()
-            try:
-                return fetch(*args)
-            finally:
-                self._add(part, started)
-
-        return timed_fetch
-
-    def _add(self, part: str, started: float) -> None:
-        self[part] = self.get(part, 0.0) + time.perf_counter() - started
-
-
-def trimmed_means(totals: list[float], parts: list[dict[str, float]]) -> dict[str, float]:
-    """Each part's mean ms over the calls but the slowest tenth (where a WAL checkpoint or a
-    stall lands), so that the parts add up to the mean of those calls."""
-    kept = sorted(range(len(totals)), key=totals.__getitem__)[: max(1, len(totals) * 9 // 10)]
-    return {
-        name: sum(parts[i].get(name, 0.0) for i in kept) / len(kept) * 1000 for name in PART_NAMES
     }
 
 
@@ -372,7 +319,7 @@ def timed(call) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - started_cpu
 
 
-def child(backend: str, sizes: list[int], rounds: int) -> None:
+def child(backend: str, sizes: list[int], rounds: int, with_parts: bool) -> None:
     setup_django(fresh_database_url(backend))
     rng = random.Random(SEED)
     taken: set = set()
@@ -386,17 +333,17 @@ def child(backend: str, sizes: list[int], rounds: int) -> None:
             rng,
             taken,
         )
-        print(json.dumps(measure(size, rounds, rng)), flush=True)
+        print(json.dumps(measure(size, rounds, rng, with_parts)), flush=True)
 
 
 def main() -> None:
-    args = arguments(__doc__, sizes="10000,100000,1000000", rounds=200)
+    args = arguments(__doc__, sizes="10000,100000,1000000", rounds=200, parts=0)
     if args.child:
-        child(args.child, args.sizes, args.rounds)
+        child(args.child, args.sizes, args.rounds, bool(args.parts))
         return
     rows, cpu_rows, part_rows = [], [], []
     for row in run_children(__file__, args.backends):
-        for rule in RULES:
+        for rule in RULES if row["parts"] else ():
             spent = row["parts"][rule]
             part_rows.append(
                 [
@@ -426,11 +373,13 @@ def main() -> None:
     print(table(headers, rows))
     print("\nCPU time of this process, median ms:")
     print(table(["entities", "backend", *RULES], cpu_rows))
-    print(
-        "\nWhere the time goes: mean ms of each part over the calls but the slowest tenth "
-        "(statements timed around Django's cursor; the rest is Python):"
-    )
-    print(table(["entities", "backend", "rule", "mean", *PART_NAMES], part_rows))
+    if part_rows:
+        print(
+            "\nWhere the time goes: mean ms of each part over the calls but the slowest tenth "
+            "(statements timed around Django's cursor; the rest is Python; the times above "
+            "include these timers):"
+        )
+        print(table(["entities", "backend", "rule", "mean", *PART_NAMES], part_rows))
 
 
 if __name__ == "__main__":

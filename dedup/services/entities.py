@@ -46,6 +46,22 @@ class EntityResolution:
     rule: policy.Rule
     confidence: float
     possible: tuple[EntityLink, ...] = field(default=())
+    # A new entity's mention, written with it when a sighting asked for one (`mention_add`):
+    # unsaved if its drawer was gone.
+    mention: Mention | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class _Sighting:
+    """Where a name was sighted: the drawer (and provenance) of a mention to record."""
+
+    drawer: Drawer
+    provenance: dict[str, Any]
+
+    def first_mention(self, name: str) -> Mention:
+        """The mention of the sighting that created its entity: it named it exactly."""
+        observation = {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
+        return Mention(drawer=self.drawer, observation=observation, provenance=self.provenance)
 
 
 @dataclass(frozen=True)
@@ -67,11 +83,10 @@ def entity_resolve(
 
 
 def _resolve(
-    name: str, kind: str, config: DedupConfig | None, first: Mention | None
+    name: str, kind: str, config: DedupConfig | None, sighting: _Sighting | None
 ) -> EntityResolution:
-    """`entity_resolve`; `first`, a mention of the name (its drawer set, not its entity), is
-    recorded with the entity if the entity is new, in the same statement on PostgreSQL (and
-    saved only then: unsaved if its drawer is gone)."""
+    """`entity_resolve`; if the entity is new and there is a `sighting`, its mention is written
+    with it (on PostgreSQL in the same statement) and returned in the resolution."""
     name = clean_label(name, "name", max_length=NAME_MAX_LENGTH)
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
@@ -81,11 +96,11 @@ def _resolve(
     with transaction.atomic(savepoint=False):
         # The entity's lock is taken by the lookups' own statement (on PostgreSQL, one round trip).
         lock = lock_key("entity", key)
-        resolution = _entity_resolve_locked(name, kind, key, config, lock, first)
+        resolution = _entity_resolve_locked(name, kind, key, config, lock, sighting)
         if resolution is None:
             # Another writer created the same (name, kind) between our read and our insert (one
             # that took no lock): resolved again, this one sees it and converges on it.
-            resolution = _entity_resolve_locked(name, kind, key, config, None, first)
+            resolution = _entity_resolve_locked(name, kind, key, config, None, sighting)
         if resolution is None:  # pragma: no cover - the row that conflicted is visible now
             raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
         metrics.entity_resolved(resolution.rule)
@@ -118,14 +133,19 @@ def canonical_entity(entity: Entity) -> Entity:
 
 
 def _entity_resolve_locked(
-    name: str, kind: str, key: str, config: DedupConfig, lock: int | None, first: Mention | None
+    name: str,
+    kind: str,
+    key: str,
+    config: DedupConfig,
+    lock: int | None,
+    sighting: _Sighting | None,
 ) -> EntityResolution | None:
     """The resolution under the entity's lock (taken first, unless None: held already), or None
     if the entity to create was created meanwhile by another."""
     known, by_id, all_aliases = _known_entities(name, kind, key, config, lock)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
-        return _entity_create(name, kind, key, resolution, by_id, first)
+        return _entity_create(name, kind, key, resolution, by_id, sighting)
     reached = by_id[cast(int, resolution.entity)]  # the known are ids
     entity = canonical_entity(reached)
     if entity.pk != reached.pk:
@@ -189,10 +209,10 @@ def _entity_create(
     key: str,
     resolution: policy.Resolution,
     by_id: dict[int, Entity],
-    first: Mention | None,
+    sighting: _Sighting | None,
 ) -> EntityResolution | None:
-    """A new entity, linked possibly_same_as to each entity it merely resembles, with its `first`
-    mention if any; None if another writer created the same (name, kind) meanwhile."""
+    """A new entity, linked possibly_same_as to each entity it merely resembles, with the
+    sighting's mention if any; None if another writer created the same (name, kind) meanwhile."""
     entity = Entity(name=name, kind=kind, key=key, key_length=len(key))
     links = [
         EntityLink(
@@ -203,6 +223,7 @@ def _entity_create(
         )
         for match in resolution.possible
     ]
+    first = sighting.first_mention(name) if sighting is not None else None
     if not entity_insert_indexed(entity, links, first):
         return None
     if links:
@@ -212,7 +233,7 @@ def _entity_create(
             kind,
             ", ".join(repr(link.older.name) for link in links),
         )
-    return EntityResolution(entity, True, resolution.rule, 1.0, tuple(links))
+    return EntityResolution(entity, True, resolution.rule, 1.0, tuple(links), first)
 
 
 def mention_add(
@@ -229,13 +250,10 @@ def mention_add(
     if provenance is not None and not isinstance(provenance, dict):
         raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
     with transaction.atomic():
-        # A new entity's mention is written with it (on PostgreSQL, in its statement): the
-        # sighting that created an entity named it exactly.
-        first = Mention(
-            drawer=drawer, observation=_first_sighting(name), provenance=provenance or {}
-        )
-        resolution = _resolve(name, kind, config, first)
+        # A new entity's mention is written with it (on PostgreSQL, in its statement).
+        resolution = _resolve(name, kind, config, _Sighting(drawer, provenance or {}))
         if resolution.created:
+            first = cast(Mention, resolution.mention)
             if first.pk is None:  # its drawer is gone: nothing is written
                 raise NotFound("No drawer with that id.", code="drawer_not_found")
             return MentionWrite(first, True, resolution)
@@ -262,11 +280,6 @@ def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
         "rule": str(resolution.rule),
         "confidence": resolution.confidence,
     }
-
-
-def _first_sighting(name: str) -> dict[str, Any]:
-    """The observation of the sighting that created its entity: it named it exactly."""
-    return {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
 
 
 def entity_alias_add(

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from dedup import candidates, services
-from dedup.errors import NotFound
+from dedup.errors import InvalidInput, NotFound
 from dedup.locks import lock_key
 from dedup.services import entities as entities_service
 from palace.models import Drawer, Entity, EntityAlias, EntityLink, Mention
@@ -92,6 +92,20 @@ def test_a_new_name_reads_no_entity(drawer, ada, django_assert_num_queries):
     assert written.mention.entity == written.resolution.entity
 
 
+def test_a_new_entity_s_mention_is_stored_as_the_sighting_that_named_it(drawer):
+    """Written with the entity (on PostgreSQL in its statement): every column as the mention's
+    own insert stored it."""
+    written = services.mention_add(
+        drawer=drawer, name=" Grace Hopper ", kind="person", provenance={"document": "a.md"}
+    )
+    stored = Mention.objects.get(pk=written.mention.pk)
+    assert stored.entity_id == written.resolution.entity.pk
+    assert stored.drawer_id == drawer.pk
+    assert stored.observation == {"name": "Grace Hopper", "rule": "exact", "confidence": 1.0}
+    assert stored.provenance == {"document": "a.md"}
+    assert stored.created_at == written.mention.created_at
+
+
 def test_a_new_name_like_another_links_it_in_one_statement(drawer, ada, django_assert_num_queries):
     services.entity_resolve(name="Ada Lovelass", kind="person")  # two near ones: no typo
     entities = 1
@@ -132,6 +146,35 @@ def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeyp
     assert resolution.entity == ada
     assert not resolution.created
     assert Entity.objects.count() == 1
+
+
+def test_a_mention_whose_new_entity_was_created_meanwhile_records_one_mention(
+    drawer, ada, monkeypatch
+):
+    """The entity's insert (with the mention, on PostgreSQL) does nothing, as it was created by a
+    writer that took no lock: the resolution, run again, converges on it and the mention is
+    recorded once, by its own insert."""
+    real = entities_service.candidates.name_lookup
+    calls = []
+
+    def first_misses(**kwargs):
+        calls.append(kwargs)
+        return candidates.NameLookup([], [], []) if len(calls) == 1 else real(**kwargs)
+
+    monkeypatch.setattr(entities_service.candidates, "name_lookup", first_misses)
+    written = services.mention_add(drawer=drawer, name="Ada Lovelace", kind="person")
+    assert len(calls) == 2
+    assert not written.resolution.created
+    assert written.created
+    assert list(Mention.objects.values_list("drawer_id", "entity_id")) == [(drawer.pk, ada.pk)]
+    assert Mention.objects.get().observation["rule"] == "exact"
+    assert Entity.objects.count() == 1
+
+
+def test_a_name_that_is_not_a_string_is_bad_input_and_writes_nothing(drawer):
+    with pytest.raises(InvalidInput):
+        services.mention_add(drawer=drawer, name=None, kind="person")  # type: ignore[arg-type]
+    assert not Mention.objects.exists()
 
 
 def test_a_typo_of_a_name_and_of_its_alias_reads_both_in_one_statement(
