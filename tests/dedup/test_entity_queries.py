@@ -127,9 +127,10 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
     assert Mention.objects.count() == 1
 
 
-def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeypatch):
-    """A writer that took no lock created the name between our read and our insert: the insert
-    does nothing, and the resolution, run again, finds it (no savepoint, no IntegrityError)."""
+@pytest.fixture
+def first_lookup_misses(monkeypatch):
+    """The lookups' arguments, each call; the first finds nothing, as if the entity were created
+    by a writer that took no lock between our read and our insert."""
     real = entities_service.candidates.name_lookup
     calls = []
 
@@ -138,8 +139,15 @@ def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeyp
         return candidates.NameLookup([], [], []) if len(calls) == 1 else real(**kwargs)
 
     monkeypatch.setattr(entities_service.candidates, "name_lookup", first_misses)
+    return calls
+
+
+def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, first_lookup_misses):
+    """A writer that took no lock created the name between our read and our insert: the insert
+    does nothing, and the resolution, run again, finds it (no savepoint, no IntegrityError)."""
     exact_only = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     resolution = services.entity_resolve(name="Ada Lovelace", kind="person", config=exact_only)
+    calls = first_lookup_misses
     assert len(calls) == 2
     assert calls[0]["lock"] == lock_key("entity", "ada lovelace")
     assert calls[1]["lock"] is None, "the lock is held already: not asked again"
@@ -149,21 +157,13 @@ def test_an_entity_created_meanwhile_is_converged_on_not_duplicated(ada, monkeyp
 
 
 def test_a_mention_whose_new_entity_was_created_meanwhile_records_one_mention(
-    drawer, ada, monkeypatch
+    drawer, ada, first_lookup_misses
 ):
     """The entity's insert (with the mention, on PostgreSQL) does nothing, as it was created by a
     writer that took no lock: the resolution, run again, converges on it and the mention is
     recorded once, by its own insert."""
-    real = entities_service.candidates.name_lookup
-    calls = []
-
-    def first_misses(**kwargs):
-        calls.append(kwargs)
-        return candidates.NameLookup([], [], []) if len(calls) == 1 else real(**kwargs)
-
-    monkeypatch.setattr(entities_service.candidates, "name_lookup", first_misses)
     written = services.mention_add(drawer=drawer, name="Ada Lovelace", kind="person")
-    assert len(calls) == 2
+    assert len(first_lookup_misses) == 2
     assert not written.resolution.created
     assert written.created
     assert list(Mention.objects.values_list("drawer_id", "entity_id")) == [(drawer.pk, ada.pk)]
