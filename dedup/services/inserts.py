@@ -79,11 +79,17 @@ def _links_params(
     drawer: Drawer, links: list[DrawerLink], link_fields: list[models.Field]
 ) -> list[Any]:
     drawer_uuid = Drawer._meta.get_field("uuid").get_db_prep_save(drawer.uuid, connection)
+    return _rows_params(drawer_uuid, links, link_fields)
+
+
+def _rows_params(newer: Any, links: list[Any], link_fields: list[models.Field]) -> list[Any]:
+    """The values of links' rows, each the newer side's value and then its fields', prepared by
+    each field (as `save()` would)."""
     return [
         value
         for link in links
         for value in (
-            drawer_uuid,
+            newer,
             *(f.get_db_prep_save(getattr(link, f.attname), connection) for f in link_fields),
         )
     ]
@@ -252,22 +258,18 @@ def _mention_of_new_entity(mention: Mention) -> tuple[str, list[Any]]:
     (FOR KEY SHARE, as `insert_unless_conflict` does; after the entity's lock, in the canonical
     order): nothing is inserted if the drawer is gone. A new entity has no mention to conflict."""
     quote = connection.ops.quote_name
-    fields = [f for f in Mention._meta.concrete_fields if not f.primary_key]
-    selected, params = [], []
-    for f in fields:
-        if f.attname == "entity_id":
-            selected.append("e.id")
-        else:
-            selected.append("%s")
-            params.append(f.get_db_prep_save(f.pre_save(mention, True), connection))
-    drawers = quote(Drawer._meta.db_table)
+    columns, values = _insert_values(mention)
+    # Its entity is the one `e` inserts: not a value yet.
+    entity = columns.index(quote(str(Mention._meta.get_field("entity").column)))
+    selected = ["%s"] * len(columns)
+    selected[entity] = "e.id"
+    del values[entity]
     sql = (
-        f", m AS (INSERT INTO {quote(Mention._meta.db_table)} "
-        f"({', '.join(quote(str(f.column)) for f in fields)}) "
-        f"SELECT {', '.join(selected)} FROM e, {drawers} AS d WHERE d.id = %s "
-        "FOR KEY SHARE OF d RETURNING id)"
+        f", m AS (INSERT INTO {quote(Mention._meta.db_table)} ({', '.join(columns)}) "
+        f"SELECT {', '.join(selected)} FROM e, {quote(Drawer._meta.db_table)} AS d "
+        "WHERE d.id = %s FOR KEY SHARE OF d RETURNING id)"
     )
-    return sql, [*params, mention.drawer_id]
+    return sql, [*values, mention.drawer_id]
 
 
 def _entity_links_insert(
@@ -275,14 +277,7 @@ def _entity_links_insert(
 ) -> dict[int, int]:
     """A saved entity's links in one INSERT: their ids by the older entity's."""
     columns = ["newer_id", *(str(f.column) for f in link_fields)]
-    params = [
-        value
-        for link in links
-        for value in (
-            entity.pk,
-            *(f.get_db_prep_save(getattr(link, f.attname), connection) for f in link_fields),
-        )
-    ]
+    params = _rows_params(entity.pk, links, link_fields)
     with connection.cursor() as cursor:
         cursor.execute(_insert_sql(EntityLink, columns, len(links), "id, older_id"), params)
         return {older: link_id for link_id, older in cursor.fetchall()}
