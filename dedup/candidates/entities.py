@@ -50,18 +50,18 @@ class KnownEntity:
 @dataclass(frozen=True, slots=True)
 class NameLookup:
     """What a sighted name may resolve to: the entities the exact lookups found, each with all
-    its aliases; or, when they found none and fuzzy matching asked for them, the ids of the
-    entities and of the aliases a person recorded, whose key is within two edits (OSA) of the
-    name's (`owners_within_reach`)."""
+    its aliases; or, when they found none and fuzzy matching asked for them, the entities (of
+    the kind, not redirected) whose key, or the key of an alias a person recorded, is within
+    two edits (OSA) of the name's, each with those aliases (`entities_of_owners` of
+    `owners_within_reach`)."""
 
     named: list[KnownEntity]
-    entity_ids: list[int]
-    alias_ids: list[int]
+    reached: list[KnownEntity]
 
 
 # The columns `castellan_entity_candidates` returns: which part of it a row is, then an entity's
 # concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py holds
-# them equal to the model's), then an alias. Parts 1 and 2 fill only the owner's id and key.
+# them equal to the model's), then an alias and (part 2) its key.
 EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
 ENTITY_FUNCTION_FIELDS = (
     "id",
@@ -74,21 +74,25 @@ ENTITY_FUNCTION_FIELDS = (
     "redirect_kind",
     "created_at",
 )
-_OWNER, _OWNER_KEY = 1, 1 + ENTITY_FUNCTION_FIELDS.index("key")
+_ENTITY = slice(1, 1 + len(ENTITY_FUNCTION_FIELDS))
+_KEY, _ALIAS, _ALIAS_KEY = 1 + ENTITY_FUNCTION_FIELDS.index("key"), _ENTITY.stop, _ENTITY.stop + 1
 
 
 def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None) -> NameLookup:
     """The entity's lock (`dedup.locks.lock_key`; None if held already), then `entities_named`,
-    then, if it found none and `fuzzy`, `owners_within_reach`: on PostgreSQL one call of the
-    function `castellan_entity_candidates` (one round trip instead of four), elsewhere (SQLite)
-    one or two statements (its IMMEDIATE transaction holds the write lock already)."""
+    then, if it found none and `fuzzy`, the entities within reach: on PostgreSQL one call of the
+    function `castellan_entity_candidates` (one round trip instead of five), elsewhere (SQLite)
+    one to three statements (its IMMEDIATE transaction holds the write lock already)."""
     if connection.vendor != "postgresql":
         if lock is not None:
             hold_lock(lock)
         named = entities_named(kind=kind, name=name, key=key)
         if named or not fuzzy:
-            return NameLookup(named, [], [])
-        return NameLookup([], *owners_within_reach(key))
+            return NameLookup(named, [])
+        entity_ids, alias_ids = owners_within_reach(key)
+        return NameLookup(
+            [], entities_of_owners(kind=kind, entity_ids=entity_ids, alias_ids=alias_ids)
+        )
     # A programming error: a lock taken outside a transaction is gone with the statement.
     if lock is not None and not connection.in_atomic_block:  # pragma: no cover
         raise RuntimeError("name_lookup() takes a lock only inside a transaction.")
@@ -102,11 +106,11 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
         )
         rows = cursor.fetchall()
     if rows and rows[0][0] == EXACT:
-        entities = ((_entity_of(row[1:-1]), row[-1]) for row in rows)
-        return NameLookup(_known(entities), [], [])
-    # (entity or alias, its key) that share a signature with the name; side 0 or 1.
-    signed = ((row[0] - SIGNED_ENTITY, row[_OWNER], row[_OWNER_KEY]) for row in rows)
-    return NameLookup([], *_in_reach(key, signed))
+        return NameLookup(_known((_entity_of(row[_ENTITY]), row[_ALIAS]) for row in rows), [])
+    # The function kept the owners within a looser bound; within reach is judged here.
+    keys = [row[_KEY] if row[0] == SIGNED_ENTITY else row[_ALIAS_KEY] for row in rows]
+    reached = (rows[index] for index in indexes_within_reach(key, keys))
+    return NameLookup([], _known((_entity_of(row[_ENTITY]), row[_ALIAS]) for row in reached))
 
 
 def signatures_parameter(signatures: Iterable[int]) -> str:

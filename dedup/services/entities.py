@@ -166,20 +166,16 @@ def _known_entities(
 ) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
     """The entities the name may resolve to, as the policy sees them, by id, and (from the
     exact lookups, which read them all) each one's aliases."""
-    found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one or two
+    found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one to three
         kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
     )
     matching = found.named
     if matching:
         known = [_candidate(m.entity, m.aliases) for m in matching]
         return known, {m.entity.id: m.entity for m in matching}, _aliases_by_id(matching)
-    if config.entity_fuzzy:
-        band = candidates.entities_of_owners(  # one statement, none if no owner is in reach
-            kind=kind, entity_ids=found.entity_ids, alias_ids=found.alias_ids
-        )
-        known = [_candidate(m.entity, m.aliases, typo=True) for m in band]
-        return known, {m.entity.id: m.entity for m in band}, {}
-    return [], {}, {}
+    band = found.reached  # empty unless fuzzy matching asked for it
+    known = [_candidate(m.entity, m.aliases, typo=True) for m in band]
+    return known, {m.entity.id: m.entity for m in band}, {}
 
 
 def _aliases_by_id(known: list[candidates.KnownEntity]) -> dict[int, tuple[str, ...]]:

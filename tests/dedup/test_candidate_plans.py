@@ -225,7 +225,7 @@ def test_the_entity_function_s_plans_made_on_empty_tables_use_the_indexes_after_
     """Its plans are generic, made at a connection's first call and kept (until the tables are
     analysed): made on empty tables, the exact lookups must still read the name's, the key's
     and the alias key's indexes, and the signature lookup the signature tables' primary keys
-    (index only), once the tables have grown."""
+    (index only) and the entities and aliases it keeps by theirs, once the tables have grown."""
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {ENTITY_TABLES}")
         cursor.execute("DISCARD PLANS")
@@ -256,6 +256,13 @@ def test_the_entity_function_s_plans_made_on_empty_tables_use_the_indexes_after_
             assert f"Index Only Scan using {table}_pkey on {table}" in plan, plan
         # Each signature asked is one search of its range, not a scan of the index.
         assert plan.count("Index Cond: ((signature >= (asked") == 2, plan
+        # Each owner's key is held to the bound once, before anything of it is read; then
+        # the entities and aliases kept are read by their primary key.
+        assert plan.count("Subquery Scan on o") == 2, plan
+        assert plan.count("Filter: (levenshtein_less_equal((o") == 2, plan
+        alias_read = r"palace_entityalias_pkey on palace_entityalias a .*\n *Index Cond: \(id = o"
+        assert re.search(alias_read, plan), plan
+        assert plan.count("palace_entity_pkey on palace_entity e") == 2, plan
     for plan in inside:
         assert "Seq Scan" not in plan, plan
         assert "JIT:" not in plan, plan

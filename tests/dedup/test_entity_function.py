@@ -6,7 +6,9 @@ import pytest
 from django.db import connection, transaction
 
 from dedup import candidates, policy, services
+from dedup.candidates.entities import _signed_owners_sql as signed_owners_sql
 from dedup.locks import lock_key
+from dedup.policy.signatures import reach_range, reach_signatures
 from palace.models import Entity
 
 pytestmark = pytest.mark.django_db
@@ -41,16 +43,22 @@ def statements(kind, name, key, fuzzy):
     """What the statements the function replaced find (the SQLite path)."""
     named = candidates.entities_named(kind=kind, name=name, key=key)
     if named or not fuzzy:
-        return named, [], []
-    return (named, *candidates.owners_within_reach(key))
+        return named, []
+    entity_ids, alias_ids = candidates.owners_within_reach(key)
+    return named, candidates.entities_of_owners(
+        kind=kind, entity_ids=entity_ids, alias_ids=alias_ids
+    )
 
 
-def comparable(named, entity_ids, alias_ids):
-    entities = [
-        ({f.attname: getattr(k.entity, f.attname) for f in Entity._meta.concrete_fields}, k.aliases)
-        for k in named
-    ]
-    return entities, sorted(entity_ids), sorted(alias_ids)
+def comparable(known):
+    """Each entity's fields and spellings, by id (within reach, the order is the database's)."""
+    return sorted(
+        (
+            [getattr(k.entity, f.attname) for f in Entity._meta.concrete_fields],
+            sorted(k.aliases),
+        )
+        for k in known
+    )
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the function is PostgreSQL's")
@@ -63,6 +71,7 @@ def test_the_function_finds_what_the_statements_find(dedup_settings):
     asked = [*NAMES, *(f"{n}z" for n in NAMES), *(n.upper() for n in NAMES)]
     asked += [f"{n} aliaz" for n in NAMES]
     found_by = set()
+    reached_by_alias = set()
     for name in asked:
         key = policy.entity_key(name)
         for kind in KINDS:
@@ -72,10 +81,63 @@ def test_the_function_finds_what_the_statements_find(dedup_settings):
                         kind=kind, name=name, key=key, fuzzy=fuzzy, lock=lock_key("entity", key)
                     )
                     expected = statements(kind, name, key, fuzzy)
-                found = (lookup.named, lookup.entity_ids, lookup.alias_ids)
-                assert comparable(*found) == comparable(*expected), (name, kind, fuzzy)
-                found_by.add(tuple(bool(part) for part in found))
+                found = (lookup.named, lookup.reached)
+                assert list(map(comparable, found)) == list(map(comparable, expected)), (
+                    name,
+                    kind,
+                    fuzzy,
+                )
+                found_by.add((bool(lookup.named), bool(lookup.reached)))
+                reached_by_alias |= {k.aliases for k in lookup.reached if k.aliases}
     # Every part of the answer was exercised: exact matches, entities and aliases in reach.
-    assert (True, False, False) in found_by
-    assert (False, True, False) in found_by
-    assert any(alias_ids for _, _, alias_ids in found_by)
+    assert (True, False) in found_by
+    assert (False, True) in found_by
+    assert reached_by_alias
+
+
+def function_rows(name, kind):
+    """(part, entity name, alias) of the rows the function returns for a name no exact lookup
+    finds, with fuzzy matching on."""
+    key = policy.entity_key(name)
+    low, high = reach_range(key)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT part, name, known_alias FROM {candidates.ENTITY_FUNCTION_NAME}"
+            "(NULL, %s, %s, %s, %s::bigint[], %s, %s)",
+            [name, key, kind, candidates.signatures_parameter(reach_signatures(key)), low, high],
+        )
+        return sorted(cursor.fetchall())
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the function is PostgreSQL's")
+def test_the_function_reads_only_entities_within_its_bound_of_the_kind_not_redirected(
+    dedup_settings,
+):
+    """Every owner below shares a signature with the name asked; the function returns those
+    whose key is within Levenshtein four (two OSA edits or more), of the kind, answering for
+    themselves; Python keeps those within two OSA edits."""
+    exact_only = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    person = {
+        name: services.entity_resolve(name=name, kind="person", config=exact_only).entity
+        for name in ("Kalomen Tasvor", "Kalomen Txyzor", "Kalomen Qqqqqq", "Kalomen Tasvox")
+    }
+    services.entity_resolve(name="Kalomen Tasvoy", kind="tool")
+    Entity.objects.filter(pk=person["Kalomen Tasvox"].pk).update(
+        redirect_to=person["Kalomen Tasvor"], redirect_kind=Entity.Redirect.MERGE
+    )
+    services.entity_alias_add(entity=person["Kalomen Qqqqqq"], alias="Kalomen Tasvqz")
+    asked = "Kalomen Tasvoz"
+    key = policy.entity_key(asked)
+    with connection.cursor() as cursor:
+        cursor.execute(*signed_owners_sql(reach_signatures(key), reach_range(key)))
+        signed = {owner for side, owner, _ in cursor.fetchall() if side == 0}
+    assert signed >= {entity.pk for entity in person.values()}
+    assert function_rows(asked, "person") == [
+        (1, "Kalomen Tasvor", None),
+        (1, "Kalomen Txyzor", None),  # four substitutions: within the bound, not within reach
+        (2, "Kalomen Qqqqqq", "Kalomen Tasvqz"),
+    ]
+    with transaction.atomic():
+        lookup = candidates.name_lookup(kind="person", name=asked, key=key, fuzzy=True, lock=None)
+    reached = sorted((known.entity.name, known.aliases) for known in lookup.reached)
+    assert reached == [("Kalomen Qqqqqq", ("Kalomen Tasvqz",)), ("Kalomen Tasvor", ())]

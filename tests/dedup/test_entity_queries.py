@@ -2,8 +2,9 @@
 14). Inside the test's transaction the service's atomic block is one SAVEPOINT and its RELEASE;
 the entity resolution takes no savepoint of its own. On PostgreSQL one call of the function
 castellan_entity_candidates takes the entity's lock and runs the exact lookups and, if they miss,
-the signature lookup (SQLite's IMMEDIATE transaction already holds the write lock, and its
-signature lookup is a statement of its own); a new entity, its signatures, its links and its
+the signature lookup and reads the entities within reach (SQLite's IMMEDIATE transaction already
+holds the write lock, and its signature lookup and the entities within reach are a statement
+each); a new entity, its signatures, its links and its
 mention are one statement (one each on SQLite, which has no INSERT in a WITH). The mention's
 insert holds its drawer."""
 
@@ -29,6 +30,12 @@ def postgresql() -> bool:
 
 def signature_lookup() -> int:
     """The (owner, key) pairs of both signature tables: in the lookups' call on PostgreSQL."""
+    return 0 if postgresql() else 1
+
+
+def in_reach() -> int:
+    """The entities within reach (and the aliases a person recorded), by primary key: in the
+    lookups' call on PostgreSQL."""
     return 0 if postgresql() else 1
 
 
@@ -77,8 +84,8 @@ def test_a_known_alias_is_not_written_again(drawer, ada, django_assert_num_queri
 
 
 def test_a_typo_reads_both_signature_tables_at_once(drawer, ada, django_assert_num_queries):
-    entities, alias = 1, 1  # the entities within reach; the spelling that converged
-    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities + alias + MENTION
+    alias = 1  # the spelling that converged
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + in_reach() + alias + MENTION
     written = mention(drawer, "Ada Lovelaze", base, django_assert_num_queries)
     assert written.resolution.entity == ada
     assert written.resolution.rule == "typo"
@@ -108,8 +115,7 @@ def test_a_new_entity_s_mention_is_stored_as_the_sighting_that_named_it(drawer):
 
 def test_a_new_name_like_another_links_it_in_one_statement(drawer, ada, django_assert_num_queries):
     services.entity_resolve(name="Ada Lovelass", kind="person")  # two near ones: no typo
-    entities = 1
-    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities + creation(links=True)
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + in_reach() + creation(links=True)
     written = mention(drawer, "Ada Lovelacs", base, django_assert_num_queries)
     assert written.resolution.created
     assert EntityLink.objects.filter(newer=written.resolution.entity).count() == 2
@@ -136,7 +142,7 @@ def first_lookup_misses(monkeypatch):
 
     def first_misses(**kwargs):
         calls.append(kwargs)
-        return candidates.NameLookup([], [], []) if len(calls) == 1 else real(**kwargs)
+        return candidates.NameLookup([], []) if len(calls) == 1 else real(**kwargs)
 
     monkeypatch.setattr(entities_service.candidates, "name_lookup", first_misses)
     return calls
@@ -181,8 +187,8 @@ def test_a_typo_of_a_name_and_of_its_alias_reads_both_in_one_statement(
     drawer, ada, django_assert_num_queries
 ):
     services.entity_alias_add(entity=ada, alias="Ada Lovelacey")  # a person recorded it
-    entities_and_aliases, alias = 1, 1
-    base = SAVEPOINT + LOOKUPS + signature_lookup() + entities_and_aliases + alias
+    alias = 1
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + in_reach() + alias
     written = mention(drawer, "Ada Lovelacy", base + MENTION, django_assert_num_queries)
     assert written.resolution.entity == ada
 

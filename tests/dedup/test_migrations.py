@@ -359,19 +359,33 @@ def test_the_new_migration_installs_the_code_s_function_text():
 
 
 def test_the_entity_function_migration_installs_the_code_s_text():
-    """As for the drawer function: the migration that installs the entity candidates function
-    holds the code's text and drops the code's signature of it."""
-    latest = migration("dedup", "0012_entity_candidates_function")
+    """As for the drawer function: the latest migration that installs the entity candidates
+    function holds the code's text and drops the code's signature of it."""
+    latest = migration("dedup", "0013_entity_candidates_within_bound")
     assert latest.FUNCTION == candidates.POSTGRESQL_ENTITY_FUNCTION
     assert latest.REMOVE == candidates.POSTGRESQL_ENTITY_FUNCTION_REMOVE
+    before = migration("dedup", "0012_entity_candidates_function")
+    assert latest.PREVIOUS_FUNCTION == before.FUNCTION
+
+
+def fuzzystrmatch_installed() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_extension WHERE extname = 'fuzzystrmatch'")
+        return cursor.fetchone()[0] == 1
 
 
 @postgresql_only
-def test_the_entity_function_migration_reverses_and_installs_again(dedup_settings):
+def test_the_entity_function_migrations_reverse_and_install_again(dedup_settings):
     entity_function = candidates.ENTITY_FUNCTION_NAME
+    migrate(("dedup", "0012_entity_candidates_function"))
+    assert installed_functions(entity_function) == functions_installing(
+        migration("dedup", "0012_entity_candidates_function").FUNCTION, entity_function
+    )
+    assert not fuzzystrmatch_installed()
     migrate(("dedup", "0011_entity_signatures_carry_lengths"))
     assert installed_functions(entity_function) == []
     migrate()
+    assert fuzzystrmatch_installed()
     assert installed_functions(entity_function) == functions_installing(
         candidates.POSTGRESQL_ENTITY_FUNCTION, entity_function
     )
