@@ -70,7 +70,7 @@ def test_the_stored_index_answers_what_a_full_scan_finds(palace):
         ).select_related("entity")
     )
     probes = [edited(rng.choice(entities).key, rng, rng.choice([1, 2, 3])) for _ in range(150)]
-    differences, neighbours = [], 0
+    differences, neighbours, compared = [], 0, 0
     for probe in probes:
         for kind in ("person", "other"):
             scanned = {
@@ -90,8 +90,25 @@ def test_the_stored_index_answers_what_a_full_scan_finds(palace):
                 differences.append(
                     (probe, kind, indexed ^ scanned, indexed_aliases ^ scanned_aliases)
                 )
+            # The write path's lookup (on PostgreSQL the function, which bounds the keys itself
+            # before reading any entity) reaches the same entities, each with those aliases.
+            with transaction.atomic():
+                lookup = candidates.name_lookup(
+                    kind=kind, name=probe, key=probe, fuzzy=True, lock=None
+                )
+            if lookup.named:  # the probe is a stored key: the exact rules answer
+                continue
+            expected: dict[int, list[str]] = {pk: [] for pk in scanned}
+            for alias in aliases:
+                if alias.pk in scanned_aliases:
+                    expected.setdefault(alias.entity_id, []).append(alias.alias)
+            reached = {k.entity.pk: sorted(k.aliases) for k in lookup.reached}
+            compared += 1
+            if reached != {pk: sorted(spellings) for pk, spellings in expected.items()}:
+                differences.append((probe, kind, "name_lookup", reached, expected))
     assert differences == []
     assert neighbours > len(probes)  # there were neighbours to lose
+    assert compared > len(probes)  # the write path's lookup was compared for most probes
 
 
 def test_an_entity_is_indexed_when_it_is_created(dedup_settings):
