@@ -55,7 +55,7 @@ SEED = 14
 # objects, computing the signatures).
 PARTS = [
     ("BEGIN", "begin"),
-    ("castellan_entity_candidates", "lookups' call"),
+    ("castellan_entity_lookup", "lookups' call"),
     (" AS asked ", "signature lookup"),
     ("LEFT JOIN palace_entityalias", "exact lookups"),
     ("redirect_to_id IS NULL", "entities in reach"),
@@ -280,7 +280,8 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
     cpu: dict[str, list[float]] = {rule: [] for rule in RULES}
     parts: dict[str, list[dict[str, float]]] = {rule: [] for rule in RULES}
     spent = Parts(PARTS) if with_parts else None
-    with spent or contextlib.nullcontext():
+    # Not `spent or ...`: a Parts is a dict, and an empty one is false.
+    with spent if spent is not None else contextlib.nullcontext():
         for _ in range(rounds):
             order = list(RULES)
             rng.shuffle(order)

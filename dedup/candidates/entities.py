@@ -6,7 +6,9 @@ resemblance lookups ask the signature tables (`dedup.policy.signatures`): every 
 or the key of an alias a person recorded, is within two edits of the name's stores a signature
 the name asks, plus its key's length (in the range the name's length allows). The tables hold
 the owner's key beside each signature, so the lookup keeps exactly the owners within two edits
-(the set the policy may find close) before any entity is read, by primary key."""
+(the set the policy may find close) before any entity is read, by primary key; on PostgreSQL the
+lookup's function reads them in the same call, those within a looser bound (Levenshtein four),
+and Python keeps those within two edits."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ class NameLookup:
     reached: list[KnownEntity]
 
 
-# The columns `castellan_entity_candidates` returns: which part of it a row is, then an entity's
+# The columns `castellan_entity_lookup` returns: which part of it a row is, then an entity's
 # concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py holds
 # them equal to the model's), then an alias and (part 2) its key.
 EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
@@ -81,7 +83,7 @@ _KEY, _ALIAS, _ALIAS_KEY = 1 + ENTITY_FUNCTION_FIELDS.index("key"), _ENTITY.stop
 def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None) -> NameLookup:
     """The entity's lock (`dedup.locks.lock_key`; None if held already), then `entities_named`,
     then, if it found none and `fuzzy`, the entities within reach: on PostgreSQL one call of the
-    function `castellan_entity_candidates` (one round trip instead of five), elsewhere (SQLite)
+    function `castellan_entity_lookup` (one round trip instead of five), elsewhere (SQLite)
     one to three statements (its IMMEDIATE transaction holds the write lock already)."""
     if connection.vendor != "postgresql":
         if lock is not None:

@@ -16,12 +16,14 @@ from __future__ import annotations
 from dedup.policy.entities import MAX_POSSIBLE_EDITS
 from palace.models import PERSON_ALIAS_SOURCES
 
-ENTITY_FUNCTION_NAME = "castellan_entity_candidates"
+ENTITY_FUNCTION_NAME = "castellan_entity_lookup"
 
 
 # OSA within two edits is Levenshtein within four (an adjacent swap is two Levenshtein edits):
-# `fuzzystrmatch`'s bounded Levenshtein keeps a superset of the owners within reach, which
-# Python then judges exactly (`_in_reach`). Keys are at most 200 characters, within its 255.
+# `fuzzystrmatch`'s bounded Levenshtein keeps a superset of the owners within reach, which Python
+# then judges exactly (`indexes_within_reach`). It counts characters in a UTF-8 database (in a
+# SQL_ASCII one, bytes: create the database as UTF-8) and refuses more than 255: keys are at most
+# 200 (`KEY_MAX_LENGTH`, the column's bound).
 LEVENSHTEIN_BOUND = 2 * MAX_POSSIBLE_EDITS
 _PERSON_SOURCES = ", ".join(f"'{source}'" for source in PERSON_ALIAS_SOURCES)
 

@@ -200,7 +200,9 @@ def _typo_or_distinct(
 def _nearest_key(key: str, candidate: EntityCandidate) -> tuple[int, float, str] | None:
     """The distance, similarity and key of the candidate's closest key within
     MAX_POSSIBLE_EDITS: its name's, or that of an alias a person recorded. At equal distance
-    the higher similarity (the longer key) wins. None when no key is that close."""
+    the higher similarity wins, then the longer key (the length rules read it), then the first
+    in code point order: never the order the aliases arrive in (a database returns them in any
+    order). None when no key is that close."""
     nearest: tuple[int, float, str] | None = None
     for other in (candidate.key, *(entity_key(alias) for alias in candidate.typo_aliases)):
         if abs(len(other) - len(key)) > MAX_POSSIBLE_EDITS:
@@ -209,6 +211,16 @@ def _nearest_key(key: str, candidate: EntityCandidate) -> tuple[int, float, str]
         if distance > MAX_POSSIBLE_EDITS:
             continue
         score = key_similarity(key, other, distance)
-        if nearest is None or (distance, -score) < (nearest[0], -nearest[1]):
+        if nearest is None or _closer(distance, score, other, nearest):
             nearest = (distance, score, other)
     return nearest
+
+
+def _closer(distance: int, score: float, other: str, nearest: tuple[int, float, str]) -> bool:
+    near_distance, near_score, near_key = nearest
+    return (distance, -score, -len(other), other) < (
+        near_distance,
+        -near_score,
+        -len(near_key),
+        near_key,
+    )

@@ -216,7 +216,7 @@ ENTITY_TABLES = (
 
 
 def entity_lookup_plans(plans):
-    return [plan for plan in plans if "castellan_entity_candidates" not in plan and "p_" in plan]
+    return [plan for plan in plans if "castellan_entity_lookup" not in plan and "p_" in plan]
 
 
 def test_the_entity_function_s_plans_made_on_empty_tables_use_the_indexes_after_growth(
@@ -258,8 +258,8 @@ def test_the_entity_function_s_plans_made_on_empty_tables_use_the_indexes_after_
         assert plan.count("Index Cond: ((signature >= (asked") == 2, plan
         # Each owner's key is held to the bound once, before anything of it is read; then
         # the entities and aliases kept are read by their primary key.
-        assert plan.count("Subquery Scan on o") == 2, plan
-        assert plan.count("Filter: (levenshtein_less_equal((o") == 2, plan
+        bounded = r"Subquery Scan on o(_1)? .*\n *Filter: \(levenshtein_less_equal\(\(o"
+        assert len(re.findall(bounded, plan)) == 2, plan
         alias_read = r"palace_entityalias_pkey on palace_entityalias a .*\n *Index Cond: \(id = o"
         assert re.search(alias_read, plan), plan
         assert plan.count("palace_entity_pkey on palace_entity e") == 2, plan

@@ -1,4 +1,4 @@
-"""The PostgreSQL function castellan_entity_candidates answers exactly what the statements it
+"""The PostgreSQL function castellan_entity_lookup answers exactly what the statements it
 replaced answer (they still serve SQLite and sweeps): the exact lookups with every alias, or the
 owners within reach, for any name, kind, and fuzzy matching on or off."""
 

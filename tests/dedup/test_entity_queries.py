@@ -1,7 +1,7 @@
 """The statements a mention costs, per rule: pinned, so the service's own work stays small (issue
 14). Inside the test's transaction the service's atomic block is one SAVEPOINT and its RELEASE;
 the entity resolution takes no savepoint of its own. On PostgreSQL one call of the function
-castellan_entity_candidates takes the entity's lock and runs the exact lookups and, if they miss,
+castellan_entity_lookup takes the entity's lock and runs the exact lookups and, if they miss,
 the signature lookup and reads the entities within reach (SQLite's IMMEDIATE transaction already
 holds the write lock, and its signature lookup and the entities within reach are a statement
 each); a new entity, its signatures, its links and its

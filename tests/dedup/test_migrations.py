@@ -17,6 +17,7 @@ from django.db.utils import ProgrammingError
 from django.test.utils import CaptureQueriesContext
 
 from dedup import candidates, policy, services
+from dedup.policy.signatures import reach_range, reach_signatures
 from palace import fulltext
 from palace.models import Drawer
 
@@ -359,13 +360,11 @@ def test_the_new_migration_installs_the_code_s_function_text():
 
 
 def test_the_entity_function_migration_installs_the_code_s_text():
-    """As for the drawer function: the latest migration that installs the entity candidates
+    """As for the drawer function: the latest migration that installs the entity lookup
     function holds the code's text and drops the code's signature of it."""
-    latest = migration("dedup", "0013_entity_candidates_within_bound")
+    latest = migration("dedup", "0013_entity_lookup_function")
     assert latest.FUNCTION == candidates.POSTGRESQL_ENTITY_FUNCTION
     assert latest.REMOVE == candidates.POSTGRESQL_ENTITY_FUNCTION_REMOVE
-    before = migration("dedup", "0012_entity_candidates_function")
-    assert latest.PREVIOUS_FUNCTION == before.FUNCTION
 
 
 def fuzzystrmatch_installed() -> bool:
@@ -376,19 +375,49 @@ def fuzzystrmatch_installed() -> bool:
 
 @postgresql_only
 def test_the_entity_function_migrations_reverse_and_install_again(dedup_settings):
-    entity_function = candidates.ENTITY_FUNCTION_NAME
-    migrate(("dedup", "0012_entity_candidates_function"))
-    assert installed_functions(entity_function) == functions_installing(
-        migration("dedup", "0012_entity_candidates_function").FUNCTION, entity_function
+    """0013's function has a name of its own and leaves 0012's as it was, for the processes of
+    the release before that serve while it runs (its rows changed shape)."""
+    before, lookup = "castellan_entity_candidates", candidates.ENTITY_FUNCTION_NAME
+    of_0012 = functions_installing(
+        migration("dedup", "0012_entity_candidates_function").FUNCTION, before
     )
+    assert installed_functions(before) == of_0012
+    migrate(("dedup", "0012_entity_candidates_function"))
+    assert installed_functions(lookup) == []
     assert not fuzzystrmatch_installed()
+    assert installed_functions(before) == of_0012
     migrate(("dedup", "0011_entity_signatures_carry_lengths"))
-    assert installed_functions(entity_function) == []
+    assert installed_functions(before) == []
     migrate()
     assert fuzzystrmatch_installed()
-    assert installed_functions(entity_function) == functions_installing(
-        candidates.POSTGRESQL_ENTITY_FUNCTION, entity_function
+    assert installed_functions(lookup) == functions_installing(
+        candidates.POSTGRESQL_ENTITY_FUNCTION, lookup
     )
+    assert installed_functions(before) == of_0012
     ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     typo = services.entity_resolve(name="Ada Lovelaec", kind="person")
     assert (typo.entity, typo.rule) == (ada, "typo")
+
+
+@postgresql_only
+def test_the_function_of_0012_still_answers_the_release_before(dedup_settings):
+    """What a process of the release before reads from 0012's function, once 0013 has run:
+    an exact match with its alias, and (owner, key) pairs of the signatures asked."""
+    ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=ada, alias="Countess of Lovelace")
+    key = policy.entity_key("countess of lovelace")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT part, id, key, known_alias FROM castellan_entity_candidates"
+            "(NULL, %s, %s, 'person', NULL, 0, 0)",
+            ["countess of lovelace", key],
+        )
+        assert cursor.fetchall() == [(0, ada.pk, ada.key, "Countess of Lovelace")]
+        typo = policy.entity_key("Ada Lovelaec")
+        low, high = reach_range(typo)
+        cursor.execute(
+            "SELECT DISTINCT part, id, key FROM castellan_entity_candidates"
+            "(NULL, 'Ada Lovelaec', %s, 'person', %s::bigint[], %s, %s)",
+            [typo, candidates.signatures_parameter(reach_signatures(typo)), low, high],
+        )
+        assert (1, ada.pk, ada.key) in cursor.fetchall()

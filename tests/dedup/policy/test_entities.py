@@ -250,6 +250,18 @@ def vouched(id_, name, typo_aliases, aliases=()):
     )
 
 
+def test_the_order_of_an_entity_s_person_aliases_never_changes_the_resolution():
+    """Person aliases as close to the name, one too short for the typo rule: a longer one
+    serves it, whichever comes first (the database returns them in any order)."""
+    for aliases in itertools.permutations(["abcdex", "abcde", "abcdey"]):
+        result = resolve("abcdef", "person", [vouched(1, "Zed", aliases)], True)
+        assert (result.entity, result.rule) == (1, Rule.TYPO), aliases
+    # Likewise for a possible match: the alias of three characters is too short to propose.
+    for aliases in itertools.permutations(["abc", "abcx"]):
+        result = resolve("abcd", "person", [vouched(1, "Zed", aliases)], True)
+        assert [(p.entity, p.similarity) for p in result.possible] == [(1, 0.75)], aliases
+
+
 @pytest.mark.parametrize(
     ("name", "known", "entity", "rule", "confidence"),
     [
