@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
-from dedup.candidates.entity_function import ENTITY_FUNCTION_NAME
+from dedup.candidates.entity_function import ENTITY_FUNCTION_FIELDS, ENTITY_FUNCTION_NAME
 from dedup.locks import hold_lock
 from dedup.policy import VAGUE_KIND
 from dedup.policy.signatures import indexes_within_reach, reach_range, reach_signatures
@@ -65,17 +65,6 @@ class NameLookup:
 # concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py holds
 # them equal to the model's), then an alias and (part 2) its key.
 EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
-ENTITY_FUNCTION_FIELDS = (
-    "id",
-    "uuid",
-    "name",
-    "kind",
-    "key",
-    "key_length",
-    "redirect_to_id",
-    "redirect_kind",
-    "created_at",
-)
 _ENTITY = slice(1, 1 + len(ENTITY_FUNCTION_FIELDS))
 _KEY, _ALIAS, _ALIAS_KEY = 1 + ENTITY_FUNCTION_FIELDS.index("key"), _ENTITY.stop, _ENTITY.stop + 1
 

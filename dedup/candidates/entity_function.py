@@ -17,6 +17,19 @@ from dedup.policy.entities import MAX_POSSIBLE_EDITS
 from palace.models import PERSON_ALIAS_SOURCES
 
 ENTITY_FUNCTION_NAME = "castellan_entity_lookup"
+# The entity's columns a row holds after its part, in order: the model's concrete fields
+# (tests/dedup/test_entity_function.py holds them equal), as `name_lookup` reads them.
+ENTITY_FUNCTION_FIELDS = (
+    "id",
+    "uuid",
+    "name",
+    "kind",
+    "key",
+    "key_length",
+    "redirect_to_id",
+    "redirect_kind",
+    "created_at",
+)
 
 
 # OSA within two edits is Levenshtein within four (an adjacent swap is two Levenshtein edits):
@@ -54,10 +67,7 @@ def _entity_of(owner: str) -> str:
     ) e"""
 
 
-_ENTITY_COLUMNS = (
-    "e.id, e.uuid, e.name, e.kind, e.key, e.key_length, e.redirect_to_id, e.redirect_kind, "
-    "e.created_at"
-)
+_ENTITY_COLUMNS = ", ".join(f"e.{field}" for field in ENTITY_FUNCTION_FIELDS)
 _WITHIN_BOUND = f"levenshtein_less_equal(o.key, p_key, {LEVENSHTEIN_BOUND}) <= {LEVENSHTEIN_BOUND}"
 
 
