@@ -203,24 +203,15 @@ def _nearest_key(key: str, candidate: EntityCandidate) -> tuple[int, float, str]
     the higher similarity wins, then the longer key (the length rules read it), then the first
     in code point order: never the order the aliases arrive in (a database returns them in any
     order). None when no key is that close."""
-    nearest: tuple[int, float, str] | None = None
+    ranked: list[tuple[int, float, int, str]] = []
     for other in (candidate.key, *(entity_key(alias) for alias in candidate.typo_aliases)):
         if abs(len(other) - len(key)) > MAX_POSSIBLE_EDITS:
             continue
         distance = edit_distance(key, other)
         if distance > MAX_POSSIBLE_EDITS:
             continue
-        score = key_similarity(key, other, distance)
-        if nearest is None or _closer(distance, score, other, nearest):
-            nearest = (distance, score, other)
-    return nearest
-
-
-def _closer(distance: int, score: float, other: str, nearest: tuple[int, float, str]) -> bool:
-    near_distance, near_score, near_key = nearest
-    return (distance, -score, -len(other), other) < (
-        near_distance,
-        -near_score,
-        -len(near_key),
-        near_key,
-    )
+        ranked.append((distance, -key_similarity(key, other, distance), -len(other), other))
+    if not ranked:
+        return None
+    distance, negated_score, _, nearest = min(ranked)
+    return distance, -negated_score, nearest
