@@ -60,7 +60,7 @@ class _Sighting:
 
     def first_mention(self, name: str) -> Mention:
         """The mention of the sighting that created its entity: it named it exactly."""
-        observation = {"name": name.strip(), "rule": str(policy.Rule.EXACT), "confidence": 1.0}
+        observation = _observation(name, policy.Rule.EXACT, 1.0)
         return Mention(drawer=self.drawer, observation=observation, provenance=self.provenance)
 
 
@@ -256,7 +256,7 @@ def mention_add(
         mention = Mention(
             drawer=drawer,
             entity=resolution.entity,
-            observation=_observation(name, resolution),
+            observation=_observation(name, resolution.rule, resolution.confidence),
             provenance=provenance or {},
         )
         # One statement holds the drawer and inserts the mention; nothing inserted means the
@@ -269,13 +269,9 @@ def mention_add(
     return MentionWrite(mention, created, resolution)
 
 
-def _observation(name: str, resolution: EntityResolution) -> dict[str, Any]:
-    """How this sighting reached an entity it did not create."""
-    return {
-        "name": name.strip(),
-        "rule": str(resolution.rule),
-        "confidence": resolution.confidence,
-    }
+def _observation(name: str, rule: policy.Rule, confidence: float) -> dict[str, Any]:
+    """How a sighting reached its entity (one that created it named it exactly)."""
+    return {"name": name.strip(), "rule": str(rule), "confidence": confidence}
 
 
 def entity_alias_add(
