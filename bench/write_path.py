@@ -81,10 +81,18 @@ def multi_typo_recall(room, originals, rng, typos: int = 3) -> tuple[int, int]:
     return found, planted
 
 
-def report_miss(original: str | None, text: str, result: object) -> None:
-    """With BENCH_DEBUG set, name each planted variant the write path did not link."""
+def report_miss(room, original: str | None, text: str, result: object) -> None:
+    """With BENCH_DEBUG set, name each planted variant the write path did not link, with the
+    word groups its write asked (the room's sample is the one the write used, still cached)
+    and each one's estimated matches."""
     if os.environ.get("BENCH_DEBUG"):
-        print(f"missed: {original!r} -> {text!r}", result, file=sys.stderr)
+        from dedup import candidates, policy
+
+        words = policy.query_words_of_normalized(policy.Text.of(text).normalized)
+        sample = candidates.room_words.sample(room.id)
+        asked = candidates.query_groups(room.id, words, candidates.LEXICAL_GROUPS)
+        estimates = ", ".join(f"{group} ~{sample.matches(group):.0f}" for group in asked)
+        print(f"missed: {original!r} -> {text!r}", result, f"groups: {estimates}", file=sys.stderr)
 
 
 def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) -> dict:
@@ -113,7 +121,7 @@ def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) ->
             hit = any(link.older_id == original_id for link in result.links)
             found += hit
             if not hit:
-                report_miss(original, text, result)
+                report_miss(room, original, text, result)
 
         plain_text = vocabulary.sentence()
         with connection.execute_wrapper(plain_statements):

@@ -145,16 +145,22 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
     seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
+    common: list[str] = []
     if found.drawers >= COMMON_WORDS_LEFT_OUT:
-        # In a room this big, no group holds a common word: a lookup reads each word's postings, and
-        # a group of three or four frequent words, rare together, cost 10 to 35 ms on SQLite in one
-        # room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1 ms for rarer.
+        # In a room this big, no group is made of common words: a lookup reads each word's
+        # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms
+        # on SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3
+        # to 1 ms for rarer. They only narrow a rarer word's group (`_covering_groups`).
+        common = [w for w in seen if w in found.common]
         seen = [w for w in seen if w not in found.common]
     seen_pairs = _seen_groups(found, seen)
     unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
     unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
     chosen_groups = unseen_groups + seen_pairs[: groups - len(unseen_groups)]
-    return _bounded(found, chosen_groups, seen)
+    bounded = _bounded(found, chosen_groups, seen)
+    if common:
+        bounded += _covering_groups(found, bounded, [*unseen, *seen], common, groups - len(bounded))
+    return bounded
 
 
 def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:
@@ -194,6 +200,47 @@ def _bounded(found: Sample, groups: list[list[str]], seen: list[str]) -> list[li
         if estimate < SKIPPED_MATCHES:
             bounded.append(group)
     return bounded
+
+
+def _covering_groups(
+    found: Sample, groups: list[list[str]], rarer: list[str], common: list[str], limit: int
+) -> list[list[str]]:
+    """At most `limit` groups more, so that whichever one word of the text a corruption breaks,
+    a selective group (estimated under GROUP_MATCHES) is left without it. For each word that
+    every selective group holds (all the `rarer` words when none is selective; unseen ones
+    first, as a corruption makes those), one group without it: a `rarer` word (the unseen
+    longest first, then the seen rarest first), narrowed by the next ones and then by the
+    text's `common` words of the room (rarest first) while it is estimated at GROUP_BUDGET or
+    more, up to MAX_GROUP_WORDS; one still at GROUP_MATCHES or more is not asked.
+
+    In a big room, a text with few words rarer than the room's common ones may get one
+    selective group, or none (a rarer word alone can match hundreds of drawers): a typo in that
+    group's words left the original to no group at all (bench/write_path.py, one room of 1M: 1
+    to 4 of 500 one-typo variants missed). The common words it also holds find it. Held with a
+    rarer word, one or two common words cost a lookup 0.45 to 1.3 ms there on SQLite (0.15 to
+    0.6 for a pair of rarer words; three common words alone, 2.8 ms, and 10 to 35 for some), so
+    a group always starts with a rarer word. Few texts get any: 35 of 1,200 in that room."""
+    selective = [set(group) for group in groups if found.matches(group) < GROUP_MATCHES]
+    shared = set.intersection(*selective) if selective else set(rarer)
+    exposed = [w for w in [*rarer, *common] if w in shared]
+    added: list[list[str]] = []
+    for broken in sorted(exposed, key=lambda word: word in found.seen):  # unseen ones first
+        if len(added) >= limit:
+            break
+        if any(broken not in group for group in selective):
+            continue  # a group added for another word already leaves this one out
+        words = [w for w in [*rarer, *common] if w != broken]
+        if not words or words[0] in found.common:
+            continue  # no rarer word left to hold the group
+        group = [words[0]]
+        for word in words[1:]:
+            if len(group) >= MAX_GROUP_WORDS or found.matches(group) < GROUP_BUDGET:
+                break
+            group.append(word)
+        if found.matches(group) < GROUP_MATCHES:
+            added.append(group)
+            selective.append(set(group))
+    return added
 
 
 def forget() -> None:

@@ -57,6 +57,77 @@ def test_rare_seen_words_stay_a_pair(big_room):
     assert ["harbor", "ledger"] in groups
 
 
+# A room of a million drawers whose template words (common: in more than 2% of the sample) are
+# "ember", "flint" and "cinder"; "harbor" and "ledger" are rarer words it holds.
+TEMPLATED = Sample(
+    common=frozenset({"ember", "flint", "cinder"}),
+    seen={"ember": 300, "flint": 250, "cinder": 40, "harbor": 3, "ledger": 3},
+    sampled=SAMPLED,
+    drawers=1_000_000,
+)
+# Rarer than the template words: one real word the sample missed and one typo, no seen word.
+FEW_RARE = ["kettlebrook", "lanternfysh", "ember", "flint", "cinder"]
+
+
+@pytest.fixture
+def templated_room(monkeypatch):
+    monkeypatch.setattr(room_words, "sample", lambda room_id: TEMPLATED)
+
+
+def selective(groups):
+    return [group for group in groups if TEMPLATED.matches(group) < candidates.GROUP_MATCHES]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        FEW_RARE,
+        ["kettlebrook", "harbor", "ember", "flint", "cinder"],
+        ["kettlebrook", "lanternfysh", "harbor", "ember", "cinder", "flint"],
+    ],
+)
+def test_whichever_rarer_word_a_corruption_breaks_a_selective_group_is_left(templated_room, words):
+    groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
+    for broken in ("kettlebrook", "lanternfysh", "harbor"):
+        if broken in words:
+            assert any(broken not in group for group in selective(groups)), broken
+
+
+def test_a_text_whose_rarer_words_each_match_too_much_gets_them_narrowed_by_common_words(
+    templated_room,
+):
+    """Each rarer word alone is estimated at 1,000 matches, so no group was asked at all."""
+    groups = candidates.query_groups(1, FEW_RARE, candidates.LEXICAL_GROUPS)
+    assert groups == [["lanternfysh", "cinder", "flint"], ["kettlebrook", "cinder", "flint"]]
+
+
+def test_no_group_is_made_of_common_words_alone(templated_room):
+    groups = candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5)
+    assert all(set(group) - TEMPLATED.common for group in groups)
+
+
+def test_a_text_whose_groups_survive_any_corruption_gets_no_group_more(templated_room):
+    words = ["kettlebrook", "lanternfish", "moonstruck", "harbor", "ledger", "ember", "flint"]
+    groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
+    assert groups == [["kettlebrook", "moonstruck"], ["harbor", "ledger"]]
+
+
+@pytest.mark.django_db
+def test_a_variant_in_a_big_templated_room_finds_its_original_through_common_words(
+    dedup_settings, templated_room
+):
+    """End to end: the write's only intact rarer word, narrowed by the template's words, finds
+    the original (without the narrowing, no group is asked and nothing is linked)."""
+    room = services.room_get_or_create(wing="ops", room="templated")
+    original = services.drawer_write(
+        room=room, content="The kettlebrook and the lanternfish, with ember, flint and cinder."
+    ).drawer
+    variant = services.drawer_write(
+        room=room, content="The kettlebrook and the lanternfysh, with ember, flint and cinder."
+    )
+    assert [link.older_id for link in variant.links] == [original.pk]
+
+
 @pytest.mark.django_db
 def test_a_sample_counts_its_room_and_which_drawers_hold_each_frequent_word(dedup_settings):
     room = services.room_get_or_create(wing="ops", room="estimates")
