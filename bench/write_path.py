@@ -86,11 +86,15 @@ def report_miss(room, original: str | None, text: str, result: object) -> None:
     word groups its write asked (the room's sample is the one the write used, still cached)
     and each one's estimated matches."""
     if os.environ.get("BENCH_DEBUG"):
+        from unittest import mock
+
         from dedup import candidates, policy
+        from dedup.candidates import room_words
 
         words = policy.query_words_of_normalized(policy.Text.of(text).normalized)
-        sample = candidates.room_words.sample(room.id)
-        asked = candidates.query_groups(room.id, words, candidates.LEXICAL_GROUPS)
+        sample = room_words.peek(room.id) or room_words.Sample()
+        with mock.patch.object(room_words, "sample", lambda room_id: sample):  # no lookup counted
+            asked = candidates.query_groups(room.id, words, candidates.LEXICAL_GROUPS)
         estimates = ", ".join(f"{group} ~{sample.matches(group):.0f}" for group in asked)
         print(f"missed: {original!r} -> {text!r}", result, f"groups: {estimates}", file=sys.stderr)
 

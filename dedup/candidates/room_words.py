@@ -118,6 +118,13 @@ def sample(room_id: int) -> Sample:
     return found
 
 
+def peek(room_id: int) -> Sample | None:
+    """The room's cached sample, if any, without counting a lookup or sampling (for reports)."""
+    with _lock:
+        cached = _samples.get(room_id)
+    return cached[2] if cached is not None else None
+
+
 def common_words(room_id: int) -> frozenset[str]:
     """The room's common words (see `sample`)."""
     return sample(room_id).common
@@ -145,8 +152,9 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
     seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
+    big = found.drawers >= COMMON_WORDS_LEFT_OUT
     common: list[str] = []
-    if found.drawers >= COMMON_WORDS_LEFT_OUT:
+    if big:
         # In a room this big, no group is made of common words: a lookup reads each word's
         # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms
         # on SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3
@@ -158,7 +166,7 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
     chosen_groups = unseen_groups + seen_pairs[: groups - len(unseen_groups)]
     bounded = _bounded(found, chosen_groups, seen)
-    if common:
+    if big:
         bounded += _covering_groups(found, bounded, [*unseen, *seen], common, groups - len(bounded))
     return bounded
 
@@ -211,7 +219,8 @@ def _covering_groups(
     first, as a corruption makes those), one group without it: a `rarer` word (the unseen
     longest first, then the seen rarest first), narrowed by the next ones and then by the
     text's `common` words of the room (rarest first) while it is estimated at GROUP_BUDGET or
-    more, up to MAX_GROUP_WORDS; one still at GROUP_MATCHES or more is not asked.
+    more, up to MAX_GROUP_WORDS (so up to three common words); one still at GROUP_MATCHES or
+    more is not asked.
 
     In a big room, a text with few words rarer than the room's common ones may get one
     selective group, or none (a rarer word alone can match hundreds of drawers): a typo in that
@@ -219,12 +228,14 @@ def _covering_groups(
     to 4 of 500 one-typo variants missed). The common words it also holds find it. Held with a
     rarer word, one or two common words cost a lookup 0.45 to 1.3 ms there on SQLite (0.15 to
     0.6 for a pair of rarer words; three common words alone, 2.8 ms, and 10 to 35 for some), so
-    a group always starts with a rarer word. Few texts get any: 35 of 1,200 in that room."""
+    a group always starts with a rarer word. Few texts get any: 35 of 1,200 in that room. The
+    estimates take a word the sample holds in fewer than MASKED_DRAWERS drawers as independent
+    of the common words: a group they narrow may match more than estimated (a lookup still
+    keeps at most GROUP_MATCHES)."""
     selective = [set(group) for group in groups if found.matches(group) < GROUP_MATCHES]
     shared = set.intersection(*selective) if selective else set(rarer)
-    exposed = [w for w in [*rarer, *common] if w in shared]
     added: list[list[str]] = []
-    for broken in sorted(exposed, key=lambda word: word in found.seen):  # unseen ones first
+    for broken in (word for word in rarer if word in shared):  # the unseen ones first
         if len(added) >= limit:
             break
         if any(broken not in group for group in selective):

@@ -101,9 +101,40 @@ def test_a_text_whose_rarer_words_each_match_too_much_gets_them_narrowed_by_comm
     assert groups == [["lanternfysh", "cinder", "flint"], ["kettlebrook", "cinder", "flint"]]
 
 
+def test_a_rarer_word_and_a_typo_each_get_a_group_without_the_other(templated_room):
+    groups = candidates.query_groups(1, ["harbor", "qwzzle", "ember", "flint", "cinder"], 5)
+    assert groups == [
+        ["qwzzle", "harbor"],
+        ["harbor", "cinder", "flint"],
+        ["qwzzle", "cinder", "flint"],
+    ]
+
+
 def test_no_group_is_made_of_common_words_alone(templated_room):
-    groups = candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5)
-    assert all(set(group) - TEMPLATED.common for group in groups)
+    """The text's only rarer word (a typo, estimated at 1,000 alone) is too common to ask, and
+    without it only common words are left: nothing is asked."""
+    assert candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5) == []
+
+
+def test_a_text_without_common_words_is_covered_too(templated_room):
+    groups = candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
+    assert groups == [
+        ["kettlebrook", "harbor"],
+        ["lanternfysh", "harbor"],
+        ["kettlebrook", "lanternfysh"],
+    ]
+
+
+def test_groups_added_stay_within_the_query_s_groups(templated_room):
+    words = ["kettlebrook", "lanternfysh", "moonstruck", "ember", "cinder"]
+    assert len(candidates.query_groups(1, words, 2)) == 2
+
+
+def test_a_room_under_the_big_size_gets_no_group_more(monkeypatch):
+    small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: small)
+    groups = candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
+    assert groups == [["kettlebrook"], ["lanternfysh"]]
 
 
 def test_a_text_whose_groups_survive_any_corruption_gets_no_group_more(templated_room):
