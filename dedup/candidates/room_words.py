@@ -23,6 +23,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
 from dedup.candidates.drawers import GROUP_MATCHES, lexical_groups, lexical_words
 from palace.models import Drawer
 
@@ -56,6 +59,8 @@ MAX_GROUP_WORDS = 4
 # estimated by the drawers holding all its words, not as if words were independent (template
 # words come together).
 MASKED_DRAWERS = 8
+# The common words this long or longer tell a corruption of one (`Sample.corrupts_common`).
+CORRUPTED_COMMON_CHARS = 5
 # From this many drawers in the room, no group holds one of its common words (`query_groups`).
 # Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
 # recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
@@ -74,6 +79,42 @@ class Sample:
     sampled: int = 0
     drawers: int = 0
     masks: dict[str, int] = field(default_factory=dict)
+    # Of the common words of CORRUPTED_COMMON_CHARS or more (`corrupts_common`): the words,
+    # sorted, and their first and last 4 characters or more.
+    long_common: tuple[str, ...] = field(init=False, default=())
+    common_pieces: frozenset[str] = field(init=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        long = tuple(sorted(w for w in self.common if len(w) >= CORRUPTED_COMMON_CHARS))
+        pieces = {w[:i] for w in long for i in range(4, len(w))}
+        pieces |= {w[-i:] for w in long for i in range(4, len(w))}
+        object.__setattr__(self, "long_common", long)
+        object.__setattr__(self, "common_pieces", frozenset(pieces))
+
+    def corrupts_common(self, word: str) -> bool:
+        """Whether an unseen word looks like a corruption of one of the room's common words of
+        CORRUPTED_COMMON_CHARS or more: one edit (OSA) from it, two for a word of 8 or more
+        characters (a typo); its first or last 4 characters or more (a split); or it run
+        together with a word the sample holds (a join). A room's template words are its longest
+        common words, and a corruption, weighted toward long words, lands on them most
+        (bench/corruption.py). Set lookups and one rapidfuzz call: about 7 us a word."""
+        if not self.long_common:
+            return False
+        if word in self.common_pieces:
+            return True
+        for cut in range(1, len(word)):
+            head, tail = word[:cut], word[cut:]
+            if (
+                len(head) >= CORRUPTED_COMMON_CHARS and head in self.common and tail in self.seen
+            ) or (
+                len(tail) >= CORRUPTED_COMMON_CHARS and tail in self.common and head in self.seen
+            ):
+                return True
+        return len(word) >= CORRUPTED_COMMON_CHARS and bool(
+            process.extractOne(
+                word, self.long_common, scorer=OSA.distance, score_cutoff=1 if len(word) < 8 else 2
+            )
+        )
 
     def matches(self, group: Sequence[str]) -> float:
         """The estimated number of the room's drawers holding every word of `group`: its share of
@@ -147,14 +188,25 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     SEEN_GROUPS groups (more when the text has few unseen words) are pairs of seen words, the
     rarest in the sample first, side by side (two template words, the room's commonest, come
     last and only when nothing else is left); the others are `lexical_groups` of the unseen
-    words, longest first. A room too small to sample gets `lexical_groups` of all its words."""
+    words, longest first. A room too small to sample gets `lexical_groups` of all its words.
+
+    In a room of COMMON_WORDS_LEFT_OUT drawers or more, its common words only narrow the groups
+    `_covering_groups` adds, and an unseen word that looks like a corruption of one of them
+    (`Sample.corrupts_common`) is asked only if the text has no other unseen or seen word: in
+    a room of 200,000 drawers repeating four template words (bench/recall.py), the corruptions
+    of those words had taken the unseen words' groups from the real rare words."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
     seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
     big = found.drawers >= COMMON_WORDS_LEFT_OUT
     common: list[str] = []
+    suspect: list[str] = []
     if big:
+        # A corruption of one of the room's common words matches nothing its original does
+        # (that is in every other drawer): asked only if the text has nothing else to ask.
+        suspect = [w for w in unseen if found.corrupts_common(w)]
+        unseen = [w for w in unseen if w not in suspect]
         # In a room this big, no group is made of common words: a lookup reads each word's
         # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms
         # on SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3
@@ -162,12 +214,15 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
         common = [w for w in seen if w in found.common]
         seen = [w for w in seen if w not in found.common]
     seen_pairs = _seen_groups(found, seen)
+    if not unseen and not seen:
+        unseen, suspect = suspect, []
     unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
     unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
     chosen_groups = unseen_groups + seen_pairs[: groups - len(unseen_groups)]
     bounded = _bounded(found, chosen_groups, seen)
     if big:
-        bounded += _covering_groups(found, bounded, [*unseen, *seen], common, groups - len(bounded))
+        rarer = [*unseen, *seen, *suspect]
+        bounded += _covering_groups(found, bounded, rarer, common, groups - len(bounded))
     return bounded
 
 
@@ -201,7 +256,13 @@ def _bounded(found: Sample, groups: list[list[str]], seen: list[str]) -> list[li
     for group, estimate in zip(groups, estimates, strict=True):
         group = list(group)
         extra = [word for word in spare if word not in group]
-        while extra and len(group) < MAX_GROUP_WORDS and estimate >= SKIPPED_MATCHES:
+        # A word alone estimated to fill its bound finds its original only by chance: it takes
+        # a seen word too (bench/recall.py, a room of 200,000: 98.9% to 99.1% of the originals).
+        while (
+            extra
+            and len(group) < MAX_GROUP_WORDS
+            and estimate >= (GROUP_MATCHES if len(group) == 1 else SKIPPED_MATCHES)
+        ):
             group.append(extra.pop(0))
             spare.remove(group[-1])
             estimate = found.matches(group)

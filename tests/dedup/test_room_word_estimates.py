@@ -134,13 +134,43 @@ def test_a_room_under_the_big_size_gets_no_group_more(monkeypatch):
     small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
     monkeypatch.setattr(room_words, "sample", lambda room_id: small)
     groups = candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
-    assert groups == [["kettlebrook"], ["lanternfysh"]]
+    assert groups == [["kettlebrook", "harbor"], ["lanternfysh"]]
 
 
 def test_a_text_whose_groups_survive_any_corruption_gets_no_group_more(templated_room):
     words = ["kettlebrook", "lanternfish", "moonstruck", "harbor", "ledger", "ember", "flint"]
     groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
     assert groups == [["kettlebrook", "moonstruck"], ["harbor", "ledger"]]
+
+
+@pytest.mark.parametrize(
+    ("word", "why"),
+    [("cindr", "a typo"), ("cind", "a piece of a split"), ("emberharbor", "a join")],
+)
+def test_a_corruption_of_a_template_word_is_told(word, why):
+    assert TEMPLATED.corrupts_common(word), why
+
+
+@pytest.mark.parametrize("word", ["kettlebrook", "lanternfysh", "emb", "flinders", "emberkettle"])
+def test_a_word_unlike_the_template_words_is_not_a_corruption_of_them(word):
+    assert not TEMPLATED.corrupts_common(word)
+
+
+def test_a_corruption_of_a_template_word_is_not_asked_when_the_text_has_other_words(
+    templated_room,
+):
+    words = ["kettlebrook", "lanternfish", "cinderr", "harbor", "ledger", "ember"]
+    groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
+    assert groups == [["harbor", "ledger"], ["kettlebrook", "lanternfish"]]
+
+
+def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch):
+    """In a room of 100,000, an unseen word alone is estimated at 100 matches: its lookup
+    would keep the newest 64."""
+    room = Sample(seen={"harbor": 3}, sampled=SAMPLED, drawers=100_000)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: room)
+    groups = candidates.query_groups(1, ["kettlebrook", "harbor"], candidates.LEXICAL_GROUPS)
+    assert groups == [["kettlebrook", "harbor"]]
 
 
 @pytest.mark.django_db
