@@ -145,13 +145,33 @@ def test_a_text_whose_groups_survive_any_corruption_gets_no_group_more(templated
 
 @pytest.mark.parametrize(
     ("word", "why"),
-    [("cindr", "a typo"), ("cind", "a piece of a split"), ("emberharbor", "a join")],
+    [
+        ("cindr", "a typo"),
+        ("cindre", "a typo"),
+        ("inder", "a piece of a split"),
+        ("cinde", "a piece of a split"),
+        ("emberharbor", "a join"),
+        ("harborember", "a join"),
+    ],
 )
 def test_a_corruption_of_a_template_word_is_told(word, why):
     assert TEMPLATED.corrupts_common(word), why
 
 
-@pytest.mark.parametrize("word", ["kettlebrook", "lanternfysh", "emb", "flinders", "emberkettle"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "kettlebrook",
+        "lanternfysh",
+        "emb",
+        "flinders",
+        "emberkettle",  # run together with a word the room does not hold
+        "embers",  # a plural: the common word with a character more at its end
+        "ember1",
+        "cinderof",  # run together with a word of fewer than 3 characters
+        "cind",  # a piece shorter than 5 characters
+    ],
+)
 def test_a_word_unlike_the_template_words_is_not_a_corruption_of_them(word):
     assert not TEMPLATED.corrupts_common(word)
 
@@ -159,9 +179,28 @@ def test_a_word_unlike_the_template_words_is_not_a_corruption_of_them(word):
 def test_a_corruption_of_a_template_word_is_not_asked_when_the_text_has_other_words(
     templated_room,
 ):
-    words = ["kettlebrook", "lanternfish", "cinderr", "harbor", "ledger", "ember"]
+    words = ["kettlebrook", "lanternfish", "cindre", "harbor", "ledger", "ember"]
     groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
     assert groups == [["harbor", "ledger"], ["kettlebrook", "lanternfish"]]
+
+
+def test_a_template_word_s_corruption_is_asked_when_nothing_else_is_left(templated_room):
+    """A single seen word makes no pair: the corruption pairs with it, as any unseen word
+    would."""
+    groups = candidates.query_groups(1, ["harbor", "cinders", "ember"], 5)
+    assert groups == [["cinders", "harbor"]]
+
+
+def test_a_long_template_word_two_edits_off_is_a_corruption_of_it():
+    room = Sample(common=frozenset({"retrospective"}), seen={"retrospective": 900})
+    assert room.corrupts_common("retrosepctiv")
+
+
+def test_in_a_room_under_the_big_size_a_template_word_s_corruption_is_asked(monkeypatch):
+    small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: small)
+    groups = candidates.query_groups(1, ["kettlebrook", "cindre", "harbor", "ledger"], 5)
+    assert ["cindre"] in groups
 
 
 def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch):
