@@ -214,9 +214,10 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
 
     In a room of COMMON_WORDS_LEFT_OUT drawers or more, its common words only narrow the groups
     `_covering_groups` adds, and an unseen word that looks like a corruption of one of them
-    (`Sample.corrupts_common`) is asked only if the text has no other unseen or seen word: in
-    a room of 200,000 drawers repeating four template words (bench/recall.py), the corruptions
-    of those words had taken the unseen words' groups from the real rare words."""
+    (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
+    seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
+    the corruptions of those words had taken the unseen words' groups from the real rare
+    words."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
@@ -225,8 +226,8 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     common: list[str] = []
     suspect: list[str] = []
     if big:
-        # A corruption of one of the room's common words matches nothing its original does
-        # (that is in every other drawer): asked only if the text has nothing else to ask.
+        # A corruption of one of the room's common words is in no drawer, where its original is
+        # in nearly every one: a group holding it finds nothing. Asked only if nothing else is.
         suspect = [w for w in unseen if found.corrupts_common(w)]
         unseen = [w for w in unseen if w not in suspect]
         # In a room this big, no group is made of common words: a lookup reads each word's
@@ -279,7 +280,8 @@ def _bounded(found: Sample, groups: list[list[str]], seen: list[str]) -> list[li
         group = list(group)
         extra = [word for word in spare if word not in group]
         # A word alone estimated to fill its bound finds its original only by chance: it takes
-        # a seen word too (bench/recall.py, a room of 200,000: 98.9% to 99.1% of the originals).
+        # a seen word too (realistic variants in a room of 200,000: 98.9% to 99.1% of their
+        # originals among the candidates, README's Recall on realistic corruption).
         while (
             extra
             and len(group) < MAX_GROUP_WORDS
