@@ -160,13 +160,16 @@ class Sample:
 
 _lock = threading.Lock()
 _samples: dict[int, tuple[float, int, Sample]] = {}
+# What `sample` reads for a room not cached: made once, not at every write (a Sample's
+# construction derives its common words' lengths and pieces).
+_NOT_CACHED = (0.0, 0, Sample())
 
 
 def sample(room_id: int) -> Sample:
     """The room's sample, at most REFRESH_WRITES lookups or REFRESH_SECONDS old."""
     now = time.monotonic()
     with _lock:
-        expires, lookups_left, found = _samples.get(room_id, (0.0, 0, Sample()))
+        expires, lookups_left, found = _samples.get(room_id, _NOT_CACHED)
         if expires > now and lookups_left > 0:
             _samples[room_id] = (expires, lookups_left - 1, found)
             return found
@@ -329,11 +332,13 @@ def _covering_groups(
         if not words or words[0] in found.common:
             continue  # no rarer word left to hold the group
         group = [words[0]]
+        estimate = found.matches(group)
         for word in words[1:]:
-            if len(group) >= MAX_GROUP_WORDS or found.matches(group) < GROUP_BUDGET:
+            if len(group) >= MAX_GROUP_WORDS or estimate < GROUP_BUDGET:
                 break
             group.append(word)
-        if found.matches(group) < GROUP_MATCHES:
+            estimate = found.matches(group)
+        if estimate < GROUP_MATCHES:
             added.append(group)
             selective.append(set(group))
     return added
