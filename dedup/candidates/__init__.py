@@ -15,6 +15,9 @@ from dedup.candidates.drawers import (
     SQLITE_RANKED_MATCHES,
     STOP_WORDS,
     SWEEP_LEXICAL_GROUPS,
+    WORDS_FUNCTION,
+    WORDS_FUNCTION_NAME,
+    WORDS_FUNCTION_REMOVE,
     Candidate,
     Found,
     LengthBand,
@@ -25,6 +28,7 @@ from dedup.candidates.drawers import (
     lexical_words,
     same_fingerprint,
     same_hash,
+    words_in_room,
 )
 from dedup.candidates.entities import (
     KnownEntity,
@@ -65,6 +69,9 @@ __all__ = [
     "SQLITE_RANKED_MATCHES",
     "STOP_WORDS",
     "SWEEP_LEXICAL_GROUPS",
+    "WORDS_FUNCTION",
+    "WORDS_FUNCTION_NAME",
+    "WORDS_FUNCTION_REMOVE",
     "Candidate",
     "Found",
     "KnownEntity",
@@ -92,4 +99,5 @@ __all__ = [
     "same_fingerprint",
     "same_hash",
     "signatures_parameter",
+    "words_in_room",
 ]

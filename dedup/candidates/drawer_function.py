@@ -117,3 +117,43 @@ POSTGRESQL_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {POSTGRESQL_FUNCTION_NAME}"
     "(bigint, bigint, text, bigint, text, text, text[], bigint, bigint, bigint, int, int, int)"
 )
+
+
+# Which terms at least p_holders drawers hold (`dedup.candidates.drawers.words_in_room`): each
+# term's lookup is the full-text index (a term the room lacks: one descent), stopping at its
+# p_holders-th drawer. Read after the writer's lock, as the candidates are. A function for the
+# same reasons as the one above: its plan is made once per connection and is the index whatever
+# the statistics (as a statement, planning cost as much as running it: 0.37 ms for a text's
+# unseen words in a room of 200,000, against 0.30).
+WORDS_FUNCTION_NAME = "castellan_words_held"
+WORDS_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {WORDS_FUNCTION_NAME}(p_lock bigint, p_terms text[], p_holders int)
+RETURNS SETOF int
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
+SET max_parallel_workers_per_gather = 0
+SET jit = off
+AS $$
+DECLARE
+    v_index int;
+    v_holders int;
+BEGIN
+    IF p_lock IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(p_lock);
+    END IF;
+    FOR v_index IN 1 .. coalesce(cardinality(p_terms), 0) LOOP
+        SELECT count(*) INTO v_holders FROM (
+            SELECT 1 FROM palace_drawer m
+            WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
+                  @@ {fulltext.postgresql_query("p_terms[v_index]")}
+            LIMIT p_holders
+        ) h;
+        IF v_holders >= p_holders THEN
+            RETURN NEXT v_index;
+        END IF;
+    END LOOP;
+END
+$$
+"""
+WORDS_FUNCTION_REMOVE = f"DROP FUNCTION IF EXISTS {WORDS_FUNCTION_NAME}(bigint, text[], int)"

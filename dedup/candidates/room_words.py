@@ -20,13 +20,19 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from dedup.candidates.drawers import GROUP_MATCHES, STOP_WORDS, lexical_groups, lexical_words
+from dedup.candidates.drawers import (
+    GROUP_MATCHES,
+    STOP_WORDS,
+    lexical_groups,
+    lexical_words,
+    words_in_room,
+)
 from palace.models import Drawer
 
 SAMPLE_DRAWERS = 1000
@@ -204,7 +210,14 @@ def rare_first(room_id: int, words: Sequence[str]) -> list[str]:
     return [w for w in words if w not in common] + [w for w in words if w in common]
 
 
-def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[str]]:
+def query_groups(
+    room_id: int,
+    words: Sequence[str],
+    groups: int,
+    *,
+    lock: int | None = None,
+    held: Collection[str] | None = None,
+) -> list[list[str]]:
     """At most `groups` word groups for a lexical query of `words` (longest first).
 
     The longest words are a variant's rarest, and also where its corruption is: typos, two words
@@ -220,7 +233,9 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
     seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
     the corruptions of those words had taken the unseen words' groups from the real rare
-    words."""
+    words. And there, an unseen word is asked only if some drawer of the room holds it:
+    `held`, the text's words that the room's index holds (a sweep's, besides the text's own
+    drawer: `words_held`), else asked of the index (`words_in_room`, after `lock`)."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
@@ -229,6 +244,13 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
     common: list[str] = []
     suspect: list[str] = []
     if big:
+        # The sample, a thousand of the room's drawers, knows few of its rare words: the unseen
+        # words are the text's rare words and its corruptions alike. The index tells them apart
+        # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word,
+        # and a group holding it matches nothing.
+        if held is None:
+            held = words_in_room(room_id, unseen, lock=lock)
+        unseen = [w for w in unseen if w in held]
         # A corruption of one of the room's common words is in no drawer, where its original is
         # in nearly every one: a group holding it finds nothing. Asked only if nothing else is.
         suspect = [w for w in unseen if found.corrupts_common(w)]
@@ -250,6 +272,19 @@ def query_groups(room_id: int, words: Sequence[str], groups: int) -> list[list[s
         rarer = [*unseen, *seen, *suspect]
         bounded += _covering_groups(found, bounded, rarer, common, groups - len(bounded))
     return bounded
+
+
+def words_held(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
+    """For a batch of texts of the room (a sweep's), the words that `query_groups` would ask the
+    index of, in one round trip: the words of `texts` the sample has not seen that at least
+    `holders` drawers of the room hold. None for a room under COMMON_WORDS_LEFT_OUT, whose
+    groups ask the index nothing. The sample cached is read without counting a lookup (each
+    text's `query_groups` counts its own)."""
+    found = peek(room_id) or sample(room_id)
+    if found.drawers < COMMON_WORDS_LEFT_OUT:
+        return None
+    unseen = {w for words in texts for w in lexical_words(words) if w not in found.seen}
+    return words_in_room(room_id, sorted(unseen), holders=holders)
 
 
 def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:
@@ -331,17 +366,27 @@ def _covering_groups(
         words = [w for w in [*rarer, *common] if w != broken]
         if not words or words[0] in found.common:
             continue  # no rarer word left to hold the group
-        group = [words[0]]
-        estimate = found.matches(group)
-        for word in words[1:]:
-            if len(group) >= MAX_GROUP_WORDS or estimate < GROUP_BUDGET:
-                break
-            group.append(word)
-            estimate = found.matches(group)
-        if estimate < GROUP_MATCHES:
+        if group := _narrowed(found, words):
             added.append(group)
             selective.append(set(group))
+    # A text with one rarer word (the others common, or words no drawer of the room holds): no
+    # group leaves it out, but one holding it, narrowed, may still be asked.
+    if not selective and rarer and limit > 0 and (group := _narrowed(found, [*rarer, *common])):
+        added.append(group)
     return added
+
+
+def _narrowed(found: Sample, words: list[str]) -> list[str] | None:
+    """The first of `words` narrowed by the next ones while estimated at GROUP_BUDGET or more
+    (up to MAX_GROUP_WORDS), if then estimated under GROUP_MATCHES."""
+    group = [words[0]]
+    estimate = found.matches(group)
+    for word in words[1:]:
+        if len(group) >= MAX_GROUP_WORDS or estimate < GROUP_BUDGET:
+            break
+        group.append(word)
+        estimate = found.matches(group)
+    return group if estimate < GROUP_MATCHES else None
 
 
 def forget() -> None:

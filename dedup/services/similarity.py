@@ -38,7 +38,7 @@ def candidates_for_text(
         # The room's rarer words first (its template words match every drawer of it), and pairs
         # of its real words that a corruption of the others leaves intact.
         word_groups=candidates.query_groups(
-            scope.room.id, policy.query_words_of_normalized(text.normalized), groups
+            scope.room.id, policy.query_words_of_normalized(text.normalized), groups, lock=lock
         ),
     )
 

@@ -108,6 +108,10 @@ def assert_installed_as_the_code_expects() -> None:
         assert installed_functions(entity_function) == functions_installing(
             candidates.POSTGRESQL_ENTITY_FUNCTION, entity_function
         )
+        words_function = candidates.WORDS_FUNCTION_NAME
+        assert installed_functions(words_function) == functions_installing(
+            candidates.WORDS_FUNCTION, words_function
+        )
     expected = fulltext_objects_of_the_code()
     assert len(expected) == (2 if connection.vendor == "postgresql" else 4)
     assert fulltext_objects() == expected
@@ -357,6 +361,12 @@ def test_the_new_migration_installs_the_code_s_function_text():
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
     drops = " ".join(latest.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops
+
+
+def test_the_words_function_migration_installs_the_code_s_text():
+    latest = migration("dedup", "0014_words_held_function")
+    assert latest.FUNCTION == candidates.WORDS_FUNCTION
+    assert latest.REMOVE == candidates.WORDS_FUNCTION_REMOVE
 
 
 def test_the_entity_function_migration_installs_the_code_s_text():

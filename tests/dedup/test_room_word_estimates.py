@@ -6,6 +6,7 @@ import pytest
 from dedup import candidates, policy, services
 from dedup.candidates import room_words
 from dedup.candidates.room_words import Sample
+from dedup.locks import lock_key
 from palace.models import Drawer
 
 SAMPLED = room_words.SAMPLE_DRAWERS
@@ -21,7 +22,14 @@ WORDS = ["kettlebrook", "lanternfish", "copper", "timber", "harbor", "ledger"]
 
 
 @pytest.fixture
-def big_room(monkeypatch):
+def every_word_held(monkeypatch):
+    """The room's index holds every word asked of it (`candidates.words_in_room`): the tests of
+    group choices that no word's absence decides."""
+    monkeypatch.setattr(room_words, "words_in_room", lambda room_id, words, **options: set(words))
+
+
+@pytest.fixture
+def big_room(monkeypatch, every_word_held):
     monkeypatch.setattr(room_words, "sample", lambda room_id: BIG)
 
 
@@ -70,8 +78,13 @@ FEW_RARE = ["kettlebrook", "lanternfysh", "ember", "flint", "cinder"]
 
 
 @pytest.fixture
-def templated_room(monkeypatch):
+def templated_sample(monkeypatch):
     monkeypatch.setattr(room_words, "sample", lambda room_id: TEMPLATED)
+
+
+@pytest.fixture
+def templated_room(templated_sample, every_word_held):
+    pass
 
 
 def selective(groups):
@@ -110,10 +123,17 @@ def test_a_rarer_word_and_a_typo_each_get_a_group_without_the_other(templated_ro
     ]
 
 
-def test_no_group_is_made_of_common_words_alone(templated_room):
-    """The text's only rarer word (a typo, estimated at 1,000 alone) is too common to ask, and
-    without it only common words are left: nothing is asked."""
+def test_no_group_is_made_of_common_words_alone(monkeypatch, templated_sample):
+    """The text's only rarer word is a typo no drawer of the room holds, and without it only
+    common words are left: nothing is asked."""
+    monkeypatch.setattr(room_words, "words_in_room", lambda room_id, words, **options: set())
     assert candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5) == []
+
+
+def test_a_text_s_one_rarer_word_is_narrowed_by_common_words(templated_room):
+    """Estimated at 1,000 matches alone, it is asked with the rarest common words."""
+    groups = candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5)
+    assert groups == [["qwzzle", "cinder", "flint"]]
 
 
 def test_a_text_without_common_words_is_covered_too(templated_room):
@@ -203,7 +223,7 @@ def test_in_a_room_under_the_big_size_a_template_word_s_corruption_is_asked(monk
     assert ["cindre"] in groups
 
 
-def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch):
+def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch, every_word_held):
     """In a room of 100,000, an unseen word alone is estimated at 100 matches: its lookup
     would keep the newest 64."""
     room = Sample(seen={"harbor": 3}, sampled=SAMPLED, drawers=100_000)
@@ -214,7 +234,7 @@ def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch)
 
 @pytest.mark.django_db
 def test_a_variant_in_a_big_templated_room_finds_its_original_through_common_words(
-    dedup_settings, templated_room
+    dedup_settings, templated_sample
 ):
     """End to end: the write's only intact rarer word, narrowed by the template's words, finds
     the original (without the narrowing, no group is asked and nothing is linked)."""
@@ -273,3 +293,74 @@ def test_a_group_s_lookup_keeps_its_room_s_newest_matches_only(dedup_settings, n
     room_ids = Drawer.objects.filter(room=room).order_by("-pk").values_list("pk", flat=True)
     newest = list(room_ids[: min(candidates.GROUP_MATCHES, candidates.LEXICAL_CANDIDATES)])
     assert found == newest
+
+
+def test_a_word_the_room_s_index_lacks_is_in_no_group(monkeypatch, templated_sample):
+    """The sample cannot tell a rare word of the room from a corruption: the index can, and a
+    group holding a word no drawer of the room holds would match nothing."""
+    monkeypatch.setattr(
+        room_words, "words_in_room", lambda room_id, words, **options: {"kettlebrook", "moonstruck"}
+    )
+    words = ["lanternfysh", "kettlebrook", "moonstruck", "qwzzle", "harbor", "ember"]
+    groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
+    asked = {word for group in groups for word in group}
+    assert "lanternfysh" not in asked
+    assert "qwzzle" not in asked
+    assert ["kettlebrook", "moonstruck"] in groups
+
+
+def test_the_index_is_asked_only_of_a_big_room_s_unseen_words(monkeypatch, templated_sample):
+    asked = []
+
+    def held(room_id, words, **options):
+        asked.append(list(words))
+        return set(words)
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    candidates.query_groups(1, ["kettlebrook", "harbor", "ledger", "ember"], 5)
+    assert asked == [["kettlebrook"]]
+
+
+def test_a_room_under_the_big_size_asks_its_index_nothing(monkeypatch):
+    small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: small)
+
+    def held(room_id, words, **options):
+        raise AssertionError("asked")
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    assert candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
+
+
+@pytest.mark.django_db
+def test_the_index_tells_which_words_drawers_of_the_room_hold(dedup_settings):
+    room = services.room_get_or_create(wing="ops", room="held")
+    other = services.room_get_or_create(wing="ops", room="elsewhere")
+    for target, text in [
+        (room, "kettlebrook harbor ledger"),
+        (room, "kettlebrook moonstruck"),
+        (other, "lanternfish moonstruck"),
+    ]:
+        services.drawer_write(room=target, content=text)
+    words = ["kettlebrook", "moonstruck", "lanternfish", "qwzzle", "kettlebrook"]
+    assert candidates.words_in_room(room.id, words) == {"kettlebrook", "moonstruck"}
+    assert candidates.words_in_room(room.id, words, holders=2) == {"kettlebrook"}
+    assert candidates.words_in_room(room.id, []) == set()
+
+
+@pytest.mark.django_db
+def test_a_write_asks_the_index_after_its_lock(dedup_settings, templated_sample, monkeypatch):
+    """Read under the writer's lock, as its candidates are (PostgreSQL takes it first)."""
+    asked = []
+    words_in_room = room_words.words_in_room
+
+    def spy(room_id, words, **options):
+        asked.append(options)
+        return words_in_room(room_id, words, **options)
+
+    monkeypatch.setattr(room_words, "words_in_room", spy)
+    room = services.room_get_or_create(wing="ops", room="locked")
+    text = "The kettlebrook and the lanternfish, with ember, flint and cinder."
+    services.drawer_write(room=room, content=text)
+    assert len(asked) == 1
+    assert asked[0]["lock"] == lock_key("drawer", room.id, policy.content_hash(text))

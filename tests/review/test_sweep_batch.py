@@ -281,3 +281,36 @@ def test_the_migration_holds_the_code_s_function_text():
     migration = importlib.import_module("dedup.migrations.0010_candidates_functions_without_jit")
     assert migration.SWEEP_FUNCTION == sweep_batch.POSTGRESQL_BATCH_FUNCTION
     assert migration.SWEEP_REMOVE == sweep_batch.POSTGRESQL_BATCH_FUNCTION_REMOVE
+
+
+def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(monkeypatch):
+    """In a room of COMMON_WORDS_LEFT_OUT drawers or more the groups hold only words the room
+    holds besides the text's own drawer: one lookup for the whole batch, and a variant's typo
+    (held by the variant alone) is in none of its groups, so they find its original."""
+    room_words.forget()
+    room = room_services.room_get_or_create(wing="ops", room="big")
+    original, variant, other = store(
+        room,
+        [
+            "Kettlebrook lanternfish moonstruck harbor ledger quarry.",
+            "Kettlebrook lanternfysh moonstruck harbor ledger quarry.",
+            "Meadowlark quarry saltmarsh.",
+        ],
+    )
+    big = room_words.Sample(sampled=room_words.SAMPLE_DRAWERS, drawers=1_000_000)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: big)
+    monkeypatch.setattr(room_words, "peek", lambda room_id: big)
+    asked = []
+    words_in_room = room_words.words_in_room
+
+    def spy(room_id, words, **options):
+        asked.append(options)
+        return words_in_room(room_id, words, **options)
+
+    monkeypatch.setattr(room_words, "words_in_room", spy)
+    scope = candidates.Scope(room=room)
+    found = batched(scope, [original, variant, other], 200)
+    assert asked == [{"holders": 2}]
+    assert original.pk in found[variant.pk][1]
+    assert variant.pk in found[original.pk][1]
+    room_words.forget()
