@@ -33,10 +33,14 @@ class WordIndex:
 
 
 def groups_of(room_id: int, normalized: str, groups: int) -> list[list[str]]:
+    """The groups the write of `normalized` asked, once stored: the words the room held besides
+    its own drawer (as a sweep asks them)."""
     from dedup import candidates, policy
+    from dedup.candidates import room_words
 
     words = policy.query_words_of_normalized(normalized)
-    return candidates.query_groups(room_id, words, groups)
+    absent = room_words.words_absent(room_id, [words], holders=2)
+    return candidates.query_groups(room_id, words, groups, absent=absent)
 
 
 def why_missed(

@@ -94,7 +94,10 @@ def report_miss(room, original: str | None, text: str, result: object) -> None:
         words = policy.query_words_of_normalized(policy.Text.of(text).normalized)
         sample = room_words.peek(room.id) or room_words.Sample()
         with mock.patch.object(room_words, "sample", lambda room_id: sample):  # no lookup counted
-            asked = candidates.query_groups(room.id, words, candidates.LEXICAL_GROUPS)
+            # The words the room held besides the variant's own drawer, as its write saw them.
+            absent = room_words.words_absent(room.id, [words], holders=2)
+            groups = candidates.LEXICAL_GROUPS
+            asked = candidates.query_groups(room.id, words, groups, absent=absent)
         estimates = ", ".join(f"{group} ~{sample.matches(group):.0f}" for group in asked)
         print(f"missed: {original!r} -> {text!r}", result, f"groups: {estimates}", file=sys.stderr)
 

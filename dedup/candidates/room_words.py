@@ -216,7 +216,7 @@ def query_groups(
     groups: int,
     *,
     lock: int | None = None,
-    held: Collection[str] | None = None,
+    absent: Collection[str] | None = None,
 ) -> list[list[str]]:
     """At most `groups` word groups for a lexical query of `words` (longest first).
 
@@ -233,9 +233,9 @@ def query_groups(
     (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
     seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
     the corruptions of those words had taken the unseen words' groups from the real rare
-    words. And there, an unseen word is asked only if some drawer of the room holds it:
-    `held`, the text's words that the room's index holds (a sweep's, besides the text's own
-    drawer: `words_held`), else asked of the index (`words_in_room`, after `lock`)."""
+    words. And there, an unseen word is asked only if some drawer of the room holds it: the
+    index is asked (`words_in_room`, after `lock`), unless the words no drawer holds are given
+    (`absent`: a sweep's, besides the text's own drawer, `words_absent`)."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
@@ -248,9 +248,9 @@ def query_groups(
         # words are the text's rare words and its corruptions alike. The index tells them apart
         # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word,
         # and a group holding it matches nothing.
-        if held is None:
-            held = words_in_room(room_id, unseen, lock=lock)
-        unseen = [w for w in unseen if w in held]
+        if absent is None:
+            absent = set(unseen) - words_in_room(room_id, unseen, lock=lock)
+        unseen = [w for w in unseen if w not in absent]
         # A corruption of one of the room's common words is in no drawer, where its original is
         # in nearly every one: a group holding it finds nothing. Asked only if nothing else is.
         suspect = [w for w in unseen if found.corrupts_common(w)]
@@ -274,17 +274,17 @@ def query_groups(
     return bounded
 
 
-def words_held(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
-    """For a batch of texts of the room (a sweep's), the words that `query_groups` would ask the
-    index of, in one round trip: the words of `texts` the sample has not seen that at least
-    `holders` drawers of the room hold. None for a room under COMMON_WORDS_LEFT_OUT, whose
+def words_absent(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
+    """For a batch of texts of the room (a sweep's), in one round trip, the words that
+    `query_groups` would ask the index of (those of `texts` the sample has not seen) that fewer
+    than `holders` drawers of the room hold. None for a room under COMMON_WORDS_LEFT_OUT, whose
     groups ask the index nothing. The sample cached is read without counting a lookup (each
-    text's `query_groups` counts its own)."""
+    text's `query_groups` counts its own); a word it has seen is not asked, and so is kept."""
     found = peek(room_id) or sample(room_id)
     if found.drawers < COMMON_WORDS_LEFT_OUT:
         return None
-    unseen = {w for words in texts for w in lexical_words(words) if w not in found.seen}
-    return words_in_room(room_id, sorted(unseen), holders=holders)
+    unseen = sorted({w for words in texts for w in lexical_words(words) if w not in found.seen})
+    return set(unseen) - words_in_room(room_id, unseen, holders=holders)
 
 
 def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:

@@ -34,7 +34,7 @@ from dedup.candidates.drawers import (
     Scope,
     for_text,
 )
-from dedup.candidates.room_words import query_groups, words_held
+from dedup.candidates.room_words import query_groups, words_absent
 from dedup.candidates.sweep_rooms import Rooms
 from palace import fulltext
 
@@ -81,9 +81,11 @@ def for_texts(
     if not queries:
         return {}
     # Each drawer holds its own words: a word is the room's if another drawer holds it too.
-    held = words_held(scope.room.id, [query.words for query in queries], holders=2)
+    absent = words_absent(scope.room.id, [query.words for query in queries], holders=2)
     word_groups = {
-        query.id: query_groups(scope.room.id, query.words, groups, held=held) if query.words else []
+        query.id: query_groups(scope.room.id, query.words, groups, absent=absent)
+        if query.words
+        else []
         for query in queries
     }
     index = (rooms or Rooms()).get(scope.room.id, scope.agent)

@@ -364,3 +364,17 @@ def test_a_write_asks_the_index_after_its_lock(dedup_settings, templated_sample,
     services.drawer_write(room=room, content=text)
     assert len(asked) == 1
     assert asked[0]["lock"] == lock_key("drawer", room.id, policy.content_hash(text))
+
+
+def test_words_known_absent_are_left_out_without_asking_the_index(monkeypatch, templated_sample):
+    """A sweep's batch gives the words no other drawer holds: only those are left out."""
+
+    def held(room_id, words, **options):
+        raise AssertionError("asked")
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    words = ["lanternfysh", "kettlebrook", "moonstruck", "harbor", "ember"]
+    groups = candidates.query_groups(1, words, 5, absent={"lanternfysh", "ember"})
+    asked = {word for group in groups for word in group}
+    assert "lanternfysh" not in asked
+    assert {"kettlebrook", "moonstruck"} <= asked
