@@ -125,9 +125,10 @@ class Sample:
             return True
         size = len(word)
         for length in self.long_common:
+            longs = self.long_common[length]
             if size - length >= 3 and (
-                (word[:length] in self.common and word[length:] in self.seen)
-                or (word[-length:] in self.common and word[:-length] in self.seen)
+                (word[:length] in longs and word[length:] in self.seen)
+                or (word[-length:] in longs and word[:-length] in self.seen)
             ):
                 return True
         if size < CORRUPTED_COMMON_CHARS:

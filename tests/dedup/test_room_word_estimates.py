@@ -211,6 +211,15 @@ def test_a_template_word_s_corruption_is_asked_when_nothing_else_is_left(templat
     assert groups == [["cinders", "harbor"]]
 
 
+def test_a_join_with_a_common_stop_word_is_not_a_corruption():
+    """"which" is common in an English room, but not one of the words a corruption is told by."""
+    room = Sample(
+        common=frozenset({"which", "ember"}), seen={"which": 600, "ember": 900, "team": 40}
+    )
+    assert not room.corrupts_common("whichteam")
+    assert room.corrupts_common("emberteam")
+
+
 def test_a_long_template_word_two_edits_off_is_a_corruption_of_it():
     room = Sample(common=frozenset({"retrospective"}), seen={"retrospective": 900})
     assert room.corrupts_common("retrosepctiv")
