@@ -212,7 +212,7 @@ def test_a_template_word_s_corruption_is_asked_when_nothing_else_is_left(templat
 
 
 def test_a_join_with_a_common_stop_word_is_not_a_corruption():
-    """"which" is common in an English room, but not one of the words a corruption is told by."""
+    """ "which" is common in an English room, but not one of the words a corruption is told by."""
     room = Sample(
         common=frozenset({"which", "ember"}), seen={"which": 600, "ember": 900, "team": 40}
     )
