@@ -77,14 +77,16 @@ COMMON_WORDS_LEFT_OUT = 100_000
 class Sample:
     """Of the room's sampled drawers: the common words, and how many drawers hold each word seen
     in at least SEEN_DRAWERS of them (common ones included); how many were sampled, how many
-    current drawers the room holds, and which sampled drawers hold each word in at least
-    MASKED_DRAWERS of them."""
+    current drawers the room holds, which sampled drawers hold each word in at least
+    MASKED_DRAWERS of them, and in a room of COMMON_WORDS_LEFT_OUT drawers or more the words
+    in one sampled drawer only (a drawer of the room holds them: `query_groups` need not ask)."""
 
     common: frozenset[str] = frozenset()
     seen: dict[str, int] = field(default_factory=dict)
     sampled: int = 0
     drawers: int = 0
     masks: dict[str, int] = field(default_factory=dict)
+    once: frozenset[str] = frozenset()
     # Of the common words of CORRUPTED_COMMON_CHARS or more but stop words (`corrupts_common`):
     # the words by length, and their first and last CORRUPTED_COMMON_CHARS characters or more.
     long_common: dict[int, tuple[str, ...]] = field(
@@ -250,7 +252,12 @@ def query_groups(
         # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word,
         # and a group holding it matches nothing.
         if absent is None:
-            absent = set(unseen) - words_in_room(room_id, unseen, lock=lock)
+            # A word in one sampled drawer is held, and the sample holds most of the unseen
+            # words that are not rare (one room of 1,000,000: a word in 700 of its drawers is in
+            # none of the sample's 1,000 drawers half the time, and its lookup reads its 700
+            # postings); those the index is asked of are rare, or in no drawer.
+            asked = [w for w in unseen if w not in found.once]
+            absent = set(asked) - words_in_room(room_id, asked, lock=lock)
         unseen = [w for w in unseen if w not in absent]
         # A corruption of one of the room's common words is in no drawer, where its original is
         # in nearly every one: a group holding it finds nothing. Asked only if nothing else is.
@@ -419,4 +426,7 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     drawers = len(texts)
     if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample
         drawers = Drawer.objects.filter(room_id=room_id, valid_to__isnull=True).count()
-    return Sample(common, seen, len(texts), drawers, masks), len(texts)
+    once: frozenset[str] = frozenset()
+    if drawers >= COMMON_WORDS_LEFT_OUT:
+        once = frozenset(word for word, count in counts.items() if count == 1)
+    return Sample(common, seen, len(texts), drawers, masks, once), len(texts)

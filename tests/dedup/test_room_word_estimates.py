@@ -274,6 +274,30 @@ def test_a_sample_counts_its_room_and_which_drawers_hold_each_frequent_word(dedu
     room_words.forget()
     found = room_words.sample(room.id)
     assert found.matches(["valve", "station"]) == pytest.approx(len(texts))
+    assert found.once == frozenset()  # a room under COMMON_WORDS_LEFT_OUT
+
+
+@pytest.mark.django_db
+def test_a_big_room_s_sample_keeps_the_words_of_one_sampled_drawer(dedup_settings, monkeypatch):
+    monkeypatch.setattr(room_words, "COMMON_WORDS_LEFT_OUT", room_words.MIN_SAMPLE_DRAWERS)
+    room = services.room_get_or_create(wing="ops", room="once")
+    texts = [f"pump valve{n} station report" for n in range(room_words.MIN_SAMPLE_DRAWERS)]
+    texts[0] += " kettlebrook"
+    Drawer.objects.bulk_create(
+        Drawer(
+            room=room,
+            content=text,
+            content_hash=policy.content_hash(text),
+            normalized_content=policy.normalize_text(text),
+            fingerprint=policy.fingerprint(text),
+        )
+        for text in texts
+    )
+    room_words.forget()
+    found = room_words.sample(room.id)
+    assert "kettlebrook" in found.once
+    assert "valve7" in found.once
+    assert "pump" not in found.once
 
 
 @pytest.mark.django_db
@@ -328,6 +352,21 @@ def test_the_index_is_asked_only_of_a_big_room_s_unseen_words(monkeypatch, templ
     monkeypatch.setattr(room_words, "words_in_room", held)
     candidates.query_groups(1, ["kettlebrook", "harbor", "ledger", "ember"], 5)
     assert asked == [["kettlebrook"]]
+
+
+def test_a_word_in_one_sampled_drawer_is_held_without_asking(monkeypatch):
+    room = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, 1_000_000, once=frozenset({"moor"}))
+    monkeypatch.setattr(room_words, "sample", lambda room_id: room)
+    asked = []
+
+    def held(room_id, words, **options):
+        asked.append(list(words))
+        return set()
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    groups = candidates.query_groups(1, ["kettlebrook", "moor", "harbor", "ember"], 5)
+    assert asked == [["kettlebrook"]]
+    assert "moor" in {word for group in groups for word in group}
 
 
 def test_a_room_under_the_big_size_asks_its_index_nothing(monkeypatch):
