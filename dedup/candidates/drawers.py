@@ -38,7 +38,8 @@ LEXICAL_CANDIDATES = 60
 # group matches only when all its words do (selective, so cheap), and any group a variant left
 # intact finds its original. Pairs keep each AND cheap; each is a bounded full-text lookup on
 # every write. On realistic corruption (bench/recall.py), five pairs find 99.7% of the pairs
-# within reach: the write path asks five, and sweeps (which find what writes missed) six.
+# within reach: the write path asks five, and sweeps (which find what writes missed) six (one
+# fewer in a room of 100,000 drawers or more, whose groups hold only words the room holds).
 LEXICAL_GROUP_SIZE = 2
 LEXICAL_GROUPS = 5
 SWEEP_LEXICAL_GROUPS = 6

@@ -147,7 +147,23 @@ def test_a_text_without_common_words_is_covered_too(templated_room):
 
 def test_groups_added_stay_within_the_query_s_groups(templated_room):
     words = ["kettlebrook", "lanternfysh", "moonstruck", "ember", "cinder"]
-    assert len(candidates.query_groups(1, words, 2)) == 2
+    assert len(candidates.query_groups(1, words, 3)) == 3 - room_words.BIG_ROOM_GROUPS_SAVED
+
+
+RARE_WORDS = [f"{a}{b}" for a in ("kettle", "lantern", "moon") for b in ("brook", "fish", "stone")]
+
+
+def test_a_big_room_asks_a_group_fewer(templated_room):
+    """Its groups hold only words some drawer of the room holds (`words_in_room`)."""
+    groups = candidates.query_groups(1, RARE_WORDS, candidates.LEXICAL_GROUPS)
+    assert len(groups) == candidates.LEXICAL_GROUPS - room_words.BIG_ROOM_GROUPS_SAVED
+
+
+def test_a_room_under_the_big_size_asks_every_group(monkeypatch):
+    small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: small)
+    groups = candidates.query_groups(1, RARE_WORDS, candidates.LEXICAL_GROUPS)
+    assert len(groups) == candidates.LEXICAL_GROUPS
 
 
 def test_a_room_under_the_big_size_gets_no_group_more(monkeypatch):
