@@ -21,18 +21,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
-from dedup.candidates.drawers import (
-    GROUP_MATCHES,
-    STOP_WORDS,
-    lexical_groups,
-    lexical_words,
-    words_in_room,
-)
+from dedup.candidates.drawers import GROUP_MATCHES, lexical_groups, lexical_words, words_in_room
+from dedup.candidates.room_sample import Sample
 from palace.models import Drawer
 
 SAMPLE_DRAWERS = 1000
@@ -65,8 +56,6 @@ MAX_GROUP_WORDS = 4
 # estimated by the drawers holding all its words, not as if words were independent (template
 # words come together).
 MASKED_DRAWERS = 8
-# The common words this long or longer tell a corruption of one (`Sample.corrupts_common`).
-CORRUPTED_COMMON_CHARS = 5
 # From this many drawers in the room, no group holds one of its common words (`query_groups`).
 # Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
 # recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
@@ -75,100 +64,6 @@ COMMON_WORDS_LEFT_OUT = 100_000
 # some drawer of the room holds (`words_in_room`), and in a room of 200,000 (bench/recall.py)
 # four found the same pairs as five, on both databases (99.6% and 99.8% of those within reach).
 BIG_ROOM_GROUPS_SAVED = 1
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    """Of the room's sampled drawers: the common words, and how many drawers hold each word seen
-    in at least SEEN_DRAWERS of them (common ones included); how many were sampled, how many
-    current drawers the room holds, which sampled drawers hold each word in at least
-    MASKED_DRAWERS of them, and in a room of COMMON_WORDS_LEFT_OUT drawers or more the words
-    in one sampled drawer only (a drawer of the room holds them: `query_groups` need not ask)."""
-
-    common: frozenset[str] = frozenset()
-    seen: dict[str, int] = field(default_factory=dict)
-    sampled: int = 0
-    drawers: int = 0
-    masks: dict[str, int] = field(default_factory=dict)
-    once: frozenset[str] = frozenset()
-    # Of the common words of CORRUPTED_COMMON_CHARS or more but stop words (`corrupts_common`):
-    # the words by length, and their first and last CORRUPTED_COMMON_CHARS characters or more.
-    long_common: dict[int, tuple[str, ...]] = field(
-        init=False, default_factory=dict, repr=False, compare=False
-    )
-    common_pieces: frozenset[str] = field(
-        init=False, default=frozenset(), repr=False, compare=False
-    )
-
-    def __post_init__(self) -> None:
-        long = sorted(
-            w for w in self.common if len(w) >= CORRUPTED_COMMON_CHARS and w not in STOP_WORDS
-        )
-        by_length: dict[int, tuple[str, ...]] = {}
-        for word in long:
-            by_length[len(word)] = (*by_length.get(len(word), ()), word)
-        low = CORRUPTED_COMMON_CHARS
-        pieces = {w[:i] for w in long for i in range(low, len(w))}
-        pieces |= {w[-i:] for w in long for i in range(low, len(w))}
-        object.__setattr__(self, "long_common", by_length)
-        object.__setattr__(self, "common_pieces", frozenset(pieces))
-
-    def corrupts_common(self, word: str) -> bool:
-        """Whether an unseen word looks like a corruption of one of the room's common words of
-        CORRUPTED_COMMON_CHARS or more (stop words aside):
-        - a typo: one edit (OSA) from it, or two for a word of 8 characters or more, the two
-          lengths within one of each other, and not the common word with characters added or
-          taken at an end (a plural, an inflection: "reports" of "report" is a real word);
-        - a split: its first or last CORRUPTED_COMMON_CHARS characters or more;
-        - a join: it run together with a word the sample holds of 3 characters or more.
-        A room's template words are its longest common words, and a corruption, weighted toward
-        long words, lands on them most (bench/corruption.py). Set lookups and one rapidfuzz call
-        on the common words of a length within one: a few microseconds a word, whatever its
-        length."""
-        if not self.long_common:
-            return False
-        if word in self.common_pieces:
-            return True
-        size = len(word)
-        for length in self.long_common:
-            longs = self.long_common[length]
-            if size - length >= 3 and (
-                (word[:length] in longs and word[length:] in self.seen)
-                or (word[-length:] in longs and word[:-length] in self.seen)
-            ):
-                return True
-        if size < CORRUPTED_COMMON_CHARS:
-            return False
-        near = [
-            c for length in (size - 1, size, size + 1) for c in self.long_common.get(length, ())
-        ]
-        typos = process.extract(
-            word, near, scorer=OSA.distance, score_cutoff=1 if size < 8 else 2, limit=None
-        )
-        return any(
-            not (common.startswith(word) or word.startswith(common))
-            and not (common.endswith(word) or word.endswith(common))
-            for common, _, _ in typos
-        )
-
-    def matches(self, group: Sequence[str]) -> float:
-        """The estimated number of the room's drawers holding every word of `group`: its share of
-        the sample (at least what independent words would give; an unseen word counts as in one
-        sampled drawer), times the room's size."""
-        if not self.sampled:
-            return 0.0
-        share, mask = 1.0, -1
-        for word in group:
-            share *= self.seen.get(word, 1) / self.sampled
-            mask &= self.masks.get(word, -1)
-        if mask != -1:  # the words with masks: the sampled drawers holding them all
-            masked = [w for w in group if w in self.masks]
-            together = mask.bit_count() / self.sampled
-            alone = 1.0
-            for word in masked:
-                alone *= self.seen[word] / self.sampled
-            share = share / alone * max(together, alone)
-        return share * self.drawers
 
 
 _lock = threading.Lock()
@@ -249,33 +144,11 @@ def query_groups(
     unseen = [w for w in chosen if w not in found.seen]
     seen = sorted((w for w in chosen if w in found.seen), key=found.seen.__getitem__)
     big = found.drawers >= COMMON_WORDS_LEFT_OUT
-    if big:
-        groups -= BIG_ROOM_GROUPS_SAVED
     common: list[str] = []
     suspect: list[str] = []
     if big:
-        # The sample, a thousand of the room's drawers, knows few of its rare words: the unseen
-        # words are the text's rare words and its corruptions alike. The index tells them apart
-        # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word,
-        # and a group holding it matches nothing.
-        if absent is None:
-            # A word in one sampled drawer is held, and the sample holds most of the unseen
-            # words that are not rare (one room of 1,000,000: a word in 700 of its drawers is in
-            # none of the sample's 1,000 drawers half the time, and its lookup reads its 700
-            # postings); those the index is asked of are rare, or in no drawer.
-            asked = [w for w in unseen if w not in found.once]
-            absent = set(asked) - words_in_room(room_id, asked, lock=lock)
-        unseen = [w for w in unseen if w not in absent]
-        # A corruption of one of the room's common words is in no drawer, where its original is
-        # in nearly every one: a group holding it finds nothing. Asked only if nothing else is.
-        suspect = [w for w in unseen if found.corrupts_common(w)]
-        unseen = [w for w in unseen if w not in suspect]
-        # In a room this big, no group is made of common words: a lookup reads each word's
-        # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms
-        # on SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3
-        # to 1 ms for rarer. They only narrow a rarer word's group (`_covering_groups`).
-        common = [w for w in seen if w in found.common]
-        seen = [w for w in seen if w not in found.common]
+        groups -= BIG_ROOM_GROUPS_SAVED
+        unseen, suspect, seen, common = _big_room_words(room_id, found, unseen, seen, lock, absent)
     seen_pairs = _seen_groups(found, seen)
     if not unseen and not seen_pairs:
         unseen, suspect = suspect, []
@@ -287,6 +160,45 @@ def query_groups(
         rarer = [*unseen, *seen, *suspect]
         bounded += _covering_groups(found, bounded, rarer, common, groups - len(bounded))
     return bounded
+
+
+def _big_room_words(
+    room_id: int,
+    found: Sample,
+    unseen: list[str],
+    seen: list[str],
+    lock: int | None,
+    absent: Collection[str] | None,
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """In a room of COMMON_WORDS_LEFT_OUT drawers or more: the unseen words some drawer holds,
+    those of them that look like corruptions of the room's common words, the seen words that are
+    not common, and the common ones (see `query_groups`)."""
+    # The sample, a thousand of the room's drawers, knows few of its rare words: the unseen
+    # words are the text's rare words and its corruptions alike. The index tells them apart
+    # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word, and
+    # a group holding it matches nothing.
+    if absent is None:
+        # A word in one sampled drawer is held, and the sample holds most of the unseen words
+        # that are not rare (one room of 1,000,000: a word in 700 of its drawers is in none of
+        # the sample's 1,000 drawers half the time, and its lookup reads its 700 postings);
+        # those the index is asked of are rare, or in no drawer.
+        asked = [w for w in unseen if w not in found.once]
+        absent = set(asked) - words_in_room(room_id, asked, lock=lock)
+    unseen = [w for w in unseen if w not in absent]
+    # A corruption of one of the room's common words is in no drawer, where its original is in
+    # nearly every one: a group holding it finds nothing. Asked only if nothing else is.
+    suspect = [w for w in unseen if found.corrupts_common(w)]
+    # In a room this big, no group is made of common words: a lookup reads each word's
+    # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms on
+    # SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1
+    # ms for rarer. They only narrow a rarer word's group (`_covering_groups`).
+    common = [w for w in seen if w in found.common]
+    return (
+        [w for w in unseen if w not in suspect],
+        suspect,
+        [w for w in seen if w not in found.common],
+        common,
+    )
 
 
 def words_absent(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:

@@ -12,7 +12,8 @@ from django.db import connection
 
 from dedup import candidates, policy, services
 from dedup.policy.signatures import key_signatures
-from palace.models import Drawer, Entity, EntityAlias, EntityAliasSignature, EntitySignature
+from palace.models import Entity, EntityAlias, EntityAliasSignature, EntitySignature
+from tests.dedup.drawers_data import bulk_drawers
 
 pytestmark = [
     pytest.mark.django_db,
@@ -28,16 +29,7 @@ def fill(room, count):
         f"Sample {n}: {WORDS[n % 8]} {WORDS[(n * 3) % 8]} and {WORDS[(n * 5) % 8]} {n % 97}"
         for n in range(count)
     ]
-    Drawer.objects.bulk_create(
-        Drawer(
-            room=room,
-            content=text,
-            content_hash=policy.content_hash(text),
-            normalized_content=policy.normalize_text(text),
-            fingerprint=policy.fingerprint(text),
-        )
-        for text in texts
-    )
+    bulk_drawers(room, texts)
 
 
 @pytest.fixture

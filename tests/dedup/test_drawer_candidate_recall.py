@@ -9,7 +9,7 @@ import pytest
 
 from dedup import candidates, policy, services
 from dedup.candidates import room_words
-from palace.models import Drawer
+from tests.dedup.drawers_data import bulk_drawers
 
 pytestmark = pytest.mark.django_db
 
@@ -39,19 +39,6 @@ def filler(n: int) -> str:
     """A drawer of the room, holding one of the real words when `n` is small."""
     real = f" near the {REAL[n % len(REAL)]}" if n < 3 * len(REAL) else ""
     return f"Shift log {n:04d}: pressure nominal at station {n % 13}{real}, checked at night."
-
-
-def bulk(room, texts):
-    Drawer.objects.bulk_create(
-        Drawer(
-            room=room,
-            content=text,
-            content_hash=policy.content_hash(text),
-            normalized_content=policy.normalize_text(text),
-            fingerprint=policy.fingerprint(text),
-        )
-        for text in texts
-    )
 
 
 def swap(word: str) -> str:  # a keyboard typo: two neighbours swapped
@@ -84,7 +71,7 @@ VARIANTS = {
 def room(dedup_settings):
     room = services.room_get_or_create(wing="ops", room="shift-log")
     original = services.drawer_write(room=room, content=ORIGINAL).drawer
-    bulk(room, [filler(n) for n in range(room_words.MIN_SAMPLE_DRAWERS)])
+    bulk_drawers(room, [filler(n) for n in range(room_words.MIN_SAMPLE_DRAWERS)])
     room_words.forget()  # the next sample, as after REFRESH_WRITES writes
     room.original_id = original.id
     return room
@@ -94,7 +81,7 @@ def linked(room, variant: str) -> set[int]:
     return {link.older_id for link in services.drawer_write(room=room, content=variant).links}
 
 
-def old_pairs(room_id, words, groups):
+def old_pairs(room_id, words, groups, **options):
     """The pairs asked before: the room's common words last, then the longest first."""
     return candidates.lexical_groups(candidates.rare_first(room_id, words), groups)
 

@@ -7,6 +7,7 @@ import pytest
 from dedup import candidates, policy, services
 from dedup.candidates import room_words
 from palace.models import Drawer
+from tests.dedup.drawers_data import bulk_drawers
 
 pytestmark = pytest.mark.django_db
 
@@ -16,19 +17,6 @@ TEMPLATE = (
     "configuration recommendations, operational escalations:"
 )
 RARE = ["amber", "basalt", "cobalt", "dolomite", "emerald", "feldspar"]
-
-
-def bulk(room, texts):
-    Drawer.objects.bulk_create(
-        Drawer(
-            room=room,
-            content=text,
-            content_hash=policy.content_hash(text),
-            normalized_content=policy.normalize_text(text),
-            fingerprint=policy.fingerprint(text),
-        )
-        for text in texts
-    )
 
 
 def templated(n: int) -> str:
@@ -45,7 +33,7 @@ def room(dedup_settings):
 
 
 def test_a_room_s_template_words_are_its_common_words(room):
-    bulk(room, [templated(n) for n in range(room_words.MIN_SAMPLE_DRAWERS)])
+    bulk_drawers(room, [templated(n) for n in range(room_words.MIN_SAMPLE_DRAWERS)])
     common = candidates.common_words(room.id)
     assert {"quarterly", "infrastructure", "retrospective", "engineering"} <= common
     assert "logged" in common  # in every drawer too
@@ -58,9 +46,9 @@ def test_a_room_s_template_words_are_its_common_words(room):
 
 
 def test_a_small_room_has_no_common_words_until_it_may_have_grown(room):
-    bulk(room, [templated(n) for n in range(room_words.MIN_SAMPLE_DRAWERS - 2)])
+    bulk_drawers(room, [templated(n) for n in range(room_words.MIN_SAMPLE_DRAWERS - 2)])
     assert candidates.common_words(room.id) == frozenset()
-    bulk(room, [templated(n) for n in range(2)])
+    bulk_drawers(room, [templated(n) for n in range(2)])
     assert candidates.common_words(room.id) == frozenset()  # one lookup: one write at most
     assert "quarterly" in candidates.common_words(room.id)
 
@@ -77,7 +65,7 @@ def test_template_words_do_not_crowd_out_the_original(room, monkeypatch):
     lost."""
     original_text = f"{TEMPLATE} {' '.join(RARE)} replaced, filters checked."
     original = services.drawer_write(room=room, content=original_text).drawer
-    bulk(room, [templated(n) for n in range(4 * candidates.GROUP_MATCHES)])
+    bulk_drawers(room, [templated(n) for n in range(4 * candidates.GROUP_MATCHES)])
     room_words.forget()  # the next sample, as after REFRESH_WRITES writes
     # Two rare words mistyped; four intact.
     variant = original_text.replace("emerald", "emreald").replace("cobalt", "cobatl")
@@ -86,7 +74,9 @@ def test_template_words_do_not_crowd_out_the_original(room, monkeypatch):
 
     room_words.forget()
     monkeypatch.setattr(
-        candidates, "query_groups", lambda room_id, words, groups: candidates.lexical_groups(words)
+        candidates,
+        "query_groups",
+        lambda room_id, words, groups, **options: candidates.lexical_groups(words),
     )
     assert original.id not in variant_candidates(room, variant)
 
@@ -94,7 +84,7 @@ def test_template_words_do_not_crowd_out_the_original(room, monkeypatch):
 def test_each_group_keeps_only_its_newest_matches(room):
     """A common group's lookup stops at GROUP_MATCHES drawers, the newest: the work of one query
     is bounded whatever the room's size."""
-    bulk(room, [templated(n) for n in range(2 * candidates.GROUP_MATCHES)])
+    bulk_drawers(room, [templated(n) for n in range(2 * candidates.GROUP_MATCHES)])
     newest = list(Drawer.objects.filter(room=room).order_by("-id").values_list("id", flat=True))
     found = candidates.lexical(
         candidates.Scope(room=room),

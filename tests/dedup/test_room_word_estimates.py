@@ -8,6 +8,7 @@ from dedup.candidates import room_words
 from dedup.candidates.room_words import Sample
 from dedup.locks import lock_key
 from palace.models import Drawer
+from tests.dedup.drawers_data import bulk_drawers
 
 SAMPLED = room_words.SAMPLE_DRAWERS
 # A room of a million drawers, as its sample of 1,000 sees it: two frequent words that come
@@ -277,16 +278,7 @@ def test_a_variant_in_a_big_templated_room_finds_its_original_through_common_wor
 def test_a_sample_counts_its_room_and_which_drawers_hold_each_frequent_word(dedup_settings):
     room = services.room_get_or_create(wing="ops", room="estimates")
     texts = [f"pump {n} valve station report" for n in range(room_words.MIN_SAMPLE_DRAWERS)]
-    Drawer.objects.bulk_create(
-        Drawer(
-            room=room,
-            content=text,
-            content_hash=policy.content_hash(text),
-            normalized_content=policy.normalize_text(text),
-            fingerprint=policy.fingerprint(text),
-        )
-        for text in texts
-    )
+    bulk_drawers(room, texts)
     room_words.forget()
     found = room_words.sample(room.id)
     assert found.matches(["valve", "station"]) == pytest.approx(len(texts))
@@ -299,16 +291,7 @@ def test_a_big_room_s_sample_keeps_the_words_of_one_sampled_drawer(dedup_setting
     room = services.room_get_or_create(wing="ops", room="once")
     texts = [f"pump valve{n} station report" for n in range(room_words.MIN_SAMPLE_DRAWERS)]
     texts[0] += " kettlebrook"
-    Drawer.objects.bulk_create(
-        Drawer(
-            room=room,
-            content=text,
-            content_hash=policy.content_hash(text),
-            normalized_content=policy.normalize_text(text),
-            fingerprint=policy.fingerprint(text),
-        )
-        for text in texts
-    )
+    bulk_drawers(room, texts)
     room_words.forget()
     found = room_words.sample(room.id)
     assert "kettlebrook" in found.once
@@ -326,16 +309,7 @@ def test_a_group_s_lookup_keeps_its_room_s_newest_matches_only(dedup_settings, n
     count = 2 * candidates.GROUP_MATCHES if newest_only else 5
     for target in (room, other, room):
         texts = [f"copper timber ledger {n} harbor note {target.pk}" for n in range(count)]
-        Drawer.objects.bulk_create(
-            Drawer(
-                room=target,
-                content=text,
-                content_hash=policy.content_hash(text),
-                normalized_content=policy.normalize_text(text),
-                fingerprint=policy.fingerprint(text),
-            )
-            for text in texts
-        )
+        bulk_drawers(target, texts)
     scope = candidates.Scope(room=room)
     groups = [["copper", "timber"], ["harbor", "ledger"]]
     found = [c.id for c in candidates.for_text(scope, "", None, [], word_groups=groups).lexical]
