@@ -40,7 +40,7 @@ def groups_of(room_id: int, normalized: str, groups: int) -> list[list[str]]:
 
     words = policy.query_words_of_normalized(normalized)
     absent = room_words.words_absent(room_id, [words], holders=2)
-    return candidates.query_groups(room_id, words, groups, absent=absent)
+    return candidates.query_groups(room_id, words, groups, absent=absent, holders=2)
 
 
 def why_missed(

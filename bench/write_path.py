@@ -97,7 +97,7 @@ def report_miss(room, original: str | None, text: str, result: object) -> None:
             # The words the room held besides the variant's own drawer, as its write saw them.
             absent = room_words.words_absent(room.id, [words], holders=2)
             groups = candidates.LEXICAL_GROUPS
-            asked = candidates.query_groups(room.id, words, groups, absent=absent)
+            asked = candidates.query_groups(room.id, words, groups, absent=absent, holders=2)
         estimates = ", ".join(f"{group} ~{sample.matches(group):.0f}" for group in asked)
         print(f"missed: {original!r} -> {text!r}", result, f"groups: {estimates}", file=sys.stderr)
 

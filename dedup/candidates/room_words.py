@@ -22,7 +22,14 @@ import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
-from dedup.candidates.drawers import GROUP_MATCHES, lexical_groups, lexical_words, words_in_room
+from dedup import policy
+from dedup.candidates.drawers import (
+    GROUP_MATCHES,
+    STOP_WORDS,
+    lexical_groups,
+    lexical_words,
+    words_in_room,
+)
 from dedup.candidates.room_sample import Sample
 from palace.models import Drawer
 
@@ -64,10 +71,17 @@ COMMON_WORDS_LEFT_OUT = 100_000
 # some drawer of the room holds (`words_in_room`), and in a room of 200,000 (bench/recall.py)
 # four found the same pairs as five, on both databases (99.6% and 99.8% of those within reach).
 BIG_ROOM_GROUPS_SAVED = 1
+# The words a big room's writes found held (`_big_room_words`), kept beside its sample and
+# dropped with it, so a word is asked of the index once a sample: a word the sample missed may
+# be in thousands of drawers (past the sampled characters, or in older drawers), and on
+# PostgreSQL its lookup reads all their postings. A word stays held until its drawers are
+# deleted, and keeping one the room no longer holds costs a lookup, never a link.
+HELD_WORDS_CACHED = 20_000  # a room's, at most
 
 
 _lock = threading.Lock()
 _samples: dict[int, tuple[float, int, Sample]] = {}
+_held: dict[int, set[str]] = {}
 # What `sample` reads for a room not cached: made once, not at every write (a Sample's
 # construction derives its common words' lengths and pieces).
 _NOT_CACHED = (0.0, 0, Sample())
@@ -86,8 +100,10 @@ def sample(room_id: int) -> Sample:
     lookups = REFRESH_WRITES if sampled >= MIN_SAMPLE_DRAWERS else MIN_SAMPLE_DRAWERS - sampled - 1
     with _lock:
         _samples.pop(room_id, None)
+        _held.pop(room_id, None)
         while len(_samples) >= CACHED_ROOMS:
-            del _samples[next(iter(_samples))]
+            _held.pop(oldest := next(iter(_samples)), None)
+            del _samples[oldest]
         _samples[room_id] = (now + REFRESH_SECONDS, lookups, found)
     return found
 
@@ -119,6 +135,7 @@ def query_groups(
     *,
     lock: int | None = None,
     absent: Collection[str] | None = None,
+    holders: int = 1,
 ) -> list[list[str]]:
     """At most `groups` word groups for a lexical query of `words` (longest first).
 
@@ -135,10 +152,11 @@ def query_groups(
     (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
     seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
     the corruptions of those words had taken the unseen words' groups from the real rare
-    words. And there, an unseen word is asked only if some drawer of the room holds it: the
-    index is asked (`words_in_room`, after `lock`), unless the words no drawer holds are given
-    (`absent`: a sweep's, besides the text's own drawer, `words_absent`); and it asks
-    BIG_ROOM_GROUPS_SAVED groups fewer than `groups`."""
+    words. And there, an unseen word is asked only if `holders` drawers of the room hold it (a
+    sweep's 2, its text's own drawer being one): the index is asked (`words_in_room`, after
+    `lock`), unless the words held by fewer are given (`absent`: a sweep's batch's,
+    `words_absent`); and it asks BIG_ROOM_GROUPS_SAVED groups fewer than `groups` (at least
+    one)."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
@@ -147,8 +165,10 @@ def query_groups(
     common: list[str] = []
     suspect: list[str] = []
     if big:
-        groups -= BIG_ROOM_GROUPS_SAVED
-        unseen, suspect, seen, common = _big_room_words(room_id, found, unseen, seen, lock, absent)
+        groups = max(min(groups, 1), groups - BIG_ROOM_GROUPS_SAVED)
+        if absent is None:
+            absent = _absent(room_id, found, unseen, lock, holders)
+        unseen, suspect, seen, common = _big_room_words(found, unseen, seen, absent)
     seen_pairs = _seen_groups(found, seen)
     if not unseen and not seen_pairs:
         unseen, suspect = suspect, []
@@ -162,31 +182,43 @@ def query_groups(
     return bounded
 
 
+def _absent(
+    room_id: int, found: Sample, unseen: list[str], lock: int | None, holders: int
+) -> set[str]:
+    """Of the `unseen` words, those fewer than `holders` drawers of the room hold. The sample,
+    a thousand of the room's drawers, knows few of its rare words: the unseen words are the
+    text's rare words and its corruptions alike. The index tells them apart (`words_in_room`):
+    a word no drawer of the room holds is a corruption or a new word, and a group holding it
+    matches nothing. For a write (one holder), a word in one sampled drawer is held and is not
+    asked, nor is one an earlier write found held (HELD_WORDS_CACHED): one room of 1,000,000
+    on PostgreSQL, 1.2 words asked a write instead of 2.9 (a word in 700 of its drawers is in
+    none of the sample's half the time, and its lookup reads its 700 postings)."""
+    if holders != 1:
+        return set(unseen) - words_in_room(room_id, unseen, lock=lock, holders=holders)
+    with _lock:
+        known = _held.get(room_id, set())
+        asked = [w for w in unseen if w not in found.once and w not in known]
+    held = words_in_room(room_id, asked, lock=lock)
+    if held:
+        with _lock:
+            if room_id in _samples:  # cached beside its sample only
+                known = _held.setdefault(room_id, set())
+                if len(known) < HELD_WORDS_CACHED:
+                    known.update(held)
+    return set(asked) - held
+
+
 def _big_room_words(
-    room_id: int,
-    found: Sample,
-    unseen: list[str],
-    seen: list[str],
-    lock: int | None,
-    absent: Collection[str] | None,
+    found: Sample, unseen: list[str], seen: list[str], absent: Collection[str]
 ) -> tuple[list[str], list[str], list[str], list[str]]:
-    """In a room of COMMON_WORDS_LEFT_OUT drawers or more: the unseen words some drawer holds,
-    those of them that look like corruptions of the room's common words, the seen words that are
-    not common, and the common ones (see `query_groups`)."""
-    # The sample, a thousand of the room's drawers, knows few of its rare words: the unseen
-    # words are the text's rare words and its corruptions alike. The index tells them apart
-    # (`words_in_room`): a word no drawer of the room holds is a corruption or a new word, and
-    # a group holding it matches nothing.
-    if absent is None:
-        # A word in one sampled drawer is held, and the sample holds most of the unseen words
-        # that are not rare (one room of 1,000,000: a word in 700 of its drawers is in none of
-        # the sample's 1,000 drawers half the time, and its lookup reads its 700 postings);
-        # those the index is asked of are rare, or in no drawer.
-        asked = [w for w in unseen if w not in found.once]
-        absent = set(asked) - words_in_room(room_id, asked, lock=lock)
+    """In a room of COMMON_WORDS_LEFT_OUT drawers or more: the unseen words not `absent`, those
+    of them that look like corruptions of the room's common words, the seen words that are not
+    common, and the common ones (see `query_groups`)."""
     unseen = [w for w in unseen if w not in absent]
-    # A corruption of one of the room's common words is in no drawer, where its original is in
-    # nearly every one: a group holding it finds nothing. Asked only if nothing else is.
+    # A word one edit from a common word, or a piece of one, or one run together with another:
+    # a corruption of the template, where its original is in nearly every drawer. Held by some
+    # drawer now (earlier variants store their corruptions), yet a group holding it finds those
+    # at best. Asked only if nothing else is.
     suspect = [w for w in unseen if found.corrupts_common(w)]
     # In a room this big, no group is made of common words: a lookup reads each word's
     # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms on
@@ -202,11 +234,13 @@ def _big_room_words(
 
 
 def words_absent(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
-    """For a batch of texts of the room (a sweep's), in one round trip, the words that
-    `query_groups` would ask the index of (those of `texts` the sample has not seen) that fewer
-    than `holders` drawers of the room hold. None for a room under COMMON_WORDS_LEFT_OUT, whose
-    groups ask the index nothing. The sample cached is read without counting a lookup (each
-    text's `query_groups` counts its own); a word it has seen is not asked, and so is kept."""
+    """For a batch of texts of the room (a sweep's), in one round trip, the words that fewer
+    than `holders` drawers of the room hold, of those of `texts` the sample has not seen (the
+    words `query_groups` would ask, given the same `holders`). None for a room under
+    COMMON_WORDS_LEFT_OUT, whose groups ask the index nothing. The sample cached is read
+    without counting a lookup (each text's `query_groups` counts its own); a word it has seen
+    is not asked, and so is kept; a text whose fresh sample makes its room big while this one
+    did not asks the index itself, with the same `holders`."""
     found = peek(room_id) or sample(room_id)
     if found.drawers < COMMON_WORDS_LEFT_OUT:
         return None
@@ -320,6 +354,7 @@ def forget() -> None:
     """Drop every sample (tests, whose rooms' ids are reused after a rollback)."""
     with _lock:
         _samples.clear()
+        _held.clear()
 
 
 def _sample(room_id: int) -> tuple[Sample, int]:
@@ -333,7 +368,10 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     counts: Counter[str] = Counter()
     holders: dict[str, int] = {}
     for position, text in enumerate(texts):
-        words = set(text[:SAMPLED_CHARACTERS].split(" "))
+        sampled = text[:SAMPLED_CHARACTERS]
+        if len(text) > SAMPLED_CHARACTERS:
+            sampled = sampled.rsplit(" ", 1)[0]  # the last word, cut, is not a word of the room
+        words = set(sampled.split(" "))
         counts.update(words)
         bit = 1 << position
         for word in words:
@@ -346,6 +384,10 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     if drawers == SAMPLE_DRAWERS:  # a bigger room: counted once a sample
         drawers = Drawer.objects.filter(room_id=room_id, valid_to__isnull=True).count()
     once: frozenset[str] = frozenset()
-    if drawers >= COMMON_WORDS_LEFT_OUT:
-        once = frozenset(word for word, count in counts.items() if count == 1)
+    if drawers >= COMMON_WORDS_LEFT_OUT:  # only words a query may ask (a few MB a room)
+        once = frozenset(
+            word
+            for word, count in counts.items()
+            if count == 1 and policy.is_query_word(word) and word not in STOP_WORDS
+        )
     return Sample(common, seen, len(texts), drawers, masks, once), len(texts)

@@ -1,5 +1,8 @@
 """A sweep's candidates, a batch of drawers at a time: for each drawer, exactly what `for_text`
-returns for it alone (its scope, itself excluded, no lock), with the write path's arguments.
+returns for it alone (its scope, itself excluded, no lock), with the write path's arguments. In a
+room of `room_words.COMMON_WORDS_LEFT_OUT` drawers or more, its word groups leave out the words
+fewer than two drawers hold, where a write's leave out those no drawer holds: each stored drawer
+holds its own words (`room_words.words_absent`, asked once a batch).
 
 On PostgreSQL the batch is one call of the function `castellan_sweep_candidates`
 (`POSTGRESQL_BATCH_FUNCTION`, installed by dedup's migration 0007, which holds its own copy of the
@@ -83,7 +86,7 @@ def for_texts(
     # Each drawer holds its own words: a word is the room's if another drawer holds it too.
     absent = words_absent(scope.room.id, [query.words for query in queries], holders=2)
     word_groups = {
-        query.id: query_groups(scope.room.id, query.words, groups, absent=absent)
+        query.id: query_groups(scope.room.id, query.words, groups, absent=absent, holders=2)
         if query.words
         else []
         for query in queries

@@ -55,11 +55,16 @@ def query_words(text: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
     return query_words_of_normalized(normalize_text(text), limit=limit)
 
 
+def is_query_word(word: str) -> bool:
+    """Whether a word of a normalised text is long enough, and not too long, to be asked."""
+    return QUERY_WORD_MIN_CHARS_EXCLUSIVE < len(word) <= QUERY_WORD_MAX_CHARS
+
+
 def query_words_of_normalized(normalized: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
     """`query_words` of a text already normalised."""
     seen: dict[str, int] = {}
     for position, word in enumerate(normalized.split(" ")):
-        if QUERY_WORD_MIN_CHARS_EXCLUSIVE < len(word) <= QUERY_WORD_MAX_CHARS and word not in seen:
+        if is_query_word(word) and word not in seen:
             seen[word] = position
     ordered = sorted(seen, key=lambda word: (-len(word), seen[word]))
     return ordered[:limit]

@@ -2,6 +2,7 @@
 that would fill its lookup's bound takes another seen word, or is not asked."""
 
 import pytest
+from django.db import connection, transaction
 
 from dedup import candidates, policy, services
 from dedup.candidates import room_words
@@ -416,3 +417,82 @@ def test_words_known_absent_are_left_out_without_asking_the_index(monkeypatch, t
     asked = {word for group in groups for word in group}
     assert "lanternfysh" not in asked
     assert {"kettlebrook", "moonstruck"} <= asked
+
+
+def test_a_word_an_earlier_write_found_held_is_not_asked_again(monkeypatch):
+    room = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, 1_000_000)
+    monkeypatch.setattr(room_words, "_samples", {1: (float("inf"), 10, room)})
+    monkeypatch.setattr(room_words, "_held", {})
+    monkeypatch.setattr(room_words, "sample", lambda room_id: room)
+    asked = []
+
+    def held(room_id, words, **options):
+        asked.append(list(words))
+        return {"kettlebrook"} & set(words)
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
+    candidates.query_groups(1, ["kettlebrook", "lanternfysh", "ledger"], 5)
+    assert asked == [["kettlebrook", "lanternfysh"], ["lanternfysh"]]
+
+
+def test_a_sweep_asks_the_words_two_drawers_hold_whatever_the_sample_holds(monkeypatch):
+    room = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, 1_000_000, once=frozenset({"moor"}))
+    monkeypatch.setattr(room_words, "sample", lambda room_id: room)
+    asked = []
+
+    def held(room_id, words, **options):
+        asked.append((list(words), options["holders"]))
+        return set(words)
+
+    monkeypatch.setattr(room_words, "words_in_room", held)
+    candidates.query_groups(1, ["kettlebrook", "moor", "harbor"], 5, holders=2)
+    assert asked == [(["kettlebrook", "moor"], 2)]
+
+
+@pytest.mark.parametrize(("given", "asked"), [(0, 0), (1, 1), (2, 1), (5, 4)])
+def test_a_big_room_asks_a_group_fewer_but_never_none_of_those_given(templated_room, given, asked):
+    groups = candidates.query_groups(1, RARE_WORDS, given)
+    assert len(groups) == asked
+
+
+@pytest.mark.django_db
+def test_a_sample_leaves_out_the_word_its_characters_cut(dedup_settings, monkeypatch):
+    monkeypatch.setattr(room_words, "COMMON_WORDS_LEFT_OUT", room_words.MIN_SAMPLE_DRAWERS)
+    room = services.room_get_or_create(wing="ops", room="cut")
+    long = "pump " * (room_words.SAMPLED_CHARACTERS // 5) + "kettlebrook"
+    cut = long[: room_words.SAMPLED_CHARACTERS + 3]  # ends in "ket"
+    texts = [f"station{n} report" for n in range(room_words.MIN_SAMPLE_DRAWERS)] + [cut]
+    bulk_drawers(room, texts)
+    room_words.forget()
+    found = room_words.sample(room.id)
+    assert "station7" in found.once
+    assert "ket" not in found.once
+
+
+@pytest.mark.django_db
+def test_the_index_is_asked_many_words_in_statements_of_a_few_hundred(dedup_settings):
+    room = services.room_get_or_create(wing="ops", room="many")
+    held = [f"word{n}" for n in range(0, 450, 3)]
+    services.drawer_write(room=room, content=" ".join(held))
+    words = [f"word{n}" for n in range(450)]
+    assert len(words) > candidates.drawers.SQLITE_WORDS_ASKED
+    assert candidates.words_in_room(room.id, words) == set(held)
+
+
+@pytest.mark.django_db
+def test_the_index_is_asked_after_the_writer_s_lock(dedup_settings):
+    """On PostgreSQL `castellan_words_held` takes the lock it is given (held to commit)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises writers from their transaction's start")
+    room = services.room_get_or_create(wing="ops", room="lock")
+    key = 424242
+    with transaction.atomic():
+        candidates.words_in_room(room.id, ["kettlebrook"], lock=key)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND pid = pg_backend_pid() AND classid = 0 AND objid = %s AND granted",
+                [key],
+            )
+            assert cursor.fetchone()[0] == 1

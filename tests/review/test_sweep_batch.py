@@ -1,7 +1,9 @@
 """A sweep asks its candidates a batch at a time (`dedup.candidates.sweep_batch`): for every
 drawer, exactly the candidates the write path's query finds for it alone, in the same order, on
 both databases: from the room held in memory, or, for a room too big to hold, of the database
-(on PostgreSQL in one call per batch, of the function the migration installed)."""
+(on PostgreSQL in one call per batch, of the function the migration installed). In a room of
+100,000 drawers or more, but for the words its groups leave out: those fewer than two drawers
+hold (the last test)."""
 
 import importlib
 import random
@@ -308,9 +310,21 @@ def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(m
         return words_in_room(room_id, words, **options)
 
     monkeypatch.setattr(room_words, "words_in_room", spy)
+    groups_asked = []
+    query_groups = sweep_batch.query_groups
+
+    def groups_spy(*args, **options):
+        made = query_groups(*args, **options)
+        groups_asked.extend(made)
+        return made
+
+    monkeypatch.setattr(sweep_batch, "query_groups", groups_spy)
     scope = candidates.Scope(room=room)
     found = batched(scope, [original, variant, other], 200)
     assert asked == [{"holders": 2}]
+    words = {word for group in groups_asked for word in group}
+    assert "lanternfysh" not in words  # the variant's alone
+    assert "kettlebrook" in words  # the original's and the variant's
     assert original.pk in found[variant.pk][1]
     assert variant.pk in found[original.pk][1]
     room_words.forget()
