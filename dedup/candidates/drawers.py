@@ -199,7 +199,7 @@ def words_in_room(
     """Which of `words` at least `holders` drawers of the room hold (current or not: the
     full-text index's terms), in one round trip, read once `lock` is held (see `for_text`). Each
     word's lookup stops at its `holders`-th drawer: on SQLite FTS5 reads the term's postings
-    newest first; on PostgreSQL (`castellan_words_held`) the GIN index finds a term the room
+    one by one; on PostgreSQL (`castellan_words_held`) the GIN index finds a term the room
     lacks in one descent, and reads the posting list of one it holds (short for the rare words
     this is asked of). In a room of 200,000, a text's unseen words took 0.07 ms on SQLite and
     0.3 ms on PostgreSQL (bench/recall.py's texts)."""

@@ -330,8 +330,9 @@ def _covering_groups(
         if group := _narrowed(found, words):
             added.append(group)
             selective.append(set(group))
-    # A text with one rarer word (the others common, or words no drawer of the room holds): no
-    # group leaves it out, but one holding it, narrowed, may still be asked.
+    # No selective group at all (a text with one rarer word, the others common or held by no
+    # drawer of the room, or rarer words no narrowing made selective without one another):
+    # one holding the first rarer word, narrowed, may still be asked.
     if not selective and rarer and limit > 0 and (group := _narrowed(found, [*rarer, *common])):
         added.append(group)
     return added
