@@ -197,7 +197,8 @@ def words_in_room(
     room_id: int, words: Sequence[str], *, holders: int = 1, lock: int | None = None
 ) -> set[str]:
     """Which of `words` at least `holders` drawers of the room hold (current or not: the
-    full-text index's terms), in one round trip, read once `lock` is held (see `for_text`). Each
+    full-text index's terms), in one round trip (on SQLite, a statement per SQLITE_WORDS_ASKED
+    words), read once `lock` is held (see `for_text`). Each
     word's lookup stops at its `holders`-th drawer: on SQLite FTS5 reads the term's postings
     one by one; on PostgreSQL (`castellan_words_held`) the GIN index finds a term the room
     lacks in one descent, and reads the posting list of one it holds (short for the rare words
