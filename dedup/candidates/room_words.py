@@ -71,7 +71,7 @@ COMMON_WORDS_LEFT_OUT = 100_000
 # some drawer of the room holds (`words_in_room`), and in a room of 200,000 (bench/recall.py)
 # four found the same pairs as five, on both databases (99.6% and 99.8% of those within reach).
 BIG_ROOM_GROUPS_SAVED = 1
-# The words a big room's writes found held (`_big_room_words`), kept beside its sample and
+# The words a big room's writes found held (`_absent`), kept beside its sample and
 # dropped with it, so a word is asked of the index once a sample: a word the sample missed may
 # be in thousands of drawers (past the sampled characters, or in older drawers), and on
 # PostgreSQL its lookup reads all their postings. A word stays held until its drawers are
