@@ -36,11 +36,9 @@ def groups_of(room_id: int, normalized: str, groups: int) -> list[list[str]]:
     """The groups the write of `normalized` asked, once stored: the words the room held besides
     its own drawer (as a sweep asks them)."""
     from dedup import candidates, policy
-    from dedup.candidates import room_words
 
     words = policy.query_words_of_normalized(normalized)
-    absent = room_words.words_absent(room_id, [words], holders=2)
-    return candidates.query_groups(room_id, words, groups, absent=absent, holders=2)
+    return candidates.query_groups(room_id, words, groups, holders=2)
 
 
 def why_missed(

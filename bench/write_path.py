@@ -45,6 +45,7 @@ from bench._common import (
     table,
 )
 from bench._fill import bulk_fill
+from bench.recall_misses import groups_of
 
 
 class StatementCount:
@@ -91,13 +92,10 @@ def report_miss(room, original: str | None, text: str, result: object) -> None:
         from dedup import candidates, policy
         from dedup.candidates import room_words
 
-        words = policy.query_words_of_normalized(policy.Text.of(text).normalized)
+        normalized = policy.Text.of(text).normalized
         sample = room_words.peek(room.id) or room_words.Sample()
         with mock.patch.object(room_words, "sample", lambda room_id: sample):  # no lookup counted
-            # The words the room held besides the variant's own drawer, as its write saw them.
-            absent = room_words.words_absent(room.id, [words], holders=2)
-            groups = candidates.LEXICAL_GROUPS
-            asked = candidates.query_groups(room.id, words, groups, absent=absent, holders=2)
+            asked = groups_of(room.id, normalized, candidates.LEXICAL_GROUPS)
         estimates = ", ".join(f"{group} ~{sample.matches(group):.0f}" for group in asked)
         print(f"missed: {original!r} -> {text!r}", result, f"groups: {estimates}", file=sys.stderr)
 
