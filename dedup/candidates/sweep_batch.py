@@ -2,7 +2,8 @@
 returns for it alone (its scope, itself excluded, no lock), with the write path's arguments. In a
 room of `room_words.COMMON_WORDS_LEFT_OUT` drawers or more, its word groups leave out the words
 fewer than two drawers hold, where a write's leave out those no drawer holds: each stored drawer
-holds its own words (`room_words.words_absent`, asked once a batch).
+holds its own words (`room_words.words_absent`, asked once a batch), but for the words past what
+PostgreSQL indexes of a long text, left out only if no drawer holds them.
 
 On PostgreSQL the batch is one call of the function `castellan_sweep_candidates`
 (`POSTGRESQL_BATCH_FUNCTION`, installed by dedup's migration 0007, which holds its own copy of the
@@ -36,6 +37,7 @@ from dedup.candidates.drawers import (
     LengthBand,
     Scope,
     for_text,
+    words_in_room,
 )
 from dedup.candidates.room_words import query_groups, words_absent
 from dedup.candidates.sweep_rooms import Rooms
@@ -51,6 +53,9 @@ class Query:
     fingerprint: str | None
     words: Sequence[str]
     lengths: LengthBand = ANY_LENGTH
+    # Of `words`, those the drawer's own entry in the full-text index does not hold: on
+    # PostgreSQL, the words past what it indexes of a text (`fulltext.indexed_words`).
+    unindexed: frozenset[str] = frozenset()
 
 
 def near_lengths(text: policy.Text, threshold: float) -> LengthBand | None:
@@ -72,7 +77,18 @@ def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
     if lengths is None:
         return Query(pk, text.content_hash, text.fingerprint, [])
     words = policy.query_words_of_normalized(text.normalized)
-    return Query(pk, text.content_hash, text.fingerprint, words, lengths)
+    return Query(pk, text.content_hash, text.fingerprint, words, lengths, _unindexed(text, words))
+
+
+def _unindexed(text: policy.Text, words: Sequence[str]) -> frozenset[str]:
+    """The query's words its own drawer's index entry lacks (none but on PostgreSQL, past the
+    part of a text it indexes)."""
+    if connection.vendor != "postgresql" or not (
+        len(text.normalized) > fulltext.POSTGRESQL_MAX_CHARACTERS
+        or any(len(word.encode()) > fulltext.POSTGRESQL_MAX_WORD_BYTES for word in words)
+    ):
+        return frozenset()
+    return frozenset(words) - set(fulltext.indexed_words(text.normalized, connection.vendor))
 
 
 def for_texts(
@@ -83,10 +99,16 @@ def for_texts(
     batches (else read for this call); else from the database."""
     if not queries:
         return {}
-    # Each drawer holds its own words: a word is the room's if another drawer holds it too.
-    absent = words_absent(scope.room.id, [query.words for query in queries], holders=2)
+    absent = _absent_by_query(scope.room.id, queries)
     word_groups = {
-        query.id: query_groups(scope.room.id, query.words, groups, absent=absent, holders=2)
+        # `holders` counts only if the sample changed since `absent` was read.
+        query.id: query_groups(
+            scope.room.id,
+            query.words,
+            groups,
+            absent=absent[query.id],
+            holders=1 if query.unindexed else 2,
+        )
         if query.words
         else []
         for query in queries
@@ -107,6 +129,19 @@ def for_texts(
     if connection.vendor != "postgresql":
         return _for_texts_sqlite(scope, queries, word_groups)
     return _for_texts_postgresql(scope, queries, word_groups)
+
+
+def _absent_by_query(room_id: int, queries: Sequence[Query]) -> dict[int, set[str] | None]:
+    """For each query, the words its groups leave out (`room_words.words_absent`; None in a room
+    too small to ask): those the room holds in fewer than two drawers, each drawer holding its
+    own words; but a word its own index entry lacks (`Query.unindexed`) is left out only if no
+    drawer holds it, which the index is asked again, for those words only."""
+    absent = words_absent(room_id, [query.words for query in queries], holders=2)
+    if absent is None:
+        return {query.id: None for query in queries}
+    unindexed = set().union(*(query.unindexed for query in queries)) & absent
+    held = words_in_room(room_id, sorted(unindexed)) if unindexed else set()
+    return {query.id: absent - (query.unindexed & held) for query in queries}
 
 
 def _for_texts_postgresql(

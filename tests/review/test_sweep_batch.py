@@ -328,3 +328,36 @@ def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(m
     assert original.pk in found[variant.pk][1]
     assert variant.pk in found[original.pk][1]
     room_words.forget()
+
+
+def test_a_big_room_s_batch_keeps_a_word_past_what_the_index_holds_of_its_own_drawer(
+    monkeypatch,
+):
+    """On PostgreSQL a drawer's index entry holds the words of its first 100,000 characters
+    only: a word past them, which one other drawer holds, is still the room's, and its group
+    finds that drawer (counting the drawer itself as a holder would leave it out)."""
+    room_words.forget()
+    room = room_services.room_get_or_create(wing="ops", room="big-long")
+    rng = random.Random(11)
+    filler = " ".join(rng.choice(WORDS) for _ in range(20_000))[
+        : fulltext.POSTGRESQL_MAX_CHARACTERS
+    ]
+    tail = "zeppelinquorrax vantablackish"
+    long_one, other = store(room, [f"{filler} {tail}", f"{tail} {filler[::-1]}"])
+    big = room_words.Sample(sampled=room_words.SAMPLE_DRAWERS, drawers=1_000_000)
+    monkeypatch.setattr(room_words, "sample", lambda room_id: big)
+    monkeypatch.setattr(room_words, "peek", lambda room_id: big)
+    groups_asked: dict[tuple, list] = {}
+    query_groups = sweep_batch.query_groups
+
+    def groups_spy(room_id, words, *args, **options):
+        made = query_groups(room_id, words, *args, **options)
+        groups_asked[tuple(words)] = made
+        return made
+
+    monkeypatch.setattr(sweep_batch, "query_groups", groups_spy)
+    found = batched(candidates.Scope(room=room), [long_one, other], 200)
+    own_words = tuple(policy.query_words_of_normalized(long_one.normalized_content))
+    assert ["zeppelinquorrax", "vantablackish"] in groups_asked[own_words]
+    assert other.pk in found[long_one.pk][1]
+    room_words.forget()
