@@ -16,3 +16,42 @@ def bulk_drawers(room, texts) -> list[Drawer]:
         )
         for text in texts
     )
+
+
+class IndexAsked:
+    """Stands in for `room_words.words_in_room` (`spy_index`), recording each call's words and
+    options: the words held are `held`'s (all of them for `ALL`), or the real index's."""
+
+    ALL = object()
+
+    def __init__(self, held, real):
+        self.held = held
+        self.real = real
+        self.calls: list[tuple[list[str], dict]] = []
+
+    def __call__(self, room_id, words, **options):
+        self.calls.append((list(words), options))
+        if self.held is None:
+            return self.real(room_id, words, **options)
+        if self.held is self.ALL:
+            return set(words)
+        return set(self.held) & set(words)
+
+    @property
+    def words(self) -> list[list[str]]:
+        """The words of each call, in order."""
+        return [words for words, _ in self.calls]
+
+    @property
+    def options(self) -> list[dict]:
+        return [options for _, options in self.calls]
+
+
+def spy_index(monkeypatch, held=None) -> IndexAsked:
+    """Record what the room's index is asked (`room_words.words_in_room`); answered from `held`
+    (a collection of words, or `IndexAsked.ALL`) if given, else by the index itself."""
+    from dedup.candidates import room_words
+
+    spy = IndexAsked(held, room_words.words_in_room)
+    monkeypatch.setattr(room_words, "words_in_room", spy)
+    return spy

@@ -9,7 +9,7 @@ from dedup.candidates import room_words
 from dedup.candidates.room_words import Sample
 from dedup.locks import lock_key
 from palace.models import Drawer
-from tests.dedup.drawers_data import bulk_drawers
+from tests.dedup.drawers_data import IndexAsked, bulk_drawers, spy_index
 
 SAMPLED = room_words.SAMPLE_DRAWERS
 # A room of a million drawers, as its sample of 1,000 sees it: two frequent words that come
@@ -27,7 +27,7 @@ WORDS = ["kettlebrook", "lanternfish", "copper", "timber", "harbor", "ledger"]
 def every_word_held(monkeypatch):
     """The room's index holds every word asked of it (`candidates.words_in_room`): the tests of
     group choices that no word's absence decides."""
-    monkeypatch.setattr(room_words, "words_in_room", lambda room_id, words, **options: set(words))
+    spy_index(monkeypatch, IndexAsked.ALL)
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_a_rarer_word_and_a_typo_each_get_a_group_without_the_other(templated_ro
 def test_no_group_is_made_of_common_words_alone(monkeypatch, templated_sample):
     """The text's only rarer word is a typo no drawer of the room holds, and without it only
     common words are left: nothing is asked."""
-    monkeypatch.setattr(room_words, "words_in_room", lambda room_id, words, **options: set())
+    spy_index(monkeypatch, set())
     assert candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5) == []
 
 
@@ -322,9 +322,7 @@ def test_a_group_s_lookup_keeps_its_room_s_newest_matches_only(dedup_settings, n
 def test_a_word_the_room_s_index_lacks_is_in_no_group(monkeypatch, templated_sample):
     """The sample cannot tell a rare word of the room from a corruption: the index can, and a
     group holding a word no drawer of the room holds would match nothing."""
-    monkeypatch.setattr(
-        room_words, "words_in_room", lambda room_id, words, **options: {"kettlebrook", "moonstruck"}
-    )
+    spy_index(monkeypatch, {"kettlebrook", "moonstruck"})
     words = ["lanternfysh", "kettlebrook", "moonstruck", "qwzzle", "harbor", "ember"]
     groups = candidates.query_groups(1, words, candidates.LEXICAL_GROUPS)
     asked = {word for group in groups for word in group}
@@ -334,41 +332,26 @@ def test_a_word_the_room_s_index_lacks_is_in_no_group(monkeypatch, templated_sam
 
 
 def test_the_index_is_asked_only_of_a_big_room_s_unseen_words(monkeypatch, templated_sample):
-    asked = []
-
-    def held(room_id, words, **options):
-        asked.append(list(words))
-        return set(words)
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, IndexAsked.ALL)
     candidates.query_groups(1, ["kettlebrook", "harbor", "ledger", "ember"], 5)
-    assert asked == [["kettlebrook"]]
+    assert index.words == [["kettlebrook"]]
 
 
 def test_a_word_in_one_sampled_drawer_is_held_without_asking(monkeypatch):
     room = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, 1_000_000, once=frozenset({"moor"}))
     monkeypatch.setattr(room_words, "sample", lambda room_id: room)
-    asked = []
-
-    def held(room_id, words, **options):
-        asked.append(list(words))
-        return set()
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, set())
     groups = candidates.query_groups(1, ["kettlebrook", "moor", "harbor", "ember"], 5)
-    assert asked == [["kettlebrook"]]
+    assert index.words == [["kettlebrook"]]
     assert "moor" in {word for group in groups for word in group}
 
 
 def test_a_room_under_the_big_size_asks_its_index_nothing(monkeypatch):
     small = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, room_words.COMMON_WORDS_LEFT_OUT - 1)
     monkeypatch.setattr(room_words, "sample", lambda room_id: small)
-
-    def held(room_id, words, **options):
-        raise AssertionError("asked")
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, IndexAsked.ALL)
     assert candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
+    assert index.calls == []
 
 
 @pytest.mark.django_db
@@ -390,30 +373,20 @@ def test_the_index_tells_which_words_drawers_of_the_room_hold(dedup_settings):
 @pytest.mark.django_db
 def test_a_write_asks_the_index_after_its_lock(dedup_settings, templated_sample, monkeypatch):
     """Read under the writer's lock, as its candidates are (PostgreSQL takes it first)."""
-    asked = []
-    words_in_room = room_words.words_in_room
-
-    def spy(room_id, words, **options):
-        asked.append(options)
-        return words_in_room(room_id, words, **options)
-
-    monkeypatch.setattr(room_words, "words_in_room", spy)
+    index = spy_index(monkeypatch)
     room = services.room_get_or_create(wing="ops", room="locked")
     text = "The kettlebrook and the lanternfish, with ember, flint and cinder."
     services.drawer_write(room=room, content=text)
-    assert len(asked) == 1
-    assert asked[0]["lock"] == lock_key("drawer", room.id, policy.content_hash(text))
+    assert len(index.calls) == 1
+    assert index.options[0]["lock"] == lock_key("drawer", room.id, policy.content_hash(text))
 
 
 def test_words_known_absent_are_left_out_without_asking_the_index(monkeypatch, templated_sample):
     """A sweep's batch gives the words no other drawer holds: only those are left out."""
-
-    def held(room_id, words, **options):
-        raise AssertionError("asked")
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, IndexAsked.ALL)
     words = ["lanternfysh", "kettlebrook", "moonstruck", "harbor", "ember"]
     groups = candidates.query_groups(1, words, 5, absent={"lanternfysh", "ember"})
+    assert index.calls == []
     asked = {word for group in groups for word in group}
     assert "lanternfysh" not in asked
     assert {"kettlebrook", "moonstruck"} <= asked
@@ -424,30 +397,19 @@ def test_a_word_an_earlier_write_found_held_is_not_asked_again(monkeypatch):
     monkeypatch.setattr(room_words, "_samples", {1: (float("inf"), 10, room)})
     monkeypatch.setattr(room_words, "_held", {})
     monkeypatch.setattr(room_words, "sample", lambda room_id: room)
-    asked = []
-
-    def held(room_id, words, **options):
-        asked.append(list(words))
-        return {"kettlebrook"} & set(words)
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, {"kettlebrook"})
     candidates.query_groups(1, ["kettlebrook", "lanternfysh", "harbor"], 5)
     candidates.query_groups(1, ["kettlebrook", "lanternfysh", "ledger"], 5)
-    assert asked == [["kettlebrook", "lanternfysh"], ["lanternfysh"]]
+    assert index.words == [["kettlebrook", "lanternfysh"], ["lanternfysh"]]
 
 
 def test_a_sweep_asks_the_words_two_drawers_hold_whatever_the_sample_holds(monkeypatch):
     room = Sample(TEMPLATED.common, TEMPLATED.seen, SAMPLED, 1_000_000, once=frozenset({"moor"}))
     monkeypatch.setattr(room_words, "sample", lambda room_id: room)
-    asked = []
-
-    def held(room_id, words, **options):
-        asked.append((list(words), options["holders"]))
-        return set(words)
-
-    monkeypatch.setattr(room_words, "words_in_room", held)
+    index = spy_index(monkeypatch, IndexAsked.ALL)
     candidates.query_groups(1, ["kettlebrook", "moor", "harbor"], 5, holders=2)
-    assert asked == [(["kettlebrook", "moor"], 2)]
+    assert index.words == [["kettlebrook", "moor"]]
+    assert index.options[0]["holders"] == 2
 
 
 @pytest.mark.parametrize(("given", "asked"), [(0, 0), (1, 1), (2, 1), (5, 4)])

@@ -20,6 +20,7 @@ from dedup.services import candidates_for_text
 from dedup.services import rooms as room_services
 from palace import fulltext
 from palace.models import Drawer
+from tests.dedup.drawers_data import spy_index
 
 pytestmark = pytest.mark.django_db
 GROUPS = candidates.SWEEP_LEXICAL_GROUPS
@@ -302,14 +303,7 @@ def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(m
     big = room_words.Sample(sampled=room_words.SAMPLE_DRAWERS, drawers=1_000_000)
     monkeypatch.setattr(room_words, "sample", lambda room_id: big)
     monkeypatch.setattr(room_words, "peek", lambda room_id: big)
-    asked = []
-    words_in_room = room_words.words_in_room
-
-    def spy(room_id, words, **options):
-        asked.append(options)
-        return words_in_room(room_id, words, **options)
-
-    monkeypatch.setattr(room_words, "words_in_room", spy)
+    index = spy_index(monkeypatch)
     groups_asked = []
     query_groups = sweep_batch.query_groups
 
@@ -321,7 +315,7 @@ def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(m
     monkeypatch.setattr(sweep_batch, "query_groups", groups_spy)
     scope = candidates.Scope(room=room)
     found = batched(scope, [original, variant, other], 200)
-    assert asked == [{"holders": 2}]
+    assert index.options == [{"holders": 2}]
     words = {word for group in groups_asked for word in group}
     assert "lanternfysh" not in words  # the variant's alone
     assert "kettlebrook" in words  # the original's and the variant's
