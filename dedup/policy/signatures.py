@@ -72,10 +72,13 @@ def _tagged(tag: str) -> bytes:
     return f"{tag}\x1f".encode()
 
 
+_CLEAR_LENGTH = -(1 << _LENGTH_BITS)  # the mask that clears a signature's low byte
+
+
 def _hashed(data: bytes) -> int:
     # Signed, to fit a 64-bit column; clearing the low bits keeps it in range.
     digest = hashlib.blake2b(data, digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True) & -(1 << _LENGTH_BITS)
+    return int.from_bytes(digest, "big", signed=True) & _CLEAR_LENGTH
 
 
 def key_signatures(key: str) -> frozenset[int]:
@@ -131,9 +134,17 @@ def _piece_signatures(tag: str, piece: str, depth: int) -> frozenset[int]:
     tests/dedup/policy/test_signatures.py holds the values to the definition's)."""
     tagged = _tagged(tag)
     encoded = piece.encode("utf-8", "surrogatepass")
-    if len(encoded) == len(piece):
-        return frozenset([_hashed(tagged + variant) for variant in _deletions(encoded, depth)])
-    return frozenset([_signature(tag, variant) for variant in _deletions(piece, depth)])
+    if len(encoded) != len(piece):
+        return frozenset([_signature(tag, variant) for variant in _deletions(piece, depth)])
+    # `_hashed` written out in the loop: a lookup hashes about a hundred variants, and the call
+    # cost as much as the hash (1.4 us a variant against 0.8; the values are `_hashed`'s).
+    blake2b, from_bytes, mask = hashlib.blake2b, int.from_bytes, _CLEAR_LENGTH
+    return frozenset(
+        [
+            from_bytes(blake2b(tagged + variant, digest_size=8).digest(), "big", signed=True) & mask
+            for variant in _deletions(encoded, depth)
+        ]
+    )
 
 
 def within_reach(key: str, other: str) -> bool:
