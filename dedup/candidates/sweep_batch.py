@@ -83,9 +83,11 @@ def query_of(pk: int, text: policy.Text, threshold: float) -> Query:
 def _unindexed(text: policy.Text, words: Sequence[str]) -> frozenset[str]:
     """The query's words its own drawer's index entry lacks (none but on PostgreSQL, past the
     part of a text it indexes)."""
-    if connection.vendor != "postgresql" or not (
-        len(text.normalized) > fulltext.POSTGRESQL_MAX_CHARACTERS
-        or any(len(word.encode()) > fulltext.POSTGRESQL_MAX_WORD_BYTES for word in words)
+    # A query word has at most QUERY_WORD_MAX_CHARS characters, so at most as many bytes as the
+    # index keeps of a word: only the cut of a long text leaves some out.
+    if (
+        connection.vendor != "postgresql"
+        or len(text.normalized) <= fulltext.POSTGRESQL_MAX_CHARACTERS
     ):
         return frozenset()
     return frozenset(words) - set(fulltext.indexed_words(text.normalized, connection.vendor))
@@ -101,7 +103,9 @@ def for_texts(
         return {}
     absent = _absent_by_query(scope.room.id, queries)
     word_groups = {
-        # `holders` counts only if the sample changed since `absent` was read.
+        # `holders` counts only if the sample changed since `absent` was read (the room then
+        # grew past COMMON_WORDS_LEFT_OUT): a long text's query then counts its own drawer as
+        # no holder of any word, which keeps a word only it holds, never drops one held.
         query.id: query_groups(
             scope.room.id,
             query.words,
@@ -141,7 +145,9 @@ def _absent_by_query(room_id: int, queries: Sequence[Query]) -> dict[int, set[st
         return {query.id: None for query in queries}
     unindexed = set().union(*(query.unindexed for query in queries)) & absent
     held = words_in_room(room_id, sorted(unindexed)) if unindexed else set()
-    return {query.id: absent - (query.unindexed & held) for query in queries}
+    kept = {query.id: query.unindexed & held for query in queries}
+    # The batch's one set, but for a query that keeps some of it.
+    return {query.id: absent - kept[query.id] if kept[query.id] else absent for query in queries}
 
 
 def _for_texts_postgresql(

@@ -48,10 +48,12 @@ class IndexAsked:
 
 
 def spy_index(monkeypatch, held=None) -> IndexAsked:
-    """Record what the room's index is asked (`room_words.words_in_room`); answered from `held`
-    (a collection of words, or `IndexAsked.ALL`) if given, else by the index itself."""
-    from dedup.candidates import room_words
+    """Record what the room's index is asked (`words_in_room`, by the room's words and by a
+    sweep's batch); answered from `held` (a collection of words, or `IndexAsked.ALL`) if given,
+    else by the index itself."""
+    from dedup.candidates import room_words, sweep_batch
 
     spy = IndexAsked(held, room_words.words_in_room)
     monkeypatch.setattr(room_words, "words_in_room", spy)
+    monkeypatch.setattr(sweep_batch, "words_in_room", spy)
     return spy

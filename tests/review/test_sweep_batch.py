@@ -16,6 +16,7 @@ from django.utils import timezone
 from dedup import candidates, policy
 from dedup.candidates import room_words, sweep_batch, sweep_rooms
 from dedup.candidates.sweep_rooms import Rooms
+from dedup.policy import text as policy_text
 from dedup.services import candidates_for_text
 from dedup.services import rooms as room_services
 from palace import fulltext
@@ -350,8 +351,28 @@ def test_a_big_room_s_batch_keeps_a_word_past_what_the_index_holds_of_its_own_dr
         return made
 
     monkeypatch.setattr(sweep_batch, "query_groups", groups_spy)
+    index = spy_index(monkeypatch)
     found = batched(candidates.Scope(room=room), [long_one, other], 200)
     own_words = tuple(policy.query_words_of_normalized(long_one.normalized_content))
     assert ["zeppelinquorrax", "vantablackish"] in groups_asked[own_words]
     assert other.pk in found[long_one.pk][1]
+    past_the_cut = ["vantablackish", "zeppelinquorrax"]
+    asked_again = [(past_the_cut, {})] if connection.vendor == "postgresql" else []
+    assert index.calls[1:] == asked_again  # after the batch's one lookup (holders 2)
     room_words.forget()
+
+
+def test_on_postgresql_a_query_knows_the_words_past_what_the_index_holds_of_its_text():
+    filler = "kavor " * (fulltext.POSTGRESQL_MAX_CHARACTERS // 6 + 1)
+    text = policy.Text.of(f"{filler} zeppelinquorrax")
+    unindexed = sweep_batch.query_of(1, text, 0.9).unindexed
+    expected = {"zeppelinquorrax"} if connection.vendor == "postgresql" else set()
+    assert unindexed == expected
+    short = sweep_batch.query_of(2, policy.Text.of("kavor zeppelinquorrax"), 0.9)
+    assert short.unindexed == frozenset()
+
+
+def test_a_query_word_is_never_longer_than_the_index_keeps_a_word():
+    """So only the cut of a long text leaves a query word out of its drawer's index entry
+    (`sweep_batch.Query.unindexed`): UTF-8 holds a character in at most four bytes."""
+    assert policy_text.QUERY_WORD_MAX_CHARS * 4 <= fulltext.POSTGRESQL_MAX_WORD_BYTES
