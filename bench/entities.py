@@ -32,6 +32,7 @@ from bench._common import (
     arguments,
     fresh_database_url,
     percentile,
+    request_end,
     run_children,
     setup_django,
     table,
@@ -279,6 +280,7 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
     timings: dict[str, list[float]] = {rule: [] for rule in RULES}
     cpu: dict[str, list[float]] = {rule: [] for rule in RULES}
     parts: dict[str, list[dict[str, float]]] = {rule: [] for rule in RULES}
+    after: list[float] = []  # each call's request end, untimed (`request_end`)
     spent = Parts(PARTS) if with_parts else None
     # Not `spent or ...`: a Parts is a dict, and an empty one is false.
     with spent if spent is not None else contextlib.nullcontext():
@@ -290,6 +292,7 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
                 if spent is not None:
                     spent.clear()
                 wall, process = timed(call)
+                after.append(request_end())
                 timings[rule].append(wall)
                 cpu[rule].append(process)
                 if spent is not None:
@@ -305,6 +308,8 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
         if with_parts
         else None,
         "p99": percentile(resolved, 0.99) * 1000,
+        "after_ms": statistics.mean(after) * 1000,
+        "after_max_ms": max(after) * 1000,
         "entity_mb": entity_mb,
         "index_mb": index_mb,
     }
@@ -342,8 +347,10 @@ def main() -> None:
     if args.child:
         child(args.child, args.sizes, args.rounds, bool(args.parts))
         return
-    rows, cpu_rows, part_rows = [], [], []
+    rows, cpu_rows, part_rows, after_rows = [], [], [], []
     for row in run_children(__file__, args.backends):
+        after = f"{row['after_ms']:.2f} / {row['after_max_ms']:.1f}"
+        after_rows.append(f"{row['backend']} {row['entities']:,}: {after}")
         for rule in RULES if row["parts"] else ():
             spent = row["parts"][rule]
             part_rows.append(
@@ -372,6 +379,8 @@ def main() -> None:
         )
     headers = ["entities", "backend", *RULES, "worst / plain", "p99 ms", "index / entities"]
     print(table(headers, rows))
+    print("\nAfter each call, untimed, a request's end (SQLite: the log's checkpoint when due),")
+    print("mean / max ms: " + ", ".join(after_rows))
     print("\nCPU time of this process, median ms:")
     print(table(["entities", "backend", *RULES], cpu_rows))
     if part_rows:

@@ -39,6 +39,7 @@ from bench._common import (
     drawer_row,
     fresh_database_url,
     one_typo,
+    request_end,
     run_children,
     setup_django,
     summary,
@@ -122,6 +123,7 @@ def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) ->
             dedup_times.append(time.perf_counter() - started)
             if profiler is not None:
                 profiler.disable()
+        request_end()
         if planted:
             hit = any(link.older_id == original_id for link in result.links)
             found += hit
@@ -134,6 +136,7 @@ def interleaved(room, originals, vocabulary, rng, writes: int, profile: bool) ->
             with transaction.atomic():
                 drawer_row(room, plain_text).save()
             plain_times.append(time.perf_counter() - started)
+        request_end()
     if profiler is not None:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
     return {
