@@ -26,8 +26,14 @@ class Entity(models.Model):
 
     key = models.CharField(max_length=200, blank=True)
     key_length = models.PositiveIntegerField(default=0)
+    # Indexed for the entities redirected only (`entity_redirected`): nearly all are not.
     redirect_to = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="redirected_from"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="redirected_from",
+        db_index=False,
     )
     redirect_kind = models.CharField(max_length=8, choices=Redirect.choices, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -41,6 +47,14 @@ class Entity(models.Model):
         indexes = [
             models.Index(fields=["key"], name="entity_key"),
             models.Index(fields=["kind", "key_length"], name="entity_kind_key_length"),
+            # Partial: an index of every entity, nearly all NULL, told SQLite's ANALYZE that a
+            # redirect_to_id matches them all, and it read the whole table for the entities
+            # merged into one (120 ms an answer to a mention at 1,000,000 entities).
+            models.Index(
+                fields=["redirect_to"],
+                name="entity_redirected",
+                condition=Q(redirect_to__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
