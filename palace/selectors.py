@@ -9,7 +9,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from palace import fulltext
 from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
@@ -102,8 +103,22 @@ def entities_with_aliases() -> QuerySet[Entity]:
                 "redirected_from", queryset=merged.prefetch_related(aliases), to_attr="merged"
             ),
         )
-        .annotate(mention_count=Count("mentions", distinct=True))
+        .annotate(mention_count=mention_count())
     )
+
+
+def mention_count() -> Coalesce:
+    """An entity's mentions, counted for each entity read (one search of the mentions' entity
+    index). A count over a join needs a GROUP BY of every entity the filter matches before a
+    page takes its few: 1.3 s for a page of one kind at 1,000,000 entities on SQLite."""
+    counted = (
+        Mention.objects.filter(entity=OuterRef("pk"))
+        .order_by()
+        .values("entity")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 def served_aliases(entity: Entity) -> list[str]:
@@ -131,9 +146,13 @@ def entities_search(*, kind: str | None = None, name: str | None = None) -> Quer
 
 def entity_mentions(entity: Entity) -> QuerySet[Mention]:
     """The entity's mentions, and those of the entities merged into it."""
-    merged = Q(entity__redirect_to=entity, entity__redirect_kind=Entity.Redirect.MERGE)
+    # The entities as a subquery (the primary key, or the redirects' index), so the mentions are
+    # read by their entity index: an OR across the join read every mention.
+    answered = Entity.objects.filter(
+        Q(pk=entity.pk) | Q(redirect_to=entity, redirect_kind=Entity.Redirect.MERGE)
+    ).values("pk")
     return (
-        Mention.objects.filter(Q(entity=entity) | merged)
+        Mention.objects.filter(entity__in=answered)
         .select_related("drawer__room__wing", "drawer__superseded_by")
         .order_by("id")
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Q
 
 from dedup import policy
+from palace import selectors as palace_selectors
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
 from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
 from review.items import ItemKind, ItemRef
@@ -130,7 +131,7 @@ def _entity_detail(ref: ItemRef) -> EntityItem | None:
     entities = (
         Entity.objects.select_related("redirect_to")  # "answers through" names it
         .prefetch_related("alias_set")
-        .annotate(mention_count=Count("mentions", distinct=True))
+        .annotate(mention_count=palace_selectors.mention_count())
     )
     link = EntityLink.objects.select_related("decided_by").filter(pk=ref.pk).first()
     if link is None:
