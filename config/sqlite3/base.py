@@ -27,7 +27,9 @@ their p99. Django calls every connection's `close_if_unusable_or_obsolete` as a 
 (after its response is sent) and between `db_worker`'s tasks: there, once this process's
 connections have changed CHECKPOINT_AFTER_CHANGES rows since its last checkpoint, a PASSIVE one
 is made (it waits for no reader or writer). SQLite's own stays as it was, for whatever runs
-outside requests and tasks.
+outside requests and tasks. An MCP tool call releases its connections before its result goes
+back (`api.mcp_server.calls.tool`), so a checkpoint due then is still paid inside the call, as
+SQLite's own was.
 """
 
 from __future__ import annotations
@@ -44,9 +46,11 @@ logger = logging.getLogger("castellan.db")
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
-# Rows changed by one process's connections (about a page each: a new entity's signature rows
-# land on random pages of their index) after which its next request's end makes a checkpoint:
-# a fifth of what takes the log to SQLite's own checkpoint, so that one seldom comes first.
+# Rows changed by one process's connections after which its next request's end makes a
+# checkpoint: a fifth of the pages that take the log to SQLite's own, so that one seldom comes
+# first. A rough measure of the log's pages: a new entity's signature rows land on a random page
+# each, but a drawer's full-text rows count too (a drawer's insert counts about 11), and so do
+# rows rolled back; each process counts its own. Checkpoints then come sooner, each smaller.
 CHECKPOINT_AFTER_CHANGES = 200
 _unwritten: dict[str, int] = {}  # per database file: rows changed since this process's last
 _unwritten_guard = threading.Lock()
@@ -93,10 +97,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         the database have changed CHECKPOINT_AFTER_CHANGES rows since its last; whether one was
         made. Nothing inside a transaction. A failure is logged, never raised: SQLite's own
         checkpoint still comes."""
-        if self.connection is None or not self.get_autocommit() or self.in_atomic_block:
-            return False
+        if self.connection is None or self.errors_occurred or not self.get_autocommit():
+            return False  # (Django's own check, after this, drops a connection that failed)
         name = str(self.settings_dict["NAME"])
-        changes = self.connection.total_changes
+        try:
+            changes = self.connection.total_changes
+        except self.Database.Error:
+            return False
         with _unwritten_guard:
             unwritten = _unwritten.get(name, 0) + changes - self._changes_counted
             due = unwritten >= CHECKPOINT_AFTER_CHANGES

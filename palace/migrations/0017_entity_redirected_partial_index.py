@@ -16,12 +16,12 @@ from django.db import migrations, models
 
 OLD_INDEX = "palace_entity_redirect_to_id_8c46b71b"
 FORWARD = [
-    f'DROP INDEX IF EXISTS "{OLD_INDEX}"',
+    f'DROP INDEX "{OLD_INDEX}"',  # named so on both databases: fails loudly if it is not
     'CREATE INDEX "entity_redirected" ON "palace_entity" ("redirect_to_id") '
     'WHERE "redirect_to_id" IS NOT NULL',
 ]
 BACKWARD = [
-    'DROP INDEX IF EXISTS "entity_redirected"',
+    'DROP INDEX "entity_redirected"',
     f'CREATE INDEX "{OLD_INDEX}" ON "palace_entity" ("redirect_to_id")',
 ]
 

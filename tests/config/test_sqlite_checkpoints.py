@@ -90,3 +90,13 @@ def test_nothing_is_checkpointed_inside_a_transaction(path):
 
 def test_a_connection_never_opened_checkpoints_nothing(path):
     assert wrapper(path).checkpoint_if_due() is False
+
+
+def test_a_connection_that_failed_is_left_to_django_s_own_check(path):
+    connection = wrapper(path)
+    change(connection, LIMIT)
+    connection.errors_occurred = True
+    assert connection.checkpoint_if_due() is False
+    connection.errors_occurred = False
+    assert connection.checkpoint_if_due() is True
+    connection.close()
