@@ -41,10 +41,12 @@ def person_rights(user: object) -> frozenset[str]:
     """A viewer reads; curators, admins and agents may also write and delete."""
     if not getattr(user, "is_authenticated", False):
         return frozenset()
+    # The agents' group first: an agent, who makes most requests, is answered in one query
+    # (the permission reads the user's and their groups' permissions: two more).
     writes = (
         user.is_superuser  # type: ignore[attr-defined]
-        or user.has_perm(DECIDE_PERMISSION)  # type: ignore[attr-defined]
         or user.groups.filter(name=AGENTS_GROUP).exists()  # type: ignore[attr-defined]
+        or user.has_perm(DECIDE_PERMISSION)  # type: ignore[attr-defined]
     )
     return frozenset(RIGHTS) if writes else frozenset({"read"})
 

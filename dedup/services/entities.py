@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
-from dedup.locks import drawer_hold, lock_key
+from dedup.locks import lock_key
 from dedup.services.config import Actor, DedupConfig
 from dedup.services.inserts import (
     entity_insert_indexed,
@@ -260,12 +260,14 @@ def mention_add(
             provenance=provenance or {},
         )
         # One statement holds the drawer and inserts the mention; nothing inserted means the
-        # drawer is gone or the mention was made before, told apart only then.
+        # mention was made before (read here: one statement) or the drawer is gone (none is).
         created = insert_unless_conflict(mention, ("drawer_id", "entity_id"), holding=drawer)
         if not created:
-            if not drawer_hold(drawer.pk):
+            recorded = Mention.objects.filter(drawer=drawer, entity=resolution.entity).first()
+            if recorded is None:
                 raise NotFound("No drawer with that id.", code="drawer_not_found")
-            mention = Mention.objects.get(drawer=drawer, entity=resolution.entity)
+            recorded.drawer = mention.drawer  # as given: not read again for the answer
+            mention = recorded
     return MentionWrite(mention, created, resolution)
 
 

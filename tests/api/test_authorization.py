@@ -254,3 +254,14 @@ def test_deleting_a_user_keeps_their_audit_rows_and_label(world, django_user_mod
     django_user_model.objects.get(username="cora").delete()
     assert AuditEntry.objects.values(*fields).get(action="drawer.delete") == entry_before
     assert entry_before["actor_label"] == "cora"
+
+
+def test_an_agents_rights_are_read_in_one_query(django_user_model, django_assert_num_queries):
+    """Most requests are agents': their group answers before the permission tables are read."""
+    from api.scopes import scope_for
+
+    key, _ = AgentKey.objects.issue(agent="scribe", wings=["*"], rights=["read", "write"])
+    user = django_user_model.objects.get(username="scribe")
+    with django_assert_num_queries(1):
+        scope = scope_for(user, key)
+    assert scope.rights == frozenset({"read", "write"})

@@ -126,10 +126,12 @@ def test_a_mention_made_before_is_read_after_its_insert_does_nothing(
 ):
     first = services.mention_add(drawer=drawer, name="Ada Lovelace", kind="person")
     base = SAVEPOINT + LOOKUPS + MENTION
-    read = 2  # the drawer held, and the mention that is there
+    read = 1  # the mention that is there (its drawer is the one given, not read again)
     again = mention(drawer, "Ada Lovelace", base + read, django_assert_num_queries)
     assert not again.created
     assert again.mention == first.mention
+    with django_assert_num_queries(0):
+        assert again.mention.drawer.uuid == drawer.uuid
     assert Mention.objects.count() == 1
 
 
@@ -202,6 +204,17 @@ def test_a_mention_of_a_drawer_deleted_meanwhile_is_not_found_and_writes_nothing
         services.mention_add(drawer=gone, name="Grace Hopper", kind="person")
     assert raised.value.code == "drawer_not_found"
     assert not Entity.objects.filter(name="Grace Hopper").exists()
+    assert not Mention.objects.exists()
+
+
+def test_a_known_names_mention_of_a_drawer_deleted_meanwhile_is_not_found(drawer, ada):
+    """The name resolves to a known entity; the mention's insert finds no drawer to hold and no
+    mention made before: the drawer is gone, and nothing is written."""
+    gone = Drawer.objects.get(pk=drawer.pk)
+    Drawer.objects.filter(pk=drawer.pk).delete()
+    with pytest.raises(NotFound) as raised:
+        services.mention_add(drawer=gone, name="Ada Lovelace", kind="person")
+    assert raised.value.code == "drawer_not_found"
     assert not Mention.objects.exists()
 
 
