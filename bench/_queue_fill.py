@@ -9,7 +9,7 @@ import random
 import uuid
 
 from bench._common import Vocabulary, one_typo
-from bench.entities import entity_name, insert, typo
+from bench._entity_fill import entity_name, insert, typo
 
 CHUNK = 50_000
 KIND = "person"

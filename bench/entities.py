@@ -2,7 +2,8 @@
 """Entity resolution benchmark: a mention resolved through the mention service, per rule,
 against a plain insert of the rows a new mention writes (an entity and a mention, no
 resolution), interleaved in one run, at 10,000 / 100,000 / 1,000,000 entities on SQLite and
-PostgreSQL. Also the size of the signature index against the entity table's.
+PostgreSQL. Also the size of the signature index against the entity table's, and a page of `?name=`
+from the trigram indexes against the scan it replaced.
 
     .venv/bin/python bench/entities.py [--sizes 10000,100000,1000000] [--rounds 200] [--parts 1]
 
@@ -28,7 +29,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import (
-    Vocabulary,
     arguments,
     fresh_database_url,
     percentile,
@@ -37,9 +37,10 @@ from bench._common import (
     setup_django,
     table,
 )
+from bench._entity_fill import entity_name, grow, typo
+from bench._name_search import SEARCHES, name_searches
 from bench._parts import Parts, part_names, trimmed_means
 
-KINDS = ["person", "tool", "project", "place", "org"]
 RULES = [
     "exact name",
     "key variant",
@@ -68,122 +69,6 @@ PARTS = [
     ("palace_entity", "entity"),
 ]
 PART_NAMES = part_names(PARTS)
-
-
-def entity_name(rng: random.Random) -> str:
-    """A made-up name of one to three words, like a person's, a tool's or a project's."""
-    words = rng.choices([1, 2, 3], weights=[3, 5, 2])[0]
-    return " ".join(
-        "".join(rng.choice(Vocabulary.SYLLABLES) for _ in range(rng.randint(2, 4))).capitalize()
-        for _ in range(words)
-    )
-
-
-def typo(name: str, rng: random.Random, edits: int) -> str:
-    """`edits` letter edits (swap, drop, replace, insert) at distinct places of the name."""
-    chars = list(name)
-    for position in sorted(rng.sample(range(1, len(chars) - 2), edits), reverse=True):
-        kind = rng.choice(["swap", "drop", "replace", "insert"])
-        if kind == "swap":
-            chars[position], chars[position + 1] = chars[position + 1], chars[position]
-        elif kind == "drop":
-            del chars[position]
-        elif kind == "replace":
-            chars[position] = "q" if chars[position] != "q" else "z"
-        else:
-            chars.insert(position, "x")
-    return "".join(chars)
-
-
-# --- the fill --------------------------------------------------------------------------------
-
-
-def new_rows(start: int, count: int, rng: random.Random, taken: set) -> tuple[list, list]:
-    """Entity rows (id, name, kind, key) and alias rows (id, entity, alias, key, source)."""
-    from dedup import policy
-
-    entities: list[tuple] = []
-    aliases: list[tuple] = []
-    while len(entities) < count:
-        name, kind = entity_name(rng), rng.choice(KINDS)
-        if (name, kind) in taken or len(policy.entity_key(name)) < 4:
-            continue
-        taken.add((name, kind))
-        entity_id = start + len(entities) + 1
-        entities.append((entity_id, name, kind, policy.entity_key(name)))
-        roll = rng.random()
-        if roll < 0.11:
-            alias = name.upper() if roll < 0.1 else entity_name(rng)
-            source = "convergence" if roll < 0.1 else "api"
-            aliases.append((entity_id, entity_id, alias, policy.entity_key(alias), source))
-    return entities, aliases
-
-
-def signature_rows(entities: list, aliases: list) -> tuple[list, list]:
-    from dedup.policy.signatures import key_signatures
-
-    by_entity = [(s, e[0], e[3]) for e in entities for s in key_signatures(e[3])]
-    by_alias = [
-        (s, a[0], a[3]) for a in aliases if a[4] != "convergence" for s in key_signatures(a[3])
-    ]
-    return by_entity, by_alias
-
-
-def insert(table_name: str, columns: tuple[str, ...], rows: list) -> None:
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        with (
-            connection.cursor() as cursor,
-            cursor.cursor.copy(f"COPY {table_name} ({', '.join(columns)}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        return
-    marks = ", ".join("%s" for _ in columns)
-    with connection.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {table_name} ({', '.join(columns)}) VALUES ({marks})", rows
-        )
-
-
-def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
-    from django.db import connection, transaction
-
-    now = "2026-11-30 00:00:00+00:00"
-    if connection.vendor == "sqlite":  # the fill alone: no journal, no sync (a crash loses it)
-        with connection.cursor() as cursor:
-            cursor.execute("PRAGMA journal_mode=OFF")
-            cursor.execute("PRAGMA synchronous=OFF")
-    for start in range(present, target, 100_000):
-        entities, aliases = new_rows(start, min(100_000, target - start), rng, taken)
-        by_entity, by_alias = signature_rows(entities, aliases)
-        with transaction.atomic():
-            insert(
-                "palace_entity",
-                ("id", "uuid", "name", "kind", "key", "key_length", "redirect_kind", "created_at"),
-                [(i, str(uuid.uuid4()), n, k, key, len(key), "", now) for i, n, k, key in entities],
-            )
-            insert(
-                "palace_entityalias",
-                ("id", "entity_id", "alias", "key", "source", "created_at"),
-                [(*row, now) for row in aliases],
-            )
-            insert("palace_entitysignature", ("signature", "entity_id", "key"), by_entity)
-            insert("palace_entityaliassignature", ("signature", "alias_id", "key"), by_alias)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            for name in ("palace_entity", "palace_entityalias"):
-                cursor.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
-                    f"(SELECT max(id) FROM {name}))"
-                )
-            # As autovacuum leaves a table: the visibility map an index-only scan relies on.
-            cursor.execute("VACUUM ANALYZE")
-            return
-        cursor.execute("ANALYZE")
-        cursor.execute("PRAGMA journal_mode=WAL")  # as the app's connections run it
-        cursor.execute("PRAGMA synchronous=NORMAL")
 
 
 def sizes_mb() -> tuple[float, float]:
@@ -298,6 +183,7 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
                 if spent is not None:
                     parts[rule].append(spent.with_rest(wall))
     entity_mb, index_mb = sizes_mb()
+    searches = name_searches(rng, size, max(rounds // 4, 20))
     resolved = [t for rule in RULES[:-1] for t in timings[rule]]
     return {
         "backend": connection.vendor,
@@ -310,6 +196,7 @@ def measure(size: int, rounds: int, rng: random.Random, with_parts: bool = False
         "p99": percentile(resolved, 0.99) * 1000,
         "after_ms": statistics.mean(after) * 1000,
         "after_max_ms": max(after) * 1000,
+        "searches": searches,
         "entity_mb": entity_mb,
         "index_mb": index_mb,
     }
@@ -347,7 +234,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.sizes, args.rounds, bool(args.parts))
         return
-    rows, cpu_rows, part_rows, after_rows = [], [], [], []
+    rows, cpu_rows, part_rows, after_rows, search_rows = [], [], [], [], []
     for row in run_children(__file__, args.backends):
         after = f"{row['after_ms']:.2f} / {row['after_max_ms']:.1f}"
         after_rows.append(f"{row['backend']} {row['entities']:,}: {after}")
@@ -362,6 +249,13 @@ def main() -> None:
                     *(f"{spent[name]:.2f}" if spent[name] >= 0.005 else "" for name in PART_NAMES),
                 ]
             )
+        search_rows.append(
+            [
+                f"{row['entities']:,}",
+                row["backend"],
+                *(f"{row['searches'][label]:.2f}" for label in SEARCHES),
+            ]
+        )
         cpu_rows.append(
             [f"{row['entities']:,}", row["backend"], *(f"{row['cpu'][r]:.2f}" for r in RULES)]
         )
@@ -381,6 +275,8 @@ def main() -> None:
     print(table(headers, rows))
     print("\nAfter each call, untimed, a request's end (SQLite: the log's checkpoint when due),")
     print("mean / max ms: " + ", ".join(after_rows))
+    print("\nA page of `?name=` (50 entities), median ms: indexed, and by the scan before")
+    print(table(["entities", "backend", *SEARCHES], search_rows))
     print("\nCPU time of this process, median ms:")
     print(table(["entities", "backend", *RULES], cpu_rows))
     if part_rows:

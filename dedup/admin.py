@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from dedup import imports, services
+from dedup import imports, policy, services
 from dedup.errors import DomainError
-from palace import selectors
+from palace import name_search, selectors
 from palace.models import (
     AuditEntry,
     Checkpoint,
@@ -225,8 +225,24 @@ class AliasInline(admin.TabularInline):
 class EntityAdmin(ReadOnlyAdmin):
     list_display = ["name", "kind", "key", "mention_count", "created_at"]
     list_filter = ["kind"]
-    search_fields = ["name", "key", "alias_set__alias", "uuid"]
+    search_fields = ["name", "key", "alias_set__alias", "uuid"]  # see get_search_results
+    search_help_text = "A piece of a name or an alias, a whole key, or an entity's id."
     inlines = [AliasInline]
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Entity], search_term: str
+    ) -> tuple[QuerySet[Entity], bool]:
+        """The text as `?name=` finds it (the trigram indexes: `icontains` of every field and
+        word across the aliases' join read every entity), a key equal to its key, or the
+        entity of that id; never duplicates."""
+        text = search_term.strip()
+        if not text:
+            return queryset, False
+        matching = name_search.entities_named_like(text) | Q(key=policy.entity_key(text))
+        entity_id = selectors.parse_uuid(text)
+        if entity_id is not None:
+            matching |= Q(uuid=entity_id)
+        return queryset.filter(matching), False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         # Counted per entity shown, not by a GROUP BY of every entity (palace.selectors).

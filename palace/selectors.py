@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from palace import fulltext
+from palace import fulltext, name_search
 from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
 
 
@@ -139,8 +139,7 @@ def entities_search(*, kind: str | None = None, name: str | None = None) -> Quer
     if kind:
         queryset = queryset.filter(kind=kind)
     if name:
-        matching_aliases = EntityAlias.objects.filter(alias__icontains=name).values("entity_id")
-        queryset = queryset.filter(Q(name__icontains=name) | Q(id__in=matching_aliases))
+        queryset = queryset.filter(name_search.entities_named_like(name))
     return queryset.order_by("id")
 
 

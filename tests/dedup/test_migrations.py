@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from dedup import candidates, policy, services
 from dedup.policy.signatures import reach_range, reach_signatures
-from palace import fulltext
+from palace import fulltext, name_search
 from palace.models import Drawer
 
 pytestmark = pytest.mark.django_db
@@ -101,6 +101,41 @@ def fulltext_objects_of_the_code() -> list[tuple[str, str]]:
     return expected
 
 
+def name_search_objects() -> list[tuple[str, str]]:
+    """(name, definition with whitespace normalised) of the entity names' trigram indexes (or
+    FTS5 tables and their triggers)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            names = name_search.POSTGRESQL_OBJECTS
+            cursor.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY(%s) "
+                "ORDER BY indexname",
+                [names],
+            )
+        else:
+            names = name_search.SQLITE_OBJECTS
+            placeholders = ", ".join("%s" for _ in names)
+            cursor.execute(
+                f"SELECT name, sql FROM sqlite_master WHERE name IN ({placeholders}) ORDER BY name",
+                names,
+            )
+        return [(name, " ".join(sql.split())) for name, sql in cursor.fetchall()]
+
+
+def name_search_objects_of_the_code() -> list[tuple[str, str]]:
+    if connection.vendor == "postgresql":
+        statements = [*name_search.POSTGRESQL_REMOVE, *name_search.POSTGRESQL]
+    else:
+        statements = [*name_search.SQLITE_REMOVE, *name_search.SQLITE]
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+        expected = name_search_objects()
+        transaction.set_rollback(True)
+    return expected
+
+
 def assert_installed_as_the_code_expects() -> None:
     if connection.vendor == "postgresql":
         assert installed_functions() == functions_installing(candidates.POSTGRESQL_FUNCTION)
@@ -115,6 +150,9 @@ def assert_installed_as_the_code_expects() -> None:
     expected = fulltext_objects_of_the_code()
     assert len(expected) == (2 if connection.vendor == "postgresql" else 4)
     assert fulltext_objects() == expected
+    expected_names = name_search_objects_of_the_code()
+    assert len(expected_names) == (2 if connection.vendor == "postgresql" else 8)
+    assert name_search_objects() == expected_names
 
 
 def assert_writes_deduplicate() -> None:

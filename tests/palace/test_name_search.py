@@ -1,0 +1,251 @@
+"""`?name=` finds entities by a piece of their name or alias from trigram indexes (palace 0018),
+and finds exactly what the scan by `icontains` finds, on each database."""
+
+import random
+
+import pytest
+from django.db import connection
+from django.db.models import Q
+from django.test.utils import CaptureQueriesContext
+
+from palace import name_search, selectors
+from palace.models import Entity, EntityAlias
+
+pytestmark = pytest.mark.django_db
+
+ADVERSARIAL = [
+    "Ada Lovelace",
+    "ADA LOVELACE the second",
+    "ada",
+    "Ab",
+    "x",
+    "Grace Hopper",
+    "Élan Vital",
+    "élan vital",
+    "Straße",
+    "STRASSE",
+    "Ærøskøbing",
+    "東京タワー",
+    "서울 타워",
+    "Москва",
+    "МОСКВА-Сити",  # noqa: RUF001 (Cyrillic on purpose)
+    "100% Pure",
+    "snake_case_tool",
+    "snakeXcaseXtool",
+    "back\\slash",
+    'quote\'s "name"',
+    "aaaaaaa",
+    "aaaa",
+    "abcabcabc",
+    "tab\tand  spaces",
+]
+QUERIES = [
+    "love",
+    "LOVE",
+    "ada",
+    "a",
+    "ab",
+    "Ab",
+    "aaa",
+    "aaaaa",
+    "cab",
+    "élan",
+    "ÉLAN",
+    "lan v",
+    "straße",
+    "ss",
+    "タワー",
+    "京",
+    "моск",
+    "МОСК",  # noqa: RUF001 (Cyrillic on purpose)
+    "0%",
+    "%",
+    "_",
+    "e_c",
+    "snake_",
+    "\\",
+    "h\\s",
+    "'s \"",
+    "  ",
+    "zzz",
+    "ersecond",
+]
+
+
+def found(text: str) -> set[str]:
+    return set(
+        Entity.objects.filter(name_search.entities_named_like(text)).values_list("name", flat=True)
+    )
+
+
+def scanned(text: str) -> set[str]:
+    """The answer the search had before its index: `icontains` on the name or an alias."""
+    matching = Entity.objects.filter(
+        Q(name__icontains=text) | Q(alias_set__alias__icontains=text)
+    ).distinct()
+    return set(matching.values_list("name", flat=True))
+
+
+def entity(name: str, *aliases: str) -> Entity:
+    made = Entity.objects.create(name=name, kind="tool", key=name.casefold())
+    for alias in aliases:
+        EntityAlias.objects.create(entity=made, alias=alias, key=alias.casefold())
+    return made
+
+
+@pytest.fixture(params=["rare", "common"])
+def probe(request, monkeypatch):
+    """Each search as the index answers a rare piece, then with every piece deemed common
+    (more than three ids): the other way `entities_named_like` answers."""
+    if request.param == "common":
+        monkeypatch.setattr(name_search, "PROBE", 3)
+    return request.param
+
+
+def test_the_index_finds_what_the_scan_finds_on_adversarial_names(probe):
+    for number, name in enumerate(ADVERSARIAL):
+        # Every other entity also answers for a spelling of its own, found through the alias.
+        entity(name, *([f"alias {number} of {name}"] if number % 2 else []))
+    for text in QUERIES:
+        assert found(text) == scanned(text), text
+
+
+def test_the_index_finds_what_the_scan_finds_on_random_names(probe):
+    rng = random.Random(18)
+    letters = "abcdeéßxyzAÉZ _%ż東"
+    names = {"".join(rng.choices(letters, k=rng.randint(1, 12))) for _ in range(600)}
+    for name in names:
+        entity(name, *([name[::-1] + "!"] if rng.random() < 0.3 else []))
+    texts = [
+        *("".join(rng.choices(letters, k=rng.randint(1, 5))) for _ in range(300)),
+        *(name[start : start + 4] for name in list(names)[:100] for start in (0, 3)),
+    ]
+    for text in texts:
+        assert found(text) == scanned(text), text
+
+
+def test_renamed_and_deleted_entities_and_aliases_are_found_as_they_are_now(probe):
+    ada = entity("Ada Lovelace", "Countess of Lovelace")
+    grace = entity("Grace Hopper", "Amazing Grace")
+    Entity.objects.filter(pk=ada.pk).update(name="Augusta King")
+    assert found("lovelace") == {"Augusta King"}  # by its alias still
+    assert found("augusta") == {"Augusta King"}
+    EntityAlias.objects.filter(entity=ada).update(alias="Enchantress of Numbers")
+    assert found("lovelace") == set()
+    assert found("enchant") == {"Augusta King"}
+    EntityAlias.objects.filter(entity=grace).delete()
+    assert found("amazing") == set()
+    grace.delete()
+    assert found("hopper") == set()
+    assert found("a") == scanned("a") == {"Augusta King"}
+
+
+def test_a_page_of_entities_by_name_holds_its_aliases_and_counts():
+    entity("Ada Lovelace", "Lady Lovelace")
+    entity("Lovelace Road", "Road to Ada")
+    entity("Grace Hopper")
+    page = list(selectors.entities_search(name="LOVELACE"))
+    assert [e.name for e in page] == ["Ada Lovelace", "Lovelace Road"]
+    assert [[a.alias for a in e.alias_set.all()] for e in page] == [
+        ["Lady Lovelace"],
+        ["Road to Ada"],
+    ]
+    assert [e.name for e in selectors.entities_search(name="ada", kind="tool")] == [
+        "Ada Lovelace",
+        "Lovelace Road",
+    ]
+
+
+def plans(queries) -> list[list[str]]:
+    """Each query's plan, as its lines (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN)."""
+    found = []
+    with connection.cursor() as cursor:
+        for query in queries:
+            if connection.vendor == "sqlite":
+                cursor.execute(f"EXPLAIN QUERY PLAN {query['sql']}")
+                found.append([row[3] for row in cursor.fetchall()])
+            else:
+                cursor.execute(f"EXPLAIN {query['sql']}")
+                found.append([row[0] for row in cursor.fetchall()])
+    return found
+
+
+def searched(text: str) -> tuple[set[str], list[list[str]]]:
+    """What a search finds and the plans of its queries: the two probes, then the entities."""
+    with CaptureQueriesContext(connection) as queries:
+        names = found(text)
+    assert len(queries.captured_queries) == 3
+    return names, plans(queries.captured_queries)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 tables")
+def test_sqlite_asks_the_trigram_tables_for_a_rare_piece():
+    entity("Ada Lovelace", "Lady Lovelace")
+    names, (name_probe, alias_probe, entities) = searched("lovelace")
+    assert names == {"Ada Lovelace"}
+    # L: the LIKE is answered inside the virtual table, from its trigrams.
+    assert "SCAN palace_entity_name_trigrams VIRTUAL TABLE INDEX 0:L0" in name_probe
+    assert "SCAN palace_entityalias_trigrams VIRTUAL TABLE INDEX 0:L0" in alias_probe
+    assert not [step for step in entities if step.startswith("SCAN palace_entity")], entities
+
+
+def test_a_common_piece_is_read_in_the_pages_order(monkeypatch):
+    """More names hold it than the probe reads: the page is `icontains` in id order, which
+    stops at the page's end (the ids the aliases' index found are still used)."""
+    monkeypatch.setattr(name_search, "PROBE", 3)
+    for number in range(5):
+        entity(f"common {number}")
+    entity("rare", "uncommon alias")
+    with CaptureQueriesContext(connection) as queries:
+        page = list(selectors.entities_search(name="common")[:2])
+    assert [e.name for e in page] == ["common 0", "common 1"]
+    assert "LIKE" in queries.captured_queries[2]["sql"]
+    assert found("common") == scanned("common")
+    assert len(found("common")) == 6
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's LIKE without ESCAPE")
+def test_sqlite_searches_a_text_holding_a_like_wildcard_by_the_scan():
+    entity("100% Pure")
+    entity("100 Pure")
+    with CaptureQueriesContext(connection) as queries:
+        assert found("0%") == {"100% Pure"}
+    assert len(queries.captured_queries) == 1
+    assert "_trigrams" not in queries.captured_queries[0]["sql"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's pg_trgm indexes")
+def test_postgresql_answers_a_rare_piece_from_its_trigram_indexes():
+    """The indexes are on the very expression `icontains` compares, and the planner picks them
+    for a rare piece of a name once the tables are analysed."""
+    many = Entity.objects.bulk_create(
+        Entity(name=f"entity {n}", kind="tool", key=f"entity {n}") for n in range(3_000)
+    )
+    EntityAlias.objects.bulk_create(
+        EntityAlias(entity=e, alias=f"alias {e.pk}", key=f"alias {e.pk}") for e in many
+    )
+    entity("Ada Lovelace", "Lady Lovelace")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_entity, palace_entityalias")
+    names, (name_probe, alias_probe, _) = searched("lovelace")
+    assert names == {"Ada Lovelace"}
+    assert any("Bitmap Index Scan on palace_entity_name_trigrams" in s for s in name_probe)
+    assert any("Bitmap Index Scan on palace_entityalias_trigrams" in s for s in alias_probe)
+
+
+def test_the_admin_finds_entities_by_a_piece_of_name_alias_key_or_id(admin_client):
+    ada = entity("Ada Lovelace", "Countess of Lovelace")
+    grace = entity("Grace Hopper", "Amazing Grace")
+    Entity.objects.filter(pk=grace.pk).update(key="rear admiral hopper")
+
+    def shown(text: str) -> list[str]:
+        page = admin_client.get("/admin/palace/entity/", {"q": text})
+        assert page.status_code == 200
+        return sorted(entity.name for entity in page.context["cl"].result_list)
+
+    assert shown("lovelace") == ["Ada Lovelace"]  # its name and its alias: shown once
+    assert shown("AMAZING") == ["Grace Hopper"]
+    assert shown("Rear Admiral Hopper") == ["Grace Hopper"]  # its key, folded as keys are
+    assert shown(str(ada.uuid)) == ["Ada Lovelace"]
+    assert shown("  ") == ["Ada Lovelace", "Grace Hopper"]
+    assert shown("nobody") == []
