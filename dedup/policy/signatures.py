@@ -7,22 +7,32 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
 - A short key (SHORT_KEY_CHARS or fewer) is stored as its variants with up to two deletions
   ("F"). Each OSA edit - substitution, insertion, deletion, adjacent swap - is undone by at most
   one deletion on each side (a swap "xy"/"yx" by deleting "x" from both), so two keys within two
-  edits have a variant in common.
+  edits have a variant in common: the name's with d deletions and the stored key's with e,
+  where d - e is the name's length less the stored key's. A lookup asks, of the name's variants,
+  only those with a d that some stored length allows.
 - A long key of length n is cut at m = n // 2 into a left and a right piece, each stored as its
   variants with up to one deletion, tagged with the side. Two edits, plus one more charge when a
   swap straddles the cut (it is a substitution on each side), leave one piece with at most one
-  edit; that piece of the other key starts or ends within one character of the cut (an edit
-  inside a piece changes its length by at most one). So a lookup asks, for every length n the
-  stored key may have (the name's length plus or minus two), the one-deletion variants of the
-  name's prefixes of m - 1, m and m + 1 characters, and of its suffixes likewise.
+  edit. The name's piece of the same size at the same end (its first m characters, or its last
+  n - m) then shares a variant with it, one deletion on each side: a substitution or a swap is
+  undone by deleting its character from both; an insertion by deleting the inserted character
+  from the name's piece and, from the stored piece, its character next to the cut (its last
+  for a left piece, its first for a right one), which the insertion pushed out of the name's
+  piece; a deletion by deleting the character from the stored piece and, from the name's
+  piece, its character next to the cut, which the deletion pulled in. So a lookup asks, for
+  every length n the stored key may have (the name's length plus or minus two), the
+  one-deletion variants of the name's prefix of n // 2 characters and of its suffix of
+  n - n // 2 (dedup/0011's lookup also asked those one character longer and shorter, which
+  these find already).
 
 The tags do not carry n: the five lengths a lookup covers share their cuts and pieces (a prefix
-asked for n = 14 is asked for n = 15 too), so it asks about 70 signatures for a key of 14 rather
-than 220. The stored key's length is the signature's low byte instead (255 for any longer key,
-which only lets more through): a piece's signatures for every length are adjacent in the index,
-and a lookup reads each one's range of the lengths within two of the name's (`reach_range`), one
-search and a short scan. What a tag without n would let through (the same piece of a key of
-another length) stays outside the range, inside the index, and the table needs no column more.
+asked for n = 14 is asked for n = 15 too), so it asks 44 signatures for a key of 14 (72 when it also
+asked the pieces one character either side of each cut, 220 with tags carrying n). The stored key's
+length is the signature's low byte instead (255 for any longer key, which only lets more through): a
+piece's signatures for every length are adjacent in the index, and a lookup reads each one's range
+of the lengths within two of the name's (`reach_range`), one search and a short scan. What a tag
+without n would let through (the same piece of a key of another length) stays outside the range,
+inside the index, and the table needs no column more.
 
 The claim is checked exhaustively against a brute-force OSA scan (tests/dedup/policy/
 test_signatures.py). A signature is 56 bits of BLAKE2b and the length: a collision can only add
@@ -53,13 +63,15 @@ _Text = TypeVar("_Text", str, bytes)
 _REACH = MAX_POSSIBLE_EDITS  # the proof above is for two edits; the exhaustive test holds it
 
 
-def _deletions(text: _Text, depth: int) -> set[_Text]:
-    """The text and every variant of it with up to `depth` characters (or bytes) deleted."""
-    variants = {text}
+def _deletions(text: _Text, depth: int, fewest: int = 0) -> set[_Text]:
+    """The text and every variant of it with up to `depth` characters (or bytes) deleted; with
+    `fewest`, only the variants with that many deleted or more."""
+    variants = {text} if fewest == 0 else set()
     frontier = {text}
-    for _ in range(depth):
+    for deleted in range(1, depth + 1):
         frontier = {v[:i] + v[i + 1 :] for v in frontier for i in range(len(v))}
-        variants |= frontier
+        if deleted >= fewest:
+            variants |= frontier
     return variants
 
 
@@ -86,7 +98,8 @@ def key_signatures(key: str) -> frozenset[int]:
     carrying the key's length in its low byte."""
     n = len(key)
     if n <= SHORT_KEY_CHARS:
-        pieces = _piece_signatures("F", key, _REACH)
+        # As its lookup just asked them (by the number of deletions): reused, not hashed again.
+        pieces = frozenset().union(*(_exact_deletions("F", key, d) for d in range(_REACH + 1)))
     else:
         cut = n // 2
         pieces = _piece_signatures("L", key[:cut], 1) | _piece_signatures("R", key[cut:], 1)
@@ -104,45 +117,71 @@ def reach_range(key: str) -> tuple[int, int]:
 def reach_signatures(key: str) -> frozenset[int]:
     """The signatures to look up for a name's key, without a length: every stored key within
     two edits of it has one of them, plus its length (within `reach_range`), among its own
-    `key_signatures`."""
+    `key_signatures`.
+
+    Each piece at the stored key's own cut, and a short key's variants with only the numbers of
+    deletions a stored length allows (`_deletions_needed`): 62 for a key of 20 (one search of
+    each table each), where asking the pieces one character either side of each cut too, as
+    dedup/0011 did, asked 102."""
     length = len(key)
     found: set[int] = set()
-    if length - _REACH <= SHORT_KEY_CHARS:
-        found |= _piece_signatures("F", key, _REACH)
+    short = _deletions_needed(length, range(max(length - _REACH, 0), SHORT_KEY_CHARS + 1))
+    for count in short:
+        found |= _exact_deletions("F", key, count)
     lefts: set[int] = set()
     rights: set[int] = set()
     for n in range(max(length - _REACH, SHORT_KEY_CHARS + 1), length + _REACH + 1):
-        cut = n // 2
-        lefts |= {cut - 1, cut, cut + 1}
-        rights |= {n - cut - 1, n - cut, n - cut + 1}
+        lefts.add(n // 2)
+        rights.add(n - n // 2)
     for size in lefts:
-        if 0 <= size <= length:
+        if size <= length:
             found |= _piece_signatures("L", key[:size], 1)
     for size in rights:
-        if 0 <= size <= length:
+        if size <= length:
             found |= _piece_signatures("R", key[length - size :], 1)
     return frozenset(found)
+
+
+def _deletions_needed(length: int, stored_lengths: range) -> set[int]:
+    """How many characters a short name's key must lose for its variants to meet those of a
+    stored short key of each length: the name loses d and the stored key e (each at most two,
+    as stored), and d - e is the name's length less the stored one (an insertion costs the name
+    one deletion, a deletion the stored key one, a substitution or swap one each)."""
+    return {
+        d
+        for stored in stored_lengths
+        for d in range(_REACH + 1)
+        if 0 <= d - (length - stored) <= _REACH and d <= length
+    }
+
+
+def _exact_deletions(tag: str, piece: str, count: int) -> frozenset[int]:
+    """The signatures of a piece's variants with exactly `count` characters deleted (none: the
+    piece's own). Made so, not as a difference of sets: two variants whose hashes collide must
+    both be asked."""
+    return _piece_signatures(tag, piece, count, count)
 
 
 # A name's lookup computes each tagged piece once, and a new entity's own signatures (its key
 # cut at n // 2, or its variants) are among those its lookup just computed: the store reuses them.
 @functools.lru_cache(maxsize=1024)
-def _piece_signatures(tag: str, piece: str, depth: int) -> frozenset[int]:
-    """The signatures of a piece's variants with up to `depth` deletions, tagged: `_signature`
-    of each. A piece in ASCII (most names) has its variants made from its bytes, where a byte
-    deleted is a character deleted, so none is encoded again (25 us a piece rather than 36;
-    tests/dedup/policy/test_signatures.py holds the values to the definition's)."""
+def _piece_signatures(tag: str, piece: str, depth: int, fewest: int = 0) -> frozenset[int]:
+    """The signatures of a piece's variants with up to `depth` deletions (and at least `fewest`),
+    tagged: `_signature` of each. A piece in ASCII (most names) has its variants made from its
+    bytes, where a byte deleted is a character deleted, so none is encoded again (25 us a piece
+    rather than 36; tests/dedup/policy/test_signatures.py holds the values to the definition's)."""
     tagged = _tagged(tag)
     encoded = piece.encode("utf-8", "surrogatepass")
     if len(encoded) != len(piece):
-        return frozenset([_signature(tag, variant) for variant in _deletions(piece, depth)])
+        variants = _deletions(piece, depth, fewest)
+        return frozenset([_signature(tag, variant) for variant in variants])
     # `_hashed` written out in the loop: a lookup hashes about a hundred variants, and the call
     # cost as much as the hash (1.4 us a variant against 0.8; the values are `_hashed`'s).
     blake2b, from_bytes, mask = hashlib.blake2b, int.from_bytes, _CLEAR_LENGTH
     return frozenset(
         [
             from_bytes(blake2b(tagged + variant, digest_size=8).digest(), "big", signed=True) & mask
-            for variant in _deletions(encoded, depth)
+            for variant in _deletions(encoded, depth, fewest)
         ]
     )
 
