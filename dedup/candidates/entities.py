@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 
 from dedup.candidates.entity_function import ENTITY_FUNCTION_FIELDS, ENTITY_FUNCTION_NAME
+from dedup.database import default_connection
 from dedup.locks import hold_lock
 from dedup.policy import VAGUE_KIND
 from dedup.policy.signatures import indexes_within_reach, reach_range, reach_signatures
@@ -74,7 +76,8 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
     then, if it found none and `fuzzy`, the entities within reach: on PostgreSQL one call of the
     function `castellan_entity_lookup` (one round trip instead of five), elsewhere (SQLite)
     one to three statements (its IMMEDIATE transaction holds the write lock already)."""
-    if connection.vendor != "postgresql":
+    db = default_connection()
+    if db.vendor != "postgresql":
         if lock is not None:
             hold_lock(lock)
         named = entities_named(kind=kind, name=name, key=key)
@@ -85,11 +88,11 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
             [], entities_of_owners(kind=kind, entity_ids=entity_ids, alias_ids=alias_ids)
         )
     # A programming error: a lock taken outside a transaction is gone with the statement.
-    if lock is not None and not connection.in_atomic_block:  # pragma: no cover
+    if lock is not None and not db.in_atomic_block:  # pragma: no cover
         raise RuntimeError("name_lookup() takes a lock only inside a transaction.")
     low, high = reach_range(key)
     asked = signatures_parameter(reach_signatures(key)) if fuzzy else None
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         cursor.execute(
             f"SELECT * FROM {ENTITY_FUNCTION_NAME}(%s::bigint, %s::text, %s::text, %s::text, "
             "%s::bigint[], %s::bigint, %s::bigint)",
@@ -97,11 +100,11 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
         )
         rows = cursor.fetchall()
     if rows and rows[0][0] == EXACT:
-        return NameLookup(_known((_entity_of(row[_ENTITY]), row[_ALIAS]) for row in rows), [])
+        return NameLookup(_known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in rows), [])
     # The function kept the owners within a looser bound; within reach is judged here.
     keys = [row[_KEY] if row[0] == SIGNED_ENTITY else row[_ALIAS_KEY] for row in rows]
     reached = (rows[index] for index in indexes_within_reach(key, keys))
-    return NameLookup([], _known((_entity_of(row[_ENTITY]), row[_ALIAS]) for row in reached))
+    return NameLookup([], _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached))
 
 
 def signatures_parameter(signatures: Iterable[int]) -> str:
@@ -166,7 +169,7 @@ def _entity_columns() -> str:
 
 def _any(column: str, ids: Sequence[int]) -> tuple[str, list[Any]]:
     """`column` among the ids: one array parameter on PostgreSQL, a list on SQLite."""
-    if connection.vendor == "postgresql":
+    if default_connection().vendor == "postgresql":
         return f"{column} = ANY(%s)", [list(ids)]
     return f"{column} IN ({', '.join(['%s'] * len(ids))})", list(ids)
 
@@ -176,23 +179,24 @@ def _known_rows(sql: str, params: list[Any]) -> list[KnownEntity]:
     (`_entity_columns`) and then one alias or NULL. Not `Manager.raw()`: on a lookup that finds
     one entity or none, building the raw query's column map cost more than the statement (55 us
     against 36 on SQLite)."""
-    with connection.cursor() as cursor:
+    db = default_connection()
+    with db.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return _known((_entity_of(row[:-1]), row[-1]) for row in rows)
+    return _known((_entity_of(row[:-1], db), row[-1]) for row in rows)
 
 
-def _entity_of(values: Sequence[Any]) -> Entity:
+def _entity_of(values: Sequence[Any], db: BaseDatabaseWrapper) -> Entity:
     """The entity whose concrete fields' columns (ENTITY_FUNCTION_FIELDS, in order) hold these
     values, made as the ORM makes it (`Model.from_db`, after the backend's and the fields'
     converters: SQLite hands back a uuid or a datetime as text)."""
     converted = list(values)
-    for index, functions, column in _entity_converters(connection.ops):
+    for index, functions, column in _entity_converters(db.ops):
         value = converted[index]
         for function in functions:
-            value = function(value, column, connection)
+            value = function(value, column, db)
         converted[index] = value
-    return Entity.from_db(connection.alias, ENTITY_FUNCTION_FIELDS, converted)
+    return Entity.from_db(db.alias, ENTITY_FUNCTION_FIELDS, converted)
 
 
 @lru_cache(maxsize=64)
@@ -260,11 +264,11 @@ def entity_lookups() -> Iterator[None]:
     the transaction holds whatever pools the connections; a connection option would not
     survive a pooler that drops it. Inside such a block, a lookup's own joins it without a SET
     (the setting lasts until the transaction ends)."""
-    if connection.vendor != "postgresql" or _JIT_OFF.get():
+    if default_connection().vendor != "postgresql" or _JIT_OFF.get():
         yield
         return
     with transaction.atomic(savepoint=False):
-        with connection.cursor() as cursor:
+        with default_connection().cursor() as cursor:
             cursor.execute("SET LOCAL jit = off")
         token = _JIT_OFF.set(True)
         try:
@@ -278,8 +282,9 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
     this one: exactly those, and none that are not. One statement reads (owner, key) pairs
     from the signature indexes alone (covering: palace/0012), in `entity_lookups`; the keys
     are judged here, so no entity that is not within reach is ever read."""
-    with entity_lookups(), connection.cursor() as cursor:
-        cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key)))
+    db = default_connection()
+    with entity_lookups(), db.cursor() as cursor:
+        cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key), db.vendor))
         return _in_reach(key, cursor.fetchall())
 
 
@@ -296,7 +301,9 @@ def _in_reach(key: str, signed: Iterable[tuple[int, int, str]]) -> tuple[list[in
     return owners
 
 
-def _signed_owners_sql(signed: frozenset[int], lengths: tuple[int, int]) -> tuple[str, list[Any]]:
+def _signed_owners_sql(
+    signed: frozenset[int], lengths: tuple[int, int], vendor: str
+) -> tuple[str, list[Any]]:
     """The (side, owner, key) of every stored signature that is one asked plus a length within
     `lengths`, from both tables: per signature asked, one search of the primary key and the
     short range after it (`dedup.policy.signatures`: the length is the low byte). Written by
@@ -305,7 +312,7 @@ def _signed_owners_sql(signed: frozenset[int], lengths: tuple[int, int]) -> tupl
     JSON array SQLite's json_each reads (CROSS JOIN keeps it outer) rather than dozens of bound
     values."""
     asked: list[Any]
-    if connection.vendor == "postgresql":
+    if vendor == "postgresql":
         asked_from, join, base = (
             "unnest(%s::bigint[]) AS asked(signature)",
             "JOIN",

@@ -129,7 +129,9 @@ def test_the_function_reads_only_entities_within_its_bound_of_the_kind_not_redir
     asked = "Kalomen Tasvoz"
     key = policy.entity_key(asked)
     with connection.cursor() as cursor:
-        cursor.execute(*signed_owners_sql(reach_signatures(key), reach_range(key)))
+        cursor.execute(
+            *signed_owners_sql(reach_signatures(key), reach_range(key), connection.vendor)
+        )
         signed = {owner for side, owner, _ in cursor.fetchall() if side == 0}
     assert signed >= {entity.pk for entity in person.values()}
     assert function_rows(asked, "person") == [
