@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import imports, policy, services
 from dedup.errors import DomainError
@@ -221,28 +222,50 @@ class AliasInline(admin.TabularInline):
         return False
 
 
+def _key_or_id(text: str) -> Q:
+    """The entity whose key is the text's key, or whose id it is."""
+    found = Q(key=policy.entity_key(text))
+    entity_id = selectors.parse_uuid(text)
+    return found if entity_id is None else found | Q(uuid=entity_id)
+
+
+def _search_words(term: str) -> list[str]:
+    """The admin's search words: split at spaces, a quoted phrase kept whole (as Django's own
+    search splits them)."""
+    words = []
+    for bit in smart_split(term):
+        if bit[0] in {'"', "'"} and bit[-1] == bit[0] and len(bit) > 1:
+            bit = unescape_string_literal(bit)
+        if bit.strip():
+            words.append(bit)
+    return words
+
+
 @admin.register(Entity)
 class EntityAdmin(ReadOnlyAdmin):
     list_display = ["name", "kind", "key", "mention_count", "created_at"]
     list_filter = ["kind"]
     search_fields = ["name", "key", "alias_set__alias", "uuid"]  # see get_search_results
-    search_help_text = "A piece of a name or an alias, a whole key, or an entity's id."
+    search_help_text = (
+        "Words (or a quoted phrase), each a piece of the name or of an alias, "
+        "a whole key, or an entity's whole id."
+    )
     inlines = [AliasInline]
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Entity], search_term: str
     ) -> tuple[QuerySet[Entity], bool]:
-        """The text as `?name=` finds it (the trigram indexes: `icontains` of every field and
-        word across the aliases' join read every entity), a key equal to its key, or the
-        entity of that id; never duplicates."""
-        text = search_term.strip()
-        if not text:
+        """As the admin searches (every word, or quoted phrase, found), each word as `?name=`
+        finds it (the trigram indexes: `icontains` of every field across the aliases' join read
+        every entity), a key equal to its key, or the entity of that id; or the whole text, a
+        key or an id; never duplicates."""
+        words = _search_words(search_term)
+        if not words:
             return queryset, False
-        matching = name_search.entities_named_like(text) | Q(key=policy.entity_key(text))
-        entity_id = selectors.parse_uuid(text)
-        if entity_id is not None:
-            matching |= Q(uuid=entity_id)
-        return queryset.filter(matching), False
+        every_word = Q()
+        for word in words:
+            every_word &= name_search.entities_named_like(word) | _key_or_id(word)
+        return queryset.filter(every_word | _key_or_id(search_term.strip())), False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         # Counted per entity shown, not by a GROUP BY of every entity (palace.selectors).

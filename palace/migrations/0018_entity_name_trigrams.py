@@ -57,7 +57,7 @@ SQLITE = [
     """,
     """
     CREATE TRIGGER IF NOT EXISTS palace_entity_name_trigrams_update
-    AFTER UPDATE OF name ON palace_entity BEGIN
+    AFTER UPDATE OF id, name ON palace_entity BEGIN
         INSERT INTO palace_entity_name_trigrams(palace_entity_name_trigrams, rowid, name)
         VALUES ('delete', old.id, old.name);
         INSERT INTO palace_entity_name_trigrams(rowid, name) VALUES (new.id, new.name);
@@ -89,7 +89,7 @@ SQLITE = [
     """,
     """
     CREATE TRIGGER IF NOT EXISTS palace_entityalias_trigrams_update
-    AFTER UPDATE OF alias ON palace_entityalias BEGIN
+    AFTER UPDATE OF id, alias ON palace_entityalias BEGIN
         INSERT INTO palace_entityalias_trigrams(palace_entityalias_trigrams, rowid, alias)
         VALUES ('delete', old.id, old.alias);
         INSERT INTO palace_entityalias_trigrams(rowid, alias) VALUES (new.id, new.alias);

@@ -140,6 +140,18 @@ def test_renamed_and_deleted_entities_and_aliases_are_found_as_they_are_now(prob
     assert found("a") == scanned("a") == {"Augusta King"}
 
 
+def test_an_entity_whose_id_changes_is_found_by_its_new_id(probe):
+    moved = entity("Moved Entity")
+    Entity.objects.filter(pk=moved.pk).update(id=moved.pk + 1000)
+    assert set(
+        Entity.objects.filter(name_search.entities_named_like("moved")).values_list("pk", flat=True)
+    ) == {moved.pk + 1000}
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:  # raises if the index and the table disagree
+            for _, _, index in name_search.INDEXED:
+                cursor.execute(f"INSERT INTO {index}({index}) VALUES ('integrity-check')")
+
+
 def test_a_page_of_entities_by_name_holds_its_aliases_and_counts():
     entity("Ada Lovelace", "Lady Lovelace")
     entity("Lovelace Road", "Road to Ada")
@@ -199,9 +211,21 @@ def test_a_common_piece_is_read_in_the_pages_order(monkeypatch):
     with CaptureQueriesContext(connection) as queries:
         page = list(selectors.entities_search(name="common")[:2])
     assert [e.name for e in page] == ["common 0", "common 1"]
-    assert "LIKE" in queries.captured_queries[2]["sql"]
+    # The names' probe, then the page: the aliases' probe is not needed.
+    _names_probe, page_query = (query["sql"] for query in queries.captured_queries[:2])
+    assert "LIKE" in page_query
+    assert "IN (SELECT" in page_query  # the aliases as a subquery, not the ids an index found
     assert found("common") == scanned("common")
     assert len(found("common")) == 6
+
+
+def test_a_text_longer_than_any_name_finds_nothing_unread():
+    entity("x" * 200, "y" * 200)
+    with CaptureQueriesContext(connection) as queries:
+        assert list(selectors.entities_search(name="x" * 201)) == []
+    assert queries.captured_queries == []
+    assert found("x" * 200) == {"x" * 200}
+    assert found("y" * 200) == {"x" * 200}
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's LIKE without ESCAPE")
@@ -249,3 +273,7 @@ def test_the_admin_finds_entities_by_a_piece_of_name_alias_key_or_id(admin_clien
     assert shown(str(ada.uuid)) == ["Ada Lovelace"]
     assert shown("  ") == ["Ada Lovelace", "Grace Hopper"]
     assert shown("nobody") == []
+    assert shown("Lovelace Ada") == ["Ada Lovelace"]  # every word, in any order
+    assert shown('"Lovelace Ada"') == []  # a quoted phrase, whole
+    assert shown('"ada love"') == ["Ada Lovelace"]
+    assert shown("grace lovelace") == []
