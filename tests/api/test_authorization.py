@@ -265,3 +265,20 @@ def test_an_agents_rights_are_read_in_one_query(django_user_model, django_assert
     with django_assert_num_queries(1):
         scope = scope_for(user, key)
     assert scope.rights == frozenset({"read", "write"})
+
+
+def test_a_curator_s_rights_are_read_by_the_permission_first(
+    django_user_model, django_assert_num_queries
+):
+    """Signed in without an agent key, the permission is asked first (a curator's two queries);
+    only someone without it is asked about the agents' group too."""
+    from api.scopes import scope_for
+
+    curator = django_user_model.objects.create_user("cora")
+    curator.user_permissions.add(Permission.objects.get(codename="decide"))
+    curator = django_user_model.objects.get(pk=curator.pk)
+    with django_assert_num_queries(2):
+        assert scope_for(curator, None).rights == frozenset({"read", "write", "delete"})
+    viewer = django_user_model.objects.create_user("vic")
+    with django_assert_num_queries(3):
+        assert scope_for(viewer, None).rights == frozenset({"read"})
