@@ -14,7 +14,8 @@ against the pattern itself. It serves a LIKE without ESCAPE only, so a text hold
 wildcard (`%` or `_`) is searched by the scan, as is a text of fewer than three characters (it
 has no trigram: the index would be read whole, and SQLite 3.40 gets one wrong, below).
 PostgreSQL: a `pg_trgm` GIN index on the expression `icontains` compares (UPPER(column::text)),
-fastupdate off as for the drawers' full-text index (a pending list is read by every search).
+fastupdate off as for the drawers' full-text index (a pending list is read by every search); its
+probes run with table scans off (`_postgresql_ids`).
 `pg_trgm` is a trusted extension: the database's owner may create it.
 
 A new entity or alias costs its trigrams: on SQLite about 30 us more for its insert (median;
@@ -30,11 +31,13 @@ the table once more).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable
 from typing import cast
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import CharField, Q
+from django.db.models.expressions import RawSQL
 
 from palace.models import Entity, EntityAlias
 
@@ -135,8 +138,17 @@ def entities_named_like(text: str) -> Q:
         return Q(name__icontains=text) | by_alias
     aliases = _probe(_alias_entity_ids, text)
     if aliases is None:
-        return Q(pk__in=names) | by_alias
-    return Q(pk__in=sorted(set(names) | set(aliases)))
+        return Q(pk__in=_ids(names)) | by_alias
+    return Q(pk__in=_ids(set(names) | set(aliases)))
+
+
+def _ids(ids: Iterable[int]) -> RawSQL:
+    """Ids as one parameter of a subquery (an array on PostgreSQL, a JSON array on SQLite): the
+    ORM prepares a list's values one by one, 20 us each (40 ms for 2,000)."""
+    ordered = sorted(ids)
+    if connection.vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::bigint[])", ["{" + ",".join(map(str, ordered)) + "}"])
+    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(ordered)])
 
 
 def _probe(ids_of: Callable[[str, int], list[int] | None], text: str) -> list[int] | None:
@@ -147,28 +159,48 @@ def _probe(ids_of: Callable[[str, int], list[int] | None], text: str) -> list[in
 
 
 def _name_ids(text: str, limit: int) -> list[int] | None:
-    if connection.vendor != "sqlite":
-        found = Entity.objects.filter(name__icontains=text).values_list("pk", flat=True)
-        return list(found[:limit])
+    table, column, index = INDEXED[0]
+    if connection.vendor == "postgresql":
+        return _postgresql_ids(f"SELECT id FROM {table} WHERE {_UPPER.format(column)}", text, limit)
     if not _sqlite_indexable(text):
         return None
-    (_, column, index), _ = INDEXED
     return _sqlite_ids(f"SELECT rowid FROM {index} WHERE {column} LIKE %s LIMIT %s", text, limit)
 
 
 def _alias_entity_ids(text: str, limit: int) -> list[int] | None:
-    if connection.vendor != "sqlite":
-        found = EntityAlias.objects.filter(alias__icontains=text)
-        return list(found.values_list("entity_id", flat=True)[:limit])
+    table, column, index = INDEXED[1]
+    if connection.vendor == "postgresql":
+        sql = f"SELECT entity_id FROM {table} WHERE {_UPPER.format(column)}"
+        return _postgresql_ids(sql, text, limit)
     if not _sqlite_indexable(text):
         return None
-    _, (table, column, index) = INDEXED
     return _sqlite_ids(
         f"SELECT entity_id FROM {table} WHERE id IN "
         f"(SELECT rowid FROM {index} WHERE {column} LIKE %s LIMIT %s)",
         text,
         limit,
     )
+
+
+# What `icontains` compares on PostgreSQL (its index's expression), the pattern escaped as it
+# escapes it.
+_UPPER = "upper(({})::text) LIKE upper(%s)"
+
+
+def _postgresql_ids(where: str, text: str, limit: int) -> list[int]:
+    """The ids of a probe on PostgreSQL, table scans off for it alone: psycopg prepares a
+    statement run often, and its generic plan, not knowing the pattern, read the table until it
+    had `limit` rows (144 ms for "Quito" at 1,000,000 entities, against 13 from the index)."""
+    pattern = f"%{connection.ops.prep_for_like_query(text)}%"
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('enable_seqscan'), set_config('enable_seqscan', 'off', true)"
+        )
+        (before, _) = cursor.fetchone()
+        cursor.execute(f"{where} LIMIT %s", [pattern, limit])
+        ids = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT set_config('enable_seqscan', %s, true)", [before])
+    return ids
 
 
 def _sqlite_ids(sql: str, text: str, limit: int) -> list[int]:
