@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
@@ -191,7 +190,7 @@ def _entity_of(values: Sequence[Any], db: BaseDatabaseWrapper) -> Entity:
     values, made as the ORM makes it (`Model.from_db`, after the backend's and the fields'
     converters: SQLite hands back a uuid or a datetime as text)."""
     converted = list(values)
-    for index, functions, column in _entity_converters(db.ops):
+    for index, functions, column in _entity_converters(db):
         value = converted[index]
         for function in functions:
             value = function(value, column, db)
@@ -199,23 +198,26 @@ def _entity_of(values: Sequence[Any], db: BaseDatabaseWrapper) -> Entity:
     return Entity.from_db(db.alias, ENTITY_FUNCTION_FIELDS, converted)
 
 
-@lru_cache(maxsize=64)
-def _entity_converters(operations: Any) -> list[tuple[int, list[Any], Any]]:
+def _entity_converters(db: BaseDatabaseWrapper) -> list[tuple[int, list[Any], Any]]:
     """Per concrete field of an entity that has any: its index, the functions turning the
     database's value into the field's, and the column they are called with, as the ORM's
     compiler finds them (`SQLCompiler.get_converters`: the backend's, then the field's). Found
-    once per connection, by its `ops` (finding them cost 72 us, twice the lookup; the cache is
-    bounded, as the backend's converters are methods holding their connection)."""
-    found = []
-    for index, field in enumerate(Entity._meta.concrete_fields):
-        column = field.get_col(Entity._meta.db_table)
-        functions = [
-            *operations.get_db_converters(column),
-            *column.get_db_converters(operations.connection),
-        ]
-        if functions:
-            found.append((index, functions, column))
+    once per connection (finding them cost 72 us, twice the lookup) and kept on it, so they go
+    with it: the backend's converters are its methods, and a cache outside it (a module's
+    `lru_cache` by its `ops`) kept the connection of every thread that had ended alive."""
+    found = db.__dict__.get(_CONVERTERS)
+    if found is None:
+        found = []
+        for index, field in enumerate(Entity._meta.concrete_fields):
+            column = field.get_col(Entity._meta.db_table)
+            functions = [*db.ops.get_db_converters(column), *column.get_db_converters(db)]
+            if functions:
+                found.append((index, functions, column))
+        setattr(db, _CONVERTERS, found)
     return found
+
+
+_CONVERTERS = "_castellan_entity_converters"
 
 
 def _known(rows: Iterable[tuple[Entity, str | None]]) -> list[KnownEntity]:

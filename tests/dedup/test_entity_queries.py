@@ -239,3 +239,22 @@ def test_the_entities_read_by_hand_are_those_the_orm_reads(ada):
             assert (type(read), read) == (type(expected), expected), field.name
         assert known.entity._state.adding is False
         assert known.entity._state.db == "default"
+
+
+def test_the_converters_found_for_a_connection_go_with_it():
+    """Kept on the connection they were found for, not in a cache beside it that would keep the
+    connection of every thread that ended alive (MCP tool calls run on worker threads)."""
+    import gc
+    import weakref
+
+    from django.db import connections
+
+    from dedup.candidates import entities as entity_candidates
+
+    db = connections.create_connection("default")  # a connection of its own, never opened
+    found = entity_candidates._entity_converters(db)
+    assert found is entity_candidates._entity_converters(db)  # found once
+    gone = weakref.ref(db)
+    del db, found
+    gc.collect()
+    assert gone() is None

@@ -173,6 +173,43 @@ def test_every_long_key_within_two_edits_shares_a_signature():
     assert lost == []
 
 
+def edits_at(text: str, letters: str, positions: set[int]) -> set[str]:
+    """Every text one edit from this one at the given positions (an insertion before, a
+    deletion, a substitution, or a swap with the next character)."""
+    out = set()
+    for i in positions:
+        if 0 <= i <= len(text):
+            out |= {text[:i] + c + text[i:] for c in letters}
+        if 0 <= i < len(text):
+            out.add(text[:i] + text[i + 1 :])
+            out |= {text[:i] + c + text[i + 1 :] for c in letters}
+        if 0 <= i < len(text) - 1:
+            out.add(text[:i] + text[i + 1] + text[i] + text[i + 2 :])
+    return out
+
+
+def test_every_two_edits_at_the_cut_and_the_ends_share_a_signature():
+    """Every name two edits from a key with both edits beside its cut or at its ends, where a
+    piece's characters move across its edge (lengths either side of the short keys' and of an
+    odd cut): exhaustive where the sampled tests are not. The keys' letters are all distinct
+    and the edits bring others, so no variant meets another by chance (over two letters most
+    do, which hides a piece the lookup fails to ask)."""
+    lost = []
+    for length in range(7, 22):
+        key = "abcdefghijklmnopqrstuvw"[:length]
+        stored = key_signatures(key)
+        cut = length // 2
+        window = {*range(3), *range(cut - 3, cut + 4), *range(length - 3, length + 2)}
+        once = edits_at(key, "xy", window)
+        twice = {far for near in once for far in edits_at(near, "xy", window)}
+        lost += [
+            (key, other)
+            for other in once | twice
+            if OSA.distance(key, other) <= REACH and not stored & asked(other)
+        ]
+    assert lost == []
+
+
 def asked(probe: str) -> set[int]:
     """Every stored value a lookup's ranges cover: each signature asked plus each length."""
     low, high = reach_range(probe)
