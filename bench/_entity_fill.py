@@ -121,6 +121,11 @@ def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
             # As autovacuum leaves a table: the visibility map an index-only scan relies on.
             cursor.execute("VACUUM ANALYZE")
             return
-        cursor.execute("ANALYZE")
+    # As `dedup_maintain` leaves a store after a bulk load: the FTS5 tables' segments merged
+    # (the name search's; one a transaction otherwise), analysed.
+    from dedup.maintenance import optimize_candidate_indexes
+
+    optimize_candidate_indexes()
+    with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode=WAL")  # as the app's connections run it
         cursor.execute("PRAGMA synchronous=NORMAL")

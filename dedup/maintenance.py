@@ -6,15 +6,20 @@ lookups read (owner, key) from their index alone only where the visibility map s
 visible, and read the table beside it until then (after dedup/0011 or `dedup_backfill
 --signatures` wrote every row anew). Autovacuum does this on its own after enough writes; run it
 by hand after a bulk import or either of those.
-SQLite: merge the FTS5 index's segments (each query probes every segment).
+SQLite: merge the FTS5 indexes' segments (each query probes every segment): the drawers' full
+text and the entity names' trigrams.
 """
 
 from __future__ import annotations
 
 from django.db import connection
 
+from palace import name_search
 from palace.models import Drawer, EntityAliasSignature, EntitySignature
 
+# SQLite's FTS5 tables: the drawers' full text, the entity names' and aliases' trigrams. A bulk
+# load leaves one segment per transaction, which each lookup probes and later writes merge.
+FTS5_TABLES = ("palace_drawer_fts", *(index for _, _, index in name_search.INDEXED))
 # The tables whose candidate lookups rely on fresh pages being marked visible (PostgreSQL).
 VACUUMED = tuple(model._meta.db_table for model in (Drawer, EntitySignature, EntityAliasSignature))
 
@@ -26,7 +31,8 @@ def optimize_candidate_indexes() -> str:
             cursor.execute("ANALYZE")  # the links too: the review queue plans on their sizes
             return f"vacuumed {', '.join(VACUUMED)} and analysed every table"
         if connection.vendor == "sqlite":
-            cursor.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('optimize')")
+            for table in FTS5_TABLES:
+                cursor.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
             cursor.execute("ANALYZE")
-            return "merged the full-text index segments and analysed"
+            return f"merged the segments of {', '.join(FTS5_TABLES)} and analysed"
     return "nothing to do"  # pragma: no cover

@@ -300,3 +300,24 @@ def test_postgresql_probes_with_table_scans_off_and_puts_the_setting_back():
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone() == ("on",)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 segments")
+def test_maintenance_merges_the_trigram_tables_segments(capsys):
+    """`dedup_maintain` merges each FTS5 table's segments, as after a bulk load (one segment a
+    transaction), and the search answers the same after."""
+    from django.core.management import call_command
+
+    for number in range(3):  # a segment each
+        entity(f"Lovelace {number}")
+
+    def segments(index: str) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {index}_idx")  # a row per segment and term
+            return cursor.fetchone()[0]
+
+    before = {index: segments(index) for _, _, index in name_search.INDEXED}
+    call_command("dedup_maintain")
+    assert "palace_entity_name_trigrams" in capsys.readouterr().out
+    assert segments("palace_entity_name_trigrams") < before["palace_entity_name_trigrams"]
+    assert found("lovelace") == {"Lovelace 0", "Lovelace 1", "Lovelace 2"}
