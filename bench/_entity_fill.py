@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import uuid
 
-from bench._common import Vocabulary
+from bench._common import Vocabulary, settle
 
 KINDS = ["person", "tool", "project", "place", "org"]
 
@@ -111,8 +111,8 @@ def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
             )
             insert("palace_entitysignature", ("signature", "entity_id", "key"), by_entity)
             insert("palace_entityaliassignature", ("signature", "alias_id", "key"), by_alias)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
             for name in ("palace_entity", "palace_entityalias"):
                 cursor.execute(
                     f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
@@ -120,12 +120,10 @@ def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
                 )
             # As autovacuum leaves a table: the visibility map an index-only scan relies on.
             cursor.execute("VACUUM ANALYZE")
-            return
+        return
     # As `dedup_maintain` leaves a store after a bulk load: the FTS5 tables' segments merged
     # (the name search's; one a transaction otherwise), analysed.
-    from dedup.maintenance import optimize_candidate_indexes
-
-    optimize_candidate_indexes()
+    settle()
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode=WAL")  # as the app's connections run it
         cursor.execute("PRAGMA synchronous=NORMAL")

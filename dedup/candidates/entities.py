@@ -266,11 +266,12 @@ def entity_lookups() -> Iterator[None]:
     the transaction holds whatever pools the connections; a connection option would not
     survive a pooler that drops it. Inside such a block, a lookup's own joins it without a SET
     (the setting lasts until the transaction ends)."""
-    if default_connection().vendor != "postgresql" or _JIT_OFF.get():
+    db = default_connection()
+    if db.vendor != "postgresql" or _JIT_OFF.get():
         yield
         return
     with transaction.atomic(savepoint=False):
-        with default_connection().cursor() as cursor:
+        with db.cursor() as cursor:
             cursor.execute("SET LOCAL jit = off")
         token = _JIT_OFF.set(True)
         try:

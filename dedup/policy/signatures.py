@@ -26,13 +26,13 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   these find already).
 
 The tags do not carry n: the five lengths a lookup covers share their cuts and pieces (a prefix
-asked for n = 14 is asked for n = 15 too), so it asks 44 signatures for a key of 14 (72 when it also
-asked the pieces one character either side of each cut, 220 with tags carrying n). The stored key's
-length is the signature's low byte instead (255 for any longer key, which only lets more through): a
-piece's signatures for every length are adjacent in the index, and a lookup reads each one's range
-of the lengths within two of the name's (`reach_range`), one search and a short scan. What a tag
-without n would let through (the same piece of a key of another length) stays outside the range,
-inside the index, and the table needs no column more.
+asked for n = 14 is asked for n = 15 too), so it asks 44 signatures for a key of 14 (72 when it
+also asked the pieces one character either side of each cut, 220 with tags carrying n). The
+stored key's length is the signature's low byte instead (255 for any longer key, which only lets
+more through): a piece's signatures for every length are adjacent in the index, and a lookup
+reads each one's range of the lengths within two of the name's (`reach_range`), one search and a
+short scan. What a tag without n would let through (the same piece of a key of another length)
+stays outside the range, inside the index, and the table needs no column more.
 
 The claim is checked exhaustively against a brute-force OSA scan (tests/dedup/policy/
 test_signatures.py). A signature is 56 bits of BLAKE2b and the length: a collision can only add
