@@ -10,35 +10,38 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   edits have a variant in common: the name's with d deletions and the stored key's with e,
   where d - e is the name's length less the stored key's. A lookup asks, of the name's variants,
   only those with a d that some stored length allows.
-- A long key of length n is cut at m = n // 2 into a left and a right piece, each stored as its
-  variants with up to one deletion, tagged with the side. Two edits, plus one more charge when a
-  swap straddles the cut (it is a substitution on each side), leave one piece with at most one
-  edit. The name's piece of the same size at the same end (its first m characters, or its last
-  n - m) then shares a variant with it, one deletion on each side: a substitution or a swap is
-  undone by deleting its character from both; an insertion by deleting the inserted character
-  from the name's piece and, from the stored piece, its character next to the cut (its last
-  for a left piece, its first for a right one), which the insertion pushed out of the name's
-  piece; a deletion by deleting the character from the stored piece and, from the name's
-  piece, its character next to the cut, which the deletion pulled in. So a lookup asks, for
-  every length n the stored key may have (the name's length plus or minus two), the
-  one-deletion variants of the name's prefix of n // 2 characters and of its suffix of
-  n - n // 2 (dedup/0011's lookup also asked those one character longer and shorter, which
-  these find already).
+- A long key of length n is cut at n // 2 into a left and a right piece, each stored as its
+  variants with up to one deletion, tagged with the side. A lookup asks what the name would
+  store itself: its own two pieces, cut at its own length L the same way, with up to one
+  deletion each. That finds every long key within two edits, whatever its length n (L - 2 to
+  L + 2), because one side's pieces are within one deletion each, that is, their indel
+  distance is at most 2 (the pieces' sizes differ by at most one, so a distance of 2 is one
+  deletion a side, and of 1 the longer piece's). Split an alignment of the two keys at the
+  stored cut and charge each edit to its side: a substitution or a swap 2, an insertion or a
+  deletion 1; a swap across the cut 1 to each side, the split put one character before it or
+  after it, whichever suits. The name's cut lies d characters from where the split falls in
+  it, which costs each side at most |d| more. d is the left side's net change in length less
+  half the whole's (rounded as the cuts are): 0 when both sides change alike, otherwise at
+  most 1 away. So, edit by edit: two edits on one side leave the other side 0 + 1; an
+  insertion or deletion on each side costs 1 + 0 if they go the same way, 1 + 1 if not; a
+  substitution or swap against an insertion or deletion, the latter's side 1 + 1; two
+  substitutions or swaps, either side 2 + 0; a swap across the cut with any other edit, the
+  other side 1 + 1 or the swap's split put to make d 0. Each case leaves one side at most 2.
+  (The lookup before asked the pieces at every stored length's cut, n // 2 for n from L - 2 to
+  L + 2: 62 signatures for a key of 20 rather than 22; dedup/0011's, those one character either
+  side of each cut too: 102.)
 
-The tags do not carry n: the five lengths a lookup covers share their cuts and pieces (a prefix
-asked for n = 14 is asked for n = 15 too), so it asks 44 signatures for a key of 14 (72 when it
-also asked the pieces one character either side of each cut, 220 with tags carrying n). The
-stored key's length is the signature's low byte instead (255 for any longer key, which only lets
-more through): a piece's signatures for every length are adjacent in the index, and a lookup
-reads each one's range of the lengths within two of the name's (`reach_range`), one search and a
-short scan. What a tag without n would let through (the same piece of a key of another length)
-stays outside the range, inside the index, and the table needs no column more.
+The tags do not carry n: the stored key's length is the signature's low byte instead (255 for
+any longer key, which only lets more through), and a lookup reads each signature's range of
+the lengths within two of the name's (`reach_range`), one search and a short scan. What a tag
+without n would let through (the same piece of a key of another length) stays outside the
+range, inside the index, and the table needs no column more.
 
 The claim is checked exhaustively against a brute-force OSA scan (tests/dedup/policy/
 test_signatures.py). A signature is 56 bits of BLAKE2b and the length: a collision can only add
-a candidate, which the policy then rejects, never lose one. A stored key
-yields at most n + 2 signatures (1 + n + n(n - 1) / 2 for a short one); a lookup computes several
-dozen and asks them in one query.
+a candidate, which the policy then rejects, never lose one. A stored key yields at most n + 2
+signatures (1 + n + n(n - 1) / 2 for a short one); a lookup asks as many, and a name of up to
+nine characters the variants of it a short key's may meet, in one query.
 
 Changing anything here changes the signatures stored: it needs a data migration that recomputes
 them (as dedup/0011 did).
@@ -101,8 +104,7 @@ def key_signatures(key: str) -> frozenset[int]:
         # As its lookup just asked them (by the number of deletions): reused, not hashed again.
         pieces = frozenset().union(*(_exact_deletions("F", key, d) for d in range(_REACH + 1)))
     else:
-        cut = n // 2
-        pieces = _piece_signatures("L", key[:cut], 1) | _piece_signatures("R", key[cut:], 1)
+        pieces = _long_pieces(key)
     return frozenset(signature | min(n, _LONGEST) for signature in pieces)
 
 
@@ -119,27 +121,26 @@ def reach_signatures(key: str) -> frozenset[int]:
     two edits of it has one of them, plus its length (within `reach_range`), among its own
     `key_signatures`.
 
-    Each piece at the stored key's own cut, and a short key's variants with only the numbers of
-    deletions a stored length allows (`_deletions_needed`): 62 for a key of 20 (one search of
-    each table each), where asking the pieces one character either side of each cut too, as
-    dedup/0011 did, asked 102."""
+    A short stored key's variants with only the numbers of deletions its length allows
+    (`_deletions_needed`), and, if a long one may be within reach, the name's own pieces, cut
+    as a long key's are (the module's docstring says why its own cut finds a stored key of any
+    length): 22 for a key of 20, one search of each table each, where asking each stored
+    length's cut asked 62."""
     length = len(key)
     found: set[int] = set()
     short = _deletions_needed(length, range(max(length - _REACH, 0), SHORT_KEY_CHARS + 1))
     for count in short:
         found |= _exact_deletions("F", key, count)
-    lefts: set[int] = set()
-    rights: set[int] = set()
-    for n in range(max(length - _REACH, SHORT_KEY_CHARS + 1), length + _REACH + 1):
-        lefts.add(n // 2)
-        rights.add(n - n // 2)
-    for size in lefts:
-        if size <= length:
-            found |= _piece_signatures("L", key[:size], 1)
-    for size in rights:
-        if size <= length:
-            found |= _piece_signatures("R", key[length - size :], 1)
+    if length + _REACH > SHORT_KEY_CHARS:
+        found |= _long_pieces(key)
     return frozenset(found)
+
+
+def _long_pieces(key: str) -> frozenset[int]:
+    """A key's two pieces at its cut (n // 2), each with up to one deletion, tagged with its
+    side: what a long key stores, but for its length, and what a lookup asks of a name."""
+    cut = len(key) // 2
+    return _piece_signatures("L", key[:cut], 1) | _piece_signatures("R", key[cut:], 1)
 
 
 def _deletions_needed(length: int, stored_lengths: range) -> set[int]:
