@@ -100,3 +100,38 @@ def test_a_connection_that_failed_is_left_to_django_s_own_check(path):
     connection.errors_occurred = False
     assert connection.checkpoint_if_due() is True
     connection.close()
+
+
+def test_the_whole_log_is_written_back_and_emptied_after_a_bulk_job(path):
+    """`dedup_maintain` ends with it: the next request's end has nothing of the job to copy."""
+    connection = wrapper(path)
+    change(connection, LIMIT * 3)
+    assert os.path.getsize(f"{path}-wal") > 0
+    assert connection.checkpoint_whole_log() is True
+    assert os.path.getsize(f"{path}-wal") == 0
+    assert connection.checkpoint_if_due() is False  # what it wrote back is counted
+    connection.close()
+
+
+def test_a_log_still_read_is_not_emptied(path):
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM t").fetchall()  # holds a snapshot
+    connection = wrapper(path)
+    change(connection, 10)
+    assert connection.checkpoint_whole_log() is False
+    reader.rollback()
+    assert connection.checkpoint_whole_log() is True
+    reader.close()
+    connection.close()
+
+
+def test_the_whole_log_is_left_alone_inside_a_transaction(path):
+    connection = wrapper(path)
+    change(connection, 10)
+    connection.set_autocommit(False)
+    assert connection.checkpoint_whole_log() is False
+    connection.rollback()
+    connection.set_autocommit(True)
+    assert os.path.getsize(f"{path}-wal") > 0
+    connection.close()
