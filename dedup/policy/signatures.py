@@ -18,15 +18,17 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   distance is at most 2 (the pieces' sizes differ by at most one, so a distance of 2 is one
   deletion a side, and of 1 the longer piece's). Split an alignment of the two keys at the
   stored cut and charge each edit to its side: a substitution or a swap 2, an insertion or a
-  deletion 1; a swap across the cut 1 to each side, the split put one character before it or
-  after it, whichever suits. The name's cut lies d characters from where the split falls in
-  it, which costs each side at most |d| more. d is the left side's net change in length less
-  half the whole's (rounded as the cuts are): 0 when both sides change alike, otherwise at
-  most 1 away. So, edit by edit: two edits on one side leave the other side 0 + 1; an
-  insertion or deletion on each side costs 1 + 0 if they go the same way, 1 + 1 if not; a
-  substitution or swap against an insertion or deletion, the latter's side 1 + 1; two
-  substitutions or swaps, either side 2 + 0; a swap across the cut with any other edit, the
-  other side 1 + 1 or the swap's split put to make d 0. Each case leaves one side at most 2.
+  deletion 1; a swap across the cut is an insertion on one side and a deletion on the other,
+  the split put just before or just after it, whichever suits. The name's cut lies s
+  characters from where the split falls in it, which costs each side at most |s| more: s is
+  the left side's net change in length less half the whole's (rounded as the cuts are), 0 when
+  both sides change alike, else at most 1 either way. Case by case (one edit is two with one
+  missing): both edits on one side leave the other side 0 + 1 at most; an insertion or
+  deletion on each side, 1 + 0 if they change the length alike, 1 + 1 if not; a substitution
+  or swap against an insertion or deletion, the latter's side 1 + 1 at most; a substitution or
+  swap on each side, s is 0 and either side is 2; a swap across the cut and another edit, the
+  side the other edit is not on 1 + 1 at most, the swap's split put to keep |s| at 1 or less.
+  Each case leaves one side's pieces within an indel distance of 2.
   (The lookup before asked the pieces at every stored length's cut, n // 2 for n from L - 2 to
   L + 2: 62 signatures for a key of 20 rather than 22; dedup/0011's, those one character either
   side of each cut too: 102.)
