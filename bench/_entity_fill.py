@@ -121,9 +121,11 @@ def grow(target: int, present: int, rng: random.Random, taken: set) -> None:
             # As autovacuum leaves a table: the visibility map an index-only scan relies on.
             cursor.execute("VACUUM ANALYZE")
         return
-    # As `dedup_maintain` leaves a store after a bulk load: the FTS5 tables' segments merged
-    # (the name search's; one a transaction otherwise), analysed.
-    settle()
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode=WAL")  # as the app's connections run it
         cursor.execute("PRAGMA synchronous=NORMAL")
+    # As `dedup_maintain` leaves a store after a bulk load: the FTS5 tables' segments merged
+    # (the name search's; one a transaction otherwise), analysed, and the log written back, its
+    # checkpoint's `fsync` writing out the load too (unsynced above, it had been left to the
+    # first request's checkpoint: a second, untimed, at 1,000,000 entities).
+    settle()

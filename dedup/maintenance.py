@@ -8,8 +8,8 @@ visible, and read the table beside it until then (after dedup/0011 or `dedup_bac
 by hand after a bulk import or either of those.
 SQLite: merge the FTS5 indexes' segments (each query probes every segment): the drawers' full
 text and the entity names' trigrams; then write the write-ahead log back and empty it
-(`checkpoint_whole_log`), so that no request's end pays for what the merges and a bulk load
-wrote.
+(`checkpoint_whole_log`): the merges rewrite those indexes, and the log would otherwise keep
+their size on disk.
 """
 
 from __future__ import annotations
