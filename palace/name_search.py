@@ -32,11 +32,11 @@ the table once more).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import cast
 
 from django.db import connection, transaction
-from django.db.models import CharField, Q
+from django.db.models import BooleanField, CharField, Model, Q
 from django.db.models.expressions import RawSQL
 
 from palace.models import Entity, EntityAlias
@@ -140,6 +140,33 @@ def entities_named_like(text: str) -> Q:
     if aliases is None:
         return Q(pk__in=_ids(names)) | by_alias
     return Q(pk__in=_ids(set(names) | set(aliases)))
+
+
+def entity_ids_named(text: str) -> list[int] | None:
+    """The ids of the entities whose name contains `text` (as `icontains` finds it; aliases
+    aside), from the names' index (the review queue's entity links, by either side's name):
+    None when the index cannot say or holds more than PROBE (a common text, for the scan in
+    the page's order, as in `entities_named_like`)."""
+    if len(text) > LONGEST:
+        return []
+    return _probe(_name_ids, text)
+
+
+def any_column_among(model: type[Model], columns: Sequence[str], ids: Iterable[int]) -> RawSQL:
+    """The condition that any of these columns of the model's table holds one of the ids, the
+    ids one parameter a column. PostgreSQL: `= ANY(array)`, whose rows its planner estimates
+    from the array, so it ORs the columns' indexes (given `IN (SELECT unnest(...))`, it took
+    half the table to match and filtered the queue's order with it: 60 ms for a page of
+    100,000 entity links, against 2). SQLite: `IN` the ids of `json_each`, which it ORs the
+    indexes for."""
+    ordered = sorted(ids)
+    table = connection.ops.quote_name(model._meta.db_table)
+    if connection.vendor == "postgresql":
+        among, value = "= ANY(%s::bigint[])", "{" + ",".join(map(str, ordered)) + "}"
+    else:
+        among, value = "IN (SELECT value FROM json_each(%s))", json.dumps(ordered)
+    sql = " OR ".join(f"{table}.{connection.ops.quote_name(c)} {among}" for c in columns)
+    return RawSQL(f"({sql})", [value] * len(columns), output_field=BooleanField())
 
 
 def _ids(ids: Iterable[int]) -> RawSQL:

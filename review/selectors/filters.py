@@ -11,6 +11,7 @@ from django.db.models import Q, QuerySet
 
 from dedup.errors import InvalidInput
 from palace.models import DrawerLink, EntityLink
+from palace.name_search import any_column_among, entity_ids_named
 from review.models import Proposal
 
 DRAWER_RULES = ("exact", "normalized", "near")
@@ -179,7 +180,12 @@ def entity_links(filters: QueueFilters) -> QuerySet[EntityLink]:
     if filters.kind:
         queryset = queryset.filter(newer__kind=filters.kind)
     if filters.q:
-        queryset = queryset.filter(
-            Q(newer__name__icontains=filters.q) | Q(older__name__icontains=filters.q)
-        )
+        named = entity_ids_named(filters.q)  # a rare text, from the names' trigram index
+        if named is None:
+            queryset = queryset.filter(
+                Q(newer__name__icontains=filters.q) | Q(older__name__icontains=filters.q)
+            )
+        else:
+            either = any_column_among(EntityLink, ("newer_id", "older_id"), named)
+            queryset = queryset.filter(either)
     return queryset

@@ -321,3 +321,28 @@ def test_maintenance_merges_the_trigram_tables_segments(capsys):
     assert "palace_entity_name_trigrams" in capsys.readouterr().out
     assert segments("palace_entity_name_trigrams") < before["palace_entity_name_trigrams"]
     assert found("lovelace") == {"Lovelace 0", "Lovelace 1", "Lovelace 2"}
+
+
+def test_the_queue_s_entity_links_by_name_are_the_scan_s(probe):
+    """The review queue's `q` over entity links (either side's name, aliases aside) from the
+    names' index: the links the scan by `icontains` across both joins found, through both of
+    the probe's answers."""
+    from palace.models import EntityLink
+    from review.selectors import QueueFilters, entity_links
+
+    made = [entity(name, f"alias of {name}") for name in ADVERSARIAL]
+    for newer, older in zip(made[1:], made, strict=False):
+        EntityLink.objects.create(newer=newer, older=older, similarity=0.9, distance=2)
+    for text in [*QUERIES, "alias of", "x" * 300]:
+        indexed = set(entity_links(QueueFilters(q=text)).values_list("pk", flat=True))
+        scan = EntityLink.objects.filter(
+            Q(newer__name__icontains=text) | Q(older__name__icontains=text)
+        )
+        assert indexed == set(scan.values_list("pk", flat=True)), text
+
+
+def test_the_queue_s_entity_links_by_a_rare_name_compare_no_name():
+    from review.selectors import QueueFilters, entity_links
+
+    entity("Ada Lovelace")
+    assert "LIKE" not in str(entity_links(QueueFilters(q="lovelace")).query).upper()
