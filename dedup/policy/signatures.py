@@ -14,30 +14,36 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   variants with up to one deletion, tagged with the side. A lookup asks what the name would
   store itself: its own two pieces, cut at its own length L the same way, with up to one
   deletion each. That finds every long key within two edits, whatever its length n (L - 2 to
-  L + 2), because one side's pieces are within one deletion each, that is, their indel
-  distance is at most 2 (the pieces' sizes differ by at most one, so a distance of 2 is one
-  deletion a side, and of 1 the longer piece's). Split an alignment of the two keys at the
-  stored cut and charge each edit to its side: a substitution or a swap 2, an insertion or a
-  deletion 1; a swap across the cut is an insertion on one side and a deletion on the other,
-  the split put just before or just after it, whichever suits. The name's cut lies s
-  characters from where the split falls in it, which costs each side at most |s| more: s is
-  the left side's net change in length less half the whole's (rounded as the cuts are), 0 when
-  both sides change alike, else at most 1 either way. Case by case (one edit is two with one
-  missing): both edits on one side leave the other side 0 + 1 at most; an insertion or
-  deletion on each side, 1 + 0 if they change the length alike, 1 + 1 if not; a substitution
-  or swap against an insertion or deletion, the latter's side 1 + 1 at most; a substitution or
-  swap on each side, s is 0 and either side is 2; a swap across the cut and another edit, the
-  side the other edit is not on 1 + 1 at most, the swap's split put to keep |s| at 1 or less.
-  Each case leaves one side's pieces within an indel distance of 2.
-  (The lookup before asked the pieces at every stored length's cut, n // 2 for n from L - 2 to
-  L + 2: 62 signatures for a key of 20 rather than 22; dedup/0011's, those one character either
-  side of each cut too: 102.)
+  L + 2), because one side's pieces are within one deletion each, that is, their indel distance
+  is at most 2 (the pieces' sizes differ by at most one, so a distance of 2 is one deletion a
+  side, and of 1 the longer piece's). Split an alignment of the two keys at the stored cut and
+  charge each edit to its side: a substitution or a swap 2, an insertion or a deletion 1; a swap
+  across the cut is an insertion on one side and a deletion on the other, the split put just
+  before or just after it, whichever suits. The name's cut lies s characters from where the
+  split falls in it, which costs each side at most |s| more: s is the left side's net change in
+  length less half the whole's (rounded as the cuts are), 0 when both sides change alike, else
+  at most 1 either way for a suitable split of a swap across the cut (put the wrong way beside
+  an insertion on its side, it makes 2). Case by case (one edit is two with one missing): both
+  edits on one side leave the other side 0 + 1 at most; an insertion or deletion on each side,
+  1 + 0 if they change the length alike, 1 + 1 if not; a substitution or swap against an
+  insertion or deletion, the latter's side 1 + 1 at most; a substitution or swap on each side, s
+  is 0 and either side is 2; a swap across the cut and another edit, the side the other edit is
+  not on 1 + 1 at most, the swap's split put to keep |s| at 1 or less. Each case leaves one
+  side's pieces within an indel distance of 2. (The lookup before asked the pieces at every
+  stored length's cut, n // 2 for n from L - 2 to L + 2: 62 signatures for a key of 20 rather
+  than 22; dedup/0011's, those one character either side of each cut too: 102.)
+
+Which rule meets which: a stored short key (7 or fewer) is reached by the name's "F" variants,
+which a name asks up to nine characters; a stored long key by the name's pieces, which a name
+asks from six characters (two insertions from eight). So a name of 8 or 9 meets a stored key of
+6 or 7 through the variants, and a name of 6 or 7 a stored key of 8 or 9 through the pieces.
 
 The tags do not carry n: the stored key's length is the signature's low byte instead (255 for
-any longer key, which only lets more through), and a lookup reads each signature's range of
-the lengths within two of the name's (`reach_range`), one search and a short scan. What a tag
-without n would let through (the same piece of a key of another length) stays outside the
-range, inside the index, and the table needs no column more.
+any longer key, which only lets more through: `reach_range` caps its upper end at 255 too, so
+any key within two of one of 255 or more reaches it), and a lookup reads each signature's range
+of the lengths within two of the name's (`reach_range`), one search and a short scan. What a tag
+without n would let through (the same piece of a key of another length) stays outside the range,
+inside the index, and the table needs no column more.
 
 The claim is checked exhaustively against a brute-force OSA scan (tests/dedup/policy/
 test_signatures.py). A signature is 56 bits of BLAKE2b and the length: a collision can only add

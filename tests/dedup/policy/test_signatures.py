@@ -210,6 +210,41 @@ def test_every_two_edits_at_the_cut_and_the_ends_share_a_signature():
     assert lost == []
 
 
+def near_both_ways(keys, letters: str) -> Iterator[tuple[str, str]]:
+    """Every (name, stored) pair of a key and a key within two edits of it, each way round:
+    the lookup is not symmetric where short keys meet long ones."""
+    for key in keys:
+        for other in within_two_edits(key, letters):
+            if OSA.distance(key, other) <= REACH:
+                yield key, other
+                yield other, key
+
+
+def test_every_key_of_two_letters_up_to_seven_is_found_both_ways():
+    """Every key over {a, b} of up to seven characters and every key within two edits of it
+    (a third letter inserted too), each as the name and as the stored key."""
+    keys = ("".join(p) for n in range(8) for p in itertools.product("ab", repeat=n))
+    lost = [
+        (name, stored)
+        for name, stored in near_both_ways(keys, "abc")
+        if not key_signatures(stored) & asked(name)
+    ]
+    assert lost == []
+
+
+def test_every_two_edits_anywhere_in_keys_of_distinct_letters_both_ways():
+    """Keys of 1 to 16 distinct letters, every two edits anywhere (letters of the key among
+    them), each way round: no variant meets another by chance, so a piece the lookup fails to
+    ask shows (a lookup cut one character off, or without a piece's deletions, fails it)."""
+    keys = ["ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n] for n in range(1, 17)]
+    lost = [
+        (name, stored)
+        for name, stored in near_both_ways(keys, "xyAH")
+        if not key_signatures(stored) & asked(name)
+    ]
+    assert lost == []
+
+
 def asked(probe: str) -> set[int]:
     """Every stored value a lookup's ranges cover: each signature asked plus each length."""
     low, high = reach_range(probe)
