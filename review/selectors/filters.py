@@ -186,6 +186,5 @@ def entity_links(filters: QueueFilters) -> QuerySet[EntityLink]:
                 Q(newer__name__icontains=filters.q) | Q(older__name__icontains=filters.q)
             )
         else:
-            either = any_column_among(EntityLink, ("newer_id", "older_id"), named)
-            queryset = queryset.filter(either)
+            queryset = queryset.filter(any_column_among(("newer_id", "older_id"), named))
     return queryset

@@ -339,6 +339,8 @@ def test_the_queue_s_entity_links_by_name_are_the_scan_s(probe):
             Q(newer__name__icontains=text) | Q(older__name__icontains=text)
         )
         assert indexed == set(scan.values_list("pk", flat=True)), text
+        inside = EntityLink.objects.filter(pk__in=entity_links(QueueFilters(q=text)).values("pk"))
+        assert set(inside.values_list("pk", flat=True)) == indexed, text  # as a subquery too
 
 
 def test_the_queue_s_entity_links_by_a_rare_name_compare_no_name():
