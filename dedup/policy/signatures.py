@@ -8,8 +8,10 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   ("F"). Each OSA edit - substitution, insertion, deletion, adjacent swap - is undone by at most
   one deletion on each side (a swap "xy"/"yx" by deleting "x" from both), so two keys within two
   edits have a variant in common: the name's with d deletions and the stored key's with e,
-  where d - e is the name's length less the stored key's. A lookup asks, of the name's variants,
-  only those with a d that some stored length allows.
+  where d - e is the name's length less the stored key's. A shared variant stays shared with
+  one more character deleted on each side, so a lookup asks, of the name's variants, only those
+  with the most deletions some stored length allows (for a name of 7, those with two: 21
+  variants, not 29).
 - A long key of length n is cut at n // 2 into a left and a right piece, each stored as its
   variants with up to one deletion, tagged with the side. A lookup asks what the name would
   store itself: its own two pieces, cut at its own length L the same way, with up to one
@@ -129,8 +131,8 @@ def reach_signatures(key: str) -> frozenset[int]:
     two edits of it has one of them, plus its length (within `reach_range`), among its own
     `key_signatures`.
 
-    A short stored key's variants with only the numbers of deletions its length allows
-    (`_deletions_needed`), and, if a long one may be within reach, the name's own pieces, cut
+    The name's variants with, for each short stored length in reach, the most deletions it
+    allows (`_deletions_needed`), and, if a long one may be within reach, the name's own pieces, cut
     as a long key's are (the module's docstring says why its own cut finds a stored key of any
     length): 22 for a key of 20, one search of each table each, where asking each stored
     length's cut asked 62."""
@@ -155,13 +157,21 @@ def _deletions_needed(length: int, stored_lengths: range) -> set[int]:
     """How many characters a short name's key must lose for its variants to meet those of a
     stored short key of each length: the name loses d and the stored key e (each at most two,
     as stored), and d - e is the name's length less the stored one (an insertion costs the name
-    one deletion, a deletion the stored key one, a substitution or swap one each)."""
-    return {
-        d
-        for stored in stored_lengths
-        for d in range(_REACH + 1)
-        if 0 <= d - (length - stored) <= _REACH and d <= length
-    }
+    one deletion, a deletion the stored key one, a substitution or swap one each).
+
+    Of the d a stored length allows, only the largest: a variant both keys share with d and e
+    deletions, while d < that largest, is not empty (the name has more characters than that
+    largest d), and with one of its characters deleted it is a variant of each with d + 1 and
+    e + 1 deletions, still within two on both sides; so the keys share one at the largest d
+    too."""
+    needed = set()
+    for stored in stored_lengths:
+        allowed = [
+            d for d in range(min(_REACH, length) + 1) if 0 <= d - (length - stored) <= _REACH
+        ]
+        if allowed:
+            needed.add(max(allowed))
+    return needed
 
 
 def _exact_deletions(tag: str, piece: str, count: int) -> frozenset[int]:
