@@ -212,12 +212,13 @@ def arguments(doc: str, *, sizes: str, **options: int) -> argparse.Namespace:
     return parsed
 
 
-def run_children(script: str, backends: str):
-    """Run the benchmark once per backend, each in its own process (settings are read once per
-    process) given this process's command line, and yield the JSON rows each prints."""
+def run_children(script: str, backends: str, separator: str = ","):
+    """Run the benchmark once per backend (or other item of the `separator`-separated list),
+    each in its own process (settings are read once per process) given this process's command
+    line, and yield the JSON rows each prints."""
     import json
 
-    for backend in backends.split(","):
+    for backend in backends.split(separator):
         print(f"running {backend} ...", file=sys.stderr, flush=True)
         process = subprocess.run(
             [sys.executable, script, *sys.argv[1:], "--child", backend],

@@ -28,7 +28,6 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,6 +40,7 @@ from bench._common import (
     fresh_database_url,
     one_typo,
     request_end,
+    run_children,
     setup_django,
     table,
 )
@@ -89,8 +89,9 @@ class CandidateTimer:
 
 
 def child(setting: str, size: int, room_count: int, writes: int) -> dict:
+    """One setting's row, in a fresh store."""
     setup_django(fresh_database_url("sqlite"))
-    from django.db import connection, transaction
+    from django.db import connection
 
     from dedup import services
     from palace.models import Drawer
@@ -99,10 +100,9 @@ def child(setting: str, size: int, room_count: int, writes: int) -> dict:
     rng = random.Random(7)
     vocabulary = Vocabulary(rng)
     rooms = [services.room_get_or_create(wing="bench", room=f"room-{n}") for n in range(room_count)]
-    room = rooms[0]
     bulk_fill(rooms, vocabulary, size)
     originals = list(
-        Drawer.objects.filter(room=room).order_by("?").values_list("content", flat=True)[:1000]
+        Drawer.objects.filter(room=rooms[0]).order_by("?").values_list("content", flat=True)[:1000]
     )
     with connection.cursor() as cursor:
         for name, value in options.items():
@@ -110,23 +110,20 @@ def child(setting: str, size: int, room_count: int, writes: int) -> dict:
                 "INSERT INTO palace_drawer_fts(palace_drawer_fts, rank) VALUES (%s, %s)",
                 [name, value],
             )
+    return {
+        "setting": setting,
+        **interleaved(rooms[0], originals, vocabulary, writes, pages, every),
+    }
 
-    def after_response(written: int) -> float:
-        started = time.perf_counter()
-        request_end()
-        if pages and written % every == 0:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "INSERT INTO palace_drawer_fts(palace_drawer_fts, rank) VALUES ('merge', %s)",
-                    [pages],
-                )
-        return time.perf_counter() - started
 
-    def segments() -> int:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT count(DISTINCT segid) FROM palace_drawer_fts_idx")
-            return cursor.fetchone()[0]
+def interleaved(room, originals: list[str], vocabulary, writes: int, pages: int, every: int):
+    """`writes` dedup writes (every other one a one-typo variant) and as many plain inserts,
+    interleaved, each followed by a request's end and the setting's 'merge', if any."""
+    from django.db import connection, transaction
 
+    from dedup import services
+
+    rng = vocabulary.rng
     timer = CandidateTimer()
     dedup, plain, after, counted = [], [], [], []
     for index in range(writes):
@@ -138,17 +135,16 @@ def child(setting: str, size: int, room_count: int, writes: int) -> dict:
             started = time.perf_counter()
             services.drawer_write(room=room, content=text)
             dedup.append(time.perf_counter() - started)
-        after.append(after_response(2 * index + 1))
+        after.append(after_response(2 * index + 1, pages, every))
         plain_text = vocabulary.sentence()
         started = time.perf_counter()
         with transaction.atomic():
             drawer_row(room, plain_text).save()
         plain.append(time.perf_counter() - started)
-        after.append(after_response(2 * index + 2))
+        after.append(after_response(2 * index + 2, pages, every))
         if index % 25 == 0:
             counted.append(segments())
     return {
-        "setting": setting,
         "segments": statistics.mean(counted),
         "segments_max": max(counted),
         "candidates": statistics.mean(timer.times) * 1000,
@@ -156,6 +152,31 @@ def child(setting: str, size: int, room_count: int, writes: int) -> dict:
         "plain": statistics.mean(plain) * 1000,
         "after": statistics.mean(after) * 1000,
     }
+
+
+def after_response(written: int, pages: int, every: int) -> float:
+    """What follows the `written`-th write's response: the request's end (the log's checkpoint
+    when due) and the setting's 'merge' command when due; its time, in seconds."""
+    from django.db import connection
+
+    started = time.perf_counter()
+    request_end()
+    if pages and written % every == 0:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO palace_drawer_fts(palace_drawer_fts, rank) VALUES ('merge', %s)",
+                [pages],
+            )
+    return time.perf_counter() - started
+
+
+def segments() -> int:
+    """The full-text index's segments now."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(DISTINCT segid) FROM palace_drawer_fts_idx")
+        return cursor.fetchone()[0]
 
 
 def main() -> None:
@@ -171,18 +192,10 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.size, args.rooms, args.writes)), flush=True)
         return
-    rows = []
     for setting in args.settings.split(";"):
         parsed_setting(setting)  # refused here rather than after a fill
-        print(f"running {setting} ...", file=sys.stderr, flush=True)
-        process = subprocess.run(
-            [sys.executable, __file__, *sys.argv[1:], "--child", setting],
-            capture_output=True,
-            text=True,
-        )
-        if process.returncode != 0:
-            sys.exit(process.stderr)
-        r = json.loads(process.stdout.splitlines()[-1])
+    rows = []
+    for r in run_children(__file__, args.settings, separator=";"):
         rows.append(
             [
                 r["setting"],
