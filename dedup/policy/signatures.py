@@ -8,10 +8,10 @@ This is a deletion neighbourhood (symmetric delete, as in SymSpell), partitioned
   ("F"). Each OSA edit - substitution, insertion, deletion, adjacent swap - is undone by at most
   one deletion on each side (a swap "xy"/"yx" by deleting "x" from both), so two keys within two
   edits have a variant in common: the name's with d deletions and the stored key's with e,
-  where d - e is the name's length less the stored key's. A shared variant stays shared with
-  one more character deleted on each side, so a lookup asks, of the name's variants, only those
-  with the most deletions some stored length allows (for a name of 7, those with two: 21
-  variants, not 29).
+  where d - e is the name's length less the stored key's. A shared variant that is not empty
+  stays shared with one more character deleted on each side, so a lookup asks, of the name's
+  variants, only those with, for each stored length in reach, the most deletions that length
+  allows (for a name of 7, those with two: 21 variants, not 29).
 - A long key of length n is cut at n // 2 into a left and a right piece, each stored as its
   variants with up to one deletion, tagged with the side. A lookup asks what the name would
   store itself: its own two pieces, cut at its own length L the same way, with up to one
@@ -160,10 +160,10 @@ def _deletions_needed(length: int, stored_lengths: range) -> set[int]:
     one deletion, a deletion the stored key one, a substitution or swap one each).
 
     Of the d a stored length allows, only the largest: a variant both keys share with d and e
-    deletions, while d < that largest, is not empty (the name has more characters than that
-    largest d), and with one of its characters deleted it is a variant of each with d + 1 and
-    e + 1 deletions, still within two on both sides; so the keys share one at the largest d
-    too."""
+    deletions, while d < that largest, is not empty (it keeps L - d characters, and d < that
+    largest d <= L, the name's length L), and with one of its characters deleted it is a
+    variant of each with d + 1 and e + 1 deletions, still within two on both sides; so the keys
+    share one at the largest d too."""
     needed = set()
     for stored in stored_lengths:
         allowed = [

@@ -277,7 +277,8 @@ def variants(key: str, count: int) -> set[int]:
 def test_a_short_name_asks_only_the_most_deletions_a_stored_length_allows(key):
     """Names of seven to nine reach short stored keys of five to seven: of their own variants,
     only those with two deletions (a variant shared with fewer stays shared with one character
-    more deleted on each side), not those with none or one."""
+    more deleted on each side), not those with none or one. (A name of nine asked only these
+    before too: the fewer deletions are for names of seven and eight.)"""
     asked_for = reach_signatures(key)
     assert variants(key, 2) <= asked_for
     assert not (variants(key, 0) | variants(key, 1)) & asked_for
@@ -285,7 +286,8 @@ def test_a_short_name_asks_only_the_most_deletions_a_stored_length_allows(key):
 
 def test_a_name_of_six_asks_one_deletion_for_a_stored_key_of_seven():
     """A stored key of seven is an insertion away from a name of six: the name keeps its
-    variants with one deletion (against the stored key's with two), and drops its own."""
+    variants with one deletion (against the stored key's with two), and no longer asks its own
+    key (no deletion)."""
     key = "abcdef"
     asked_for = reach_signatures(key)
     assert variants(key, 1) | variants(key, 2) <= asked_for
