@@ -278,7 +278,7 @@ def test_a_short_name_asks_only_the_most_deletions_a_stored_length_allows(key):
     """Names of seven to nine reach short stored keys of five to seven: of their own variants,
     only those with two deletions (a variant shared with fewer stays shared with one character
     more deleted on each side), not those with none or one. (A name of nine asked only these
-    before too: the fewer deletions are for names of seven and eight.)"""
+    before the change too; names of six to eight asked more.)"""
     asked_for = reach_signatures(key)
     assert variants(key, 2) <= asked_for
     assert not (variants(key, 0) | variants(key, 1)) & asked_for
