@@ -224,6 +224,30 @@ def test_exact_copy_returns_the_oldest_copy(room):
     assert result.duplicate_of == first
 
 
+def test_an_exact_copy_gone_before_it_is_held_leaves_the_text_stored(room, monkeypatch):
+    """The candidates held an exact copy, which a delete then took before the write could hold
+    it: the write stores the text after all, and the memory is kept."""
+    original = services.drawer_write(room=room, content=TEXT).drawer
+    monkeypatch.setattr(services.drawers, "drawer_held", lambda drawer_id: None)
+    result = services.drawer_write(room=room, content=TEXT)
+    assert result.created
+    assert result.drawer.pk != original.pk
+    assert Drawer.objects.filter(room=room, content_hash=original.content_hash).count() == 2
+
+
+def test_a_write_that_links_nothing_stores_the_row_the_orm_would(room):
+    """The drawer inserted by hand, without links, holds what the ORM's save() would have
+    stored, field by field."""
+    result = services.drawer_write(
+        room=room, content=TEXT, kind="fact", agent="ada", source={"file": "x", "n": [1, 2]}
+    )
+    assert result.links == ()
+    stored = Drawer.objects.get(pk=result.drawer.pk)
+    for field in Drawer._meta.concrete_fields:
+        assert getattr(stored, field.attname) == getattr(result.drawer, field.attname), field
+    assert (stored.kind, stored.agent, stored.source) == ("fact", "ada", {"file": "x", "n": [1, 2]})
+
+
 def test_diary_needs_an_agent(room):
     with pytest.raises(InvalidInput):
         services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.DIARY)
