@@ -162,6 +162,12 @@ def test_write_cost_is_bounded_whatever_the_room_size(room, django_assert_num_qu
     assert len(result.links) == services.MAX_LINKS_PER_WRITE
 
 
+def assert_fields_equal(stored: Drawer, returned: Drawer) -> None:
+    """The drawer a write returned holds, field by field, what the database stored."""
+    for field in Drawer._meta.concrete_fields:
+        assert getattr(stored, field.attname) == getattr(returned, field.attname), field
+
+
 def test_drawer_and_links_returned_by_a_write_are_the_stored_rows(room):
     older = [services.drawer_write(room=room, content=f"{TEXT} Variant {n}.").drawer for n in "ab"]
     result = services.drawer_write(
@@ -170,8 +176,7 @@ def test_drawer_and_links_returned_by_a_write_are_the_stored_rows(room):
     stored = Drawer.objects.get(uuid=result.drawer.uuid)
     assert stored.pk == result.drawer.pk
     assert not result.drawer._state.adding
-    for field in Drawer._meta.concrete_fields:
-        assert getattr(stored, field.attname) == getattr(result.drawer, field.attname), field
+    assert_fields_equal(stored, result.drawer)
     assert (stored.kind, stored.agent, stored.source) == ("fact", "ada", {"file": "x"})
     assert {link.older_id for link in result.links} == {drawer.pk for drawer in older}
     for link in result.links:
@@ -243,8 +248,7 @@ def test_a_write_that_links_nothing_stores_the_row_the_orm_would(room):
     )
     assert result.links == ()
     stored = Drawer.objects.get(pk=result.drawer.pk)
-    for field in Drawer._meta.concrete_fields:
-        assert getattr(stored, field.attname) == getattr(result.drawer, field.attname), field
+    assert_fields_equal(stored, result.drawer)
     assert (stored.kind, stored.agent, stored.source) == ("fact", "ada", {"file": "x", "n": [1, 2]})
 
 
