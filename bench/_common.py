@@ -197,15 +197,19 @@ def request_end() -> float:
     return time.perf_counter() - started
 
 
-def arguments(doc: str, *, sizes: str, **options: int) -> argparse.Namespace:
+def arguments(
+    doc: str, *, sizes: str, texts: dict[str, str] | None = None, **options: int
+) -> argparse.Namespace:
     """A benchmark's command line: --sizes (comma-separated, parsed to ints), --backends, an
-    integer option per keyword with its default, and the hidden --child a backend's process is
-    run with."""
+    integer option per keyword with its default, a text option (empty by default) per item of
+    `texts` with its help, and the hidden --child a backend's process is run with."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--sizes", default=sizes)
     parser.add_argument("--backends", default="sqlite,postgresql")
     for name, default in options.items():
         parser.add_argument(f"--{name}", type=int, default=default)
+    for name, help_text in (texts or {}).items():
+        parser.add_argument(f"--{name}", default="", help=help_text)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parsed = parser.parse_args()
     parsed.sizes = [int(size) for size in parsed.sizes.split(",")]

@@ -16,6 +16,13 @@ dedup writes' cProfile to stderr.
     .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 1000] [--rooms 1]
         [--profile 0] [--seed 0] [--backends sqlite,postgresql]
 
+`--layouts` runs several layouts in one run, each in a fresh database of its own, in place of
+--backends, --rooms and --sizes: space-separated `backend:rooms:sizes` items, the sizes joined by
+`+`. Issue 14's table:
+
+    .venv/bin/python bench/write_path.py --writes 1000 --layouts "sqlite:1000:1000000
+        sqlite:1:1000000 postgresql:1000:1000000 postgresql:1:1000000 postgresql:10000:10000000"
+
 With BENCH_DATABASE_URL set (one backend), it runs in that database, filled by an earlier run;
 give each such run its own --seed, or its writes repeat the earlier run's (exact copies).
 """
@@ -191,14 +198,32 @@ def child(
         )
 
 
+def layout(item: str, args) -> tuple[str, int, list[int]]:
+    """A child's backend, room count and sizes: from its `backend:rooms:sizes` item of
+    --layouts, or its backend with --rooms and --sizes."""
+    if ":" not in item:
+        return item, args.rooms, args.sizes
+    backend, rooms, sizes = item.split(":")
+    return backend, int(rooms), [int(size) for size in sizes.split("+")]
+
+
 def main() -> None:
-    args = arguments(__doc__, sizes="1000,10000,100000", writes=1000, rooms=1, profile=0, seed=0)
+    args = arguments(
+        __doc__,
+        sizes="1000,10000,100000",
+        writes=1000,
+        rooms=1,
+        profile=0,
+        seed=0,
+        texts={"layouts": "space-separated backend:rooms:sizes items, the sizes joined by +"},
+    )
     if args.child:
-        child(args.child, args.sizes, args.writes, args.rooms, bool(args.profile), args.seed)
+        backend, rooms, sizes = layout(args.child, args)
+        child(backend, sizes, args.writes, rooms, bool(args.profile), args.seed)
         return
 
     rows = []
-    for r in run_children(__file__, args.backends):
+    for r in run_children(__file__, args.layouts or args.backends, " " if args.layouts else ","):
         d, p = r["dedup"], r["plain"]
         rows.append(
             [
