@@ -125,11 +125,49 @@ def test_a_rarer_word_and_a_typo_each_get_a_group_without_the_other(templated_ro
     ]
 
 
-def test_no_group_is_made_of_common_words_alone(monkeypatch, templated_sample):
-    """The text's only rarer word is a typo no drawer of the room holds, and without it only
-    common words are left: nothing is asked."""
+def test_common_words_too_frequent_together_make_no_group(monkeypatch, templated_sample):
+    """The text's only rarer word is a typo no drawer of the room holds, and the common words
+    left, all three together, are estimated at 3,000 matches: nothing is asked."""
     spy_index(monkeypatch, set())
     assert candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5) == []
+
+
+# A room of a million drawers whose common words are rare together: "ember", "flint" and
+# "cinder" together in an estimated 19 of its drawers.
+SPARSE = Sample(
+    common=frozenset({"ember", "flint", "cinder"}),
+    seen={"ember": 30, "flint": 26, "cinder": 24, "harbor": 3},
+    sampled=SAMPLED,
+    drawers=1_000_000,
+)
+
+
+@pytest.fixture
+def sparse_sample(monkeypatch):
+    monkeypatch.setattr(room_words, "sample", lambda room_id: SPARSE)
+
+
+def test_a_text_without_a_rarer_word_asks_its_common_words_alone(monkeypatch, sparse_sample):
+    """The last resort: the typo broke its only rarer word, which no drawer holds."""
+    spy_index(monkeypatch, set())
+    groups = candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5)
+    assert groups == [["cinder", "flint", "ember"]]
+
+
+def test_a_group_without_a_text_s_only_rarer_word_is_made_of_common_words(
+    sparse_sample, every_word_held
+):
+    """Its one group held "qwzzle", so a typo there would leave none: the common words make
+    one without it."""
+    groups = candidates.query_groups(1, ["qwzzle", "ember", "flint", "cinder"], 5)
+    assert groups == [["qwzzle", "cinder"], ["cinder", "flint", "ember"]]
+
+
+def test_common_words_are_not_asked_alone_while_a_rarer_word_is_left(
+    sparse_sample, every_word_held
+):
+    groups = candidates.query_groups(1, ["qwzzle", "harbor", "ember", "flint", "cinder"], 5)
+    assert all(group[0] in ("qwzzle", "harbor") for group in groups)
 
 
 def test_a_text_s_one_rarer_word_is_narrowed_by_common_words(templated_room):
@@ -271,6 +309,23 @@ def test_a_variant_in_a_big_templated_room_finds_its_original_through_common_wor
     ).drawer
     variant = services.drawer_write(
         room=room, content="The kettlebrook and the lanternfysh, with ember, flint and cinder."
+    )
+    assert [link.older_id for link in variant.links] == [original.pk]
+
+
+@pytest.mark.django_db
+def test_a_variant_whose_typo_broke_its_only_rarer_word_finds_its_original(
+    dedup_settings, sparse_sample
+):
+    """End to end, the last resort: the typo's word is held by no drawer, and the variant's
+    common words alone find the original (without them, no group is asked and nothing is
+    linked)."""
+    room = services.room_get_or_create(wing="ops", room="sparse")
+    original = services.drawer_write(
+        room=room, content="The kettlebrook, with the ember, the flint and the cinder."
+    ).drawer
+    variant = services.drawer_write(
+        room=room, content="The kettlebrok, with the ember, the flint and the cinder."
     )
     assert [link.older_id for link in variant.links] == [original.pk]
 
