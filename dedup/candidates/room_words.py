@@ -63,9 +63,10 @@ MAX_GROUP_WORDS = 4
 # estimated by the drawers holding all its words, not as if words were independent (template
 # words come together).
 MASKED_DRAWERS = 8
-# From this many drawers in the room, no group holds one of its common words (`query_groups`).
-# Below it they are asked, last: in a room of 20,000 (bench/recall.py), leaving them out lost
-# recall on realistic corruption (99.1% of the pairs within reach against 99.7%).
+# From this many drawers in the room, its common words only narrow a rarer word's group, or make
+# the last resort (`query_groups`). Below it they are asked in groups of their own, last: in a
+# room of 20,000 (bench/recall.py), leaving them out lost recall on realistic corruption (99.1%
+# of the pairs within reach against 99.7%).
 COMMON_WORDS_LEFT_OUT = 100_000
 # There, too, a query asks this many groups fewer than it is given: its groups hold only words
 # some drawer of the room holds (`words_in_room`), and in a room of 200,000 (bench/recall.py)
@@ -148,11 +149,12 @@ def query_groups(
     words, longest first. A room too small to sample gets `lexical_groups` of all its words.
 
     In a room of COMMON_WORDS_LEFT_OUT drawers or more, its common words only narrow the groups
-    `_covering_groups` adds (or make its last resort, when no rarer word is left), and an
-    unseen word that looks like a corruption of one of them (`Sample.corrupts_common`) is asked
-    only if the text has no other unseen word and no pair of seen words: in a room of 200,000
-    drawers repeating four template words (bench/recall.py), the corruptions of those words had
-    taken the unseen words' groups from the real rare words. And there, an unseen word is
+    `_covering_groups` adds (or make its last resort, when a typo in one word would leave no
+    selective group), and an unseen word that looks like a corruption of one of them
+    (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
+    seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
+    the corruptions of those words had taken the unseen words' groups from the real rare words.
+    And there, an unseen word is
     asked only if `holders` drawers of the room hold it (a sweep's 2, its text's own drawer
     being one): the index is asked (`words_in_room`, after `lock`), unless the words held by
     fewer are given (`absent`: a sweep's batch's, `words_absent`); and it asks
@@ -220,11 +222,11 @@ def _big_room_words(
     # drawer now (earlier variants store their corruptions), yet a group holding it finds those
     # at best. Asked only if nothing else is.
     suspect = [w for w in unseen if found.corrupts_common(w)]
-    # In a room this big, no group is made of common words: a lookup reads each word's
-    # postings, and a group of three or four frequent words, rare together, cost 10 to 35 ms on
-    # SQLite in one room of 1M (each word's doclist is a fifth of the store's) against 0.3 to 1
-    # ms for rarer. They only narrow a rarer word's group, or make the last resort of a text
-    # left without one (`_covering_groups`).
+    # In a room this big, a group is made of common words alone only as the last resort: a
+    # lookup reads each word's postings, and a group of three or four frequent words, rare
+    # together, cost 10 to 35 ms on SQLite in one room of 1M (each word's doclist is a fifth of
+    # the store's) against 0.3 to 1 ms for rarer. Otherwise they only narrow a rarer word's
+    # group (`_covering_groups`).
     common = [w for w in seen if w in found.common]
     return (
         [w for w in unseen if w not in suspect],
@@ -316,13 +318,15 @@ def _covering_groups(
     a group starts with a rarer word while the text has one the corruption may have left. Few
     texts get any: 35 of 1,200 in that room.
 
-    The last resort: when the broken word is the text's only rarer word, or it has none (its
-    rare words all corrupted, held by no drawer), a group of its common words alone, the rarest
-    first, narrowed the same way. In one room of 1,000,000, of 36,000 one-typo variants over
-    both databases, 15 found no original without it (in those seen, every rarer word was the
-    one the typo broke; bench/write_path.py's 500 missed 1 or 2 in two of five runs on
-    PostgreSQL), 4 with it. 0.3% of the texts, new ones and variants alike, get one, and pay
-    up to 9 ms more for it; the candidate query's mean is unchanged within 0.01 ms.
+    The last resort: when some rarer word is in every selective group, or no group is
+    selective (typically a text with one rarer word, or none the room holds: new words or
+    corruptions), one group of its common words alone, the rarest first, narrowed the same way.
+    In one room of 1,000,000, of 48,000 one-typo variants over both databases, 15 found no
+    original without it and 4 with it (in each miss inspected, the typo had broken the text's
+    only rarer word; bench/write_path.py's 500 had missed 1 or 2 in two of five runs on
+    PostgreSQL). 0.3% of the texts, new ones and variants alike, get one, and paid up to 9 ms
+    more for it there (such a group is estimated under GROUP_MATCHES, yet may cost as much as
+    the 10 to 35 ms above); the candidate query's mean moved by 0.01 ms.
 
     The estimates take a word the sample holds in fewer than MASKED_DRAWERS drawers as
     independent of the common words: a group they narrow may match more than estimated (a
