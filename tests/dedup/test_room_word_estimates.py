@@ -300,36 +300,34 @@ def test_a_word_alone_estimated_to_fill_its_bound_takes_a_seen_word(monkeypatch,
 
 
 @pytest.mark.django_db
-def test_a_variant_in_a_big_templated_room_finds_its_original_through_common_words(
-    dedup_settings, templated_sample
+@pytest.mark.parametrize(
+    ("sample", "original", "variant"),
+    [
+        pytest.param(
+            TEMPLATED,
+            "The kettlebrook and the lanternfish, with ember, flint and cinder.",
+            "The kettlebrook and the lanternfysh, with ember, flint and cinder.",
+            id="its-only-intact-rarer-word-narrowed",
+        ),
+        pytest.param(
+            SPARSE,
+            "The kettlebrook, with the ember, the flint and the cinder.",
+            "The kettlebrok, with the ember, the flint and the cinder.",
+            id="its-common-words-alone",
+        ),
+    ],
+)
+def test_a_variant_in_a_big_room_finds_its_original_through_common_words(
+    dedup_settings, monkeypatch, sample, original, variant
 ):
-    """End to end: the write's only intact rarer word, narrowed by the template's words, finds
-    the original (without the narrowing, no group is asked and nothing is linked)."""
-    room = services.room_get_or_create(wing="ops", room="templated")
-    original = services.drawer_write(
-        room=room, content="The kettlebrook and the lanternfish, with ember, flint and cinder."
-    ).drawer
-    variant = services.drawer_write(
-        room=room, content="The kettlebrook and the lanternfysh, with ember, flint and cinder."
-    )
-    assert [link.older_id for link in variant.links] == [original.pk]
-
-
-@pytest.mark.django_db
-def test_a_variant_whose_typo_broke_its_only_rarer_word_finds_its_original(
-    dedup_settings, sparse_sample
-):
-    """End to end, the last resort: the typo's word is held by no drawer, and the variant's
-    common words alone find the original (without them, no group is asked and nothing is
-    linked)."""
-    room = services.room_get_or_create(wing="ops", room="sparse")
-    original = services.drawer_write(
-        room=room, content="The kettlebrook, with the ember, the flint and the cinder."
-    ).drawer
-    variant = services.drawer_write(
-        room=room, content="The kettlebrok, with the ember, the flint and the cinder."
-    )
-    assert [link.older_id for link in variant.links] == [original.pk]
+    """End to end: the write's only intact rarer word, narrowed by the room's common words, or
+    when the typo broke its only rarer word (held by no drawer), the common words alone (the
+    last resort), find the original. Without them, no group is asked and nothing is linked."""
+    monkeypatch.setattr(room_words, "sample", lambda room_id: sample)
+    room = services.room_get_or_create(wing="ops", room="big")
+    stored = services.drawer_write(room=room, content=original).drawer
+    written = services.drawer_write(room=room, content=variant)
+    assert [link.older_id for link in written.links] == [stored.pk]
 
 
 @pytest.mark.django_db
