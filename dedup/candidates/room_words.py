@@ -154,11 +154,10 @@ def query_groups(
     (`Sample.corrupts_common`) is asked only if the text has no other unseen word and no pair of
     seen words: in a room of 200,000 drawers repeating four template words (bench/recall.py),
     the corruptions of those words had taken the unseen words' groups from the real rare words.
-    And there, an unseen word is
-    asked only if `holders` drawers of the room hold it (a sweep's 2, its text's own drawer
-    being one): the index is asked (`words_in_room`, after `lock`), unless the words held by
-    fewer are given (`absent`: a sweep's batch's, `words_absent`); and it asks
-    BIG_ROOM_GROUPS_SAVED groups fewer than `groups` (at least one)."""
+    And there, an unseen word is asked only if `holders` drawers of the room hold it (a sweep's
+    2, its text's own drawer being one): the index is asked (`words_in_room`, after `lock`),
+    unless the words held by fewer are given (`absent`: a sweep's batch's, `words_absent`); and
+    it asks BIG_ROOM_GROUPS_SAVED groups fewer than `groups` (at least one)."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
