@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 
 from dedup import policy
 from dedup.candidates.drawers import (
@@ -156,8 +156,9 @@ def query_groups(
     the corruptions of those words had taken the unseen words' groups from the real rare words.
     And there, an unseen word is asked only if `holders` drawers of the room hold it (a sweep's
     2, its text's own drawer being one): the index is asked (`words_in_room`, after `lock`),
-    unless the words held by fewer are given (`absent`: a sweep's batch's, `words_absent`); and
-    it asks BIG_ROOM_GROUPS_SAVED groups fewer than `groups` (at least one)."""
+    unless the words held by fewer are given (`absent`: a sweep's batch's,
+    `sweep_batch.words_absent`); and it asks BIG_ROOM_GROUPS_SAVED groups fewer than `groups`
+    (at least one)."""
     found = sample(room_id)
     chosen = lexical_words(words)
     unseen = [w for w in chosen if w not in found.seen]
@@ -235,21 +236,6 @@ def _big_room_words(
     )
 
 
-def words_absent(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
-    """For a batch of texts of the room (a sweep's), in one round trip, the words that fewer
-    than `holders` drawers of the room hold, of those of `texts` the sample has not seen (the
-    words `query_groups` would ask, given the same `holders`). None for a room under
-    COMMON_WORDS_LEFT_OUT, whose groups ask the index nothing. The sample cached is read
-    without counting a lookup (each text's `query_groups` counts its own); a word it has seen
-    is not asked, and so is kept; a text whose fresh sample makes its room big while this one
-    did not asks the index itself, with the same `holders`."""
-    found = peek(room_id) or sample(room_id)
-    if found.drawers < COMMON_WORDS_LEFT_OUT:
-        return None
-    unseen = sorted({w for words in texts for w in lexical_words(words) if w not in found.seen})
-    return set(unseen) - words_in_room(room_id, unseen, holders=holders)
-
-
 def _seen_groups(found: Sample, seen: list[str]) -> list[list[str]]:
     """The seen words (rarest first) side by side in groups of two, or more while a group is
     estimated at GROUP_BUDGET matches or more (see above)."""
@@ -320,12 +306,9 @@ def _covering_groups(
     The last resort: when some rarer word is in every selective group, or no group is
     selective (typically a text with one rarer word, or none the room holds: new words or
     corruptions), one group of its common words alone, the rarest first, narrowed the same way.
-    In one room of 1,000,000, of 48,000 one-typo variants over both databases, 15 found no
-    original without it and 4 with it (in each miss inspected, the typo had broken the text's
-    only rarer word; bench/write_path.py's 500 had missed 1 or 2 in two of five runs on
-    PostgreSQL). 0.3% of the texts, new ones and variants alike, get one, and paid up to 9 ms
-    more for it there (such a group is estimated under GROUP_MATCHES, yet may cost as much as
-    the 10 to 35 ms above); the candidate query's mean moved by 0.01 ms.
+    In one room of 1,000,000, of 48,000 one-typo variants, 15 found no original without it and
+    4 with it; 0.3% of the texts get one, at up to 9 ms more there, though such a group may cost
+    the 10 to 35 ms above (README: Performance, The last resort).
 
     The estimates take a word the sample holds in fewer than MASKED_DRAWERS drawers as
     independent of the common words: a group they narrow may match more than estimated (a

@@ -2,7 +2,7 @@
 returns for it alone (its scope, itself excluded, no lock), with the write path's arguments. In a
 room of `room_words.COMMON_WORDS_LEFT_OUT` drawers or more, its word groups leave out the words
 fewer than two drawers hold, where a write's leave out those no drawer holds: each stored drawer
-holds its own words (`room_words.words_absent`, asked once a batch), but for the words past what
+holds its own words (`words_absent`, asked once a batch), but for the words past what
 PostgreSQL indexes of a long text, left out only if no drawer holds them.
 
 On PostgreSQL the batch is one call of the function `castellan_sweep_candidates`
@@ -21,12 +21,13 @@ tests/review/test_sweep_batch.py checks they all give the same candidates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
 
 from dedup import policy
+from dedup.candidates import room_words
 from dedup.candidates.drawers import (
     ANY_LENGTH,
     EXACT_CANDIDATES,
@@ -37,9 +38,10 @@ from dedup.candidates.drawers import (
     LengthBand,
     Scope,
     for_text,
+    lexical_words,
     words_in_room,
 )
-from dedup.candidates.room_words import query_groups, words_absent
+from dedup.candidates.room_words import query_groups
 from dedup.candidates.sweep_rooms import Rooms
 from palace import fulltext
 
@@ -135,8 +137,24 @@ def for_texts(
     return _for_texts_postgresql(scope, queries, word_groups)
 
 
+def words_absent(room_id: int, texts: Iterable[Sequence[str]], *, holders: int) -> set[str] | None:
+    """For a batch of texts of the room (a sweep's), in one round trip, the words that fewer
+    than `holders` drawers of the room hold, of those of `texts` the sample has not seen (the
+    words `query_groups` would ask, given the same `holders`). None for a room under
+    `room_words.COMMON_WORDS_LEFT_OUT`, whose groups ask the index nothing. The sample cached
+    is read without counting a lookup (each text's `query_groups` counts its own); a word it
+    has seen is not asked, and so is kept; a text whose fresh sample makes its room big while
+    this one did not asks the index itself, with the same `holders`."""
+    # room_words' names looked up at each call: a sample put in their place (tests) is read.
+    found = room_words.peek(room_id) or room_words.sample(room_id)
+    if found.drawers < room_words.COMMON_WORDS_LEFT_OUT:
+        return None
+    unseen = sorted({w for words in texts for w in lexical_words(words) if w not in found.seen})
+    return set(unseen) - words_in_room(room_id, unseen, holders=holders)
+
+
 def _absent_by_query(room_id: int, queries: Sequence[Query]) -> dict[int, set[str] | None]:
-    """For each query, the words its groups leave out (`room_words.words_absent`; None in a room
+    """For each query, the words its groups leave out (`words_absent`; None in a room
     too small to ask): those the room holds in fewer than two drawers, each drawer holding its
     own words; but a word its own index entry lacks (`Query.unindexed`) is left out only if no
     drawer holds it, which the index is asked again, for those words only."""
