@@ -26,13 +26,18 @@ WRITE_AS_ANY_AGENT = "palace.write_as_any_agent"
 
 # Routes (by URL name) whose effect is a deletion, whatever their method.
 DELETING_ROUTES = {"drawer-supersede", "import-reverse"}
-# Routes that read or change rows of every wing at once.
+# Routes that read or change rows of every wing at once (every review and sweep route: a test
+# holds that no such route is left out).
 ALL_WING_ROUTES = {
     "review-queue",
     "review-decide",
     "review-decisions",
     "review-revert",
     "review-stats",
+    "review-clusters",
+    "review-cluster",
+    "review-cluster-decide",
+    "review-batch-revert",
     "sweep-list",
     "sweep-detail",
     "sweep-proposals",

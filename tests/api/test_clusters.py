@@ -2,8 +2,11 @@
 
 import pytest
 
+from api import urls as api_urls
+from api.permissions import ALL_WING_ROUTES
 from dedup import services as write
 from palace.models import AuditEntry, Drawer, DrawerLink, EntityLink
+from tests.conftest import agent_client
 from tests.review.clusters_data import FACT, ada_entities, five_drawers
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +99,53 @@ def test_deciding_needs_the_decide_permission(api, dedup_settings):
         format="json",
     )
     assert response.status_code == 403
+
+
+def test_a_key_of_some_wings_reads_no_cluster(user, dedup_settings):
+    five_drawers()
+    client = agent_client(user.username, wings=["ops"], rights=["read"])
+    response = client.get("/api/review/clusters")
+    assert response.status_code == 403
+    assert response.json()["code"] == "out_of_scope"
+
+
+def test_a_key_of_some_wings_reads_no_clusters_members(user, dedup_settings):
+    five_drawers()
+    last = DrawerLink.objects.order_by("-pk").first()
+    client = agent_client(user.username, wings=["ops"], rights=["read"])
+    response = client.get(f"/api/review/clusters/d{last.pk}")
+    assert response.json()["code"] == "out_of_scope"
+
+
+def test_a_curators_key_of_some_wings_decides_no_cluster(curator_api, user, dedup_settings):
+    five_drawers()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    client = agent_client(user.username, wings=["ops"])
+    response = client.post(
+        f"/api/review/clusters/{cluster['id']}/decisions",
+        {"canonical": cluster["members"][0]["id"], "distinct": [], "links": cluster["links"]},
+        format="json",
+    )
+    assert response.json()["code"] == "out_of_scope"
+    assert not AuditEntry.objects.exists()
+
+
+def test_a_curators_key_of_some_wings_reverts_no_batch(curator_api, user, dedup_settings):
+    five_drawers()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    oldest, *others = [m["id"] for m in cluster["members"]]
+    batch = curator_api.post(
+        f"/api/review/clusters/{cluster['id']}/decisions",
+        {"canonical": oldest, "distinct": others, "links": cluster["links"]},
+        format="json",
+    ).json()["batch"]
+    client = agent_client(user.username, wings=["ops"])
+    response = client.post(f"/api/review/batches/{batch}/revert", {}, format="json")
+    assert response.json()["code"] == "out_of_scope"
+    assert not AuditEntry.objects.filter(action__endswith="revert").exists()
+
+
+def test_every_review_and_sweep_route_spans_every_wing():
+    names = {p.name for p in api_urls.urlpatterns if getattr(p, "name", None)}
+    spanning = {n for n in names if n.startswith(("review-", "sweep-"))}
+    assert spanning - ALL_WING_ROUTES == set()
