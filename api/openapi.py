@@ -1,7 +1,17 @@
-"""The agent key authentication in the OpenAPI schema (imported by `api.urls` to register it)."""
+"""The API's schema and its docs: the agent key authentication in the schema (registered when
+`api.urls` imports this module), and the two views, read with GET or HEAD only."""
 
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api.errors import body
+
+READ_METHODS = ("GET", "HEAD")
 
 
 class AgentKeyScheme(OpenApiAuthenticationExtension):
@@ -14,3 +24,24 @@ class AgentKeyScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "An agent key: `Authorization: Bearer <key>` or `Token <key>`.",
         }
+
+
+def read_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Any other method is the API's JSON 405. Left to drf-spectacular, it was answered in the
+    view's own format (YAML, HTML), and OPTIONS on the docs was a 500 (no template for the
+    metadata)."""
+
+    @wraps(view)  # keeps the view's csrf_exempt: a POST is refused as a 405, not by CSRF
+    def refuse_other_methods(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method in READ_METHODS:
+            return view(request, *args, **kwargs)
+        message = f'Method "{request.method}" not allowed.'
+        response = JsonResponse(body(message, "method_not_allowed"), status=405)
+        response["Allow"] = ", ".join(READ_METHODS)
+        return response
+
+    return refuse_other_methods
+
+
+schema_view = read_only(SpectacularAPIView.as_view())
+docs_view = read_only(SpectacularSwaggerView.as_view(url_name="api:schema"))

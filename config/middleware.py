@@ -4,6 +4,9 @@ failure becomes.
 - A NUL or a lone surrogate in the path, a query parameter (name or value) or a console form
   field is refused with 400 `invalid`, naming the parameter: PostgreSQL can store neither, and no
   filter needs them. JSON bodies are checked by the API's parser (`api.parsers`).
+- A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
+  body) is refused with 400 `invalid`: Django raises again at every read of the form, the error
+  page's own CSRF check included, so left to the error page it became a 500.
 - A database that cannot be reached answers 503 `database_unavailable`, and one that is busy
   (SQLite's "database is locked", a PostgreSQL lock timeout, deadlock or serialisation failure)
   503 `database_busy`, both with `Retry-After`: a client can retry, and nothing was written, since
@@ -15,8 +18,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from api.errors import body
@@ -29,6 +34,20 @@ logger = logging.getLogger("castellan.edge")
 BUSY_SQLSTATES = ("40001", "40P01", "55P03")
 RETRY_AFTER_BUSY = 1
 RETRY_AFTER_UNAVAILABLE = 5
+
+
+UNREADABLE_FORM = "The form's body cannot be read: send it as UTF-8 form data."
+
+
+def unreadable_form(request: HttpRequest) -> bool:
+    """A console POST whose form Django cannot parse."""
+    if is_api(request) or request.method != "POST":
+        return False
+    try:
+        request.POST  # noqa: B018 - parsed here, where a failure can still be answered
+    except (BadRequest, SuspiciousOperation, MultiPartParserError):
+        return True
+    return False
 
 
 def unstorable_parameter(request: HttpRequest) -> str | None:
@@ -71,6 +90,8 @@ class EdgeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if unreadable_form(request):
+            return refusal(request, UNREADABLE_FORM, "invalid", 400)
         name = unstorable_parameter(request)
         if name is not None:
             return refusal(request, f"{name}: {UNSTORABLE_MESSAGE}", "invalid", 400)

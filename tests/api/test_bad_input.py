@@ -289,6 +289,20 @@ def test_console_form_field_with_nul_is_refused(world):
     assert row_counts() == before
 
 
+@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/", "/bulk", "/items/d1/decide"])
+def test_a_console_form_in_another_charset_is_refused(world, path):
+    # Django refuses to read such a form at every try, its error page's CSRF check included.
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.cookies["csrftoken"] = "abcdefghijklmnopqrstuvwxyz012345"
+    before = row_counts()
+    response = client.post(
+        path, b"a=b", content_type="application/x-www-form-urlencoded; charset=utf-16"
+    )
+    assert response.status_code == 400
+    assert "UTF-8" in response.content.decode()
+    assert row_counts() == before
+
+
 def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):
     client = Client(raise_request_exception=False)
     client.force_login(world["user"])

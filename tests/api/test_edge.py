@@ -163,3 +163,17 @@ def test_reads_take_no_write_lock(http, path):
         holder.rollback()
         holder.close()
     assert response.status_code in (200, 404)
+
+
+@pytest.mark.parametrize("method", ["options", "post", "put", "patch", "delete"])
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/"])
+def test_the_schema_and_its_docs_refuse_other_methods_in_json(method, path):
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    response = getattr(client, method)(path)
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/"])
+def test_the_schema_and_its_docs_are_read(path):
+    assert Client().get(path).status_code == 200
