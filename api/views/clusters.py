@@ -22,7 +22,7 @@ from api.serializers.clusters import (
     ClusterSerializer,
 )
 from api.serializers.review import DecisionSerializer, RevertRequestSerializer
-from api.views.common import parsed
+from api.views.common import parsed, parsed_if_sent
 from dedup.errors import InvalidInput, NotFound
 from review import selectors, services
 from review.forms import queue_filters
@@ -133,7 +133,7 @@ class BatchRevertView(APIView):
         """Revert every decision of a batch (a cluster's decision, a bulk decision) as one. If
         later decisions depend on it, 409 revert_blocked names them; `cascade: true` reverts
         them together."""
-        data = parsed(RevertRequestSerializer, request) if request.data else {}
+        data = parsed_if_sent(RevertRequestSerializer, request)
         entries = services.revert_batch(
             batch=batch_id,
             actor=request.user,

@@ -5,6 +5,7 @@ An id in the URL is checked before the body: a malformed one is a 400, an unknow
 
 from __future__ import annotations
 
+from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
@@ -29,6 +30,15 @@ def parsed(serializer_class: type[serializers.Serializer], request: Request) -> 
     serializer = serializer_class(data=request.data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def parsed_if_sent(serializer_class: type[serializers.Serializer], request: Request) -> dict:
+    """`parsed` for a body that may be left out: no body at all is no fields. (DRF reads a missing
+    body as an empty form; a JSON body that is not an object, `null`, `[]`, `0` or `""` too, is
+    refused, where a test of the body's truth had taken it for none.)"""
+    if isinstance(request.data, QueryDict) and not request.data:
+        return {}
+    return parsed(serializer_class, request)
 
 
 FLAG_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}

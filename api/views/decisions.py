@@ -17,7 +17,7 @@ from api.serializers.review import (
     DecisionSerializer,
     RevertRequestSerializer,
 )
-from api.views.common import parsed
+from api.views.common import parsed, parsed_if_sent
 from review import selectors, services
 from review.forms import audit_filters
 
@@ -80,7 +80,7 @@ class RevertView(APIView):
     def post(self, request: Request, decision_id: int) -> Response:
         """Revert a decision to the exact prior state. If later decisions depend on it, 409
         revert_blocked names them; `cascade: true` reverts them together."""
-        data = parsed(RevertRequestSerializer, request) if request.data else {}
+        data = parsed_if_sent(RevertRequestSerializer, request)
         entries = services.revert(
             decision=decision_id,
             actor=request.user,

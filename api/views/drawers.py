@@ -22,7 +22,7 @@ from api.permissions import agent_for
 from api.scopes import scope_of
 from api.serializers import drawers as s
 from api.serializers import entities as es
-from api.views.common import DRAWER_ID, drawer_or_404, parsed, query_flag
+from api.views.common import DRAWER_ID, drawer_or_404, parsed, parsed_if_sent, query_flag
 from dedup import services
 from dedup.errors import Conflict
 from palace import selectors
@@ -161,7 +161,7 @@ class DrawerSupersedeView(APIView):
     def post(self, request: Request, drawer_id: str) -> Response:
         """End a drawer's validity, optionally naming its replacement (audited)."""
         drawer = drawer_or_404(drawer_id, scope_of(request))
-        data = parsed(s.SupersedeSerializer, request) if request.data else {}
+        data = parsed_if_sent(s.SupersedeSerializer, request)
         by = None
         if data.get("by"):
             by = selectors.drawer_by_uuid(data["by"])

@@ -199,6 +199,18 @@ def test_bad_bodies_are_refused_and_write_nothing(world, case, body, code, named
     assert row_counts() == before
 
 
+@pytest.mark.parametrize("body", ["null", "[]", "0", "false", '""'])
+@pytest.mark.parametrize("label", list(WRITES))
+def test_a_body_that_is_no_object_is_refused_and_writes_nothing(world, label, body):
+    client = api_client(world)
+    before = row_counts()
+    response = client.post(
+        WRITES[label].path.format(**world), body, content_type="application/json"
+    )
+    assert response.json()["code"] == "invalid"
+    assert row_counts() == before
+
+
 PATH_CASES = {
     "room write": ("post", "/api/wings/o%00ps/rooms/dev/drawers"),
     "wing": ("get", "/api/wings/a%00"),
