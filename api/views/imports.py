@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError, errors, not_found
 from api.models import DELETE, READ, WRITE
-from api.permissions import refused, require
+from api.permissions import WRITE_AS_ANY_AGENT, agent_for, refused, require
 from api.scopes import scope_of
 from api.serializers import imports as s
 from api.views.common import parsed
@@ -30,8 +30,12 @@ EXPORT_FORMATS = {"jsonl": "castellan", "castellan": "castellan", "mempalace": "
 def import_or_404(request: Request, import_id: int) -> Import:
     """The import, if it exists and the key reaches every wing it wrote to."""
     imported = Import.objects.filter(pk=import_id).first()
+    if imported is None:
+        raise not_found("import")
     scope = scope_of(request)
-    if imported is None or not all(scope.reaches(w) for w in imported.options.get("wings", [])):
+    wings = imported.options.get("wings", [])
+    # One that names no wing (nothing but entities, or a command's) is for keys of every wing.
+    if not (all(map(scope.reaches, wings)) if wings else scope.wings is None):
         raise not_found("import")
     return imported
 
@@ -46,7 +50,9 @@ class ImportListView(APIView):
     )
     def post(self, request: Request) -> Response:
         """Import a file's records in the background, each through the write path. The key
-        must be allowed to write to every wing the records name."""
+        must be allowed to write to every wing the records name. Records are written as the
+        key's agent, unless it may write as any agent (then as the agent a record names, if
+        any); the agent a record names is kept in its drawer's `source`."""
         data = parsed(s.ImportRequestSerializer, request)
         mapping = data.get("mapping") or {}
         with tempfile.TemporaryDirectory() as directory:
@@ -67,6 +73,8 @@ class ImportListView(APIView):
             actor=request.user,
             upload=data["data"],
             wings=wings,
+            agent=agent_for(request, None),
+            agent_only=not request.user.has_perm(WRITE_AS_ANY_AGENT),
         )
         run_import.enqueue(imported.pk)
         imported.refresh_from_db()

@@ -157,6 +157,16 @@ class ChunkWriter:
         Import.objects.filter(pk=pk).update(progress=self.written)
         self.imported.progress = self.written
 
+    def _agent_and_source(self, record: formats.Record) -> dict[str, Any]:
+        """The agent a record is written as: the one it names, unless the import's own agent
+        writes every record (an agent's key imports as itself; the named one is kept in the
+        source, as provenance)."""
+        options = self.imported.options or {}
+        own = options.get("agent", "")
+        if not options.get("agent_only") or record.agent in ("", own):
+            return {"agent": record.agent or own, "source": record.source}
+        return {"agent": own, "source": {**record.source, "agent": record.agent}}
+
     def _write(self, record: formats.Record) -> DrawerWrite | None:
         """One record through the write path, in a savepoint; None when it is refused."""
         write: dict[str, Any] = {
@@ -164,8 +174,7 @@ class ChunkWriter:
             "mode": WriteMode.MEMORY,
             "name": record.name,
             "kind": record.kind,
-            "agent": record.agent,
-            "source": record.source,
+            **self._agent_and_source(record),
             "drawer_id": client_id(self.imported.format, record.source_id),
         }
         room = self.rooms.get(_place(record))

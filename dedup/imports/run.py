@@ -33,6 +33,7 @@ from dedup.imports.chunks import (
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
+from dedup.validation import clean_label
 from palace.models import (
     PERSON_ALIAS_SOURCES,
     AuditAction,
@@ -57,6 +58,9 @@ READERS: dict[str, Reader] = {
 }
 
 
+DECIDE = "palace.decide"  # review.curators.DECIDE_PERMISSION, which dedup may not import
+
+
 def import_create(
     *,
     source: str,
@@ -66,14 +70,21 @@ def import_create(
     actor: Actor = None,
     upload: str = "",
     wings: Iterable[str] = (),
+    agent: str = "",
+    agent_only: bool = False,
 ) -> Import:
-    """The record of an import about to run (queued); `upload` holds a file sent over the API."""
+    """The record of an import about to run (queued); `upload` holds a file sent over the API,
+    `wings` the wings its records name (a mention's drawer is then looked for in them only).
+    `agent` writes the records that name no agent, and, with `agent_only`, every record (the
+    agent a record names is then kept in its drawer's source): an agent's key imports as itself,
+    as it writes."""
+    options = {"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)}
     return Import.objects.create(
         upload=upload,
         created_by=acting_user(actor),
         source=source,
         format=Import.Format(format),
-        options={"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)},
+        options={**options, "agent": agent, "agent_only": agent_only},
     )
 
 
@@ -181,13 +192,19 @@ def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
         if data.get("type") == "entity":
             entity = entity_resolve(name=str(data["name"]), kind=str(data["kind"])).entity
             for alias in data.get("aliases") or []:
-                source = EntityAlias.Source(alias["source"])
+                source = _alias_source(imported, EntityAlias.Source(alias["source"]))
                 if source in PERSON_ALIAS_SOURCES:  # the others come back with the mentions
-                    entity_alias_add(entity=entity, alias=str(alias["alias"]), source=source)
+                    entity_alias_add(
+                        entity=entity,
+                        alias=str(alias["alias"]),
+                        source=source,
+                        actor=imported.created_by,
+                    )
         elif data.get("type") == "mention":
-            drawer = Drawer.objects.filter(
-                uuid=client_id(imported.format, str(data["drawer"]))
-            ).first()
+            drawers = Drawer.objects.filter(uuid=client_id(imported.format, str(data["drawer"])))
+            if imported.options.get("wings"):  # sent over the API: the key's checked wings
+                drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
+            drawer = drawers.first()
             if drawer is None:
                 raise KeyError("drawer")
             mention_add(
@@ -198,6 +215,15 @@ def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
             )
     except (DomainError, KeyError, TypeError, ValueError) as error:
         tally.errors.append(formats.Malformed(item.file, item.line, f"{error!r}").as_dict())
+
+
+def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.Source:
+    """A curator's alias is imported as one only for a curator (or a command, which names no
+    one); anyone else's import records it as a person's alias through the API, which it is."""
+    creator = imported.created_by
+    if source == EntityAlias.Source.CURATOR and creator and not creator.has_perm(DECIDE):
+        return EntityAlias.Source.API
+    return source
 
 
 def _set(imported: Import, **fields: Any) -> None:
@@ -230,9 +256,10 @@ def record_wings(
     path: Path, *, format: str, wing: str | None, mapping: Mapping[str, str]
 ) -> set[str]:
     """The wings a file's records would be written into, read without writing: what an API key
-    must be allowed to write to before the import is queued."""
-    if wing:
-        return {wing}
+    must be allowed to write to before the import is queued. A wing given for the whole file is
+    checked as a record's is."""
+    if wing is not None:
+        return {clean_label(wing, "wing")}
     arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
     return {
         item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)
