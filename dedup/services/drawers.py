@@ -333,15 +333,16 @@ def _candidates(write: _CheckedWrite, text_lock: int | None) -> candidates.Found
 
 def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | None:
     """The oldest exact copy among the candidates, when this write does not store one. It is
-    held until commit; a copy deleted since the candidates were read is passed over (and, if
-    none is left, the write stores the text: the memory is kept)."""
+    held until commit; a copy deleted or superseded since the candidates were read is passed
+    over (and, if none is left, the write stores the text: the memory is kept). A supersession
+    holds its drawer FOR UPDATE, which the hold waits for, so the row read then is the last."""
     if not write.mode.skips_exact_copy or write.name is not None:
         return None
     for exact in found.same:
         if exact.content_hash != write.text.content_hash:
             continue
         existing = drawer_held(exact.id)
-        if existing is not None:
+        if existing is not None and existing.valid_to is None:
             logger.debug("exact copy of drawer %s in room %s", exact.uuid, write.room)
             return DrawerWrite(existing, created=False, duplicate_of=existing)
     return None

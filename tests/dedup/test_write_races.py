@@ -5,12 +5,13 @@ links to the drawer or a mention on it. Real threads and real connections, so Po
 it across threads). A service call that raises anything but a domain error would be a 500."""
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
@@ -155,3 +156,23 @@ def test_a_delete_racing_a_mention_on_the_drawer_answers_404_or_records_it(dedup
         else:
             assert mentioned.created, round_
         assert not Mention.objects.filter(drawer_id=drawer.pk).exists(), round_
+
+
+def test_a_copy_superseded_while_a_write_waits_is_not_its_exact_copy():
+    # The write reads the copy as current, then waits for the supersession's lock to end.
+    original = services.drawer_write_in(wing="ops", room="dev", content=TEXT).drawer
+    held = threading.Event()
+
+    def supersede() -> None:
+        with transaction.atomic():
+            services.drawer_supersede(drawer=original)
+            held.set()
+            time.sleep(0.5)  # the write reaches the copy's lock meanwhile
+
+    def write() -> Any:
+        held.wait(timeout=5)
+        return services.drawer_write_in(wing="ops", room="dev", content=TEXT)
+
+    _, result = race(supersede, write)
+    assert result.created
+    assert Drawer.objects.current().filter(content=TEXT).count() == 1
