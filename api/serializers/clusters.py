@@ -7,7 +7,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, IsoDateTimeField
+from api.serializers.common import (
+    InputSerializer,
+    IsoDateTimeField,
+    StrictCharField,
+    StrictUUIDField,
+)
 from api.serializers.review import DecisionSerializer
 from palace.models import Drawer
 from review.services.clusters import ENTITY_MODES
@@ -46,22 +51,22 @@ class ClusterListSerializer(serializers.Serializer):
 
 
 class ClusterDecisionRequestSerializer(InputSerializer):
-    canonical = serializers.UUIDField(help_text="The member that stays (current, or answered).")
+    canonical = StrictUUIDField(help_text="The member that stays (current, or answered).")
     merge = serializers.ListField(
-        child=serializers.UUIDField(), required=False, default=list, max_length=MAX_IDS
+        child=StrictUUIDField(), required=False, default=list, max_length=MAX_IDS
     )
     distinct = serializers.ListField(
-        child=serializers.UUIDField(), required=False, default=list, max_length=MAX_IDS
+        child=StrictUUIDField(), required=False, default=list, max_length=MAX_IDS
     )
     links = serializers.ListField(
-        child=serializers.CharField(max_length=24),
+        child=StrictCharField(max_length=24),
         max_length=MAX_IDS,
         help_text="The cluster's open links as read (`links` of GET): the 409 guard.",
     )
     mode = serializers.ChoiceField(
         choices=[m.value for m in ENTITY_MODES], required=False, default="add_alias"
     )
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
 
 
 class ClusterDecisionSerializer(serializers.Serializer):

@@ -42,6 +42,42 @@ class StrictTextField(serializers.Field):
         return value
 
 
+class StrictCharField(serializers.CharField):
+    """DRF's CharField, without turning a number or a boolean into its text."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID written as text: DRF's UUIDField takes an integer (and so `true`) as one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """`true` or `false`: DRF's BooleanField takes 0, 1, "yes" and "on" too."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictFloatField(serializers.FloatField):
+    """A JSON number: DRF's FloatField takes a numeric string (and a boolean) too."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class JSONObjectField(serializers.JSONField):
     default_error_messages = {"not_object": "Must be a JSON object."}
 

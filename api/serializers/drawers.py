@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
+from api.serializers.common import (
+    InputSerializer,
+    JSONObjectField,
+    StrictTextField,
+    StrictUUIDField,
+)
 from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from palace.models import Drawer
 
@@ -17,7 +22,7 @@ class DrawerWriteSerializer(InputSerializer):
     source = JSONObjectField(  # type: ignore[assignment]  # a field named like Field.source
         required=False, allow_null=True
     )
-    id = serializers.UUIDField(
+    id = StrictUUIDField(
         required=False, help_text="Optional client-chosen id: writing it again is a replay."
     )
 
@@ -78,7 +83,7 @@ class DuplicatesSerializer(serializers.Serializer):
 
 
 class SupersedeSerializer(InputSerializer):
-    by = serializers.UUIDField(required=False, allow_null=True)
+    by = StrictUUIDField(required=False, allow_null=True)
 
 
 class DiaryWriteSerializer(InputSerializer):

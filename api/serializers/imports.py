@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, StrictTextField
+from api.serializers.common import InputSerializer, StrictCharField, StrictTextField
 from api.serializers.limits import LabelField
 from palace.models import Import
 
@@ -18,7 +18,7 @@ class ImportRequestSerializer(InputSerializer):
     )
     wing = LabelField(required=False, allow_null=True, help_text="File every record here.")
     mapping = serializers.DictField(
-        child=serializers.CharField(max_length=200),
+        child=StrictCharField(max_length=200),
         required=False,
         help_text='For `jsonl`: field to dotted path, e.g. {"content": "text"}.',
     )

@@ -5,7 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, IsoDateTimeField
+from api.serializers.common import (
+    InputSerializer,
+    IsoDateTimeField,
+    StrictBooleanField,
+    StrictCharField,
+)
 from palace.models import DECISION_PREFIX, AuditEntry
 from review import services
 
@@ -14,13 +19,13 @@ from review import services
 
 class DecisionRequestSerializer(InputSerializer):
     action = serializers.ChoiceField(choices=[a.value for a in services.Action])
-    canonical = serializers.CharField(required=False, allow_null=True, allow_blank=True)
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    canonical = StrictCharField(required=False, allow_null=True, allow_blank=True)
+    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
 
 
 class RevertRequestSerializer(InputSerializer):
-    cascade = serializers.BooleanField(required=False, default=False)
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    cascade = StrictBooleanField(required=False, default=False)
+    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
 
 
 # --- queue items -------------------------------------------------------------------------------

@@ -6,7 +6,13 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, IsoDateTimeField
+from api.serializers.common import (
+    InputSerializer,
+    IsoDateTimeField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictFloatField,
+)
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from review.gates import DRAWER_TIERS, ENTITY_TIERS
 from review.models import Proposal, SweepRun
@@ -17,18 +23,18 @@ TIERS = sorted({*DRAWER_TIERS, *ENTITY_TIERS})
 
 
 class SweepRequestSerializer(InputSerializer):
-    wing = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    room = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    threshold = serializers.FloatField(required=False, min_value=LOWEST, max_value=HIGHEST)
-    same_kind = serializers.BooleanField(required=False, default=True)
-    entities = serializers.BooleanField(required=False, default=False)
+    wing = StrictCharField(required=False, allow_blank=True, max_length=100)
+    room = StrictCharField(required=False, allow_blank=True, max_length=100)
+    threshold = StrictFloatField(required=False, min_value=LOWEST, max_value=HIGHEST)
+    same_kind = StrictBooleanField(required=False, default=True)
+    entities = StrictBooleanField(required=False, default=False)
 
 
 class ApplyRequestSerializer(InputSerializer):
-    threshold = serializers.FloatField(min_value=LOWEST, max_value=HIGHEST)
+    threshold = StrictFloatField(min_value=LOWEST, max_value=HIGHEST)
     tiers = serializers.ListField(child=serializers.ChoiceField(choices=TIERS), required=False)
-    merge = serializers.BooleanField(required=False, default=True)
-    discard_below = serializers.BooleanField(required=False, default=False)
+    merge = StrictBooleanField(required=False, default=True)
+    discard_below = StrictBooleanField(required=False, default=False)
 
 
 class WhatIfSerializer(serializers.Serializer):

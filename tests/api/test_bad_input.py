@@ -211,6 +211,34 @@ def test_a_body_that_is_no_object_is_refused_and_writes_nothing(world, label, bo
     assert row_counts() == before
 
 
+# A value of another JSON type, which DRF's fields would have coerced.
+TYPE_CASES = {
+    "drawer id true": ("drawer", "id", True),
+    "drawer id number": ("drawer", "id", 5),
+    "supersede by true": ("supersede", "by", True),
+    "sweep threshold text": ("sweep", "threshold", "0.9"),
+    "sweep entities 0": ("sweep", "entities", 0),
+    "sweep same_kind yes": ("sweep", "same_kind", "yes"),
+    "sweep wing number": ("sweep", "wing", 5),
+    "apply threshold true": ("apply", "threshold", True),
+    "apply merge 1": ("apply", "merge", 1),
+    "revert cascade yes": ("revert", "cascade", "yes"),
+    "decision note number": ("decision", "note", 5),
+}
+
+
+@pytest.mark.parametrize(("label", "name", "value"), TYPE_CASES.values(), ids=TYPE_CASES.keys())
+def test_a_value_of_another_type_is_refused_and_writes_nothing(world, label, name, value):
+    case = WRITES[label]
+    before = row_counts()
+    response = api_client(world).post(
+        case.path.format(**world), case.with_value(name, value), content_type="application/json"
+    )
+    assert response.json()["code"] == "invalid"
+    assert name in response.json()["error"]
+    assert row_counts() == before
+
+
 PATH_CASES = {
     "room write": ("post", "/api/wings/o%00ps/rooms/dev/drawers"),
     "wing": ("get", "/api/wings/a%00"),
