@@ -13,6 +13,7 @@ from api.serializers.common import (
 )
 from palace.models import DECISION_PREFIX, AuditEntry
 from review import services
+from review.selectors.queue import AtLeast
 
 # --- requests ----------------------------------------------------------------------------------
 
@@ -145,6 +146,14 @@ class QueueSerializer(serializers.Serializer):
     items = serializers.ListField(child=QueueItemField())
     next = serializers.CharField(source="next_cursor", allow_null=True)
     counts = serializers.DictField(child=serializers.IntegerField())
+    counts_at_least = serializers.SerializerMethodField(
+        help_text="The counts that are lower bounds (the cap reached, or a filter on the linked "
+        "rows counted in a window), shown with a + in the console."
+    )
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_counts_at_least(self, page) -> list[str]:
+        return sorted(name for name, count in page.counts.items() if isinstance(count, AtLeast))
 
 
 # --- decisions ---------------------------------------------------------------------------------

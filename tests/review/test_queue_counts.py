@@ -48,6 +48,20 @@ def test_counts_past_the_cap_say_at_least(curator, dedup_settings, monkeypatch):
     assert counts["entity"] == 0
 
 
+def test_the_api_names_the_counts_that_are_lower_bounds(curator, dedup_settings, monkeypatch):
+    """Past the cap and past the page (as the console's test below)."""
+    monkeypatch.setattr(queue, "COUNT_CAP", 3)
+    grow(27)
+    body = client_for(curator).get("/api/review/queue").json()
+    assert "drawer" in body["counts_at_least"]
+
+
+def test_the_api_names_no_exact_count_a_lower_bound(curator, dedup_settings):
+    grow(5)
+    body = client_for(curator).get("/api/review/queue").json()
+    assert body["counts_at_least"] == []
+
+
 def test_the_console_shows_a_capped_count(client, curator, dedup_settings, monkeypatch):
     """Past the cap, and past the page: at least the 26 rows the page read (25 and the next)."""
     monkeypatch.setattr(queue, "COUNT_CAP", 3)
