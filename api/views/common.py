@@ -5,6 +5,8 @@ An id in the URL is checked before the body: a malformed one is a 400, an unknow
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.http import QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
@@ -42,6 +44,16 @@ def parsed_if_sent(serializer_class: type[serializers.Serializer], request: Requ
 
 
 FLAG_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def one_of(request: Request, name: str, choices: Iterable[str]) -> str:
+    """A query parameter that must be one of `choices` if given ("" when absent)."""
+    value = request.query_params.get(name, "")
+    if value and value not in choices:
+        raise InvalidInput(
+            f"{name} must be one of {sorted(choices)}.", details={"field": name, "value": value}
+        )
+    return value
 
 
 def query_flag(request: Request, name: str) -> bool:

@@ -85,7 +85,7 @@ class RoomDrawersView(GenericAPIView):
         found = selectors.room_by_names(wing=wing, room=room)
         if found is None:
             raise ApiError("No room with that name.", code="room_not_found", status_code=404)
-        include_superseded = request.query_params.get("all", "").lower() in {"1", "true", "yes"}
+        include_superseded = query_flag(request, "all")
         page = self.paginate_queryset(
             selectors.room_drawers(found, include_superseded=include_superseded)
         )

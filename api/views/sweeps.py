@@ -14,8 +14,10 @@ from api.errors import errors
 from api.pagination import NewestFirst
 from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
-from api.views.common import parsed, sweep_or_404
+from api.serializers.sweeps import TIERS
+from api.views.common import one_of, parsed, sweep_or_404
 from review.gates import MERGE_TIERS
+from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep
@@ -72,13 +74,9 @@ class SweepProposalsView(GenericAPIView):
     def get(self, request: Request, run_id: int) -> Response:
         """The run's proposals."""
         run = sweep_or_404(run_id)
-        rows = self.paginate_queryset(
-            sweep_selectors.proposals_for(
-                run,
-                tier=request.query_params.get("tier", ""),
-                status=request.query_params.get("status", ""),
-            )
-        )
+        tier = one_of(request, "tier", TIERS)
+        wanted = one_of(request, "status", Proposal.Status.values)
+        rows = self.paginate_queryset(sweep_selectors.proposals_for(run, tier=tier, status=wanted))
         return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
 

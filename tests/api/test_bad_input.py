@@ -284,6 +284,12 @@ FILTER_CASES = {
     "decisions since malformed": ("/api/review/decisions?since=2026-13-01", "invalid", "since"),
     "proposals tier NUL": ("/api/sweeps/{run}/proposals?tier=%00", "invalid", "tier"),
     "parameter name NUL": ("/api/entities?na%00me=x", "invalid", "query"),
+    "room drawers all maybe": ("/api/wings/ops/rooms/dev/drawers?all=maybe", "invalid", "all"),
+    "proposals tier bogus": ("/api/sweeps/{run}/proposals?tier=bogus", "invalid", "tier"),
+    "proposals status bogus": ("/api/sweeps/{run}/proposals?status=bogus", "invalid", "status"),
+    "page size text": ("/api/review/decisions?page_size=abc", "invalid", "page_size"),
+    "page size zero": ("/api/wings/ops/rooms/dev/drawers?page_size=0", "invalid", "page_size"),
+    "page size negative": ("/api/entities?page_size=-5", "invalid", "page_size"),
 }
 
 
