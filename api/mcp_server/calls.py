@@ -3,8 +3,9 @@
 A caller is signed in by the same keys and rules as the REST API (`api.authentication`,
 `api.scopes`): over HTTP the `Authorization: Bearer <key>` header of the request, over stdio the
 key in the `CASTELLAN_API_KEY` environment variable. Every call signs in afresh, so a revoked key
-stops working at once. A refusal is an MCP tool error whose text is the REST API's JSON error
-body, `{"error": ..., "code": ...}`, with the same stable code.
+stops working at once, and is throttled as the REST route it stands for (`Route`). A refusal is
+an MCP tool error whose text is the REST API's JSON error body, `{"error": ..., "code": ...}`,
+with the same stable code.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec
 
 from django.db import connections
+from django.http import HttpRequest
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from rest_framework import exceptions, serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from api.authentication import identity_for_key
 from api.errors import ApiError, exception_handler
@@ -32,8 +36,19 @@ P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
+class Route:
+    """The REST route a tool (or resource) stands for: its view and method. The call is
+    throttled by that view's own DRF throttle classes, scope and rate, counted in the same cache
+    entries, so a key has one budget across REST and MCP."""
+
+    view: type[APIView]
+    method: str
+
+
+@dataclass(frozen=True)
 class Caller:
     user: Any
+    auth: Any
     scope: Scope
 
     def require(self, right: str, wing: str | None) -> Scope:
@@ -55,14 +70,31 @@ def credential_of(headers: Mapping[str, str] | None) -> str:
     return credential.strip() if keyword.lower() in {"bearer", "token"} else ""
 
 
-def caller_of(context: Context) -> Caller:
+def caller_of(context: Context, route: Route) -> Caller:
+    """The caller, signed in and throttled as the REST `route` would sign in and throttle it."""
     credential = credential_of(context.headers)
     if not credential:
         raise exceptions.NotAuthenticated(
             f"Send `Authorization: Bearer <key>` (HTTP) or set {KEY_VARIABLE} (stdio)."
         )
     user, auth = identity_for_key(credential)
-    return Caller(user=user, scope=scope_for(user, auth))
+    caller = Caller(user=user, auth=auth, scope=scope_for(user, auth))
+    throttle(caller, route)
+    return caller
+
+
+def throttle(caller: Caller, route: Route) -> None:
+    """DRF's own `APIView.check_throttles` of the route's view, on a request standing for the
+    call: its method and its user and auth, which are what the throttles count by
+    (`api.throttles.identity`). Over the rate it raises `Throttled`, with the wait."""
+    http_request = HttpRequest()
+    http_request.method = route.method
+    request = Request(http_request)
+    request.user = caller.user
+    request.auth = caller.auth
+    view = route.view()
+    view.request = request
+    view.check_throttles(request)
 
 
 def validated(serializer_class: type[serializers.Serializer], data: dict[str, Any]) -> dict:
@@ -78,11 +110,16 @@ def plain(data: Any) -> Any:
 
 
 def error_body(exc: Exception) -> dict[str, Any]:
-    """The REST API's JSON error body for `exc`, `{"error", "code"}`."""
+    """The REST API's JSON error body for `exc`, `{"error", "code"}`, with the wait REST sends
+    as `Retry-After` (a throttled call) in `details.retry_after`."""
     response = exception_handler(exc, {})
     if response is None:  # not an error the API knows: a bug, reported as such
         raise exc
-    return plain(response.data)
+    answer = plain(response.data)
+    wait = response.get("Retry-After")
+    if wait is not None:
+        answer.setdefault("details", {})["retry_after"] = int(wait)
+    return answer
 
 
 def refusal(exc: Exception) -> CallToolResult:

@@ -9,16 +9,25 @@ from typing import Any
 from mcp.server.mcpserver import Context
 
 from api.errors import ApiError
-from api.mcp_server.calls import Caller, caller_of, plain, tool
+from api.mcp_server.calls import Caller, Route, caller_of, plain, tool
 from api.models import READ
 from api.scopes import Scope
 from api.serializers import drawers as s
 from api.views.common import drawer_or_404
+from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
+from api.views.search import SearchView
+from api.views.wings import WingDetailView, WingListView
 from dedup.search import drawers_search
 from palace import selectors
 from palace.models import Drawer
 
 MAX_LIMIT = 200
+# The REST routes the tools (and resources) stand for, whose throttles they share.
+WINGS_READ = Route(WingListView, "GET")
+WING_READ = Route(WingDetailView, "GET")
+DRAWERS_READ = Route(RoomDrawersView, "GET")
+DUPLICATES_READ = Route(DrawerDuplicatesView, "GET")
+SEARCH = Route(SearchView, "GET")
 
 
 def _limited(limit: int) -> int:
@@ -29,13 +38,13 @@ def _limited(limit: int) -> int:
 def list_wings(ctx: Context) -> dict[str, Any]:
     """List the wings you can reach, each with its rooms and how many current drawers each room
     holds. Use it first, to see where memories are kept before writing or searching."""
-    return wings_of(caller_of(ctx))
+    return wings_of(caller_of(ctx, WINGS_READ))
 
 
 @tool
 def list_rooms(ctx: Context, wing: str) -> dict[str, Any]:
     """List one wing's rooms with their number of current drawers."""
-    return rooms_of(caller_of(ctx), wing)
+    return rooms_of(caller_of(ctx, WING_READ), wing)
 
 
 def wings_of(caller: Caller) -> dict[str, Any]:
@@ -60,7 +69,7 @@ def list_drawers(
 ) -> dict[str, Any]:
     """List a room's drawers, newest first: the current ones, or every one with
     include_superseded=true. Use search instead to find a memory by what it says."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
     found = selectors.room_by_names(wing=wing, room=room)
     if found is None:
@@ -74,7 +83,7 @@ def list_drawers(
 def list_duplicates(ctx: Context, drawer_id: str) -> dict[str, Any]:
     """List the drawers linked to this one as similar (from both ends), closest first, with the
     verdict and scores of each link. Use it to see what Castellan found a memory resembles."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, DUPLICATES_READ)
     caller.require(READ, None)
     drawer = drawer_or_404(drawer_id, caller.scope)
     payload = SimpleNamespace(drawer=drawer.uuid, similar=selectors.drawer_similar(drawer))
@@ -93,7 +102,7 @@ def search(
     """Find current drawers by what they say, to recall what you (or other agents) stored:
     optionally within one wing or room, or written by one agent. Returns the best matches first.
     """
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, SEARCH)
     caller.require(READ, wing)
     found = _search(
         caller.scope, query=query, wing=wing, room=room, agent=agent, limit=_limited(limit)

@@ -39,7 +39,7 @@ JSON = "application/json"
 
 def wings(ctx: Context) -> str:
     """The wings you can reach, each with its rooms and how many current drawers each holds."""
-    return _answer(lambda: reads.wings_of(caller_of(ctx)))
+    return _answer(lambda: reads.wings_of(caller_of(ctx, reads.WINGS_READ)))
 
 
 def wings_from_environment() -> str:
@@ -49,7 +49,7 @@ def wings_from_environment() -> str:
 
 def rooms(wing: str, ctx: Context) -> str:
     """One wing you can reach, with its rooms and how many current drawers each holds."""
-    return _answer(lambda: reads.rooms_of(caller_of(ctx), wing))
+    return _answer(lambda: reads.rooms_of(caller_of(ctx, reads.WING_READ), wing))
 
 
 def _answer(read: Callable[[], dict[str, Any]]) -> str:

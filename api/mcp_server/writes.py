@@ -9,15 +9,30 @@ from typing import Any, NotRequired
 from mcp.server.mcpserver import Context
 from typing_extensions import TypedDict
 
-from api.mcp_server.calls import caller_of, plain, tool, validated
+from api.mcp_server.calls import Route, caller_of, plain, tool, validated
 from api.models import DELETE, WRITE
 from api.serializers import checkpoints as cs
 from api.serializers import drawers as s
 from api.serializers import entities as es
+from api.views.checkpoints import CheckpointView
 from api.views.common import drawer_or_404
-from api.views.drawers import mention_data, written_data
+from api.views.diary import DiaryView
+from api.views.drawers import (
+    DrawerMentionsView,
+    DrawerSupersedeView,
+    RoomDrawersView,
+    mention_data,
+    written_data,
+)
 from dedup import services
 from palace import selectors
+
+# The REST routes the tools stand for, whose throttles they share (a dry run is a POST too).
+DRAWER_WRITE = Route(RoomDrawersView, "POST")
+DIARY_WRITE = Route(DiaryView, "POST")
+CHECKPOINT_WRITE = Route(CheckpointView, "POST")
+MENTION_WRITE = Route(DrawerMentionsView, "POST")
+SUPERSEDE = Route(DrawerSupersedeView, "POST")
 
 
 @tool
@@ -36,7 +51,7 @@ def add_drawer(
     drawer comes back with created=false), and a near-duplicate is stored and linked to what it
     resembles (`similar`), never merged or dropped. Pass `id` (a UUID you choose) to make a
     retry after a lost answer return the same drawer; `name` names a drawer in its room."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, DRAWER_WRITE)
     caller.require(WRITE, wing)
     arguments = {"content": content, "name": name, "kind": kind, "source": source, "id": id}
     data = validated(s.DrawerWriteSerializer, arguments)
@@ -68,7 +83,7 @@ def check_duplicate(
     copy, the same name or id), and the drawers it would be linked to as similar, with the
     verdict and the scores behind it. Use it before writing when you only want to know whether
     Castellan already holds something; it writes nothing, not even the wing or room."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, DRAWER_WRITE)
     caller.require(WRITE, wing)
     arguments = {"content": content, "name": name, "kind": kind, "id": id}
     data = validated(s.DrawerWriteSerializer, arguments)
@@ -109,7 +124,7 @@ def write_diary(
     """Write an entry in your own diary in a wing (its `diary` room): notes about your own work
     that are compared only with your own earlier entries, so another agent's entry is never
     taken for a copy of yours. Returns the drawer, created=false for a copy of an entry."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, DIARY_WRITE)
     data = validated(
         s.DiaryWriteSerializer,
         {"wing": wing, "content": content, "kind": kind, "source": source},
@@ -142,7 +157,7 @@ def write_checkpoint(ctx: Context, id: str, items: list[CheckpointItem]) -> dict
     of a session or before your context is compacted). Each item has `content` and a
     `destination` (general, preference, project or diary) and optionally a `wing`. Sending the
     same id and items again returns the first result (replayed=true) and stores nothing."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, CHECKPOINT_WRITE)
     data = validated(cs.CheckpointSerializer, {"id": id, "items": items})
     for wing in cs.checkpoint_wings(data["items"]):
         caller.require(WRITE, wing)
@@ -160,7 +175,7 @@ def record_mention(
     """Record that a drawer mentions an entity (a person, project, tool, ...) by name. The name
     resolves to a known entity only on safe evidence; otherwise a new entity is made and linked
     to those it resembles for a curator to settle. Recording the same mention twice is harmless."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, MENTION_WRITE)
     drawer = drawer_or_404(drawer_id, caller.scope)
     caller.require(WRITE, drawer.room.wing.name)
     data = validated(es.MentionWriteSerializer, {"name": name, "kind": kind})
@@ -175,7 +190,7 @@ def supersede_drawer(ctx: Context, drawer_id: str, by: str | None = None) -> dic
     """Mark a drawer as no longer true (its validity ends now), optionally naming the drawer
     that replaces it (`by`). Use it when a fact changed; the old drawer is kept, audited, as
     history. Needs the delete right."""
-    caller = caller_of(ctx)
+    caller = caller_of(ctx, SUPERSEDE)
     drawer = drawer_or_404(drawer_id, caller.scope)
     caller.require(DELETE, drawer.room.wing.name)
     replacement = drawer_or_404(by, caller.scope) if by else None
