@@ -3,15 +3,20 @@
 A caller is signed in by the same keys and rules as the REST API (`api.authentication`,
 `api.scopes`): over HTTP the `Authorization: Bearer <key>` header of the request, over stdio the
 key in the `CASTELLAN_API_KEY` environment variable. Every call signs in afresh, so a revoked key
-stops working at once, and is throttled as the REST route it stands for (`Route`). A refusal is
-an MCP tool error whose text is the REST API's JSON error body, `{"error": ..., "code": ...}`,
-with the same stable code.
+stops working at once, and is throttled as the REST route it stands for (`Route`). A call meets
+the REST API's edge too: a NUL or a lone surrogate anywhere in its arguments is `invalid`
+(`api.parsers`), a busy or unreachable database `database_busy` or `database_unavailable`
+(`config.middleware`). A refusal is an MCP tool error whose text is the REST API's JSON error
+body, `{"error": ..., "code": ...}`, with the same stable code; never the SDK's bare "Error
+executing tool", which carries no code.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
+import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,12 +31,17 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api.authentication import identity_for_key
-from api.errors import ApiError, exception_handler
+from api.errors import body, exception_handler
+from api.parsers import check_document
 from api.permissions import require_in
 from api.scopes import Scope, scope_for
-from dedup.errors import DomainError
+from config.middleware import database_failure
+
+logger = logging.getLogger("castellan.mcp")
 
 KEY_VARIABLE = "CASTELLAN_API_KEY"
+# The name every tool gives the SDK's Context: the one argument that is not the caller's data.
+CONTEXT_ARGUMENT = "ctx"
 P = ParamSpec("P")
 
 
@@ -110,16 +120,29 @@ def plain(data: Any) -> Any:
 
 
 def error_body(exc: Exception) -> dict[str, Any]:
-    """The REST API's JSON error body for `exc`, `{"error", "code"}`, with the wait REST sends
-    as `Retry-After` (a throttled call) in `details.retry_after`."""
+    """The REST API's JSON error body for `exc`, `{"error", "code"}`, the wait REST sends as
+    `Retry-After` in `details.retry_after`: the API's exception handler's answer, else the edge's
+    for a busy or unreachable database, else (a bug) `server_error`, logged, as REST's 500."""
     response = exception_handler(exc, {})
-    if response is None:  # not an error the API knows: a bug, reported as such
-        raise exc
-    answer = plain(response.data)
-    wait = response.get("Retry-After")
-    if wait is not None:
-        answer.setdefault("details", {})["retry_after"] = int(wait)
-    return answer
+    if response is not None:
+        answer = plain(response.data)
+        wait = response.get("Retry-After")
+        if wait is not None:
+            answer.setdefault("details", {})["retry_after"] = int(wait)
+        return answer
+    failure = database_failure(exc)
+    if failure is not None:
+        code, message, retry_after = failure
+        logger.warning("%s in an MCP call: %s", code, exc)
+        return body(message, code, {"retry_after": retry_after})
+    logger.error("an MCP call failed", exc_info=exc)
+    return body("Internal server error.", "server_error")
+
+
+def check_arguments(arguments: dict[str, Any]) -> None:
+    """The REST parser's check of a JSON body, on a call's arguments: a NUL or a lone surrogate
+    in any string (a key too, at any depth) is `invalid` naming where, too deep `invalid_json`."""
+    check_document({k: v for k, v in arguments.items() if k != CONTEXT_ARGUMENT})
 
 
 def refusal(exc: Exception) -> CallToolResult:
@@ -142,15 +165,18 @@ def release_old_connections() -> None:
 
 def tool(function: Callable[P, dict[str, Any]]) -> Callable[P, Any]:
     """One tool call: a database connection past its age is dropped first and after, as around
-    a request, and a refusal comes back as the API's error body (`refusal`), not as the SDK's
-    text for a failure. The signature is kept, for the SDK to build the tool's schema from it."""
+    a request, the arguments are checked as a REST body is (`check_arguments`), and every
+    failure comes back as the API's error body (`refusal`), not as the SDK's text for a failure.
+    The signature is kept, for the SDK to build the tool's schema from it."""
+    signature = inspect.signature(function)
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any] | CallToolResult:
         release_old_connections()
         try:
+            check_arguments(signature.bind(*args, **kwargs).arguments)
             return function(*args, **kwargs)
-        except (DomainError, ApiError, exceptions.APIException) as exc:
+        except Exception as exc:  # every failure is an answer with a code (a crash: logged)
             return refusal(exc)
         finally:
             release_old_connections()

@@ -5,6 +5,8 @@ a tool call, scoped as the tools `list_wings` and `list_rooms` are (the same fun
 - `castellan://wings/{wing}/rooms`: one wing and its rooms (a wing out of reach: not found).
 
 A refusal is a JSON-RPC error whose `data` is the REST API's error body, `{"error", "code"}`.
+A tool call's arguments that do not match the tool's schema (a wrong type, one missing) are the
+REST API's `invalid` too, naming the argument, rather than the SDK's text without a code.
 
 The SDK hands the request's Context (over HTTP, the headers holding the key) only to a resource
 template's function, not to a fixed resource's, so `CastellanServer.read_resource` reads
@@ -22,15 +24,20 @@ from typing import Any
 import anyio
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS
-from pydantic import AnyUrl
-from rest_framework import exceptions
+from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult
+from pydantic import AnyUrl, ValidationError
+from rest_framework import serializers
 
-from api.errors import ApiError
 from api.mcp_server import reads
-from api.mcp_server.calls import caller_of, error_body, release_old_connections
-from dedup.errors import DomainError
+from api.mcp_server.calls import (
+    caller_of,
+    check_arguments,
+    error_body,
+    refusal,
+    release_old_connections,
+)
 
 WINGS_URI = "castellan://wings"
 ROOMS_URI = "castellan://wings/{wing}/rooms"
@@ -49,16 +56,18 @@ def wings_from_environment() -> str:
 
 def rooms(wing: str, ctx: Context) -> str:
     """One wing you can reach, with its rooms and how many current drawers each holds."""
-    return _answer(lambda: reads.rooms_of(caller_of(ctx, reads.WING_READ), wing))
+    return _answer(lambda: reads.rooms_of(caller_of(ctx, reads.WING_READ), wing), wing=wing)
 
 
-def _answer(read: Callable[[], dict[str, Any]]) -> str:
+def _answer(read: Callable[[], dict[str, Any]], **arguments: Any) -> str:
     """A resource's JSON, read as a tool call is (connections past their age dropped first and
-    after), a refusal raised as a JSON-RPC error holding the REST error body."""
+    after, the arguments checked), a refusal raised as a JSON-RPC error holding the REST error
+    body."""
     release_old_connections()
     try:
+        check_arguments(arguments)
         return json.dumps(read())
-    except (DomainError, ApiError, exceptions.APIException) as exc:
+    except Exception as exc:  # every failure is an answer with a code (a crash: logged)
         body = error_body(exc)
         raise MCPError(code=INVALID_PARAMS, message=body["error"], data=body) from exc
     finally:
@@ -72,8 +81,29 @@ def add_resources(server: MCPServer) -> None:
     server.resource(ROOMS_URI, name="rooms", mime_type=JSON)(rooms)
 
 
+def invalid_arguments(error: ValidationError) -> serializers.ValidationError:
+    """The SDK's check of a call against the tool's schema, as the REST API's `invalid`."""
+    fields: dict[str, list[str]] = {}
+    for problem in error.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        fields.setdefault(where, []).append(problem["msg"])
+    return serializers.ValidationError(fields)
+
+
 class CastellanServer(MCPServer):
-    """The SDK's server, reading `castellan://wings` with the request's Context (see above)."""
+    """The SDK's server, reading `castellan://wings` with the request's Context (see above),
+    and answering arguments that do not match a tool's schema with the REST API's `invalid`."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            return refusal(invalid_arguments(cause))
 
     async def read_resource(
         self, uri: AnyUrl | str, context: Context | None = None

@@ -1,5 +1,6 @@
 """The MCP tools held to the REST API's edge: the same write throttle (one budget per key across
-both interfaces)."""
+both interfaces), the same check for unstorable strings in every argument, the same codes for a
+busy or unreachable database, and never the SDK's bare "Error executing tool"."""
 
 from __future__ import annotations
 
@@ -7,19 +8,24 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
+import anyio
 import pytest
 from django.core.cache import cache
+from django.db import OperationalError
+from mcp.shared.exceptions import MCPError
 from rest_framework.test import APIClient
 
-from api.mcp_server import reads, writes
+from api.mcp_server import reads, resources, writes
+from api.mcp_server.server import build_server
 from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
-from palace.models import Drawer
+from palace.models import Drawer, Wing
 
 pytestmark = pytest.mark.django_db
 
 MEMORY = "The nightly backup copies the object store to the second region at two."
 URL = "/api/wings/alpha/rooms/ops/drawers"
+NUL_MESSAGE = "Must not contain NUL characters or lone surrogates."
 
 
 @pytest.fixture
@@ -113,3 +119,133 @@ def test_reads_are_not_throttled(secret, write_rate) -> None:
     for n in range(4):
         rest_write(secret, n)
     assert [wing["name"] for wing in reads.list_wings(ctx_of(secret))["wings"]] == ["alpha"]
+
+
+# Unstorable strings -----------------------------------------------------------------------------
+
+UNSTORABLE_CALLS = [
+    ("add_drawer", {"wing": "w", "room": "r", "content": "x", "source": {"a": "\x00"}}, "source.a"),
+    ("add_drawer", {"wing": "w", "room": "r", "content": "x", "source": {"a\x00": 1}}, "source"),
+    (
+        "add_drawer",
+        {"wing": "w", "room": "r", "content": "x", "source": {"a": [{"b": "\ud800"}]}},
+        "source.a[0].b",
+    ),
+    ("add_drawer", {"wing": "w", "room": "r", "content": "x\udfff"}, "content"),
+    ("add_drawer", {"wing": "w\x00", "room": "r", "content": "x"}, "wing"),
+    ("check_duplicate", {"wing": "w", "room": "r\x00", "content": "x"}, "room"),
+    ("write_diary", {"wing": "w", "content": "x", "source": {"a": "\x00"}}, "source.a"),
+    (
+        "write_checkpoint",
+        {
+            "id": "c1",
+            "items": [{"content": "x", "destination": "project", "source": {"a": "\x00"}}],
+        },
+        "items[0].source.a",
+    ),
+    ("record_mention", {"drawer_id": "d", "name": "n\x00"}, "name"),
+    ("supersede_drawer", {"drawer_id": "x", "by": "\x00"}, "by"),
+    ("list_rooms", {"wing": "w\x00"}, "wing"),
+    ("list_drawers", {"wing": "w", "room": "r\x00"}, "room"),
+    ("search", {"query": "x", "wing": "w\x00"}, "wing"),
+    ("search", {"query": "x", "room": "r\x00"}, "room"),
+    ("search", {"query": "x", "agent": "a\x00"}, "agent"),
+    ("search", {"query": "x\ud800"}, "query"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "field"),
+    UNSTORABLE_CALLS,
+    ids=[f"{name}-{field}" for name, _, field in UNSTORABLE_CALLS],
+)
+def test_an_unstorable_string_anywhere_is_invalid(secret, name, arguments, field) -> None:
+    function = getattr(writes, name, None) or getattr(reads, name)
+    body = refusal(function(ctx_of(secret), **arguments))
+    assert body["code"] == "invalid"
+    assert body["error"] == f"{field}: {NUL_MESSAGE}"
+    assert Drawer.objects.count() == 0
+    assert Wing.objects.count() == 0
+
+
+def test_a_nul_in_a_resources_wing_is_invalid(secret) -> None:
+    with pytest.raises(MCPError) as refused:
+        resources.rooms("w\x00", ctx_of(secret))
+    assert refused.value.data["code"] == "invalid"
+
+
+def call(secret: str, name: str, arguments: dict[str, Any]) -> Any:
+    """A tool call as the SDK makes it: arguments validated against the tool's schema first."""
+
+    async def run() -> Any:
+        return await build_server().call_tool(name, arguments, ctx_of(secret))
+
+    return anyio.run(run)
+
+
+def test_through_the_sdk_a_nul_is_the_apis_invalid(secret) -> None:
+    arguments = {"wing": "w", "room": "r", "content": "x", "source": {"a": "\x00"}}
+    body = refusal(call(secret, "add_drawer", arguments))
+    assert body["code"] == "invalid"
+    assert Drawer.objects.count() == 0
+
+
+def test_through_the_sdk_a_wrong_type_is_the_apis_invalid(secret) -> None:
+    body = refusal(call(secret, "list_drawers", {"wing": "w", "room": "r", "limit": "many"}))
+    assert body["code"] == "invalid"
+    assert body["error"].startswith("limit: ")
+
+
+# Database failures ------------------------------------------------------------------------------
+
+
+class PostgresError(Exception):
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(sqlstate)
+        self.sqlstate = sqlstate
+
+
+def operational_error(message: str, sqlstate: str | None) -> OperationalError:
+    error = OperationalError(message)
+    error.__cause__ = PostgresError(sqlstate) if sqlstate else None
+    return error
+
+
+BUSY = [
+    ("database is locked", None),
+    ("deadlock detected", "40P01"),
+    ("could not serialize access", "40001"),
+    ("canceling statement due to lock timeout", "55P03"),
+]
+
+
+@pytest.mark.parametrize(("message", "sqlstate"), BUSY, ids=[m for m, _ in BUSY])
+def test_a_busy_database_is_database_busy(secret, monkeypatch, message, sqlstate) -> None:
+    drawer = existing_drawer()
+
+    def busy(**kwargs: Any) -> None:
+        raise operational_error(message, sqlstate)
+
+    monkeypatch.setattr(services, "drawer_supersede", busy)
+    body = refusal(writes.supersede_drawer(ctx_of(secret), drawer_id=drawer))
+    assert body["code"] == "database_busy"
+    assert body["details"] == {"retry_after": 1}
+
+
+def test_an_unreachable_database_is_database_unavailable(secret, monkeypatch) -> None:
+    def gone(**kwargs: Any) -> None:
+        raise operational_error("server closed the connection unexpectedly", "08006")
+
+    monkeypatch.setattr(services, "drawer_write_in", gone)
+    answer = writes.add_drawer(ctx_of(secret), wing="alpha", room="ops", content=MEMORY)
+    assert refusal(answer)["code"] == "database_unavailable"
+
+
+def test_a_crash_is_server_error_and_logged(secret, monkeypatch, caplog) -> None:
+    def crash(**kwargs: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(services, "drawer_write_in", crash)
+    answer = writes.add_drawer(ctx_of(secret), wing="alpha", room="ops", content=MEMORY)
+    assert refusal(answer) == {"error": "Internal server error.", "code": "server_error"}
+    assert "a bug" in caplog.text
