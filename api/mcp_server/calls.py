@@ -82,15 +82,21 @@ def credential_of(headers: Mapping[str, str] | None) -> str:
 
 def caller_of(context: Context, route: Route) -> Caller:
     """The caller, signed in and throttled as the REST `route` would sign in and throttle it."""
-    credential = credential_of(context.headers)
+    caller = signed_in(context.headers)
+    throttle(caller, route)
+    return caller
+
+
+def signed_in(headers: Mapping[str, str] | None) -> Caller:
+    """The caller the headers' key (stdio: the environment's) signs in; raises the REST API's
+    NotAuthenticated or AuthenticationFailed."""
+    credential = credential_of(headers)
     if not credential:
         raise exceptions.NotAuthenticated(
             f"Send `Authorization: Bearer <key>` (HTTP) or set {KEY_VARIABLE} (stdio)."
         )
     user, auth = identity_for_key(credential)
-    caller = Caller(user=user, auth=auth, scope=scope_for(user, auth))
-    throttle(caller, route)
-    return caller
+    return Caller(user=user, auth=auth, scope=scope_for(user, auth))
 
 
 def throttle(caller: Caller, route: Route) -> None:
@@ -119,24 +125,29 @@ def plain(data: Any) -> Any:
     return json.loads(json.dumps(data, default=str))
 
 
-def error_body(exc: Exception) -> dict[str, Any]:
-    """The REST API's JSON error body for `exc`, `{"error", "code"}`, the wait REST sends as
-    `Retry-After` in `details.retry_after`: the API's exception handler's answer, else the edge's
-    for a busy or unreachable database, else (a bug) `server_error`, logged, as REST's 500."""
+def error_answer(exc: Exception) -> tuple[int, dict[str, Any]]:
+    """The REST API's HTTP status and JSON error body for `exc`, `{"error", "code"}`, the wait
+    REST sends as `Retry-After` in `details.retry_after`: the API's exception handler's answer,
+    else the edge's for a busy or unreachable database, else (a bug) 500 `server_error`, logged."""
     response = exception_handler(exc, {})
     if response is not None:
         answer = plain(response.data)
         wait = response.get("Retry-After")
         if wait is not None:
             answer.setdefault("details", {})["retry_after"] = int(wait)
-        return answer
+        return response.status_code, answer
     failure = database_failure(exc)
     if failure is not None:
         code, message, retry_after = failure
         logger.warning("%s in an MCP call: %s", code, exc)
-        return body(message, code, {"retry_after": retry_after})
+        return 503, body(message, code, {"retry_after": retry_after})
     logger.error("an MCP call failed", exc_info=exc)
-    return body("Internal server error.", "server_error")
+    return 500, body("Internal server error.", "server_error")
+
+
+def error_body(exc: Exception) -> dict[str, Any]:
+    """`error_answer`'s body: what a tool error or a resource's JSON-RPC error carries."""
+    return error_answer(exc)[1]
 
 
 def check_arguments(arguments: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -20,7 +21,9 @@ from mcp.types import ToolAnnotations
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
+from api.errors import body
 from api.mcp_server import reads, writes
+from api.mcp_server.calls import error_answer, release_old_connections, signed_in
 from api.mcp_server.resources import CastellanServer, add_resources
 
 NAME = "castellan"
@@ -82,30 +85,56 @@ def http_app(server: MCPServer | None = None) -> Starlette:
     )
 
 
+def stream_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """The answer to a GET, the SSE stream a server sends its own messages on: the key is
+    checked first, as REST checks it before the method (401), then 405, which the protocol
+    allows a server that offers no stream. The SDK would hold the stream open, and a stateless
+    server never writes to it, so a client (a wrong key's too) would wait for nothing."""
+    release_old_connections()
+    try:
+        signed_in(headers)
+    except Exception as exc:  # every failure is an answer with a code (a crash: logged)
+        return error_answer(exc)
+    finally:
+        release_old_connections()
+    message = "This server is stateless and offers no stream: POST each request."
+    return 405, body(message, "method_not_allowed")
+
+
+async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
+    """A JSON error answer with the headers REST gives its status."""
+    headers = [(b"content-type", b"application/json")]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    if status == 405:
+        headers.append((b"allow", b"POST"))
+    wait = answer.get("details", {}).get("retry_after")
+    if wait is not None:
+        headers.append((b"retry-after", str(wait).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+
+
 class RequireBearer:
     """Refuses a request without an `Authorization` header at once, with the REST API's 401
-    body; the key itself is checked by each tool call (`api.mcp_server.calls`)."""
+    body, and answers a GET itself (`stream_refusal`); the key of any other request is checked
+    by each tool call (`api.mcp_server.calls`)."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not any(
-            name == b"authorization" for name, _ in scope.get("headers", [])
-        ):
-            body = json.dumps(
-                {"error": "Send `Authorization: Bearer <key>`.", "code": "not_authenticated"}
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"www-authenticate", b"Bearer"),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+        }
+        if "authorization" not in headers:
+            missing = body("Send `Authorization: Bearer <key>`.", "not_authenticated")
+            await respond(send, 401, missing)
+        elif scope.get("method") == "GET":
+            await respond(send, *await anyio.to_thread.run_sync(stream_refusal, headers))
+        else:
+            await self.app(scope, receive, send)
