@@ -7,8 +7,8 @@ the first read.
 
 The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
 id; then the wings, then the rooms a request creates on first use; then the drawer names; then
-the texts; each kind by sorted key; then row locks on drawers, by id. A request that needs more
-than one lock of a kind takes them all up front (`hold_locks`).
+the rooms' writes (`room_writes`); each kind by sorted key; then row locks on drawers, by id. A
+request that needs more than one lock of a kind takes them all up front (`hold_locks`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,15 @@ from palace.models import Drawer
 def lock_key(*parts: object) -> int:
     digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
+
+
+def room_writes(room_id: int) -> int:
+    """The key writers of drawers into a room queue on: one at a time, each writer's candidates
+    are read after the one before it committed, so two near variants written at once are linked
+    as if written one after the other (and two exact copies store one). It was one lock per text,
+    which let near variants pass each other unlinked (58 of 150 pairs in a race test). Writes to
+    other rooms do not wait; on SQLite every writer waits anyway."""
+    return lock_key("drawer", room_id)
 
 
 def advisory_lock(*parts: object) -> None:

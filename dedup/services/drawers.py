@@ -20,7 +20,7 @@ from django.db import connection, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import Conflict, DomainError, DrawerNameTaken, InvalidInput
-from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key
+from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import DedupConfig, WriteMode
 from dedup.services.inserts import drawer_insert
 from dedup.services.rooms import room_get_or_create
@@ -99,12 +99,12 @@ def drawer_write(
         config=config,
     )
     with transaction.atomic():
-        text_lock = _take_locks(write)
+        room_lock = _take_locks(write)
         earlier = _earlier_write(write)
         if earlier is not None:
             metrics.drawer_written("replay")
             return earlier
-        found = _candidates(write, text_lock)
+        found = _candidates(write, room_lock)
         exact_copy = _exact_copy(write, found)
         if exact_copy is not None:
             metrics.drawer_written(policy.Verdict.EXACT)
@@ -169,7 +169,7 @@ def drawer_check(
     earlier = _earlier_write(write)
     if earlier is not None:
         return DrawerCheck(existing=earlier.drawer)
-    found = _candidates(write, text_lock=None)
+    found = _candidates(write, room_lock=None)
     exact_copy = _exact_copy(write, found)
     if exact_copy is not None:
         return DrawerCheck(existing=exact_copy.drawer)
@@ -221,44 +221,41 @@ def _checked(
 
 
 def hold_write_locks(writes: Iterable[tuple[Room, str, str | None]]) -> None:
-    """Take up front, in the canonical order (names, then texts, each sorted), the locks that
-    writes of these (room, content, name) will take one by one: a batch of writes holding the
-    same texts as another in opposite order then queues on it instead of deadlocking. A write
+    """Take up front, in the canonical order (names, then rooms' writes, each sorted), the locks
+    that writes of these (room, content, name) will take one by one: a batch of writes into the
+    same rooms as another in opposite order then queues on it instead of deadlocking. A write
     that will be refused for its input takes no lock."""
-    names, texts = set(), set()
+    names, rooms = set(), set()
     for room, content, name in writes:
         try:
             name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH)
-            content_hash = policy.content_hash(clean_content(content))
+            clean_content(content)
         except DomainError:
             continue
         if name:
             names.add(_name_lock(room, name))
-        texts.add(_text_lock(room, content_hash))
+        rooms.add(room_writes(room.id))
     hold_locks(names)
-    hold_locks(texts)
+    hold_locks(rooms)
 
 
 def _name_lock(room: Room, name: str) -> int:
     return lock_key("drawer-name", room.id, name)
 
 
-def _text_lock(room: Room, content_hash: str) -> int:
-    return lock_key("drawer", room.id, content_hash)
-
-
 def _take_locks(write: _CheckedWrite) -> int | None:
-    """Writers of the same text (or the same name) in a room queue on a lock, so a race stores
-    one. The text's lock is taken by the candidate query itself (one round trip), so it is
-    returned for that query to take, unless something must be checked under it first: replays of
-    one id carry one text, so they queue on it before checking the id (and None is returned)."""
+    """Writers into a room queue on its lock (and writers of the same name on the name's), so a
+    race stores one copy and links near variants (`room_writes`). The room's lock is taken by the
+    candidate query itself (one round trip), so it is returned for that query to take, unless
+    something must be checked under it first: replays of one id queue on it before checking the
+    id (and None is returned)."""
     if write.name is not None:
         hold_lock(_name_lock(write.room, write.name))
-    text_lock = _text_lock(write.room, write.text.content_hash)
+    room_lock = room_writes(write.room.id)
     if write.drawer_id is not None or not write.config.enabled:
-        hold_lock(text_lock)
+        hold_lock(room_lock)
         return None
-    return text_lock
+    return room_lock
 
 
 def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
@@ -322,12 +319,12 @@ def _id_used(drawer_id: uuid_module.UUID) -> tuple[int | None, bool]:
     return existing_id, bool(deleted)
 
 
-def _candidates(write: _CheckedWrite, text_lock: int | None) -> candidates.Found:
+def _candidates(write: _CheckedWrite, room_lock: int | None) -> candidates.Found:
     if not write.config.enabled:
         return candidates.Found([], [])
     scope = candidates.Scope(room=write.room, agent=write.agent if write.mode.per_agent else None)
     return candidates_for_text(
-        scope, write.text, threshold=write.config.near_threshold, lock=text_lock
+        scope, write.text, threshold=write.config.near_threshold, lock=room_lock
     )
 
 

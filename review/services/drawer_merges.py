@@ -5,7 +5,7 @@ what was merged into it (`consolidated`), and making a merged-away drawer curren
 from __future__ import annotations
 
 from dedup.errors import Conflict
-from dedup.locks import advisory_lock
+from dedup.locks import hold_lock, room_writes
 from dedup.mining import MINED_SOURCE_KIND
 from dedup.services import DIARY_ROOM
 from palace.models import Drawer
@@ -16,7 +16,7 @@ def make_current(drawer_id: int, *, beside: int) -> None:
     the write path would not have stored beside it. `beside`, the merge's kept drawer, does not
     count: the two were current together before the merge."""
     drawer = Drawer.objects.select_related("room").get(pk=drawer_id)
-    advisory_lock("drawer", drawer.room_id, drawer.content_hash)  # the write path's text lock
+    hold_lock(room_writes(drawer.room_id))  # the write path's lock
     copy = _exact_copy_of(drawer, beside=beside)
     if copy is not None:
         raise Conflict(

@@ -4,10 +4,10 @@ that would fill its lookup's bound takes another seen word, or is not asked."""
 import pytest
 from django.db import connection, transaction
 
-from dedup import candidates, policy, services
+from dedup import candidates, services
 from dedup.candidates import room_words
 from dedup.candidates.room_words import Sample
-from dedup.locks import lock_key
+from dedup.locks import room_writes
 from palace.models import Drawer
 from tests.dedup.drawers_data import IndexAsked, bulk_drawers, spy_index
 
@@ -433,7 +433,7 @@ def test_a_write_asks_the_index_after_its_lock(dedup_settings, templated_sample,
     text = "The kettlebrook and the lanternfish, with ember, flint and cinder."
     services.drawer_write(room=room, content=text)
     assert len(index.calls) == 1
-    assert index.options[0]["lock"] == lock_key("drawer", room.id, policy.content_hash(text))
+    assert index.options[0]["lock"] == room_writes(room.id)
 
 
 def test_words_known_absent_are_left_out_without_asking_the_index(monkeypatch, templated_sample):

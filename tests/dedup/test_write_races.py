@@ -176,3 +176,18 @@ def test_a_copy_superseded_while_a_write_waits_is_not_its_exact_copy():
     _, result = race(supersede, write)
     assert result.created
     assert Drawer.objects.current().filter(content=TEXT).count() == 1
+
+
+def test_near_variants_written_at_once_are_linked():
+    # Each round two near variants of a new text, written together into a room that exists.
+    services.drawer_write_in(wing="ops", room="dev", content="The room exists before the race.")
+    unlinked = 0
+    for round_ in range(ROUNDS):
+        first, second = (f"{text} Round {round_}." for text in (TEXT, VARIANT))
+        race(write_into_dev(first), write_into_dev(second))
+        unlinked += not DrawerLink.objects.filter(newer__content__in=[first, second]).exists()
+    assert unlinked == 0
+
+
+def write_into_dev(content: str) -> Callable[[], Any]:
+    return lambda: services.drawer_write_in(wing="ops", room="dev", content=content)
