@@ -7,18 +7,31 @@ the first read.
 
 The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
 id; then the wings, then the rooms a request creates on first use; then the drawer names; then
-the rooms' writes (`room_writes`); each kind by sorted key; then row locks on drawers, by id. A
-request that needs more than one lock of a kind takes them all up front (`hold_locks`).
+the rooms' writes (`room_writes`); each kind by sorted key; then row locks on drawers (or
+entities), by id; then row locks on what they lead to, their links (similar_to and
+possibly_same_as), by id. A request that needs more than one lock of a kind takes them all up
+front (`hold_locks`, `rows_held`).
+
+Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a
+request that starts from a link (a decision, its revert, a cluster's decision) reads the link
+unlocked to learn its sides, holds the sides, then locks the link and checks it is still the
+open link it read (a link's sides never change: if it is gone, a side was deleted or a decision
+removed it). A revert first locks the audit rows of the decisions it undoes (by id; nothing else
+locks an audit row), then the writes of the rooms of the drawers it makes current again, then
+the drawers.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import TypeVar
 
-from django.db import connection
+from django.db import connection, models
 
 from palace.models import Drawer
+
+Row = TypeVar("Row", bound=models.Model)
 
 
 def lock_key(*parts: object) -> int:
@@ -80,3 +93,11 @@ def drawer_hold(drawer_id: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT 1 FROM {Drawer._meta.db_table} WHERE id = %s{lock}", [drawer_id])
         return cursor.fetchone() is not None
+
+
+def rows_held(model: type[Row], ids: Iterable[int]) -> dict[int, Row]:
+    """These rows, read and locked FOR UPDATE in ascending id (the canonical order), by id; a row
+    deleted already is missing. PostgreSQL locks the rows as the sorted scan emits them, so two
+    requests holding overlapping sets queue instead of each holding what the other waits for."""
+    held = model._default_manager.select_for_update(of=("self",))
+    return {row.pk: row for row in held.filter(pk__in=sorted(set(ids))).order_by("pk")}

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
-from dedup.locks import drawer_hold
+from dedup.locks import drawer_hold, rows_held
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -68,9 +68,24 @@ def drawer_snapshot(drawer: Drawer) -> dict[str, Any]:
 
 def drawer_supersede(*, drawer: Drawer, by: Drawer | None = None, actor: Actor = None) -> Drawer:
     """End a drawer's validity, optionally naming the drawer that replaces it. A superseded
-    drawer is never a duplicate candidate again, so saying the same thing later is stored."""
+    drawer is never a duplicate candidate again, so saying the same thing later is stored.
+
+    Both drawers are locked (by id, the canonical order) and read again before anything is
+    judged: a replacement deleted meanwhile is NotFound (never a foreign key failing at commit),
+    one superseded meanwhile is a Conflict, so two drawers naming each other never both win."""
+    if by is not None and by.pk == drawer.pk:
+        raise InvalidInput("A drawer cannot supersede itself.", details={"field": "by"})
     with transaction.atomic():
-        drawer = Drawer.objects.select_for_update(of=("self",)).get(pk=drawer.pk)
+        held = rows_held(Drawer, [drawer.pk] + ([by.pk] if by is not None else []))
+        if drawer.pk not in held:
+            raise NotFound("No drawer with that id.", code="drawer_not_found")
+        if by is not None and by.pk not in held:
+            raise NotFound(
+                "The replacing drawer was deleted.",
+                code="drawer_not_found",
+                details={"field": "by"},
+            )
+        drawer, by = held[drawer.pk], (held[by.pk] if by is not None else None)
         _check_supersede(drawer, by)
         before = drawer_snapshot(drawer)
         drawer.valid_to = timezone.now()
@@ -93,11 +108,7 @@ def drawer_supersede(*, drawer: Drawer, by: Drawer | None = None, actor: Actor =
 def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
     if drawer.valid_to is not None:
         raise Conflict("The drawer is already superseded.", code="drawer_not_current")
-    if by is None:
-        return
-    if by.pk == drawer.pk:
-        raise InvalidInput("A drawer cannot supersede itself.", details={"field": "by"})
-    if by.valid_to is not None:
+    if by is not None and by.valid_to is not None:
         raise Conflict("The replacing drawer is itself superseded.", code="drawer_not_current")
 
 
