@@ -14,11 +14,11 @@ front (`hold_locks`, `rows_held`).
 
 Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a
 request that starts from a link (a decision, its revert, a cluster's decision) reads the link
-unlocked to learn its sides, holds the sides, then locks the link and checks it is still the
-open link it read (a link's sides never change: if it is gone, a side was deleted or a decision
-removed it). A revert first locks the audit rows of the decisions it undoes (by id; nothing else
-locks an audit row), then the writes of the rooms of the drawers it makes current again, then
-the drawers.
+unlocked to learn its sides, holds the sides, then locks the link and judges it again (a link's
+sides never change: if it is gone, a side was deleted or a decision removed it). `link_held`
+does the three steps in one statement. A revert first locks the audit rows of the decisions it
+undoes (by id; nothing else locks an audit row), then the writes of the rooms of the drawers it
+makes current again, then the drawers, then the links.
 """
 
 from __future__ import annotations
@@ -101,3 +101,20 @@ def rows_held(model: type[Row], ids: Iterable[int]) -> dict[int, Row]:
     requests holding overlapping sets queue instead of each holding what the other waits for."""
     held = model._default_manager.select_for_update(of=("self",))
     return {row.pk: row for row in held.filter(pk__in=sorted(set(ids))).order_by("pk")}
+
+
+def link_held(model: type[Row], pk: int, *, sides: type[models.Model]) -> Row | None:
+    """The link, locked after its two sides (drawers or entities, FOR UPDATE, by id: the
+    canonical order, the one a DELETE takes them in); None if it is gone or a side is (deleted
+    meanwhile: the link goes with it). One statement: PostgreSQL runs the filter's sub-select,
+    which locks the sides, before the outer FOR UPDATE locks the link, and judges the link again
+    as it is once it has waited. SQLite: a plain read (its transactions hold the database)."""
+    if connection.vendor != "postgresql":
+        return model._default_manager.filter(pk=pk).first()
+    link, side = model._meta.db_table, sides._meta.db_table
+    held = (
+        f"SELECT s.id FROM {side} s WHERE s.id IN ({link}.older_id, {link}.newer_id) "
+        "ORDER BY s.id FOR UPDATE OF s"
+    )
+    sql = f"SELECT * FROM {link} WHERE id = %s AND (SELECT count(*) FROM ({held}) h) = 2 "
+    return next(iter(model._default_manager.raw(sql + f"FOR UPDATE OF {link}", [pk])), None)

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.locks import rows_held
 from dedup.services import index_person_alias
 from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity, EntityAlias
 from palace.models import EntityLink as EntityLinkModel
@@ -66,21 +67,29 @@ def _gone(ref: ItemRef) -> NotFound:
     )
 
 
-def _locked_cluster(ref: ItemRef, choice: ClusterChoice) -> tuple[Cluster, dict[int, Link]]:
-    """The cluster, recomputed with its links locked (ascending id); refused if its open links
-    are not the ones the page showed."""
+def _locked_cluster(
+    ref: ItemRef, choice: ClusterChoice
+) -> tuple[Cluster, dict[int, Link], dict[str, Any]]:
+    """The cluster, recomputed with its members and then its links locked (each by ascending id:
+    drawers before links, as a DELETE takes them); refused if its open links are not the ones the
+    page showed. Returns it, its links by id and its members (locked) by uuid."""
     cluster = cluster_of(ref)
     if cluster is None:
         raise _gone(ref)
     model = DrawerLink if ref.is_drawer else EntityLinkModel
     ids = sorted(set(cluster.link_ids) | set(choice.shown_links))
+    sides = model.objects.filter(pk__in=ids).values_list("older_id", "newer_id")
+    held: dict[int, Any] = rows_held(
+        Drawer if ref.is_drawer else Entity,
+        {pk for pair in sides for pk in pair} | set(cluster.member_ids),
+    )
     rows = model.objects.select_for_update(of=("self",)).filter(pk__in=ids).order_by("pk")
     links: dict[int, Link] = {link.pk: link for link in rows}
-    cluster = cluster_of(ref)  # again, now that its links are held
+    cluster = cluster_of(ref)  # again, now that its members and links are held
     if cluster is None:
         raise _gone(ref)
     now_open = set(cluster.link_ids)
-    if now_open != set(choice.shown_links):
+    if now_open != set(choice.shown_links) or not set(cluster.member_ids) <= set(held):
         decided = sorted(choice.shown_links - now_open)
         joined = sorted(now_open - choice.shown_links)
         why = []
@@ -93,18 +102,12 @@ def _locked_cluster(ref: ItemRef, choice: ClusterChoice) -> tuple[Cluster, dict[
             "look at it again before deciding.",
             details={"decided": decided, "joined": joined},
         )
-    return cluster, {pk: links[pk] for pk in cluster.link_ids}
+    members = {str(held[pk].uuid): held[pk] for pk in sorted(cluster.member_ids)}
+    return cluster, {pk: links[pk] for pk in cluster.link_ids}, members
 
 
 def _refs(ref: ItemRef, pks: list[int]) -> str:
     return ", ".join(str(ItemRef(ref.kind, pk)) for pk in pks)
-
-
-def _members(cluster: Cluster, ref: ItemRef) -> dict[str, Any]:
-    """The shown members, locked in ascending id, by uuid."""
-    model = Drawer if ref.is_drawer else Entity
-    rows = model.objects.select_for_update().filter(pk__in=cluster.member_ids).order_by("pk")
-    return {str(row.uuid): row for row in rows}
 
 
 def _validate(choice: ClusterChoice, members: dict[str, Any], ref: ItemRef) -> None:
@@ -232,8 +235,7 @@ def decide_cluster(
         raise InvalidInput("note must be text of at most 2,000 characters.")
     batch = uuid.uuid4()
     with transaction.atomic():
-        found, links = _locked_cluster(ref, choice)
-        members = _members(found, ref)
+        found, links, members = _locked_cluster(ref, choice)
         _validate(choice, members, ref)
         by_pk = {row.pk: row for row in members.values()}
         keep = members[choice.canonical]

@@ -16,13 +16,18 @@ from django.db import transaction
 
 from dedup import metrics
 from dedup.errors import DomainError, InvalidInput, NotFound
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, DrawerLink
-from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemRef
+from dedup.locks import link_held
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, Drawer, DrawerLink, Entity
+from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemKind, ItemRef
 from review.models import Proposal
 from review.selectors.audit import last_decision
 from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
 
 MAX_NOTE = 2000
+SIDE_MODELS: dict[ItemKind, type[Drawer] | type[Entity]] = {
+    ItemKind.DRAWER: Drawer,
+    ItemKind.ENTITY: Entity,
+}
 
 
 def already_decided(ref: ItemRef) -> AlreadyDecided:
@@ -47,13 +52,14 @@ def _not_found() -> NotFound:
 
 
 def _locked_link(ref: ItemRef) -> Link:
-    model = LINK_MODELS[ref.kind]
-    link = model.objects.select_for_update(of=("self",)).filter(pk=ref.pk).first()
+    """The open link, locked after its two sides, as a DELETE takes them (dedup/locks.py:
+    drawers before links), in one statement; gone means decided or deleted since."""
+    link = link_held(LINK_MODELS[ref.kind], ref.pk, sides=SIDE_MODELS[ref.kind])
     if link is None:
         if last_decision(ref) is not None:  # its link was deleted by a decision
             raise already_decided(ref)
         raise _not_found()
-    if link.status != model.Status.OPEN:
+    if link.status != type(link).Status.OPEN:
         raise already_decided(ref)
     return link
 
