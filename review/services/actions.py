@@ -151,6 +151,8 @@ class MergeDrawers(LinkDecision):
         if before.get("other") is None:  # a cluster's link between two members merged by others
             return
         make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        # Writing back the snapshot is exact: a revert holds the kept drawer before it looks for
+        # later decisions on it (reverts._hold), so none merged into it since, unreverted.
         Drawer.objects.filter(pk=before["canonical"]["id"]).update(
             consolidation=before["canonical"]["consolidation"]
         )
@@ -247,6 +249,8 @@ def _link_snapshot(link: Link) -> dict:
 
 
 def _restore_link(model: type[Link], snapshot: dict) -> None:
+    """The link as it was. Its sides are held by the revert (reverts._hold, after checking they
+    still exist), so a DELETE of one waits and deletes the link with it, never fails it."""
     fields = {
         "pk": snapshot["id"],
         "newer_id": snapshot["newer"],

@@ -10,6 +10,7 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
+from dedup.locks import hold_locks, lock_key, rows_held
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
 from review.selectors.audit import not_reverted
@@ -65,22 +66,60 @@ def revert(
     *, decision: int | AuditEntry, actor: Any, cascade: bool = False, note: str = ""
 ) -> list[AuditEntry]:
     """Undo a decision, restoring the exact prior state. If later decisions touched the same
-    objects, refuse and name them, or (cascade) revert them too, newest first."""
+    objects, refuse and name them, or (cascade) revert them too, newest first.
+
+    The later decisions are judged once what they touched is held (`_hold`): a decision on the
+    same drawers committed meanwhile is seen (and blocks, or is reverted with it), and one not
+    committed yet waits for this revert and then judges the state it left."""
     with transaction.atomic():
         entry = _decision(decision)
-        later = dependents(entry)
-        if later:  # lock them too (their ids are all above this one's), then judge them again
-            _lock([e.pk for e in later])
-            later = dependents(entry)
+        guessed = dependents(entry)
+        _lock([e.pk for e in guessed])  # their ids are all above this one's
+        _hold([entry, *guessed])
+        later = dependents(entry)  # judged again, now that what they touch is held
         if later and not cascade:
             raise RevertBlocked(
                 "Later decisions depend on this one: revert them first, or revert them together.",
                 details={"depends_on_this": [e.pk for e in later]},
             )
+        _refuse_unheld(later, guessed)
         batch = uuid.uuid4() if later else entry.batch
         reverted = [_revert_one(e, actor, note, batch) for e in reversed(later)]
         reverted.append(_revert_one(entry, actor, note, batch))
     return reverted
+
+
+def _hold(entries: list[AuditEntry]) -> None:
+    """Hold what undoing these decisions writes, in the canonical order (dedup/locks.py), before
+    the later decisions are judged and before any link is locked: the texts of the drawers a
+    merge's undo makes current (`make_current` takes the write path's text lock), then every
+    touched drawer and entity by id. The undo locks the link itself, after them, as a DELETE
+    does; a side deleted before is missing for good, which `_check_sides` then says."""
+    touched: dict[str, set[int]] = {kind: set() for kind in TOUCHED_MODELS}
+    merged_away = []
+    for entry in entries:
+        for kind, _, pk in (t.partition(":") for t in entry.data.get("touches", [])):
+            if kind in touched:
+                touched[kind].add(int(pk))
+        other = (entry.before or {}).get("other")
+        if ItemRef.parse(entry.data["item"]).is_drawer and other:
+            merged_away.append(other["id"])
+    texts = Drawer.objects.filter(pk__in=merged_away).values_list("room_id", "content_hash")
+    hold_locks(lock_key("drawer", room, content_hash) for room, content_hash in texts)
+    for kind, model in TOUCHED_MODELS.items():
+        rows_held(model, touched[kind])
+
+
+def _refuse_unheld(later: list[AuditEntry], guessed: list[AuditEntry]) -> None:
+    """A cascade reverts only decisions whose objects it holds: one that landed between the
+    first look and the locks (rare) is named, and the curator reverts again."""
+    landed = sorted({e.pk for e in later} - {e.pk for e in guessed})
+    if landed:
+        raise RevertBlocked(
+            "Other decisions on these objects landed while this revert was prepared: "
+            "look at them and revert again.",
+            details={"depends_on_this": [e.pk for e in later], "landed": landed},
+        )
 
 
 def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None) -> AuditEntry:
@@ -171,12 +210,14 @@ def revert_batch(
         # Every row this may revert, the batch's and the later ones', locked in one ascending
         # pass (the canonical order), then judged again: a concurrent revert of the same batch
         # (a double click, the console and the API) leaves nothing for the second one.
-        _lock(sorted({e.pk for e in entries} | {e.pk for e in _batch_dependents(entries)}))
+        guessed = _batch_dependents(entries)
+        _lock(sorted({e.pk for e in entries} | {e.pk for e in guessed}))
         entries = list(not_reverted(AuditEntry.objects.filter(pk__in=[e.pk for e in entries])))
         if not entries:
             raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
         entries.sort(key=lambda e: e.pk)
-        later = _batch_dependents(entries)
+        _hold([*entries, *guessed])
+        later = _batch_dependents(entries)  # judged again, now that what they touch is held
         if later and not cascade:
             names = ", ".join(f"#{e.pk}" for e in later)
             raise RevertBlocked(
@@ -184,6 +225,7 @@ def revert_batch(
                 f"({names}), or revert them together.",
                 details={"depends_on_this": [e.pk for e in later]},
             )
+        _refuse_unheld(later, guessed)
         reverts_batch = uuid.uuid4()
         every = sorted([*entries, *later], key=lambda e: e.pk, reverse=True)
         return [_revert_one(e, actor, note, reverts_batch) for e in every]
