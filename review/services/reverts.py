@@ -10,7 +10,7 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
-from dedup.locks import hold_locks, lock_key, rows_held
+from dedup.locks import hold_locks, room_writes, rows_held
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
 from review.selectors.audit import not_reverted
@@ -91,8 +91,8 @@ def revert(
 
 def _hold(entries: list[AuditEntry]) -> None:
     """Hold what undoing these decisions writes, in the canonical order (dedup/locks.py), before
-    the later decisions are judged and before any link is locked: the texts of the drawers a
-    merge's undo makes current (`make_current` takes the write path's text lock), then every
+    the later decisions are judged and before any link is locked: the rooms of the drawers a
+    merge's undo makes current (`make_current` takes the write path's room lock), then every
     touched drawer and entity by id. The undo locks the link itself, after them, as a DELETE
     does; a side deleted before is missing for good, which `_check_sides` then says."""
     touched: dict[str, set[int]] = {kind: set() for kind in TOUCHED_MODELS}
@@ -104,8 +104,8 @@ def _hold(entries: list[AuditEntry]) -> None:
         other = (entry.before or {}).get("other")
         if ItemRef.parse(entry.data["item"]).is_drawer and other:
             merged_away.append(other["id"])
-    texts = Drawer.objects.filter(pk__in=merged_away).values_list("room_id", "content_hash")
-    hold_locks(lock_key("drawer", room, content_hash) for room, content_hash in texts)
+    rooms = Drawer.objects.filter(pk__in=merged_away).values_list("room_id", flat=True)
+    hold_locks(room_writes(room) for room in rooms)
     for kind, model in TOUCHED_MODELS.items():
         rows_held(model, touched[kind])
 
