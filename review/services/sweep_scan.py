@@ -31,6 +31,7 @@ from palace.models import (
 )
 from review.gates import drawer_gates
 from review.models import Proposal, SweepPart, SweepRun
+from review.services import sweep_locks
 
 Found = list[tuple[int, candidates.Candidate, policy.Assessment]]
 BATCH = 200  # rows a part does (and commits) at a time
@@ -168,9 +169,14 @@ def _sweep_batch(
 
 
 def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
+    """Write the batch's pairs as proposals, in the caller's transaction. The batch was compared
+    outside it, so a drawer may have been deleted or superseded since: the pair is skipped
+    (tallied `skipped_gone`). The drawers kept are held until commit (`drawers_held`) so that
+    none is deleted before the proposals referring to it commit."""
     ids = {pk for pk, _, _ in found} | {c.id for _, c, _ in found}
-    known = _known_pairs(Proposal.Kind.DRAWER, ids)
-    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=ids).only("pk", "content", "kind")}
+    held = sweep_locks.drawers_held(ids)
+    known = _known_pairs(Proposal.Kind.DRAWER, held)
+    drawers = {d.pk: d for d in Drawer.objects.filter(pk__in=held).only("pk", "content", "kind")}
     mentioned: dict[int, set[int]] = {}
     for drawer_id, entity_id in Mention.objects.filter(drawer_id__in=ids).values_list(
         "drawer_id", "entity_id"
@@ -178,6 +184,9 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
         mentioned.setdefault(drawer_id, set()).add(entity_id)
     proposals = []
     for pk, candidate, assessment in found:
+        if pk not in drawers or candidate.id not in drawers:
+            tally.add("skipped_gone")
+            continue
         if (pk, candidate.id) in known:
             continue
         newer, older = drawers[pk], drawers[candidate.id]
@@ -201,6 +210,9 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
                 texts={"newer": newer.content, "older": older.content},
             )
         )
+    # In pair order: two runs' workers inserting the same pairs wait on each other's unique
+    # keys in one order, never in a cycle.
+    proposals.sort(key=lambda proposal: (proposal.newer_drawer_id, proposal.older_drawer_id))
     Proposal.objects.bulk_create(proposals, ignore_conflicts=True)
 
 

@@ -1,0 +1,42 @@
+"""Row locks a sweep takes on the drawers its rows refer to, in the canonical order of
+`dedup.locks`: drawers by ascending id, in one statement, before the proposals and links that
+lead to them. A drawer deletion locks the drawer first and then sets its proposals' sides to
+null, so a sweep that locked proposals first and drawers after would wait on it in a cycle.
+
+PostgreSQL only: SQLite's IMMEDIATE transactions take the database's write lock before the first
+read, so nothing can change a drawer under a writer there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import connection
+
+from palace.models import Drawer
+
+
+def drawers_held(ids: Iterable[int]) -> set[int]:
+    """Those of the drawers that still exist and are current, held until commit: FOR KEY SHARE,
+    the weakest lock a DELETE and a supersession wait for, so a proposal written to refer to
+    them cannot fail at commit on a drawer deleted meanwhile (the foreign keys are deferred).
+    A drawer deleted or superseded while this waits for it is left out."""
+    ordered = sorted(set(ids))
+    if not ordered:
+        return set()
+    if connection.vendor != "postgresql":
+        return set(Drawer.objects.current().filter(pk__in=ordered).values_list("pk", flat=True))
+    return _locked(ordered, [], "FOR KEY SHARE")
+
+
+def _locked(ids: list[int], any_state: list[int], lock: str) -> set[int]:
+    # ORDER BY under the row lock: PostgreSQL sorts, then locks the rows in that order.
+    # `= ANY(array)` keeps it one parameter however many drawers a run names.
+    sql = (
+        f"SELECT id FROM {Drawer._meta.db_table} WHERE id = ANY(%s::bigint[])"
+        " AND (valid_to IS NULL OR id = ANY(%s::bigint[]))"
+        f" ORDER BY id {lock}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids, any_state])
+        return {pk for (pk,) in cursor.fetchall()}
