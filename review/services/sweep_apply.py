@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
@@ -30,6 +30,7 @@ from palace.models import (
 from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
+from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.reverts import revert, reverts_of
 from review.services.sweep_outcomes import Outcome, Tally
@@ -85,6 +86,7 @@ def apply(
         application.run = SweepRun.objects.select_for_update().get(pk=run.pk)  # one at a time
         application.count_settled_before()
         proposed = application.run.proposals.filter(status=Proposal.Status.PROPOSED)
+        application.hold_drawers(proposed)  # the drawers, by id, before their proposals
         for proposal in proposed.select_for_update().order_by("pk"):
             application.settle(proposal)
         applied = _applied_record(
@@ -136,6 +138,26 @@ class _Application:
             before = status == Proposal.Status.DISCARDED
             outcome = Outcome.DISCARDED_BEFORE if before else Outcome.APPLIED_BEFORE
             self.tally.reached[outcome] += count
+
+    def hold_drawers(self, proposed: QuerySet[Proposal]) -> None:
+        """Hold, before any proposal is locked, every drawer this application may link, merge or
+        record distinct: a deletion locks its drawer and then sets its proposals' sides to null,
+        so locking the proposals first and each pair's drawers on the way (in `drawer_link`
+        and `decide`) deadlocked with it. FOR UPDATE when a merge may supersede one of them
+        (see `sweep_locks.drawers_hold`)."""
+        if self.run.entities:
+            return
+        applied = Q(score__gte=self.tally.threshold, tier__in=self.tiers)
+        linked: set[int] = set()
+        judged: set[int] = set()
+        for newer, older, verdict in proposed.filter(applied | Q(verdict=Action.WRONG)).values_list(
+            "newer_drawer_id", "older_drawer_id", "verdict"
+        ):
+            (judged if verdict == Action.WRONG else linked).update(
+                pk for pk in (newer, older) if pk is not None
+            )
+        merges = bool(self.merge_tiers & self.tiers)
+        sweep_locks.drawers_hold(linked, any_state=judged, update=merges)
 
     def settle(self, proposal: Proposal) -> None:
         """Apply one proposal still proposed, and count what became of it."""

@@ -29,6 +29,20 @@ def drawers_held(ids: Iterable[int]) -> set[int]:
     return _locked(ordered, [], "FOR KEY SHARE")
 
 
+def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: bool) -> None:
+    """Hold the current drawers among `ids`, and those in `any_state` whether current or not,
+    until commit; `update`: FOR UPDATE, for a caller about to change some of them (a merge
+    supersedes a side: taking the strong lock later, on a drawer held weakly, would wait on the
+    other holders in a cycle), else FOR KEY SHARE. A superseded drawer is left out unless named
+    in `any_state`: its superseder's deletion updates it after locking the superseder, so
+    holding both could cycle with that deletion."""
+    any_state = sorted(set(any_state))
+    ordered = sorted(set(ids) | set(any_state))
+    if connection.vendor != "postgresql" or not ordered:
+        return
+    _locked(ordered, any_state, "FOR UPDATE" if update else "FOR KEY SHARE")
+
+
 def _locked(ids: list[int], any_state: list[int], lock: str) -> set[int]:
     # ORDER BY under the row lock: PostgreSQL sorts, then locks the rows in that order.
     # `= ANY(array)` keeps it one parameter however many drawers a run names.

@@ -1,0 +1,118 @@
+"""Applying a sweep while drawers are deleted and links decided (issue: apply deadlocked with
+them and answered 503 database_busy). Apply holds the drawers it may link, merge or record
+distinct, by ascending id, before it locks any proposal, as a deletion does (the drawer, then
+its proposals): nothing waits in a cycle. Real threads and connections, on PostgreSQL only."""
+
+import contextlib
+import threading
+
+import pytest
+from django.db import connection
+
+from dedup import services as write
+from dedup.errors import DomainError, NotFound
+from dedup.services import DedupConfig
+from palace.models import Drawer, DrawerLink
+from review import services as decisions
+from review.models import Proposal
+from review.services import sweep_apply
+from review.services import sweeps as sweep_services
+from tests.review.lock_waits import in_thread, wait_until_blocked
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres_only,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL"
+    ),
+]
+
+OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
+FACTS = [
+    "The staging database is refreshed from an anonymised production dump every Monday.",
+    "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
+    "The deploy script must run database migrations before restarting the web workers.",
+    "Rotate the API tokens of departed agents within one working day of their leaving.",
+]
+
+
+def legacy(room, content):
+    return write.drawer_write(
+        room=room, content=content, mode=write.WriteMode.MINED, config=OFF
+    ).drawer
+
+
+@pytest.fixture
+def run(dedup_settings):
+    """Each fact written twice (exact copies, merged by apply) and once with a typo (near)."""
+    room = write.room_get_or_create(wing="ops", room="runbooks")
+    for fact in FACTS:
+        legacy(room, fact)
+        legacy(room, fact)
+        legacy(room, fact.replace("the", "teh", 1))
+    return sweep_services.execute(sweep_services.start(threshold=0.9))
+
+
+def test_a_delete_waiting_on_the_apply_lets_it_finish(run, monkeypatch, curator):
+    """The deletion of the older side of the last exact pair comes once the apply is under way,
+    as in production: it waits for the apply, which merges that pair, and then deletes."""
+    later = run.proposals.filter(tier="exact").order_by("pk").last()
+    link = sweep_apply.drawer_link
+    errors: list[BaseException] = []
+    blocked = []
+
+    def racing(**kwargs):
+        if not blocked:
+            gone = Drawer.objects.get(pk=later.older_drawer_id)
+            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
+            blocked.append((deleter, wait_until_blocked(deleter)))
+        return link(**kwargs)
+
+    monkeypatch.setattr(sweep_apply, "drawer_link", racing)
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    (deleter, waited), *_ = blocked
+    deleter.join()
+    later.refresh_from_db()
+    assert waited is True
+    assert errors == []
+    assert later.status == Proposal.Status.MERGED
+    assert later.older_drawer_id is None
+
+
+def deleting(run, curator):
+    """Take the proposals' older sides away, the last proposal's first."""
+    sides = run.proposals.values_list("older_drawer_id", flat=True).order_by("-pk")
+    for drawer in Drawer.objects.filter(pk__in=list(sides)):
+        with contextlib.suppress(NotFound):
+            write.drawer_delete(drawer=drawer)
+
+
+def merging(run, curator):
+    """Merge the wing's open links, as a curator working through the queue."""
+    for link in DrawerLink.objects.filter(status=DrawerLink.Status.OPEN).order_by("-pk"):
+        with contextlib.suppress(DomainError):
+            decisions.decide(item=f"d{link.pk}", action="merge", actor=curator)
+
+
+@pytest.mark.parametrize("beside", [deleting, merging], ids=["deletes", "merges"])
+def test_apply_beside_deletes_or_merges_in_the_wing(run, curator, other_curator, beside):
+    """Like the soak that found it: one kind of work goes on in the wing while the run is
+    applied; both finish."""
+    room = write.room_get_or_create(wing="ops", room="runbooks")
+    for fact in FACTS:  # open links between the run's drawers, for curators to merge
+        write.drawer_write(room=room, content=fact.replace("the", "hte", 1))
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def applier():
+        barrier.wait()
+        sweep_services.apply(run, threshold=0.9, actor=curator)
+
+    def other():
+        barrier.wait()
+        beside(run, other_curator)
+
+    threads = [in_thread(applier, errors), in_thread(other, errors)]
+    for thread in threads:
+        thread.join()
+    assert errors == []
