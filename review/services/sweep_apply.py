@@ -295,6 +295,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
     with transaction.atomic():
         SweepRun.objects.select_for_update().get(pk=run.pk)  # one apply or reverse at a time
+        _hold_applied_drawers(run)  # their texts, then the drawers by id, before the proposals
         applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry
@@ -328,6 +329,21 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             batch=batch,
         )
     return undone
+
+
+def _hold_applied_drawers(run: SweepRun) -> None:
+    """Hold the drawers of the run's applied pairs, before any proposal is locked: undoing a
+    merge updates both sides, and a deletion locks its drawer and then sets its proposals' sides
+    to null, so locking the proposals first deadlocked with it. Their text locks come first, for
+    a merged-away drawer made current again (the canonical order of `dedup.locks`)."""
+    if run.entities:
+        return
+    applied = run.proposals.filter(status__in=APPLIED)
+    sides = Drawer.objects.filter(
+        Q(pk__in=applied.values("newer_drawer_id")) | Q(pk__in=applied.values("older_drawer_id"))
+    )
+    sweep_locks.texts_hold(sides)
+    sweep_locks.drawers_hold([], any_state=sides.values_list("pk", flat=True), update=True)
 
 
 def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:

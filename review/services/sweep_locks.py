@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import connection
+from django.db.models import QuerySet
 
+from dedup.locks import hold_locks, lock_key
 from palace.models import Drawer
 
 
@@ -36,11 +38,24 @@ def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: b
     other holders in a cycle), else FOR KEY SHARE. A superseded drawer is left out unless named
     in `any_state`: its superseder's deletion updates it after locking the superseder, so
     holding both could cycle with that deletion."""
+    if connection.vendor != "postgresql":
+        return
     any_state = sorted(set(any_state))
     ordered = sorted(set(ids) | set(any_state))
-    if connection.vendor != "postgresql" or not ordered:
+    if not ordered:
         return
     _locked(ordered, any_state, "FOR UPDATE" if update else "FOR KEY SHARE")
+
+
+def texts_hold(drawers: QuerySet[Drawer]) -> None:
+    """The write path's text locks of these drawers (`dedup.locks`: the texts before the drawers'
+    row locks), for a caller that may make one current again: `make_current` takes that lock
+    after it holds the drawer, which is then a lock already held, not a wait in the wrong
+    order."""
+    if connection.vendor != "postgresql":
+        return
+    texts = drawers.values_list("room_id", "content_hash")
+    hold_locks(lock_key("drawer", room, digest) for room, digest in texts)
 
 
 def _locked(ids: list[int], any_state: list[int], lock: str) -> set[int]:

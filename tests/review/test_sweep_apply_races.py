@@ -29,7 +29,7 @@ pytestmark = [
 
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 FACTS = [
-    "The staging database is refreshed from an anonymised production dump every Monday.",
+    "Refresh the staging database from an anonymised production dump every Monday.",
     "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
     "The deploy script must run database migrations before restarting the web workers.",
     "Rotate the API tokens of departed agents within one working day of their leaving.",
@@ -77,6 +77,33 @@ def test_a_delete_waiting_on_the_apply_lets_it_finish(run, monkeypatch, curator)
     assert errors == []
     assert later.status == Proposal.Status.MERGED
     assert later.older_drawer_id is None
+
+
+def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curator):
+    """The same for the reverse: the kept drawer of the first merge is deleted once the reverse
+    is under way (it goes newest first); the deletion waits, and every merge is undone."""
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    first = run.proposals.filter(status=Proposal.Status.MERGED).order_by("pk").first()
+    revert = sweep_apply.revert
+    errors: list[BaseException] = []
+    blocked = []
+
+    def racing(**kwargs):
+        if not blocked:
+            gone = Drawer.objects.get(pk=first.older_drawer_id)
+            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
+            blocked.append((deleter, wait_until_blocked(deleter)))
+        return revert(**kwargs)
+
+    monkeypatch.setattr(sweep_apply, "revert", racing)
+    sweep_services.reverse(run, actor=curator)
+    (deleter, waited), *_ = blocked
+    deleter.join()
+    first.refresh_from_db()
+    assert waited is True
+    assert errors == []
+    assert first.status == Proposal.Status.PROPOSED
+    assert first.older_drawer_id is None
 
 
 def deleting(run, curator):
