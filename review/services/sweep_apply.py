@@ -295,7 +295,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
     with transaction.atomic():
         SweepRun.objects.select_for_update().get(pk=run.pk)  # one apply or reverse at a time
-        _hold_applied_drawers(run)  # their texts, then the drawers by id, before the proposals
+        _hold_applied_drawers(run)  # their rooms, then the drawers by id, before the proposals
         applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry
@@ -334,7 +334,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
 def _hold_applied_drawers(run: SweepRun) -> None:
     """Hold the drawers of the run's applied pairs, before any proposal is locked: undoing a
     merge updates both sides, and a deletion locks its drawer and then sets its proposals' sides
-    to null, so locking the proposals first deadlocked with it. Their text locks come first, for
+    to null, so locking the proposals first deadlocked with it. Their rooms' locks come first, for
     a merged-away drawer made current again (the canonical order of `dedup.locks`)."""
     if run.entities:
         return
@@ -342,7 +342,7 @@ def _hold_applied_drawers(run: SweepRun) -> None:
     sides = Drawer.objects.filter(
         Q(pk__in=applied.values("newer_drawer_id")) | Q(pk__in=applied.values("older_drawer_id"))
     )
-    sweep_locks.texts_hold(sides)
+    sweep_locks.rooms_hold(sides)
     sweep_locks.drawers_hold([], any_state=sides.values_list("pk", flat=True), update=True)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from django.db import connection
 from django.db.models import QuerySet
 
-from dedup.locks import hold_locks, lock_key
+from dedup.locks import hold_locks, room_writes
 from palace.models import Drawer
 
 
@@ -47,15 +47,15 @@ def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: b
     _locked(ordered, any_state, "FOR UPDATE" if update else "FOR KEY SHARE")
 
 
-def texts_hold(drawers: QuerySet[Drawer]) -> None:
-    """The write path's text locks of these drawers (`dedup.locks`: the texts before the drawers'
-    row locks), for a caller that may make one current again: `make_current` takes that lock
-    after it holds the drawer, which is then a lock already held, not a wait in the wrong
-    order."""
+def rooms_hold(drawers: QuerySet[Drawer]) -> None:
+    """The write path's locks of these drawers' rooms (`dedup.locks`: the rooms' writes before
+    the drawers' row locks), for a caller that may make one current again: `make_current` takes
+    that lock after it holds the drawer, which is then a lock already held, not a wait in the
+    wrong order."""
     if connection.vendor != "postgresql":
         return
-    texts = drawers.values_list("room_id", "content_hash")
-    hold_locks(lock_key("drawer", room, digest) for room, digest in texts)
+    rooms = drawers.values_list("room_id", flat=True).distinct()
+    hold_locks(room_writes(room) for room in rooms)
 
 
 def _locked(ids: list[int], any_state: list[int], lock: str) -> set[int]:
