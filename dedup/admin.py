@@ -15,6 +15,13 @@ from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import imports, policy, services
 from dedup.errors import DomainError
+from dedup.validation import (
+    AGENT_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    clean_content,
+    clean_kind,
+    clean_optional_label,
+)
 from palace import name_search, selectors
 from palace.models import (
     AuditEntry,
@@ -114,6 +121,39 @@ class RoomAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
 
 
+class DrawerAddForm(forms.ModelForm):
+    """The add form runs the write path's own input checks (`dedup.validation`) and its one
+    refusal that depends on the room (a name held by other content), so bad input is an error
+    beside its field, shown with the form, not a 500 from `save_model`."""
+
+    CHECKS = {
+        "content": clean_content,
+        "name": lambda value: clean_optional_label(value, "name", max_length=NAME_MAX_LENGTH),
+        "kind": clean_kind,
+        "agent": lambda value: clean_optional_label(value, "agent", max_length=AGENT_MAX_LENGTH),
+    }
+
+    class Meta:
+        model = Drawer
+        fields = ["room", "content", "name", "kind", "agent"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for field, check in self.CHECKS.items():
+            if data.get(field) is None:  # missing, or refused by the field itself already
+                continue
+            try:
+                data[field] = check(data[field])
+            except DomainError as error:
+                self.add_error(field, error.message)
+        room, name = data.get("room"), data.get("name")
+        if room is not None and name and "content" in data:
+            named = Drawer.objects.current().filter(room=room, name=name).first()
+            if named is not None and named.content != data["content"]:
+                self.add_error("name", f"The room already holds a drawer named {name!r}.")
+        return data
+
+
 @admin.register(Drawer)
 class DrawerAdmin(admin.ModelAdmin):
     list_display = ["preview", "room", "name", "kind", "agent", "is_current", "created_at"]
@@ -122,6 +162,7 @@ class DrawerAdmin(admin.ModelAdmin):
     list_select_related = ["room__wing"]
     date_hierarchy = "created_at"
     add_fields = ["room", "content", "name", "kind", "agent"]
+    form = DrawerAddForm  # on change every field is read-only, so its checks have nothing to do
     readonly_fields = [
         "uuid",
         "room",
