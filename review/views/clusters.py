@@ -13,13 +13,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
-from dedup.errors import DomainError
+from dedup.errors import DomainError, NotFound
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import ascii_number
 from review.services import Action, ClusterChoice, ItemRef
-from review.services.clusters import ENTITY_MODES
+from review.services.clusters import ENTITY_MODES, ClusterChanged
 from review.views.common import HtmxHttpRequest, post_or_show, require_decide, wants_partial
 
 FATES = ("merge", "distinct", "open")
@@ -63,7 +63,8 @@ def cluster(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     ref = _ref(item_id)
     context = _cluster_context(request, ref, request.GET.get("canonical"))
     if context is None:
-        return render(request, "review/cluster_gone.html", {"ref": ref}, status=404)
+        gone = "review/_cluster_gone.html" if wants_partial(request) else "review/cluster_gone.html"
+        return render(request, gone, {"ref": ref}, status=404)
     if context["cluster"].ref != ref:  # any link of the cluster reaches it, under one name
         return redirect(reverse("review:cluster", args=[context["cluster"].id]))
     template = "review/_cluster.html" if wants_partial(request) else "review/cluster.html"
@@ -111,19 +112,22 @@ def cluster_decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
 
 
 def _refused(request: HtmxHttpRequest, ref: ItemRef, error: DomainError) -> HttpResponse:
+    """The decision was refused: the cluster again with the reason, in place (a fragment for
+    #main), or what became of it when no open cluster holds it any more."""
+    status = error.status
+    if isinstance(error, NotFound) and request.POST.get("links"):
+        # The page showed open links that were all decided since (another tab, another curator):
+        # the cluster changed under the curator, the README's 409 `cluster_changed`, not a 404.
+        status = ClusterChanged.status
     if not request.htmx:
         messages.error(request, error.message)
         return redirect(reverse("review:cluster", args=[ref]))
     context = _cluster_context(request, ref, request.POST.get("canonical"))
     if context is None:
-        return render(
-            request,
-            "review/cluster_gone.html",
-            {"ref": ref, "error": error.message},
-            status=error.status,
-        )
+        gone = {"ref": ref, "error": error.message}
+        return render(request, "review/_cluster_gone.html", gone, status=status)
     return render(
-        request, "review/_cluster.html", context | {"error": error.message}, status=error.status
+        request, "review/_cluster.html", context | {"error": error.message}, status=status
     )
 
 

@@ -314,7 +314,7 @@ def test_error_pages_are_the_apps_own(as_viewer, drawer_link):
     assert b"Back to the review queue" in missing.content
     forbidden = as_viewer.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
     assert forbidden.status_code == 403
-    assert b"curators' permission" in forbidden.content
+    assert b"decide permission" in forbidden.content
 
 
 def test_entity_item_samples_both_sides_however_many_mentions_one_has(
