@@ -14,7 +14,10 @@ than any of that.
 
 If the curator logged in again in the other tab, the page's CSRF token is an old one and the
 decision fails the CSRF check instead: an htmx request then reloads the page (`HX-Refresh`), which
-brings a fresh token, with the same message (`csrf_failure`, the CSRF_FAILURE_VIEW).
+brings a fresh token, with the same message (`csrf_failure`, the CSRF_FAILURE_VIEW). A plain
+form gets the console's own page: nothing was done, and a link back. The item page's background
+hold renewal never reloads or leaves the page (a note being typed would be lost): it says in
+place that the hold was not renewed.
 
 Every response also varies on `HX-Request`: the same URL answers a partial to htmx and a whole
 page otherwise, and a browser cache must not hand one for the other (Back after an in-place load).
@@ -29,14 +32,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import resolve_url
+from django.shortcuts import render, resolve_url
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.views.csrf import csrf_failure as django_csrf_failure
+from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
 # A decision's view, and the page it is made on (where the curator lands after logging in again).
 DECIDE_VIEWS = {"review:decide": "review:item", "review:cluster_decide": "review:cluster"}
+HOLD_VIEW = "review:hold"  # the item page's background renewal of the curator's hold
 SHOWN_ACTION = 40  # characters of the posted action the message repeats
 
 
@@ -52,6 +56,8 @@ class SessionEndedMiddleware:
         patch_vary_headers(response, ("HX-Request",))
         if request.user.is_authenticated or not _to_login(response):
             return response
+        if _is_hold_renewal(request):  # in the background: never leave the page for the login
+            return _hold_not_renewed(request, "your session has ended")
         htmx = getattr(request, "htmx", None)
         back = _decision_item(request)
         if back is None and htmx:
@@ -71,12 +77,34 @@ def _to_login(response: HttpResponse) -> bool:
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A POST with a token older than the session (a login in another tab rotated it): htmx
-    reloads the page it came from; anything else gets Django's own 403 page."""
+    reloads the page it came from, except for the hold's background renewal, which never
+    reloads the page (a note being typed would be lost); a plain form gets the console's page
+    saying nothing was done, with a link back (Django's own page speaks of DEBUG)."""
+    if _is_hold_renewal(request):
+        return _hold_not_renewed(request, "this page is out of date")
     if request.headers.get("HX-Request") != "true":
-        return django_csrf_failure(request, reason=reason)
+        referer = request.headers.get("Referer", "")
+        safe = url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()})
+        page = urlsplit(referer)
+        back = page.path + (f"?{page.query}" if page.query else "")
+        context = {"back": back if safe and back else reverse("review:queue")}
+        return render(request, "csrf_failure.html", context, status=403)
     if _decision_item(request) is None:
         messages.warning(request, "This page was out of date, so nothing was done. Try again.")
     return HttpResponseClientRefresh()
+
+
+def _is_hold_renewal(request: HttpRequest) -> bool:
+    match = request.resolver_match
+    return request.method == "POST" and match is not None and match.view_name == HOLD_VIEW
+
+
+def _hold_not_renewed(request: HttpRequest, why: str) -> HttpResponse:
+    """The hold's renewal failed: it says so in place of the hold (and stops; review.js swaps a
+    403), and the page stays as it is."""
+    match = request.resolver_match
+    context = {"ref": match.kwargs.get("item_id", "") if match else "", "renewal_failed": why}
+    return render(request, "review/_hold.html", context, status=403)
 
 
 def _decision_item(request: HttpRequest) -> str | None:

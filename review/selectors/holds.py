@@ -8,16 +8,14 @@ from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
+from palace.models import DrawerLink, EntityLink
 from review.items import ItemRef
-from review.models import ItemHold
+from review.models import ItemHold, Proposal
 from review.selectors.filters import QueueFilters
 from review.selectors.queue import cursor_after, queue_page
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
-
-    from palace.models import DrawerLink, EntityLink
-    from review.models import Proposal
 
 
 def _live_held_by_others(user: User | AnonymousUser):
@@ -62,3 +60,14 @@ def untaken(
     cursor = cursor_after(filters, after) if after is not None else None
     page = queue_page(filters, cursor=cursor, size=len(held) + count)
     return [item.ref for item in page.items if str(item.ref) not in held][:count]
+
+
+def still_open(ref: ItemRef) -> bool:
+    """Whether `ref` is still to decide (an open link, or a proposal not judged yet): one query.
+    A hold is renewed only on such an item; a decided one is held by nobody."""
+    if ref.is_proposal:
+        return Proposal.objects.filter(
+            pk=ref.pk, status=Proposal.Status.PROPOSED, verdict=""
+        ).exists()
+    model = DrawerLink if ref.is_drawer else EntityLink
+    return model.objects.filter(pk=ref.pk, status=DrawerLink.Status.OPEN).exists()

@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
+from django.urls import reverse
 
 from dedup.errors import DomainError
 from review.curators import DECIDE_PERMISSION
 from review.items import ItemRef
 from review.selectors import holds as hold_selectors
 from review.services import holds as hold_services
+from review.views.common import post_or_show
 
 
 def hold_context(request: HttpRequest, ref: ItemRef, *, open_item: bool = True) -> dict:
@@ -27,12 +28,17 @@ def hold_context(request: HttpRequest, ref: ItemRef, *, open_item: bool = True) 
 
 
 @login_required
-@require_POST
+@post_or_show(lambda request, item_id: reverse("review:item", args=[item_id]))
 def hold(request: HttpRequest, item_id: str) -> HttpResponse:
-    """The item page's renewal (htmx, every HOLD_RENEW_SECONDS): the hold's state, again."""
+    """The item page's renewal (htmx, every HOLD_RENEW_SECONDS): the hold's state, again. An item
+    decided since the page was shown (in another tab, by another curator) is held no more: the
+    curator is told, and the renewal stops."""
     try:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
         raise Http404(error.message) from error
     context = {"ref": ref, "renew_seconds": hold_services.HOLD_RENEW_SECONDS}
+    if not hold_selectors.still_open(ref):
+        hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
+        return render(request, "review/_hold.html", context | {"decided": True})
     return render(request, "review/_hold.html", context | hold_context(request, ref))

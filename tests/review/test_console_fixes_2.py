@@ -2,12 +2,24 @@
 place, stale CSRF tokens, the hold's renewal, action URLs opened with GET, and the cache."""
 
 import pytest
+from django.test import Client
 
+from palace.models import AuditEntry
+from review import services
+from review.models import ItemHold
+from review.services import ItemRef
 from tests.review.clusters_data import five_drawers
 from tests.review.test_cluster_views import cluster_ref, form
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def stale_client(user) -> Client:
+    """A client whose posts carry no valid CSRF token: a page older than the session."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
 
 
 # --- 1: a cluster decided in another tab ------------------------------------------------------
@@ -51,3 +63,55 @@ def test_a_forbidden_page_says_why_once(client, viewer, drawer_link):
     body = client.post(f"/items/d{drawer_link.pk}/decide", {"action": "merge"}).content.decode()
     assert "<header" in body
     assert body.count("permission") == 1
+
+
+# --- 3: a stale CSRF token on a plain form ----------------------------------------------------
+
+
+def test_a_stale_token_on_a_plain_form_shows_the_consoles_page(curator, drawer_link):
+    client = stale_client(curator)
+    item = f"/items/d{drawer_link.pk}/"
+    response = client.post(
+        f"{item}decide", {"action": "merge"}, HTTP_REFERER=f"http://testserver{item}"
+    )
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "DEBUG" not in body
+    assert "nothing was done" in body
+    assert f'href="{item}"' in body
+    assert not AuditEntry.objects.exists()
+
+
+def test_a_stale_token_page_never_links_off_site(curator, drawer_link):
+    response = stale_client(curator).post("/undo", HTTP_REFERER="https://evil.example/")
+    assert "evil.example" not in response.content.decode()
+
+
+# --- 4 and 5: the hold's background renewal ---------------------------------------------------
+
+
+def test_a_renewal_with_a_stale_token_never_reloads_the_page(curator, drawer_link):
+    response = stale_client(curator).post(f"/items/d{drawer_link.pk}/hold", **HTMX)
+    assert "HX-Refresh" not in response
+    assert "could not be renewed" in response.content.decode()
+    assert "nothing was done" not in stale_client(curator).get("/").content.decode()
+
+
+def test_a_renewal_after_the_session_ended_stays_on_the_page(client, drawer_link):
+    response = client.post(f"/items/d{drawer_link.pk}/hold", **HTMX)
+    assert "HX-Redirect" not in response
+    assert "could not be renewed" in response.content.decode()
+
+
+def test_a_renewal_on_an_item_decided_since_takes_no_hold(as_curator, curator, drawer_link):
+    as_curator.get(f"/items/d{drawer_link.pk}/")  # the page takes the hold
+    services.decide(item=ItemRef.parse(f"d{drawer_link.pk}"), action="dismiss", actor=curator)
+    response = as_curator.post(f"/items/d{drawer_link.pk}/hold", **HTMX)
+    assert "was decided meanwhile" in response.content.decode()
+    assert not ItemHold.objects.exists()
+
+
+def test_a_renewal_on_an_item_decided_since_stops_polling(as_curator, curator, drawer_link):
+    services.decide(item=ItemRef.parse(f"d{drawer_link.pk}"), action="dismiss", actor=curator)
+    response = as_curator.post(f"/items/d{drawer_link.pk}/hold", **HTMX)
+    assert "hx-trigger" not in response.content.decode()

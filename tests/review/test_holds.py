@@ -146,9 +146,9 @@ def test_the_renewal_endpoint_renews_and_answers_the_partial(client, links, cura
     assert ItemHold.objects.get().expires_at > timezone.now() + timedelta(seconds=60)
 
 
-def test_the_renewal_endpoint_refuses_get_and_bad_ids(client, links, curator):
+def test_the_renewal_endpoint_shows_the_item_on_get_and_refuses_bad_ids(client, links, curator):
     client.force_login(curator)
-    assert client.get(f"/items/d{links[0].pk}/hold").status_code == 405
+    assert client.get(f"/items/d{links[0].pk}/hold")["Location"] == f"/items/d{links[0].pk}/"
     assert client.post("/items/zz/hold").status_code == 404
 
 
