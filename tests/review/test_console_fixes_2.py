@@ -115,3 +115,26 @@ def test_a_renewal_on_an_item_decided_since_stops_polling(as_curator, curator, d
     services.decide(item=ItemRef.parse(f"d{drawer_link.pk}"), action="dismiss", actor=curator)
     response = as_curator.post(f"/items/d{drawer_link.pk}/hold", **HTMX)
     assert "hx-trigger" not in response.content.decode()
+
+
+# --- 8: action URLs opened with GET ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [("/preferences/shortcuts", "/"), ("/items/d1/hold", "/items/d1/")],
+    ids=["shortcuts toggle", "hold renewal"],
+)
+def test_an_action_url_opened_with_get_goes_to_its_page(as_curator, url, page):
+    assert as_curator.get(url)["Location"] == page
+
+
+def test_logout_opened_with_get_shows_its_button(as_curator):
+    response = as_curator.get("/accounts/logout/")
+    assert response.status_code == 200
+    assert "Log out</button>" in response.content.decode()
+
+
+def test_logout_opened_with_get_logs_nobody_out(as_curator):
+    as_curator.get("/accounts/logout/")
+    assert as_curator.get("/").status_code == 200
