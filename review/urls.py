@@ -22,5 +22,5 @@ urlpatterns = [
     path("sweeps/", views.sweep_list, name="sweeps"),
     path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", views.logout, name="logout"),
 ]
