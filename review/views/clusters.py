@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -59,6 +60,7 @@ def _cluster_context(request: HttpRequest, ref: ItemRef, canonical: str | None) 
 
 @login_required
 @require_GET
+@never_cache  # Back refetches it: a cluster decided since never shows live buttons from a cache
 def cluster(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     ref = _ref(item_id)
     context = _cluster_context(request, ref, request.GET.get("canonical"))
@@ -133,6 +135,7 @@ def _refused(request: HtmxHttpRequest, ref: ItemRef, error: DomainError) -> Http
 
 @login_required
 @require_GET
+@never_cache  # Back after a revert shows it reverted
 def batch(request: HttpRequest, batch_id: uuid.UUID) -> HttpResponse:
     """What one batch decided, and reverting it as one."""
     entries = list(AuditEntry.objects.filter(batch=batch_id).order_by("pk"))

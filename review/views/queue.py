@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dedup.errors import DomainError, InvalidInput
@@ -29,6 +30,7 @@ from review.views.confirm import bulk_confirmation
 
 @login_required
 @require_GET
+@never_cache  # Back refetches it, so items decided since are not shown open from a cache
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET)
     filters, error = filters_or_defaults(form)

@@ -138,3 +138,18 @@ def test_logout_opened_with_get_shows_its_button(as_curator):
 def test_logout_opened_with_get_logs_nobody_out(as_curator):
     as_curator.get("/accounts/logout/")
     assert as_curator.get("/").status_code == 200
+
+
+# --- 9: Back shows the queue and the cluster as they are now -----------------------------------
+
+
+@pytest.mark.parametrize("page", ["queue", "cluster", "batch"])
+def test_pages_the_back_button_returns_to_are_not_cached(as_curator, dedup_settings, page):
+    five_drawers()
+    ref = cluster_ref()
+    urls = {"queue": "/", "cluster": f"/clusters/{ref}/"}
+    if page == "batch":
+        response = as_curator.post(f"/clusters/{ref}/decide", form(ref)[0])
+        urls["batch"] = response["Location"]
+    assert "no-store" in as_curator.get(urls[page])["Cache-Control"]
+
