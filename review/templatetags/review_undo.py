@@ -12,7 +12,12 @@ register = template.Library()
 @register.inclusion_tag("review/_undo_offer.html", takes_context=True)
 def undo_offer(context: template.Context) -> dict:
     request = context.get("request")
+    # The page the offer is shown on: after an in-place decision that is the page htmx is on
+    # (with the queue filter), not the decision's URL this request was posted to.
+    htmx = getattr(request, "htmx", None)
+    page = (htmx and htmx.current_url_abs_path) or (request and request.get_full_path())
     return {
+        "page": page,
         "offer": take_undo_offer(request) if request is not None else None,
         "csrf_token": context.get("csrf_token"),
         "request": request,

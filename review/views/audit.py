@@ -5,13 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import uuid
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET
 
 from dedup.errors import DomainError
@@ -37,7 +38,7 @@ def undo(request: HttpRequest) -> HttpResponse:
     """The Undo button (a named decision or batch) or `u` (your last decision, with the rest of
     its batch when it was one of several decided at once)."""
     require_decide(request)
-    back = safe_next(request, reverse("review:queue"))
+    back = safe_next(request, _referer(request) or reverse("review:queue"))
     batch = request.POST.get("batch", "")
     decision = ascii_number(request.POST.get("decision", ""))
     if not batch and decision is None:
@@ -50,9 +51,27 @@ def undo(request: HttpRequest) -> HttpResponse:
     if batch or decision is None:
         return _revert_batch(request, batch, redirect_to=back)
     item = AuditEntry.objects.filter(pk=decision).values_list("data__item", flat=True).first()
-    return _revert(
-        request, decision, redirect_to=reverse("review:item", args=[item]) if item else back
-    )
+    to_item = reverse("review:item", args=[item]) + _queue_query(back) if item else back
+    return _revert(request, decision, redirect_to=to_item)
+
+
+def _referer(request: HttpRequest) -> str:
+    """The page `u` was pressed on (its form names none): the browser's Referer, if ours."""
+    page = urlsplit(request.headers.get("Referer", ""))
+    if page.netloc and page.netloc != request.get_host():
+        return ""
+    return page.path + (f"?{page.query}" if page.query else "")
+
+
+def _queue_query(page: str) -> str:
+    """The queue filter `page` carries (`?run=3`), when it is the queue or an item of it, so the
+    undone item opens in the filter the curator was working through."""
+    url = urlsplit(page)
+    try:
+        view = resolve(url.path).view_name
+    except Resolver404:
+        return ""
+    return f"?{url.query}" if url.query and view in ("review:queue", "review:item") else ""
 
 
 @login_required

@@ -4,7 +4,8 @@ place, stale CSRF tokens, the hold's renewal, action URLs opened with GET, and t
 import pytest
 from django.test import Client
 
-from palace.models import AuditEntry
+from dedup import services as write
+from palace.models import AuditEntry, DrawerLink
 from review import services
 from review.models import ItemHold
 from review.services import ItemRef
@@ -13,6 +14,16 @@ from tests.review.test_cluster_views import cluster_ref, form
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
+BASE = "The quarterly report for the north region is due on the first Monday"
+
+
+@pytest.fixture
+def triangle(dedup_settings):
+    """Three drawers linked pairwise, so a decision has a next item."""
+    room = write.room_get_or_create(wing="w", room="r")
+    for end in ("", "!", "?"):
+        write.drawer_write(room=room, content=f"{BASE}{end}")
+    return list(DrawerLink.objects.order_by("pk"))
 
 
 def stale_client(user) -> Client:
@@ -153,3 +164,30 @@ def test_pages_the_back_button_returns_to_are_not_cached(as_curator, dedup_setti
         urls["batch"] = response["Location"]
     assert "no-store" in as_curator.get(urls[page])["Cache-Control"]
 
+
+# --- 6: Undo keeps the queue filter ----------------------------------------------------------
+
+
+def test_undo_opens_the_item_in_the_filter_it_was_decided_in(as_curator, drawer_link):
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    decision = AuditEntry.objects.get()
+    response = as_curator.post("/undo", {"decision": decision.pk, "next": "/?type=drawer"})
+    assert response["Location"] == f"/items/d{drawer_link.pk}/?type=drawer"
+
+
+def test_u_opens_the_item_in_the_filter_of_the_page_it_was_pressed_on(as_curator, drawer_link):
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    response = as_curator.post("/undo", HTTP_REFERER="http://testserver/?type=drawer")
+    assert response["Location"] == f"/items/d{drawer_link.pk}/?type=drawer"
+
+
+def test_the_undo_offer_after_an_in_place_decision_returns_to_the_page_shown(as_curator, triangle):
+    item = f"/items/d{triangle[0].pk}/"
+    shown = f"http://testserver{item}?type=drawer"
+    response = as_curator.post(
+        f"{item}decide",
+        {"action": "dismiss", "query": "type=drawer"},
+        HTTP_HX_CURRENT_URL=shown,
+        **HTMX,
+    )
+    assert f'name="next" value="{item}?type=drawer"' in response.content.decode()
