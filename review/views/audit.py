@@ -169,10 +169,11 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         filters = form.filters()
         entries, error = selectors.audit_entries(filters), None
     except DomainError as failure:
+        # An invalid filter lists nothing and exports nothing: the whole log would pass for it.
         filters, error = selectors.AuditFilters(), failure.message
-        entries = selectors.audit_entries(filters)
+        entries = AuditEntry.objects.none()
     export = request.GET.get("format")
-    if export in ("csv", "json"):
+    if export in ("csv", "json") and not error:
         return _export(entries, export, request.user)
     page, more_before = _audit_page(entries, before=request.GET.get("before", "0"))
     context = {

@@ -48,13 +48,17 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "filters": filters,
         "page": page,
-        "counts": selectors.queue_counts(
+        # An invalid filter counts nothing either: the defaults' counts would pass for its own.
+        "counts": {}
+        if error
+        else selectors.queue_counts(
             filters, request.user, cursor=request.GET.get("cursor"), page=page
         ),
         # Items another curator holds, shown as taken (one query).
         "held": hold_selectors.holders([item.ref for item in page.items], request.user),
         "error": error,
         "query": query_without(request, "cursor"),
+        "query_but_type": query_without(request, "cursor", "type"),  # "group into clusters"
         "actions": [a.value for a in services.Action],
     }
     results = "review/_queue_results.html"

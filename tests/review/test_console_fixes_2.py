@@ -7,8 +7,8 @@ from django.test import Client
 from dedup import services as write
 from palace.models import AuditEntry, DrawerLink
 from review import services
-from review.models import ItemHold
-from review.services import ItemRef
+from review.models import ItemHold, Proposal
+from review.services import ItemRef, sweeps
 from tests.review.clusters_data import five_drawers
 from tests.review.test_cluster_views import cluster_ref, form
 
@@ -191,3 +191,62 @@ def test_the_undo_offer_after_an_in_place_decision_returns_to_the_page_shown(as_
         **HTMX,
     )
     assert f'name="next" value="{item}?type=drawer"' in response.content.decode()
+
+
+# --- 15, 17, 19: the queue's bulk decision, invalid filters and the clusters link --------------
+
+FACTS = [
+    "The staging database is refreshed from an anonymised production dump every Monday.",
+    "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
+]
+
+
+@pytest.fixture
+def swept(curator):
+    """A done sweep whose proposals are on the queue's `?run=` page."""
+    off = write.DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
+    room = write.room_get_or_create(wing="ops", room="runbooks")
+    for fact in FACTS:
+        for text in (fact, fact.replace("nightly", "nigthly").replace("dump", "dupm")):
+            write.drawer_write(room=room, content=text, mode=write.WriteMode.MINED, config=off)
+    return sweeps.execute(sweeps.start(threshold=0.9))
+
+
+def test_bulk_on_a_sweeps_proposals_offers_their_judgements(as_curator, swept):
+    body = as_curator.get("/", {"run": swept.pk}).content.decode()
+    assert '<option value="same">' in body
+    assert '<option value="dismiss">' not in body
+
+
+def test_bulk_judges_a_sweeps_proposals(as_curator, swept):
+    items = [f"p{pk}" for pk in Proposal.objects.values_list("pk", flat=True)]
+    as_curator.post("/bulk", {"items": items, "action": "wrong", "next": "/"})
+    assert set(Proposal.objects.values_list("verdict", flat=True)) == {"wrong"}
+
+
+def test_an_invalid_queue_filter_shows_no_counts(as_curator, drawer_link):
+    response = as_curator.get("/", {"min_similarity": "0.9", "max_similarity": "0.1"})
+    assert response.status_code == 400
+    assert "drawer link" not in response.content.decode()
+
+
+def test_group_into_clusters_names_the_type_once(as_curator, drawer_link):
+    body = as_curator.get("/", {"type": "drawer", "wing": "ops"}).content.decode()
+    assert 'href="?wing=ops&amp;type=cluster"' in body
+
+
+# --- 18: an invalid audit filter lists and exports nothing --------------------------------------
+
+
+@pytest.mark.parametrize("export", ["csv", "json"])
+def test_an_invalid_audit_filter_exports_nothing(as_curator, drawer_link, export):
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    response = as_curator.get("/audit/", {"since": "2026-13-01", "format": export})
+    assert response.status_code == 400
+    assert "Content-Disposition" not in response
+
+
+def test_an_invalid_audit_filter_lists_nothing(as_curator, drawer_link):
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    response = as_curator.get("/audit/", {"since": "2026-13-01"})
+    assert response.context["entries"] == []
