@@ -12,6 +12,34 @@
     // A change after a tick is announced even when the text repeats.
     window.setTimeout(function () { region.textContent = text; }, 50);
   }
+  // "Next page" in the queue and "Older entries" in the audit log ([data-focus-new]) replace the
+  // link that had focus, which would drop to <body>: focus moves to the first row that came in.
+  var incoming = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    incoming = null;
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-focus-new")) return;
+    var row = elt.closest("tr");
+    incoming = row
+      ? { after: row.previousElementSibling, body: row.parentElement }
+      : { container: document.querySelector(elt.getAttribute("hx-target")) };
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var plan = incoming;
+    incoming = null;
+    if (!plan) return;
+    var first = plan.container
+      ? plan.container.querySelector("tr.row")
+      : (plan.after ? plan.after.nextElementSibling : plan.body.firstElementChild);
+    if (!first) return;
+    if (first.classList.contains("row")) {
+      document.querySelectorAll("tr.row.selected").forEach(function (r) { r.classList.remove("selected"); });
+      first.classList.add("selected");  // j/k and Enter go on from it
+    }
+    var target = first.querySelector("a[href]") || first;
+    if (target === first) first.setAttribute("tabindex", "-1");
+    target.focus();
+  });
   document.addEventListener("htmx:afterSettle", function (event) {
     var main = document.getElementById("main");
     if (!main || event.detail.target !== main) return;

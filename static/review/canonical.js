@@ -5,6 +5,7 @@
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
     if (document.body.dataset.singleKeys === "off") return;  // shortcuts turned off (WCAG 2.1.4)
+    if (document.querySelector("dialog[open]")) return;  // the ? dialog: keys never act behind it
     var t = event.target;
     if (t && t.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/i.test(t.type)) return;
     if (t && (t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName))) return;
