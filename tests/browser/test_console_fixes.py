@@ -1,6 +1,6 @@
 """The tester's keyboard and navigation findings, in a real browser: keys behind the ? dialog,
 k without rows, the checkbox's row, one search per Enter, focus after "more", the shortcuts
-toggle after an in-place load."""
+toggle after an in-place load, and forms submitted once."""
 
 import importlib
 
@@ -105,3 +105,20 @@ def test_the_shortcuts_toggle_returns_to_the_item_loaded_in_place(
     page.locator("header").get_by_role("button", name="Turn single-key shortcuts off").click()
     page.wait_for_load_state()
     assert page.url == now
+
+
+def test_a_plain_form_is_submitted_once(page, live_server, palace):  # noqa: F811
+    log_in(page, live_server, "/")
+    posted = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+    page.locator('tr.row input[type="checkbox"]').first.check()
+    page.evaluate(
+        """() => {
+          const apply = document.querySelector('#bulk button[type=submit]:not([hidden])');
+          apply.click();
+          setTimeout(() => apply.click(), 30);
+        }"""
+    )
+    page.wait_for_load_state()
+    page.wait_for_timeout(800)
+    assert len(posted) == 1

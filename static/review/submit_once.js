@@ -1,0 +1,38 @@
+// A plain form (a full page load, no htmx) is submitted once: a second click or Enter before the
+// next page arrives would start a second sweep, store a second application, revert twice. Its
+// submit buttons are disabled after the submit (not during it: a disabled button's name and
+// value would be left out of the form data), and a second submit is dropped. A page restored by
+// Back from the browser's cache gets its buttons back.
+(function () {
+  "use strict";
+  function plain(form) {
+    return (form.getAttribute("method") || "").toLowerCase() === "post" &&
+      !form.hasAttribute("hx-post") && !form.hasAttribute("hx-get");
+  }
+  function buttons(form) {
+    return form.querySelectorAll('button:not([type="button"]):not([type="reset"]), input[type="submit"]');
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!plain(form)) return;
+    if (form.dataset.submitted) { event.preventDefault(); return; }
+    form.dataset.submitted = "1";
+    window.setTimeout(function () {
+      buttons(form).forEach(function (button) {
+        if (button.disabled) return;  // e.g. the hidden guard against implicit submission
+        button.disabled = true;
+        button.dataset.submitOnce = "1";
+      });
+    }, 0);
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (!event.persisted) return;
+    document.querySelectorAll("form[data-submitted]").forEach(function (form) {
+      delete form.dataset.submitted;
+      form.querySelectorAll("[data-submit-once]").forEach(function (button) {
+        button.disabled = false;
+        delete button.dataset.submitOnce;
+      });
+    });
+  });
+})();
