@@ -7,11 +7,13 @@ import importlib
 import pytest
 from playwright.sync_api import expect
 
+from dedup import services as write
 from palace.models import AuditEntry, DrawerLink
 from review import services
 from review.selectors import queue as queue_selectors
 from review.services import ItemRef
 from tests.browser.test_keys import PORT, link_between, log_in, palace  # noqa: F401 - fixture
+from tests.review.clusters_data import five_drawers
 
 # The module, not the view of the same name that review.views exports.
 audit_views = importlib.import_module("review.views.audit")
@@ -122,3 +124,48 @@ def test_a_plain_form_is_submitted_once(page, live_server, palace):  # noqa: F81
     page.wait_for_load_state()
     page.wait_for_timeout(800)
     assert len(posted) == 1
+
+
+# --- phone width (375 px): long words wrap, the cluster's text stays readable -------------------
+
+LONG = "A very long token: " + "a" * 240 + "{} ends here today."
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport={"width": 375, "height": 667})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def page_width(page) -> int:
+    return page.evaluate("() => document.documentElement.scrollWidth")
+
+
+def test_a_long_word_in_the_canonical_choice_fits_a_phone(phone, live_server, curator):
+    room = write.room_get_or_create(wing="ops", room="dev")
+    write.drawer_write(room=room, content=LONG.format(1))
+    (link,) = write.drawer_write(room=room, content=LONG.format(2)).links
+    log_in(phone, live_server, f"/items/d{link.pk}/")
+    assert page_width(phone) <= 375
+
+
+def test_the_bulk_confirmation_filter_fits_a_phone(phone, live_server, palace):  # noqa: F811
+    long_filter = "/?type=drawer&wing=ops&room=dev&order=similarity&status=open&rule=near"
+    log_in(phone, live_server, long_filter)
+    phone.get_by_label("every item of this filter").check()
+    phone.get_by_role("button", name="Apply").click()
+    expect(phone.locator("code")).to_be_visible()
+    assert page_width(phone) <= 375
+
+
+def test_a_clusters_text_column_stays_readable_on_a_phone(phone, live_server, curator):
+    five_drawers()
+    first = DrawerLink.objects.order_by("pk").first()
+    log_in(phone, live_server, f"/clusters/d{first.pk}/")
+    width = (
+        phone.locator(".members td.text").nth(1).evaluate("e => e.getBoundingClientRect().width")
+    )
+    assert width >= 200
