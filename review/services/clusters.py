@@ -60,11 +60,14 @@ class ClusterChanged(Conflict):
     code = "cluster_changed"
 
 
-def _gone(ref: ItemRef) -> NotFound:
-    return NotFound(
-        f"No open cluster holds {ref}: its links were decided, or it is only a pair now.",
-        code="item_not_found",
-    )
+def _gone(ref: ItemRef, choice: ClusterChoice) -> NotFound | ClusterChanged:
+    """No open cluster holds `ref` (any more): 409 cluster_changed when the page showed open
+    links (they were decided or deleted since, in another tab or by another curator), else 404."""
+    message = f"No open cluster holds {ref}: its links were decided, or it is only a pair now."
+    if choice.shown_links:
+        decided = sorted(choice.shown_links)
+        return ClusterChanged(message, details={"decided": decided, "joined": []})
+    return NotFound(message, code="item_not_found")
 
 
 def _locked_cluster(
@@ -75,7 +78,7 @@ def _locked_cluster(
     page showed. Returns it, its links by id and its members (locked) by uuid."""
     cluster = cluster_of(ref)
     if cluster is None:
-        raise _gone(ref)
+        raise _gone(ref, choice)
     model = DrawerLink if ref.is_drawer else EntityLinkModel
     ids = sorted(set(cluster.link_ids) | set(choice.shown_links))
     sides = model.objects.filter(pk__in=ids).values_list("older_id", "newer_id")
@@ -87,7 +90,7 @@ def _locked_cluster(
     links: dict[int, Link] = {link.pk: link for link in rows}
     cluster = cluster_of(ref)  # again, now that its members and links are held
     if cluster is None:
-        raise _gone(ref)
+        raise _gone(ref, choice)
     now_open = set(cluster.link_ids)
     if now_open != set(choice.shown_links) or not set(cluster.member_ids) <= set(held):
         decided = sorted(choice.shown_links - now_open)

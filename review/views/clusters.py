@@ -14,13 +14,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
-from dedup.errors import DomainError, NotFound
+from dedup.errors import DomainError
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import ascii_number
 from review.services import Action, ClusterChoice, ItemRef
-from review.services.clusters import ENTITY_MODES, ClusterChanged
+from review.services.clusters import ENTITY_MODES
 from review.views.common import HtmxHttpRequest, post_or_show, require_decide, wants_partial
 
 FATES = ("merge", "distinct", "open")
@@ -117,10 +117,6 @@ def _refused(request: HtmxHttpRequest, ref: ItemRef, error: DomainError) -> Http
     """The decision was refused: the cluster again with the reason, in place (a fragment for
     #main), or what became of it when no open cluster holds it any more."""
     status = error.status
-    if isinstance(error, NotFound) and request.POST.get("links"):
-        # The page showed open links that were all decided since (another tab, another curator):
-        # the cluster changed under the curator, the README's 409 `cluster_changed`, not a 404.
-        status = ClusterChanged.status
     if not request.htmx:
         messages.error(request, error.message)
         return redirect(reverse("review:cluster", args=[ref]))

@@ -90,6 +90,18 @@ def test_stale_links_are_a_409_and_nothing_is_written(curator_api, dedup_setting
     assert set(EntityLink.objects.values_list("status", flat=True)) == {"open"}
 
 
+def test_a_cluster_decided_since_it_was_read_is_a_409(curator_api, dedup_settings):
+    five_drawers()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    oldest, *others = [m["id"] for m in cluster["members"]]
+    body = {"canonical": oldest, "distinct": others, "links": cluster["links"]}
+    url = f"/api/review/clusters/{cluster['id']}/decisions"
+    curator_api.post(url, body, format="json")
+    again = curator_api.post(url, body, format="json")
+    assert again.status_code == 409
+    assert again.json()["code"] == "cluster_changed"
+
+
 def test_deciding_needs_the_decide_permission(api, dedup_settings):
     five_drawers()
     cluster = api.get("/api/review/clusters").json()["clusters"][0]
