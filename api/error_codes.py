@@ -62,6 +62,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
         (409,), "Reverting would put an exact copy beside a drawer written since."
     ),
     "room_not_found": ErrorCode((400, 404), "No such wing or room."),
+    "run_not_applied": ErrorCode((409,), "Nothing of the sweep is applied: nothing to reverse."),
     "run_not_done": ErrorCode((409,), "Only a finished sweep can be applied."),
     "server_error": ErrorCode((500,), "An unexpected failure under /api/ (a bug; it is logged)."),
     "sweep_not_found": ErrorCode((404,), "No sweep with that id."),

@@ -111,7 +111,7 @@ class SweepReverseView(APIView):
         request=None,
         responses={
             200: OpenApiResponse(s.ReversedSerializer, description="Undone."),
-            **errors(401, 403, 404),
+            **errors(401, 403, 404, 409),
         },
     )
     def post(self, request: Request, run_id: int) -> Response:

@@ -289,7 +289,8 @@ def _entity_link_for(newer: int, older: int, proposal: Proposal) -> LinkFound:
 
 def reverse(run: SweepRun, *, actor: Any = None) -> int:
     """Undo everything the run's application did, to the exact prior state, in one audited
-    batch: merges are reverted, links it made are removed. Later writes are left untouched."""
+    batch: merges are reverted, links it made are removed. Later writes are left untouched. With
+    nothing applied, 409 run_not_applied and no audit row."""
     batch = uuid.uuid4()
     undone = 0
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
@@ -319,6 +320,11 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
             undone += 1
         restored, distinct = _undo_discards_and_distinct(run)
+        if not (undone or restored or distinct):  # a second reverse (a double click): no row
+            raise Conflict(
+                "Nothing of this sweep is applied (it was reversed already, or never applied).",
+                code="run_not_applied",
+            )
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.SWEEP_REVERSE,

@@ -6,8 +6,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from dedup import services as write
+from dedup.errors import Conflict
 from dedup.services import DedupConfig
-from palace.models import DistinctPair, Drawer, DrawerLink, EntityLink
+from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, EntityLink
 from review import services as decisions
 from review.gates import gates_pass
 from review.models import Proposal, SweepRun
@@ -176,6 +177,17 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
     assert after[1] == prior[1]
     assert Drawer.objects.filter(pk=later.pk).exists()
     assert set(run.proposals.values_list("status", flat=True)) == {"proposed"}
+
+
+def test_a_second_reverse_is_refused_and_writes_no_audit_row(palace, curator):
+    run = run_sweep()
+    sweep_services.apply(run, threshold=0.99, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    rows = AuditEntry.objects.count()
+    with pytest.raises(Conflict) as refused:
+        sweep_services.reverse(run, actor=curator)
+    assert refused.value.code == "run_not_applied"
+    assert AuditEntry.objects.count() == rows
 
 
 def test_near_pairs_become_links_never_merges_and_below_threshold_stay_or_are_discarded(
