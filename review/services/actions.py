@@ -19,7 +19,7 @@ from dedup.services import index_person_alias
 from palace.models import DistinctPair, Drawer, DrawerLink, Entity, EntityAlias, EntityLink
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal
-from review.services.drawer_merges import consolidated, make_current
+from review.services.drawer_merges import consolidated, make_current, merged_at
 
 Link = DrawerLink | EntityLink
 LINK_MODELS: dict[ItemKind, type[Link]] = {
@@ -150,7 +150,9 @@ class MergeDrawers(LinkDecision):
     def restore(self, before: dict, after: dict) -> None:
         if before.get("other") is None:  # a cluster's link between two members merged by others
             return
-        make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        make_current(
+            before["other"]["id"], beside=before["canonical"]["id"], merged_at=merged_at(after)
+        )
         # Writing back the snapshot is exact: a revert holds the kept drawer before it looks for
         # later decisions on it (reverts._hold), so none merged into it since, unreverted.
         Drawer.objects.filter(pk=before["canonical"]["id"]).update(
@@ -165,7 +167,9 @@ class MergeDrawers(LinkDecision):
             or Drawer.objects.filter(pk=before["canonical"]["id"]).exists()
         ):
             raise target_deleted("The item's link")
-        make_current(before["other"]["id"], beside=before["canonical"]["id"])
+        make_current(
+            before["other"]["id"], beside=before["canonical"]["id"], merged_at=merged_at(after)
+        )
         return [
             "the link, deleted with the kept drawer",
             "the kept drawer's consolidation, deleted with it",

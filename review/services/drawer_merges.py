@@ -4,6 +4,8 @@ what was merged into it (`consolidated`), and making a merged-away drawer curren
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from dedup.errors import Conflict
 from dedup.locks import hold_lock, room_writes
 from dedup.mining import MINED_SOURCE_KIND
@@ -11,13 +13,14 @@ from dedup.services import DIARY_ROOM
 from palace.models import Drawer
 
 
-def make_current(drawer_id: int, *, beside: int) -> None:
+def make_current(drawer_id: int, *, beside: int, merged_at: datetime | None = None) -> None:
     """Make a merged-away drawer current again, unless that puts it beside a current exact copy
-    the write path would not have stored beside it. `beside`, the merge's kept drawer, does not
-    count: the two were current together before the merge."""
+    written since the merge (`merged_at`), which the write path would not have stored beside it.
+    `beside`, the merge's kept drawer, and copies older than the merge do not count: they were
+    there beside it before (a sweep that merged three copies is undone whole)."""
     drawer = Drawer.objects.select_related("room").get(pk=drawer_id)
     hold_lock(room_writes(drawer.room_id))  # the write path's lock
-    copy = _exact_copy_of(drawer, beside=beside)
+    copy = _exact_copy_of(drawer, beside=beside, since=merged_at)
     if copy is not None:
         raise Conflict(
             "Reverting would make this drawer current beside a drawer with the same text, "
@@ -28,14 +31,23 @@ def make_current(drawer_id: int, *, beside: int) -> None:
     Drawer.objects.filter(pk=drawer_id).update(valid_to=None, superseded_by=None)
 
 
-def _exact_copy_of(drawer: Drawer, *, beside: int) -> Drawer | None:
+def merged_at(after: dict) -> datetime | None:
+    """When a merge superseded its other drawer, from the decision's `after` snapshot."""
+    valid_to = (after.get("other") or {}).get("valid_to")
+    return datetime.fromisoformat(valid_to) if valid_to else None
+
+
+def _exact_copy_of(drawer: Drawer, *, beside: int, since: datetime | None) -> Drawer | None:
     """A current drawer with the same bytes in the drawer's scope (its room; in a diary, the same
-    agent's entries), where neither is named or mined (those are always stored)."""
+    agent's entries), written after `since` if given, where neither is named or mined (those are
+    always stored)."""
     if _kept_beside_copies(drawer):
         return None
     copies = Drawer.objects.current().filter(
         room_id=drawer.room_id, content_hash=drawer.content_hash
     )
+    if since is not None:
+        copies = copies.filter(created_at__gt=since)
     if drawer.room.name == DIARY_ROOM:
         copies = copies.filter(agent=drawer.agent)
     copies = copies.exclude(pk__in=(drawer.pk, beside)).order_by("pk")

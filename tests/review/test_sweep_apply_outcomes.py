@@ -151,3 +151,17 @@ def test_a_second_apply_counts_what_the_first_did_as_applied_before(run, curator
     assert second.outcome["proposed"] == first.outcome["proposed"]
     assert second.outcome["outcomes"] == {"applied_before": first.outcome["proposed"]}
     assert len(SweepRun.objects.get(pk=run.pk).applications) == 2
+
+
+def test_a_sweep_that_merged_three_exact_copies_is_reversed(dedup_settings, curator):
+    """The copies were current together before the sweep: restoring them is its prior state,
+    not a copy written since (which alone refuses a merge's undo)."""
+    room = write.room_get_or_create(wing="ops", room="triples")
+    copies = [
+        write.drawer_write(room=room, content=FACTS[0], config=OFF).drawer for _ in range(3)
+    ]
+    run = sweep_services.execute(sweep_services.start(wing="ops", threshold=0.9))
+    sweep_services.apply(run, threshold=0.99, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    current = room.drawers.current().filter(pk__in=[c.pk for c in copies])
+    assert current.count() == 3
