@@ -109,7 +109,9 @@ def _drawer_link_context(detail: selectors.DrawerItem) -> dict:
             ("newer", link.newer, detail.right),
         )
     ]
-    return {"sides": sides}
+    # A merge needs both drawers current (the service refuses it otherwise): not offered then.
+    superseded = [d for d in (link.older, link.newer) if d.valid_to is not None]
+    return {"sides": sides, "unmergeable": superseded}
 
 
 def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:

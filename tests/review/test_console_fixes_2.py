@@ -250,3 +250,15 @@ def test_an_invalid_audit_filter_lists_nothing(as_curator, drawer_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
     response = as_curator.get("/audit/", {"since": "2026-13-01"})
     assert response.context["entries"] == []
+
+
+def test_no_merge_is_offered_when_a_drawer_is_superseded(as_curator, drawer_link):
+    write.drawer_supersede(drawer=drawer_link.older)
+    page = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
+    assert 'value="merge"' not in page
+    assert "the older drawer is superseded already" in page
+
+
+def test_merge_is_offered_when_both_drawers_are_current(as_curator, drawer_link):
+    page = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
+    assert 'value="merge"' in page
