@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
@@ -61,3 +62,15 @@ def _forget_room_word_samples():
     room_words.forget()
     yield
     room_words.forget()
+
+
+@pytest.fixture
+def write_rate(settings):
+    """Writes throttled at three a minute, from a clean count."""
+    cache.clear()
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"writes": "3/min"},
+    }
+    yield
+    cache.clear()

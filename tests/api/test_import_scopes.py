@@ -69,27 +69,24 @@ def test_a_mention_of_a_drawer_in_another_wing_is_not_recorded(user, dedup_setti
     assert client.get(f"/api/imports/{body['id']}").json()["summary"]["malformed"] == 1
 
 
-def test_an_agents_import_records_a_curators_alias_as_its_own(user, dedup_settings):
-    entity = {
+def entity_line(alias_source: str) -> dict:
+    return {
         "type": "entity",
         "name": "Katarina",
         "kind": "person",
-        "aliases": [{"alias": "Kat", "source": "curator"}],
+        "aliases": [{"alias": "Kat", "source": alias_source}],
     }
+
+
+def test_an_agents_import_records_a_curators_alias_as_its_own(user, dedup_settings):
     client = agent_client(user.username, wings=["notes"])
-    client.post("/api/imports", castellan(drawer_line(), entity), format="json")
+    client.post("/api/imports", castellan(drawer_line(), entity_line("curator")), format="json")
     assert EntityAlias.objects.get(alias="Kat").source == EntityAlias.Source.API
 
 
 def test_an_imported_alias_is_audited_as_the_importers(user, dedup_settings):
-    entity = {
-        "type": "entity",
-        "name": "Katarina",
-        "kind": "person",
-        "aliases": [{"alias": "Kat", "source": "api"}],
-    }
     client = agent_client(user.username, wings=["notes"])
-    client.post("/api/imports", castellan(drawer_line(), entity), format="json")
+    client.post("/api/imports", castellan(drawer_line(), entity_line("api")), format="json")
     entry = AuditEntry.objects.filter(action__contains="alias").get()
     assert entry.actor == user
 

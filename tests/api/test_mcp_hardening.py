@@ -10,7 +10,6 @@ from typing import Any
 
 import anyio
 import pytest
-from django.core.cache import cache
 from django.db import OperationalError
 from mcp.shared.exceptions import MCPError
 from rest_framework.test import APIClient
@@ -49,17 +48,6 @@ def refusal(answer: Any) -> dict[str, Any]:
     body = json.loads(answer.content[0].text)
     assert body == answer.structured_content
     return body
-
-
-@pytest.fixture
-def write_rate(settings):
-    cache.clear()
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"writes": "3/min"},
-    }
-    yield
-    cache.clear()
 
 
 def rest_write(secret: str, n: int) -> int:

@@ -4,7 +4,6 @@ identity: both refuse with 429 and write nothing."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -21,17 +20,6 @@ def lockout(settings):
     settings.AXES_ENABLED = True
     settings.AXES_FAILURE_LIMIT = 10
     return settings
-
-
-@pytest.fixture
-def write_rate(settings):
-    cache.clear()
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"writes": "3/min"},
-    }
-    yield
-    cache.clear()
 
 
 def log_in(client, url: str, password: str):

@@ -4,17 +4,12 @@ replacing drawer is held and read again inside the transaction: a deleted one is
 `drawer_not_found` (never an IntegrityError at commit, a 500), and of two drawers naming each
 other one supersedes and the other hears `drawer_not_current` (never a cycle)."""
 
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from dedup import services
-from dedup.errors import DomainError
 from palace.models import Drawer
+from tests.races import race_codes as race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -24,25 +19,6 @@ pytestmark = [
 ]
 
 ROUNDS = 15
-
-
-def race(*works: Callable[[], Any]) -> list[Any]:
-    """Each work in its own thread and connection, released together; a domain error's code is
-    returned (it is an answer), anything else is raised (it would be a 500)."""
-    barrier = threading.Barrier(len(works))
-
-    def one(work: Callable[[], Any]) -> Any:
-        try:
-            barrier.wait()
-            work()
-            return "ok"
-        except DomainError as error:
-            return error.code
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=len(works)) as pool:
-        return list(pool.map(one, works))
 
 
 def two_drawers(round_: int) -> tuple[Drawer, Drawer]:

@@ -7,17 +7,17 @@ it across threads). A service call that raises anything but a domain error would
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from dedup.errors import DomainError
 from palace.models import AuditEntry, Drawer, DrawerLink, Mention, Wing
+from tests.races import race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -29,24 +29,6 @@ pytestmark = [
 ROUNDS = 20
 TEXT = "The staging database is rebuilt from the nightly snapshot every morning at six."
 VARIANT = "The staging database is rebuilt from the nightly snapshot every morning at six!"
-
-
-def race(*works: Callable[[], Any]) -> list[Any]:
-    """Run each work in its own thread and connection, released together; a domain error is
-    returned (it is an answer), anything else is raised (it would be a 500)."""
-    barrier = threading.Barrier(len(works))
-
-    def one(work: Callable[[], Any]) -> Any:
-        try:
-            barrier.wait()
-            return work()
-        except DomainError as error:
-            return error
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=len(works)) as pool:
-        return list(pool.map(one, works))
 
 
 def checkpoint(key: str, *items: tuple[str, str]) -> Callable[[], Any]:

@@ -4,19 +4,14 @@ like the other race tests). Every writer takes the drawers (by id) before the li
 (dedup/locks.py), so none deadlocks, none fails at commit on a foreign key (a 500), and a revert
 judges the decisions that landed before it held their drawers."""
 
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from dedup import services as write
-from dedup.errors import DomainError
 from palace.models import Drawer, DrawerLink
 from review import selectors, services
 from review.services import ClusterChoice, ItemRef
+from tests.races import race_codes as race
 from tests.review.clusters_data import RESTATEMENTS
 
 pytestmark = [
@@ -28,26 +23,6 @@ pytestmark = [
 
 ROUNDS = 12
 BASE = "The backup job {} runs every night at two and writes to the cold storage bucket."
-
-
-def race(*works: Callable[[], Any]) -> list[Any]:
-    """Each work in its own thread and connection, released together; a domain error's code is
-    returned (it is an answer), anything else, a deadlock or an IntegrityError, is raised (it
-    would be a 500 or a 503)."""
-    barrier = threading.Barrier(len(works))
-
-    def one(work: Callable[[], Any]) -> Any:
-        try:
-            barrier.wait()
-            work()
-            return "ok"
-        except DomainError as error:
-            return error.code
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=len(works)) as pool:
-        return list(pool.map(one, works))
 
 
 def drawers(round_: int, texts: list[str]) -> list[Drawer]:

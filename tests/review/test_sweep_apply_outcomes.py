@@ -7,26 +7,19 @@ from django.utils.html import escape
 
 from dedup import services as write
 from dedup.errors import Conflict
-from dedup.services import DedupConfig
 from palace.models import AuditEntry, DistinctPair, DrawerLink
 from review import services as decisions
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
+from tests.review.sweep_data import OFF, legacy
 
 pytestmark = pytest.mark.django_db
-OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 FACTS = [
     "The staging database is refreshed from an anonymised production dump every Monday.",
     "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
     "The deploy script must run database migrations before restarting the web workers.",
 ]
-
-
-def legacy(room, content):
-    return write.drawer_write(
-        room=room, content=content, mode=write.WriteMode.MINED, config=OFF
-    ).drawer
 
 
 @pytest.fixture
@@ -157,9 +150,7 @@ def test_a_sweep_that_merged_three_exact_copies_is_reversed(dedup_settings, cura
     """The copies were current together before the sweep: restoring them is its prior state,
     not a copy written since (which alone refuses a merge's undo)."""
     room = write.room_get_or_create(wing="ops", room="triples")
-    copies = [
-        write.drawer_write(room=room, content=FACTS[0], config=OFF).drawer for _ in range(3)
-    ]
+    copies = [write.drawer_write(room=room, content=FACTS[0], config=OFF).drawer for _ in range(3)]
     run = sweep_services.execute(sweep_services.start(wing="ops", threshold=0.9))
     sweep_services.apply(run, threshold=0.99, actor=curator)
     sweep_services.reverse(run, actor=curator)

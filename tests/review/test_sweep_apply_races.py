@@ -11,13 +11,13 @@ from django.db import connection
 
 from dedup import services as write
 from dedup.errors import DomainError, NotFound
-from dedup.services import DedupConfig
 from palace.models import Drawer, DrawerLink
 from review import services as decisions
 from review.models import Proposal
 from review.services import sweep_apply
 from review.services import sweeps as sweep_services
 from tests.review.lock_waits import in_thread, wait_until_blocked
+from tests.review.sweep_data import legacy
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -27,19 +27,12 @@ pytestmark = [
     ),
 ]
 
-OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 FACTS = [
     "Refresh the staging database from an anonymised production dump every Monday.",
     "Backups run nightly at two in the morning and are kept for thirty days on the NAS.",
     "The deploy script must run database migrations before restarting the web workers.",
     "Rotate the API tokens of departed agents within one working day of their leaving.",
 ]
-
-
-def legacy(room, content):
-    return write.drawer_write(
-        room=room, content=content, mode=write.WriteMode.MINED, config=OFF
-    ).drawer
 
 
 @pytest.fixture
@@ -57,18 +50,8 @@ def test_a_delete_waiting_on_the_apply_lets_it_finish(run, monkeypatch, curator)
     """The deletion of the older side of the last exact pair comes once the apply is under way,
     as in production: it waits for the apply, which merges that pair, and then deletes."""
     later = run.proposals.filter(tier="exact").order_by("pk").last()
-    link = sweep_apply.drawer_link
     errors: list[BaseException] = []
-    blocked = []
-
-    def racing(**kwargs):
-        if not blocked:
-            gone = Drawer.objects.get(pk=later.older_drawer_id)
-            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
-            blocked.append((deleter, wait_until_blocked(deleter)))
-        return link(**kwargs)
-
-    monkeypatch.setattr(sweep_apply, "drawer_link", racing)
+    blocked = delete_at_first_call(monkeypatch, "drawer_link", later.older_drawer_id, errors)
     sweep_services.apply(run, threshold=0.9, actor=curator)
     (deleter, waited), *_ = blocked
     deleter.join()
@@ -84,18 +67,8 @@ def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curato
     is under way (it goes newest first); the deletion waits, and every merge is undone."""
     sweep_services.apply(run, threshold=0.9, actor=curator)
     first = run.proposals.filter(status=Proposal.Status.MERGED).order_by("pk").first()
-    revert = sweep_apply.revert
     errors: list[BaseException] = []
-    blocked = []
-
-    def racing(**kwargs):
-        if not blocked:
-            gone = Drawer.objects.get(pk=first.older_drawer_id)
-            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
-            blocked.append((deleter, wait_until_blocked(deleter)))
-        return revert(**kwargs)
-
-    monkeypatch.setattr(sweep_apply, "revert", racing)
+    blocked = delete_at_first_call(monkeypatch, "revert", first.older_drawer_id, errors)
     sweep_services.reverse(run, actor=curator)
     (deleter, waited), *_ = blocked
     deleter.join()
@@ -104,6 +77,23 @@ def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curato
     assert errors == []
     assert first.status == Proposal.Status.PROPOSED
     assert first.older_drawer_id is None
+
+
+def delete_at_first_call(monkeypatch, name: str, drawer_id: int, errors: list) -> list:
+    """At the first call of `sweep_apply.<name>`, start deleting the drawer in another thread and
+    wait until that deletion is blocked on a lock; then go on. Returns [(thread, blocked)]."""
+    original = getattr(sweep_apply, name)
+    blocked: list = []
+
+    def racing(**kwargs):
+        if not blocked:
+            gone = Drawer.objects.get(pk=drawer_id)
+            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
+            blocked.append((deleter, wait_until_blocked(deleter)))
+        return original(**kwargs)
+
+    monkeypatch.setattr(sweep_apply, name, racing)
+    return blocked
 
 
 def deleting(run, curator):

@@ -7,24 +7,17 @@ import pytest
 from django.db import connection
 
 from dedup import services as write
-from dedup.services import DedupConfig
 from palace.models import Drawer
 from review.models import Proposal, SweepPart, SweepRun
 from review.services import sweep_parts, sweep_scan
 from review.services import sweeps as sweep_services
 from tests.review.lock_waits import in_thread, wait_until_blocked
+from tests.review.sweep_data import legacy
 
-OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 FACTS = [
     "The staging database is refreshed from an anonymised production dump every Monday.",
     "Rotate the API tokens of departed agents within one working day of their leaving.",
 ]
-
-
-def legacy(room, content):
-    return write.drawer_write(
-        room=room, content=content, mode=write.WriteMode.MINED, config=OFF
-    ).drawer
 
 
 @pytest.fixture
