@@ -2,6 +2,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 
 from dedup import services
+from palace.models import DrawerLink
 
 
 @pytest.fixture
@@ -50,3 +51,15 @@ def entity_link(dedup_settings):
     result = services.entity_resolve(name="Katerino", kind="person")
     (link,) = result.possible
     return link
+
+
+REPORT = "The quarterly report for the north region is due on the first Monday"
+
+
+@pytest.fixture
+def triangle(dedup_settings):
+    """Three drawers linked pairwise: report ~ report!, report ~ report?, report! ~ report?."""
+    room = services.room_get_or_create(wing="w", room="r")
+    for end in ("", "!", "?"):
+        services.drawer_write(room=room, content=f"{REPORT}{end}")
+    return list(DrawerLink.objects.order_by("pk"))

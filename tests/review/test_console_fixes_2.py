@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from dedup import services as write
-from palace.models import AuditEntry, DrawerLink
+from palace.models import AuditEntry
 from review import services
 from review.models import ItemHold, Proposal
 from review.services import ItemRef, sweeps
@@ -14,16 +14,6 @@ from tests.review.test_cluster_views import cluster_ref, form
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
-BASE = "The quarterly report for the north region is due on the first Monday"
-
-
-@pytest.fixture
-def triangle(dedup_settings):
-    """Three drawers linked pairwise, so a decision has a next item."""
-    room = write.room_get_or_create(wing="w", room="r")
-    for end in ("", "!", "?"):
-        write.drawer_write(room=room, content=f"{BASE}{end}")
-    return list(DrawerLink.objects.order_by("pk"))
 
 
 def stale_client(user) -> Client:

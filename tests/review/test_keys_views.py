@@ -19,16 +19,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 BASE = "The quarterly report for the north region is due on the first Monday"
 
 
-@pytest.fixture
-def triangle(dedup_settings):
-    """Three drawers linked pairwise: base ~ base!, base ~ base?, base! ~ base?."""
-    room = write.room_get_or_create(wing="w", room="r")
-    write.drawer_write(room=room, content=BASE)
-    write.drawer_write(room=room, content=f"{BASE}!")
-    write.drawer_write(room=room, content=f"{BASE}?")
-    return list(DrawerLink.objects.order_by("pk"))
-
-
 # --- 1 ------------------------------------------------------------------------------------------
 
 
