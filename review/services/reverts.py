@@ -42,6 +42,14 @@ def _lock(pks: list[int]) -> None:
     list(locked.values_list("pk", flat=True))
 
 
+def hold_decisions(entries: list[AuditEntry]) -> None:
+    """Lock these decisions' audit rows and those of the later decisions that depend on them, in
+    ascending id, for a caller that reverts them after holding what they touched (a sweep's
+    reverse): a revert takes the audit rows before the rooms and the drawers, so must it."""
+    later = {e.pk for entry in entries for e in dependents(entry)}
+    _lock(sorted({entry.pk for entry in entries} | later))
+
+
 def _decision(decision: int | AuditEntry) -> AuditEntry:
     """The decision, locked, if it exists and is not reverted yet."""
     pk = decision.pk if isinstance(decision, AuditEntry) else decision

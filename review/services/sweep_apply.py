@@ -32,7 +32,7 @@ from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
 from review.services import sweep_locks
 from review.services.decisions import decide
-from review.services.reverts import revert, reverts_of
+from review.services.reverts import hold_decisions, revert, reverts_of
 from review.services.sweep_outcomes import Outcome, Tally
 
 APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
@@ -296,14 +296,17 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
     with transaction.atomic():
         SweepRun.objects.select_for_update().get(pk=run.pk)  # one apply or reverse at a time
-        _hold_applied_drawers(run)  # their rooms, then the drawers by id, before the proposals
-        applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry
             for entry in AuditEntry.objects.filter(
                 action=AuditAction.decision(Action.MERGE), data__evidence__sweep=run.pk
             )
         }
+        # The canonical order of a revert: its audit rows (and its dependents'), then the rooms,
+        # the drawers; a curator's revert of one of these merges would otherwise deadlock.
+        hold_decisions(list(merge_entries.values()))
+        _hold_applied_drawers(run)  # their rooms, then the drawers by id, before the proposals
+        applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         for proposal in applied.order_by("-pk"):
             entry = merge_entries.get(proposal.pk)
             merged = proposal.status == Proposal.Status.MERGED

@@ -11,7 +11,7 @@ from django.db import connection
 
 from dedup import services as write
 from dedup.errors import DomainError, NotFound
-from palace.models import Drawer, DrawerLink
+from palace.models import AuditEntry, Drawer, DrawerLink
 from review import services as decisions
 from review.models import Proposal
 from review.services import sweep_apply
@@ -79,21 +79,49 @@ def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curato
     assert first.older_drawer_id is None
 
 
-def delete_at_first_call(monkeypatch, name: str, drawer_id: int, errors: list) -> list:
-    """At the first call of `sweep_apply.<name>`, start deleting the drawer in another thread and
-    wait until that deletion is blocked on a lock; then go on. Returns [(thread, blocked)]."""
+def at_first_call(monkeypatch, name: str, work, errors: list) -> list:
+    """At the first call of `sweep_apply.<name>`, start `work` in another thread and wait until
+    it is blocked on a lock; then go on. Returns [(thread, blocked)]."""
     original = getattr(sweep_apply, name)
     blocked: list = []
 
     def racing(**kwargs):
         if not blocked:
-            gone = Drawer.objects.get(pk=drawer_id)
-            deleter = in_thread(lambda: write.drawer_delete(drawer=gone), errors)
-            blocked.append((deleter, wait_until_blocked(deleter)))
+            other = in_thread(work, errors)
+            blocked.append((other, wait_until_blocked(other)))
         return original(**kwargs)
 
     monkeypatch.setattr(sweep_apply, name, racing)
     return blocked
+
+
+def delete_at_first_call(monkeypatch, name: str, drawer_id: int, errors: list) -> list:
+    """`at_first_call`, deleting the drawer."""
+    gone = Drawer.objects.get(pk=drawer_id)
+    return at_first_call(monkeypatch, name, lambda: write.drawer_delete(drawer=gone), errors)
+
+
+def test_a_curators_revert_of_a_merge_waits_on_the_reverse(run, monkeypatch, curator):
+    """A curator reverts one of the run's merges while the run is reversed: the revert waits on
+    the decision's audit row, which the reverse holds first, and is then told it was reverted."""
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    entry = AuditEntry.objects.filter(action="review.merge").order_by("pk").first()
+    errors: list[BaseException] = []
+    answers: list = []
+
+    def curator_revert():
+        try:
+            decisions.revert(decision=entry.pk, actor=curator)
+        except DomainError as error:
+            answers.append(error.code)
+
+    blocked = at_first_call(monkeypatch, "revert", curator_revert, errors)
+    sweep_services.reverse(run, actor=curator)
+    (other, waited), *_ = blocked
+    other.join()
+    assert waited is True
+    assert errors == []
+    assert answers == ["already_reverted"]
 
 
 def deleting(run, curator):
