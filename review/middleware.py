@@ -35,8 +35,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render, resolve_url
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
+
+from review.views.common import referer_path
 
 # A decision's view, and the page it is made on (where the curator lands after logging in again).
 DECIDE_VIEWS = {"review:decide": "review:item", "review:cluster_decide": "review:cluster"}
@@ -83,11 +84,7 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if _is_hold_renewal(request):
         return _hold_not_renewed(request, "this page is out of date")
     if request.headers.get("HX-Request") != "true":
-        referer = request.headers.get("Referer", "")
-        safe = url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()})
-        page = urlsplit(referer)
-        back = page.path + (f"?{page.query}" if page.query else "")
-        context = {"back": back if safe and back else reverse("review:queue")}
+        context = {"back": referer_path(request) or reverse("review:queue")}
         return render(request, "csrf_failure.html", context, status=403)
     if _decision_item(request) is None:
         messages.warning(request, "This page was out of date, so nothing was done. Try again.")

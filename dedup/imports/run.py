@@ -258,7 +258,7 @@ def record_wings(
     """The wings a file's records would be written into, read without writing: what an API key
     must be allowed to write to before the import is queued. A wing given for the whole file is
     checked as a record's is."""
-    if wing is not None:
+    if wing:  # "" (or None) is no wing for the whole file, as the readers take it
         return {clean_label(wing, "wing")}
     arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
     return {

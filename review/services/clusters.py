@@ -61,11 +61,13 @@ class ClusterChanged(Conflict):
 
 
 def _gone(ref: ItemRef, choice: ClusterChoice) -> NotFound | ClusterChanged:
-    """No open cluster holds `ref` (any more): 409 cluster_changed when the page showed open
-    links (they were decided or deleted since, in another tab or by another curator), else 404."""
+    """No open cluster holds `ref` (any more): 409 cluster_changed when links the page showed are
+    there, decided since (in another tab, by another curator), else 404."""
     message = f"No open cluster holds {ref}: its links were decided, or it is only a pair now."
-    if choice.shown_links:
-        decided = sorted(choice.shown_links)
+    model = DrawerLink if ref.is_drawer else EntityLinkModel
+    shown = model.objects.filter(pk__in=choice.shown_links)  # not links that never were
+    if shown.exists():
+        decided = sorted(shown.values_list("pk", flat=True))
         return ClusterChanged(message, details={"decided": decided, "joined": []})
     return NotFound(message, code="item_not_found")
 

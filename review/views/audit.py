@@ -24,6 +24,7 @@ from review.views.common import (
     HtmxHttpRequest,
     post_or_show,
     query_without,
+    referer_path,
     require_decide,
     safe_next,
     wants_partial,
@@ -57,10 +58,7 @@ def undo(request: HttpRequest) -> HttpResponse:
 
 def _referer(request: HttpRequest) -> str:
     """The page `u` was pressed on (its form names none): the browser's Referer, if ours."""
-    page = urlsplit(request.headers.get("Referer", ""))
-    if page.netloc and page.netloc != request.get_host():
-        return ""
-    return page.path + (f"?{page.query}" if page.query else "")
+    return referer_path(request)
 
 
 def _queue_query(page: str) -> str:

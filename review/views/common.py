@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from urllib.parse import urlsplit
 
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
@@ -55,6 +56,19 @@ def safe_next(request: HttpRequest, default: str) -> str:
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return target
     return default
+
+
+def referer_path(request: HttpRequest) -> str:
+    """The path (and query) of the page the request came from, if it is one of ours: the
+    browser's Referer, of this host, its path itself safe ("//elsewhere/" would leave the site);
+    "" otherwise."""
+    referer = request.headers.get("Referer", "")
+    hosts = {request.get_host()}
+    if not url_has_allowed_host_and_scheme(referer, allowed_hosts=hosts):
+        return ""
+    page = urlsplit(referer)
+    path = page.path + (f"?{page.query}" if page.query else "")
+    return path if url_has_allowed_host_and_scheme(path, allowed_hosts=hosts) else ""
 
 
 def post_or_show(to: Callable[..., str]) -> Callable:

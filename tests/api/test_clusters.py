@@ -102,6 +102,14 @@ def test_a_cluster_decided_since_it_was_read_is_a_409(curator_api, dedup_setting
     assert again.json()["code"] == "cluster_changed"
 
 
+def test_a_cluster_that_never_was_is_a_404(curator_api, dedup_settings):
+    five_drawers()
+    cluster = curator_api.get("/api/review/clusters").json()["clusters"][0]
+    body = {"canonical": cluster["members"][0]["id"], "links": ["d999"]}
+    response = curator_api.post("/api/review/clusters/d999/decisions", body, format="json")
+    assert response.json()["code"] == "item_not_found"
+
+
 def test_deciding_needs_the_decide_permission(api, dedup_settings):
     five_drawers()
     cluster = api.get("/api/review/clusters").json()["clusters"][0]

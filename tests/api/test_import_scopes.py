@@ -91,6 +91,11 @@ def test_an_imported_alias_is_audited_as_the_importers(user, dedup_settings):
     assert entry.actor == user
 
 
+def test_an_import_with_an_empty_wing_files_each_record_in_its_own(api):
+    response = api.post("/api/imports", {**castellan(drawer_line()), "wing": ""}, format="json")
+    assert response.status_code == 202
+
+
 @pytest.mark.parametrize("wing", ["w" * 101, "   ", "a\tb"])
 def test_an_import_into_a_bad_wing_is_refused_and_queues_nothing(api, wing):
     response = api.post("/api/imports", {**castellan(drawer_line()), "wing": wing}, format="json")

@@ -83,9 +83,16 @@ def test_a_stale_token_on_a_plain_form_shows_the_consoles_page(curator, drawer_l
     assert not AuditEntry.objects.exists()
 
 
-def test_a_stale_token_page_never_links_off_site(curator, drawer_link):
-    response = stale_client(curator).post("/undo", HTTP_REFERER="https://evil.example/")
+@pytest.mark.parametrize("referer", ["https://evil.example/", "http://testserver//evil.example/x"])
+def test_a_stale_token_page_never_links_off_site(curator, drawer_link, referer):
+    response = stale_client(curator).post("/undo", HTTP_REFERER=referer)
     assert "evil.example" not in response.content.decode()
+
+
+def test_undo_never_returns_off_site(as_curator):
+    # Nothing to undo: back to the page `u` was pressed on, the Referer's, if it is ours.
+    response = as_curator.post("/undo", HTTP_REFERER="http://testserver//evil.example/x")
+    assert "evil.example" not in response["Location"]
 
 
 # --- 4 and 5: the hold's background renewal ---------------------------------------------------
