@@ -96,15 +96,19 @@ def drawer_hold(drawer_id: int) -> bool:
 
 
 def rows_held(model: type[Row], ids: Iterable[int]) -> dict[int, Row]:
-    """These rows, read and locked FOR UPDATE in ascending id (the canonical order), by id; a row
-    deleted already is missing. PostgreSQL locks the rows as the sorted scan emits them, so two
-    requests holding overlapping sets queue instead of each holding what the other waits for."""
-    held = model._default_manager.select_for_update(of=("self",))
+    """These rows, read and locked FOR NO KEY UPDATE in ascending id (the canonical order), by
+    id; a row deleted already is missing. PostgreSQL locks the rows as the sorted scan emits
+    them, so two requests holding overlapping sets queue instead of each holding what the other
+    waits for. NO KEY: the holder changes no key (it never deletes these rows), and the
+    foreign-key checks another transaction runs at its commit (FOR KEY SHARE, on a row a
+    deletion updated twice, as Django's SET NULLs do) then pass instead of waiting on it, which
+    had closed a cycle with a drawer's deletion."""
+    held = model._default_manager.select_for_update(of=("self",), no_key=True)
     return {row.pk: row for row in held.filter(pk__in=sorted(set(ids))).order_by("pk")}
 
 
 def link_held(model: type[Row], pk: int, *, sides: type[models.Model]) -> Row | None:
-    """The link, locked after its two sides (drawers or entities, FOR UPDATE, by id: the
+    """The link, locked after its two sides (drawers or entities, FOR NO KEY UPDATE, by id: the
     canonical order, the one a DELETE takes them in); None if it is gone or a side is (deleted
     meanwhile: the link goes with it). One statement: PostgreSQL runs the filter's sub-select,
     which locks the sides, before the outer FOR UPDATE locks the link, and judges the link again
@@ -114,7 +118,7 @@ def link_held(model: type[Row], pk: int, *, sides: type[models.Model]) -> Row | 
     link, side = model._meta.db_table, sides._meta.db_table
     held = (
         f"SELECT s.id FROM {side} s WHERE s.id IN ({link}.older_id, {link}.newer_id) "
-        "ORDER BY s.id FOR UPDATE OF s"
+        "ORDER BY s.id FOR NO KEY UPDATE OF s"
     )
     sql = f"SELECT * FROM {link} WHERE id = %s AND (SELECT count(*) FROM ({held}) h) = 2 "
     return next(iter(model._default_manager.raw(sql + f"FOR UPDATE OF {link}", [pk])), None)

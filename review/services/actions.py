@@ -63,8 +63,8 @@ def touches(link: Link) -> list[str]:
 def _sides(link: Link, canonical: str | None, model: type[Drawer] | type[Entity]) -> tuple:
     """(canonical, other): the older side unless the curator chose the other by its id."""
     older, newer = (
-        model.objects.select_for_update().get(pk=link.older_id),
-        model.objects.select_for_update().get(pk=link.newer_id),
+        model.objects.select_for_update(no_key=True).get(pk=link.older_id),
+        model.objects.select_for_update(no_key=True).get(pk=link.newer_id),
     )
     if canonical in (None, "", str(older.uuid)):
         return older, newer

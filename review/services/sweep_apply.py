@@ -83,7 +83,8 @@ def apply(
         tally=Tally(threshold),
     )
     with transaction.atomic():
-        application.run = SweepRun.objects.select_for_update().get(pk=run.pk)  # one at a time
+        # One at a time; NO KEY, so a deletion's foreign-key check of its proposals passes.
+        application.run = SweepRun.objects.select_for_update(no_key=True).get(pk=run.pk)
         application.count_settled_before()
         proposed = application.run.proposals.filter(status=Proposal.Status.PROPOSED)
         application.hold_drawers(proposed)  # the drawers, by id, before their proposals
@@ -143,7 +144,7 @@ class _Application:
         """Hold, before any proposal is locked, every drawer this application may link, merge or
         record distinct: a deletion locks its drawer and then sets its proposals' sides to null,
         so locking the proposals first and each pair's drawers on the way (in `drawer_link`
-        and `decide`) deadlocked with it. FOR UPDATE when a merge may supersede one of them
+        and `decide`) deadlocked with it. FOR NO KEY UPDATE when a merge may supersede one of them
         (see `sweep_locks.drawers_hold`)."""
         if self.run.entities:
             return
@@ -295,7 +296,8 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     undone = 0
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
     with transaction.atomic():
-        SweepRun.objects.select_for_update().get(pk=run.pk)  # one apply or reverse at a time
+        # One apply or reverse at a time (NO KEY: as in `apply`).
+        SweepRun.objects.select_for_update(no_key=True).get(pk=run.pk)
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry
             for entry in AuditEntry.objects.filter(

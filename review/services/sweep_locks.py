@@ -33,9 +33,10 @@ def drawers_held(ids: Iterable[int]) -> set[int]:
 
 def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: bool) -> None:
     """Hold the current drawers among `ids`, and those in `any_state` whether current or not,
-    until commit; `update`: FOR UPDATE, for a caller about to change some of them (a merge
-    supersedes a side: taking the strong lock later, on a drawer held weakly, would wait on the
-    other holders in a cycle), else FOR KEY SHARE. A superseded drawer is left out unless named
+    until commit; `update`: FOR NO KEY UPDATE (`dedup.locks.rows_held` says why not FOR
+    UPDATE), for a caller about to change some of them (a merge supersedes a side: taking the
+    strong lock later, on a drawer held weakly, would wait on the other holders in a cycle),
+    else FOR KEY SHARE. A superseded drawer is left out unless named
     in `any_state`: its superseder's deletion updates it after locking the superseder, so
     holding both could cycle with that deletion."""
     if connection.vendor != "postgresql":
@@ -44,7 +45,7 @@ def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: b
     ordered = sorted(set(ids) | set(any_state))
     if not ordered:
         return
-    _locked(ordered, any_state, "FOR UPDATE" if update else "FOR KEY SHARE")
+    _locked(ordered, any_state, "FOR NO KEY UPDATE" if update else "FOR KEY SHARE")
 
 
 def rooms_hold(drawers: QuerySet[Drawer]) -> None:

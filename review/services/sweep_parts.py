@@ -156,7 +156,7 @@ def finish(run_id: int) -> SweepRun:
     """Mark the run done, with the sums of its parts, once every part is; under the run's row
     lock, so two workers finishing their last parts at once finish it once."""
     with transaction.atomic():
-        run = SweepRun.objects.select_for_update().get(pk=run_id)
+        run = SweepRun.objects.select_for_update(no_key=True).get(pk=run_id)
         parts = list(run.parts.values("status", "done", "compared", "counts"))
         if run.status == SweepRun.Status.DONE or any(
             part["status"] != SweepPart.Status.DONE for part in parts

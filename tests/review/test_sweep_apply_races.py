@@ -85,11 +85,11 @@ def at_first_call(monkeypatch, name: str, work, errors: list) -> list:
     original = getattr(sweep_apply, name)
     blocked: list = []
 
-    def racing(**kwargs):
+    def racing(*args, **kwargs):
         if not blocked:
             other = in_thread(work, errors)
             blocked.append((other, wait_until_blocked(other)))
-        return original(**kwargs)
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(sweep_apply, name, racing)
     return blocked
@@ -122,6 +122,21 @@ def test_a_curators_revert_of_a_merge_waits_on_the_reverse(run, monkeypatch, cur
     assert waited is True
     assert errors == []
     assert answers == ["already_reverted"]
+
+
+def test_a_delete_during_the_reverse_does_not_deadlock(run, monkeypatch, curator):
+    """A drawer of an applied pair is deleted once the reverse holds its run: the deletion sets
+    its proposal's side and applied link to null (two updates of one row), so its commit checks
+    the row's other keys, the run's among them. Held FOR UPDATE, the run made that check wait on
+    the reverse, which waited on the deleted drawer: a deadlock (503)."""
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    linked = run.proposals.filter(status=Proposal.Status.LINKED).order_by("pk").first()
+    errors: list[BaseException] = []
+    blocked = delete_at_first_call(monkeypatch, "hold_decisions", linked.older_drawer_id, errors)
+    sweep_services.reverse(run, actor=curator)
+    (deleter, _), *_ = blocked
+    deleter.join()
+    assert errors == []
 
 
 def deleting(run, curator):
