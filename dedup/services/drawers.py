@@ -331,8 +331,10 @@ def _candidates(write: _CheckedWrite, room_lock: int | None) -> candidates.Found
 def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | None:
     """The oldest exact copy among the candidates, when this write does not store one. It is
     held until commit; a copy deleted or superseded since the candidates were read is passed
-    over (and, if none is left, the write stores the text: the memory is kept). A supersession
-    holds its drawer FOR UPDATE, which the hold waits for, so the row read then is the last."""
+    over (and, if none is left, the write stores the text: the memory is kept). The hold reads
+    the row as last committed: a supersession committed since is seen; one still under way (it
+    holds the drawer FOR NO KEY UPDATE, which the hold does not wait for) comes after this
+    write, as if the two had been made one after the other."""
     if not write.mode.skips_exact_copy or write.name is not None:
         return None
     for exact in found.same:

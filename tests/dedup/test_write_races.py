@@ -4,18 +4,17 @@ links to the drawer or a mention on it. Real threads and real connections, so Po
 (SQLite's IMMEDIATE transactions serialise every writer; its in-memory test database cannot show
 it across threads). A service call that raises anything but a domain error would be a 500."""
 
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from dedup.errors import DomainError
+from dedup.services import drawers as drawer_writes
 from palace.models import AuditEntry, Drawer, DrawerLink, Mention, Wing
 from tests.races import race
 
@@ -140,22 +139,17 @@ def test_a_delete_racing_a_mention_on_the_drawer_answers_404_or_records_it(dedup
         assert not Mention.objects.filter(drawer_id=drawer.pk).exists(), round_
 
 
-def test_a_copy_superseded_while_a_write_waits_is_not_its_exact_copy():
-    # The write reads the copy as current, then waits for the supersession's lock to end.
+def test_a_copy_superseded_after_the_candidates_were_read_is_not_the_exact_copy(monkeypatch):
+    # The supersession commits between the write's candidates (the copy current) and its hold.
     original = services.drawer_write_in(wing="ops", room="dev", content=TEXT).drawer
-    held = threading.Event()
+    hold = drawer_writes.drawer_held
 
-    def supersede() -> None:
-        with transaction.atomic():
-            services.drawer_supersede(drawer=original)
-            held.set()
-            time.sleep(0.5)  # the write reaches the copy's lock meanwhile
+    def superseded_first(drawer_id: int) -> Any:
+        race(lambda: services.drawer_supersede(drawer=original))  # its own connection, committed
+        return hold(drawer_id)
 
-    def write() -> Any:
-        held.wait(timeout=5)
-        return services.drawer_write_in(wing="ops", room="dev", content=TEXT)
-
-    _, result = race(supersede, write)
+    monkeypatch.setattr(drawer_writes, "drawer_held", superseded_first)
+    result = services.drawer_write_in(wing="ops", room="dev", content=TEXT)
     assert result.created
     assert Drawer.objects.current().filter(content=TEXT).count() == 1
 
