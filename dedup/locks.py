@@ -95,6 +95,20 @@ def drawer_hold(drawer_id: int) -> bool:
         return cursor.fetchone() is not None
 
 
+def drawers_key_shared(ids: Iterable[int]) -> None:
+    """Hold these drawers FOR KEY SHARE, in ascending id, in one statement (PostgreSQL), as a
+    row that refers to them would; a drawer gone already is passed over."""
+    ordered = sorted(set(ids))
+    if connection.vendor != "postgresql" or not ordered:
+        return
+    table = Drawer._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {table} WHERE id = ANY(%s::bigint[]) ORDER BY id FOR KEY SHARE",
+            [ordered],
+        )
+
+
 def rows_held(model: type[Row], ids: Iterable[int]) -> dict[int, Row]:
     """These rows, read and locked FOR NO KEY UPDATE in ascending id (the canonical order), by
     id; a row deleted already is missing. PostgreSQL locks the rows as the sorted scan emits

@@ -8,11 +8,12 @@ import uuid as uuid_module
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
-from dedup.locks import drawer_hold, rows_held
+from dedup.locks import drawer_hold, drawers_key_shared, rows_held
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -118,8 +119,16 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
     The drawer is locked before its links and mentions are read, so concurrent deletes of it
     delete it once (the others find it gone: NotFound), and a write linking to it or a mention
     on it (which hold it meanwhile) either commits first, and is deleted with it, or finds it
-    gone."""
+    gone.
+
+    The drawers at the other end of its links are held too (FOR KEY SHARE), around it in id
+    order, the canonical one. Two deletions of a link's two ends each update the sweep proposal
+    both name twice (its side, then its applied link, set to null), so each one's commit checks
+    the proposal's other side, which the other deletion held FOR UPDATE: a deadlock. In id order
+    the second deletion waits for the first at the lower of the two drawers instead."""
+    partners = _partners(drawer)
     with transaction.atomic():
+        drawers_key_shared(pk for pk in partners if pk < drawer.pk)
         locked = (
             Drawer.objects.select_for_update(of=("self",))
             .select_related("room__wing", "superseded_by")
@@ -129,6 +138,7 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
         if locked is None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         drawer = locked
+        drawers_key_shared(pk for pk in partners if pk > drawer.pk)
         links = list(
             DrawerLink.objects.filter(newer=drawer).values(
                 "id", "older__uuid", "verdict", "similarity"
@@ -154,6 +164,16 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
             data={"drawer_links": link_ids},
         )
         drawer.delete()
+
+
+def _partners(drawer: Drawer) -> list[int]:
+    """The drawers at the other end of this one's links, by id (PostgreSQL; none on SQLite,
+    whose writers are serial)."""
+    if connection.vendor != "postgresql":
+        return []
+    links = DrawerLink.objects.filter(Q(older=drawer) | Q(newer=drawer))
+    ends = {pk for pair in links.values_list("older_id", "newer_id") for pk in pair}
+    return sorted(ends - {drawer.pk})
 
 
 def _jsonable(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

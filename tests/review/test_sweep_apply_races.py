@@ -16,6 +16,7 @@ from review import services as decisions
 from review.models import Proposal
 from review.services import sweep_apply
 from review.services import sweeps as sweep_services
+from tests.races import race
 from tests.review.lock_waits import in_thread, wait_until_blocked
 from tests.review.sweep_data import legacy
 
@@ -176,3 +177,20 @@ def test_apply_beside_deletes_or_merges_in_the_wing(run, curator, other_curator,
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_deletions_of_both_ends_of_applied_links_never_deadlock(run, curator):
+    """Each deletion updates the proposal both ends name twice, so its commit checks the other
+    end; each holds the other end FOR KEY SHARE in id order around its own, so the second waits
+    for the first. (A guard: over HTTP it deadlocked about once in 2,000 requests; these rounds
+    rarely hit that window.)"""
+    sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    linked = run.proposals.filter(status=Proposal.Status.LINKED)
+    for older, newer in linked.values_list("older_drawer_id", "newer_drawer_id"):
+        answers = race(*(delete_by_id(pk) for pk in (older, newer)))
+        assert not Drawer.objects.filter(pk__in=[older, newer]).exists()
+        assert all(answer is None or answer.code == "drawer_not_found" for answer in answers)
+
+
+def delete_by_id(pk: int):
+    return lambda: write.drawer_delete(drawer=Drawer(pk=pk))
