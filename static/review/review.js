@@ -42,9 +42,11 @@
       if (dialog && !dialog.open) { dialog.showModal(); done = true; }
     } else if (key === "j" || key === "k") {
       if (!move(key === "j" ? 1 : -1)) {
-        // On an item page: j opens the next item (the first open one). k does nothing there:
-        // the browser's Back could leave the console or undo a filter unseen.
+        // On an item page: j opens the next item (the first open one), k the queue it is in
+        // (its filter kept). Not the browser's Back, which could leave the console or undo a
+        // filter unseen; pages with neither link (audit, stats, sweeps) do nothing.
         if (key === "j") done = click("[data-key-next]") || click("a[data-key-prev]");
+        else done = click("a[data-key-prev]");
       } else done = true;
     } else if (key === "Enter" && document.querySelector("tr.row.selected") && !event.target.closest("a,button")) {
       window.location = document.querySelector("tr.row.selected").dataset.href; done = true;

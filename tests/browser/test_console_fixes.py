@@ -42,14 +42,23 @@ def test_keys_dialog_keeps_the_canonical_choice(page, live_server, palace):  # n
     expect(page.locator('.decide input[data-key-canonical="2"]')).not_to_be_checked()
 
 
-def test_k_on_an_item_page_stays_there(page, live_server, palace):  # noqa: F811
+def test_k_on_an_item_page_opens_its_queue(page, live_server, palace):  # noqa: F811
     log_in(page, live_server, "/")
-    item = f"{live_server.url}/items/d{port_link().pk}/"
-    page.goto(item)
+    page.goto(f"{live_server.url}/items/d{port_link().pk}/?type=drawer")
+    page.wait_for_load_state()
+    page.keyboard.press("k")
+    page.wait_for_url(f"{live_server.url}/?type=drawer")
+    assert page.url == f"{live_server.url}/?type=drawer"
+
+
+def test_k_on_a_page_without_rows_stays_there(page, live_server, palace):  # noqa: F811
+    log_in(page, live_server, "/")
+    audit = f"{live_server.url}/audit/"
+    page.goto(audit)
     page.wait_for_load_state()
     page.keyboard.press("k")
     page.wait_for_timeout(300)
-    assert page.url == item
+    assert page.url == audit
 
 
 def test_enter_opens_the_row_whose_checkbox_was_clicked(page, live_server, palace):  # noqa: F811
