@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from django.db import connection, models
+from django.db.models import QuerySet
 
 from palace.models import Drawer
 
@@ -95,18 +96,33 @@ def drawer_hold(drawer_id: int) -> bool:
         return cursor.fetchone() is not None
 
 
-def drawers_key_shared(ids: Iterable[int]) -> None:
-    """Hold these drawers FOR KEY SHARE, in ascending id, in one statement (PostgreSQL), as a
-    row that refers to them would; a drawer gone already is passed over."""
+def drawers_locked(
+    ids: Iterable[int], lock: str = "FOR KEY SHARE", *, current_or: Iterable[int] | None = None
+) -> set[int]:
+    """Those of these drawers still there, locked (`lock`: FOR KEY SHARE, as a row that refers
+    to them would, or FOR NO KEY UPDATE) in ascending id, in one statement; with `current_or`,
+    only the current ones and those it names. PostgreSQL only (none on SQLite, whose writers are
+    serial)."""
     ordered = sorted(set(ids))
     if connection.vendor != "postgresql" or not ordered:
-        return
-    table = Drawer._meta.db_table
+        return set()
+    # ORDER BY under the row lock: PostgreSQL sorts, then locks the rows in that order.
+    # `= ANY(array)` keeps it one parameter however many drawers are named.
+    current = "" if current_or is None else " AND (valid_to IS NULL OR id = ANY(%s::bigint[]))"
+    params = [ordered] if current_or is None else [ordered, sorted(set(current_or))]
+    sql = f"SELECT id FROM {Drawer._meta.db_table} WHERE id = ANY(%s::bigint[]){current}"
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT 1 FROM {table} WHERE id = ANY(%s::bigint[]) ORDER BY id FOR KEY SHARE",
-            [ordered],
-        )
+        cursor.execute(f"{sql} ORDER BY id {lock}", params)
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def room_writes_held(drawers: QuerySet[Drawer]) -> None:
+    """`room_writes` of these drawers' rooms, in sorted order, for a caller that may make one
+    current again (`make_current` takes that lock after it holds the drawer, which is then a
+    lock already held, not a wait in the wrong order)."""
+    if connection.vendor != "postgresql":
+        return
+    hold_locks(room_writes(room) for room in drawers.values_list("room_id", flat=True).distinct())
 
 
 def rows_held(model: type[Row], ids: Iterable[int]) -> dict[int, Row]:

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
-from dedup.locks import drawer_hold, drawers_key_shared, rows_held
+from dedup.locks import drawer_hold, drawers_locked, rows_held
 from dedup.services.config import Actor
 from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
 
@@ -128,7 +128,7 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
     the second deletion waits for the first at the lower of the two drawers instead."""
     partners = _partners(drawer)
     with transaction.atomic():
-        drawers_key_shared(pk for pk in partners if pk < drawer.pk)
+        drawers_locked(pk for pk in partners if pk < drawer.pk)
         locked = (
             Drawer.objects.select_for_update(of=("self",))
             .select_related("room__wing", "superseded_by")
@@ -138,7 +138,7 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
         if locked is None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         drawer = locked
-        drawers_key_shared(pk for pk in partners if pk > drawer.pk)
+        drawers_locked(pk for pk in partners if pk > drawer.pk)
         links = list(
             DrawerLink.objects.filter(newer=drawer).values(
                 "id", "older__uuid", "verdict", "similarity"

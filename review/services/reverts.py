@@ -10,7 +10,7 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
-from dedup.locks import hold_locks, room_writes, rows_held
+from dedup.locks import room_writes_held, rows_held
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
 from review.selectors.audit import not_reverted
@@ -112,8 +112,7 @@ def _hold(entries: list[AuditEntry]) -> None:
         other = (entry.before or {}).get("other")
         if ItemRef.parse(entry.data["item"]).is_drawer and other:
             merged_away.append(other["id"])
-    rooms = Drawer.objects.filter(pk__in=merged_away).values_list("room_id", flat=True)
-    hold_locks(room_writes(room) for room in rooms)
+    room_writes_held(Drawer.objects.filter(pk__in=merged_away))
     for kind, model in TOUCHED_MODELS.items():
         rows_held(model, touched[kind])
 

@@ -14,6 +14,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.locks import room_writes_held
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from dedup.services import drawer_link
 from palace.models import (
@@ -353,7 +354,7 @@ def _hold_applied_drawers(run: SweepRun) -> None:
     sides = Drawer.objects.filter(
         Q(pk__in=applied.values("newer_drawer_id")) | Q(pk__in=applied.values("older_drawer_id"))
     )
-    sweep_locks.rooms_hold(sides)
+    room_writes_held(sides)
     sweep_locks.drawers_hold([], any_state=sides.values_list("pk", flat=True), update=True)
 
 

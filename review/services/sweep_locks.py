@@ -12,23 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import connection
-from django.db.models import QuerySet
 
-from dedup.locks import hold_locks, room_writes
+from dedup.locks import drawers_locked
 from palace.models import Drawer
 
 
 def drawers_held(ids: Iterable[int]) -> set[int]:
     """Those of the drawers that still exist and are current, held until commit: FOR KEY SHARE,
-    the weakest lock a DELETE and a supersession wait for, so a proposal written to refer to
-    them cannot fail at commit on a drawer deleted meanwhile (the foreign keys are deferred).
-    A drawer deleted or superseded while this waits for it is left out."""
+    the weakest lock a DELETE waits for, so a proposal written to refer to them cannot fail at
+    commit on a drawer deleted meanwhile (the foreign keys are deferred). A drawer deleted while
+    this waits for it, or superseded before, is left out."""
     ordered = sorted(set(ids))
-    if not ordered:
-        return set()
     if connection.vendor != "postgresql":
         return set(Drawer.objects.current().filter(pk__in=ordered).values_list("pk", flat=True))
-    return _locked(ordered, [], "FOR KEY SHARE")
+    return drawers_locked(ordered, current_or=[])
 
 
 def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: bool) -> None:
@@ -39,34 +36,6 @@ def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: b
     else FOR KEY SHARE. A superseded drawer is left out unless named
     in `any_state`: its superseder's deletion updates it after locking the superseder, so
     holding both could cycle with that deletion."""
-    if connection.vendor != "postgresql":
-        return
-    any_state = sorted(set(any_state))
-    ordered = sorted(set(ids) | set(any_state))
-    if not ordered:
-        return
-    _locked(ordered, any_state, "FOR NO KEY UPDATE" if update else "FOR KEY SHARE")
-
-
-def rooms_hold(drawers: QuerySet[Drawer]) -> None:
-    """The write path's locks of these drawers' rooms (`dedup.locks`: the rooms' writes before
-    the drawers' row locks), for a caller that may make one current again: `make_current` takes
-    that lock after it holds the drawer, which is then a lock already held, not a wait in the
-    wrong order."""
-    if connection.vendor != "postgresql":
-        return
-    rooms = drawers.values_list("room_id", flat=True).distinct()
-    hold_locks(room_writes(room) for room in rooms)
-
-
-def _locked(ids: list[int], any_state: list[int], lock: str) -> set[int]:
-    # ORDER BY under the row lock: PostgreSQL sorts, then locks the rows in that order.
-    # `= ANY(array)` keeps it one parameter however many drawers a run names.
-    sql = (
-        f"SELECT id FROM {Drawer._meta.db_table} WHERE id = ANY(%s::bigint[])"
-        " AND (valid_to IS NULL OR id = ANY(%s::bigint[]))"
-        f" ORDER BY id {lock}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [ids, any_state])
-        return {pk for (pk,) in cursor.fetchall()}
+    any_state = set(any_state)
+    lock = "FOR NO KEY UPDATE" if update else "FOR KEY SHARE"
+    drawers_locked(set(ids) | any_state, lock, current_or=any_state)
