@@ -2,9 +2,11 @@
 
 from django.contrib.auth.models import Group, Permission
 
+from palace.models import DECIDE_PERMISSION
+
+__all__ = ["DECIDE_PERMISSION", "GROUP", "curators_group"]
+
 GROUP = "curators"
-# The permission a curator holds: may decide review items (console, API and admin alike).
-DECIDE_PERMISSION = "palace.decide"
 
 
 def curators_group() -> Group:

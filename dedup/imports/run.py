@@ -35,6 +35,7 @@ from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
 from dedup.validation import clean_label
 from palace.models import (
+    DECIDE_PERMISSION,
     PERSON_ALIAS_SOURCES,
     AuditAction,
     AuditEntry,
@@ -56,9 +57,6 @@ READERS: dict[str, Reader] = {
     Import.Format.CASTELLAN: formats.read_castellan,
     Import.Format.JSONL: formats.read_jsonl,
 }
-
-
-DECIDE = "palace.decide"  # review.curators.DECIDE_PERMISSION, which dedup may not import
 
 
 def import_create(
@@ -221,7 +219,7 @@ def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.S
     """A curator's alias is imported as one only for a curator (or a command, which names no
     one); anyone else's import records it as a person's alias through the API, which it is."""
     creator = imported.created_by
-    if source == EntityAlias.Source.CURATOR and creator and not creator.has_perm(DECIDE):
+    if source == EntityAlias.Source.CURATOR and creator and not creator.has_perm(DECIDE_PERMISSION):
         return EntityAlias.Source.API
     return source
 

@@ -17,7 +17,7 @@ from palace.models.audit import (
 from palace.models.checkpoints import Checkpoint
 from palace.models.common import LABEL_MAX_LENGTH, Actor, ReviewedLink, acting_user
 from palace.models.distinct import DistinctPair
-from palace.models.drawers import Drawer, DrawerLink, DrawerQuerySet
+from palace.models.drawers import DECIDE_PERMISSION, Drawer, DrawerLink, DrawerQuerySet
 from palace.models.entities import (
     PERSON_ALIAS_SOURCES,
     Entity,
@@ -31,6 +31,7 @@ from palace.models.imports import Import
 from palace.models.places import Room, Wing
 
 __all__ = [
+    "DECIDE_PERMISSION",
     "DECISION_PREFIX",
     "LABEL_MAX_LENGTH",
     "PERSON_ALIAS_SOURCES",

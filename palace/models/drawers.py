@@ -89,6 +89,11 @@ class Drawer(models.Model):
         return self.valid_to is None
 
 
+# The permission a curator holds (declared on DrawerLink below): may decide review items, in the
+# console, the API and the admin alike; an import keeps a curator's alias only for one.
+DECIDE_PERMISSION = "palace.decide"
+
+
 class DrawerLink(ReviewedLink):
     """A `similar_to` link: the newer drawer resembles the older one, with the evidence."""
 
@@ -126,7 +131,7 @@ class DrawerLink(ReviewedLink):
             # "Most uncertain first" below the threshold: similarity downward, ties by id upward.
             models.Index(fields=["status", "-similarity", "id"], name="drawer_link_uncertain"),
         ]
-        permissions = [("decide", "Can decide review items (curator)")]
+        permissions = [("decide", "Can decide review items (curator)")]  # DECIDE_PERMISSION
         verbose_name = "similar_to link"
 
     def __str__(self) -> str:
