@@ -39,7 +39,8 @@ def undo(request: HttpRequest) -> HttpResponse:
     """The Undo button (a named decision or batch) or `u` (your last decision, with the rest of
     its batch when it was one of several decided at once)."""
     require_decide(request)
-    back = safe_next(request, _referer(request) or reverse("review:queue"))
+    # The page `u` was pressed on (its form names none): the browser's Referer, if ours.
+    back = safe_next(request, referer_path(request) or reverse("review:queue"))
     batch = request.POST.get("batch", "")
     decision = ascii_number(request.POST.get("decision", ""))
     if not batch and decision is None:
@@ -54,11 +55,6 @@ def undo(request: HttpRequest) -> HttpResponse:
     item = AuditEntry.objects.filter(pk=decision).values_list("data__item", flat=True).first()
     to_item = reverse("review:item", args=[item]) + _queue_query(back) if item else back
     return _revert(request, decision, redirect_to=to_item)
-
-
-def _referer(request: HttpRequest) -> str:
-    """The page `u` was pressed on (its form names none): the browser's Referer, if ours."""
-    return referer_path(request)
 
 
 def _queue_query(page: str) -> str:
