@@ -61,11 +61,17 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "revert_would_duplicate": ErrorCode(
         (409,), "Reverting would put an exact copy beside a drawer written since."
     ),
+    "nothing_to_apply": ErrorCode(
+        (409,), "Applying the sweep would change nothing (the same apply sent twice)."
+    ),
     "room_not_found": ErrorCode((400, 404), "No such wing or room."),
     "run_not_applied": ErrorCode((409,), "Nothing of the sweep is applied: nothing to reverse."),
     "run_not_done": ErrorCode((409,), "Only a finished sweep can be applied."),
     "server_error": ErrorCode((500,), "An unexpected failure under /api/ (a bug; it is logged)."),
     "sweep_not_found": ErrorCode((404,), "No sweep with that id."),
+    "sweep_under_way": ErrorCode(
+        (409,), "A sweep of the same scope is queued or running (`details.run`)."
+    ),
     "throttled": ErrorCode((429,), "Too many requests."),
     "unsupported_media_type": ErrorCode((415,), "The body is not `application/json`."),
     "wing_not_found": ErrorCode((404,), "No wing with that name."),

@@ -8,20 +8,14 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import imports, policy, services
 from dedup.errors import DomainError
-from dedup.validation import (
-    AGENT_MAX_LENGTH,
-    NAME_MAX_LENGTH,
-    clean_content,
-    clean_kind,
-    clean_optional_label,
-)
+from dedup.forms import DrawerAddForm
 from palace import name_search, selectors
 from palace.models import (
     AuditEntry,
@@ -121,39 +115,6 @@ class RoomAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
 
 
-class DrawerAddForm(forms.ModelForm):
-    """The add form runs the write path's own input checks (`dedup.validation`) and its one
-    refusal that depends on the room (a name held by other content), so bad input is an error
-    beside its field, shown with the form, not a 500 from `save_model`."""
-
-    CHECKS = {
-        "content": clean_content,
-        "name": lambda value: clean_optional_label(value, "name", max_length=NAME_MAX_LENGTH),
-        "kind": clean_kind,
-        "agent": lambda value: clean_optional_label(value, "agent", max_length=AGENT_MAX_LENGTH),
-    }
-
-    class Meta:
-        model = Drawer
-        fields = ["room", "content", "name", "kind", "agent"]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        for field, check in self.CHECKS.items():
-            if data.get(field) is None:  # missing, or refused by the field itself already
-                continue
-            try:
-                data[field] = check(data[field])
-            except DomainError as error:
-                self.add_error(field, error.message)
-        room, name = data.get("room"), data.get("name")
-        if room is not None and name and "content" in data:
-            named = Drawer.objects.current().filter(room=room, name=name).first()
-            if named is not None and named.content != data["content"]:
-                self.add_error("name", f"The room already holds a drawer named {name!r}.")
-        return data
-
-
 @admin.register(Drawer)
 class DrawerAdmin(admin.ModelAdmin):
     list_display = ["preview", "room", "name", "kind", "agent", "is_current", "created_at"]
@@ -201,24 +162,39 @@ class DrawerAdmin(admin.ModelAdmin):
     ) -> None:
         if change:  # pragma: no cover - every field is read-only on change
             return
-        try:
-            result = services.drawer_write(
-                room=obj.room,
-                content=obj.content,
-                name=obj.name or None,
-                kind=obj.kind,
-                agent=obj.agent or request.user.get_username(),
-                source={"via": "admin", "user": request.user.get_username()},
-            )
-        except DomainError as error:
-            self.message_user(request, error.message, messages.ERROR)
-            raise
+        result = services.drawer_write(  # a refusal here is answered by `changeform_view`
+            room=obj.room,
+            content=obj.content,
+            name=obj.name or None,
+            kind=obj.kind,
+            agent=obj.agent or request.user.get_username(),
+            source={"via": "admin", "user": request.user.get_username()},
+        )
         # Point the admin at the drawer that holds the memory (the new one, or the existing copy).
         obj.pk = result.drawer.pk
         obj.__dict__.update(
             {k: v for k, v in result.drawer.__dict__.items() if not k.startswith("_")}
         )
         self._tell_outcome(request, result)
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """A write refused after the form's checks passed (another admin stored a drawer of
+        that name meanwhile) rolls back and the form is shown again, checked against what is
+        committed now, so the refusal is an error beside its field with the input kept. Refused
+        again, it is a message over an empty form; never a 500."""
+        for _ in range(2):
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except DomainError as error:
+                refusal = error.message
+        self.message_user(request, refusal, messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())
 
     def _tell_outcome(self, request: HttpRequest, result: services.DrawerWrite) -> None:
         if not result.created:

@@ -47,6 +47,16 @@ class SweepRun(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        constraints = [
+            # One unfinished run of a scope at a time: a start submitted twice (a double click
+            # whose page script did not run, a client's retry) is refused by the database, even
+            # when both arrive at once (`sweeps.start`).
+            models.UniqueConstraint(
+                fields=["wing", "room", "entities"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="one_unfinished_sweep_per_scope",
+            ),
+        ]
 
     def __str__(self) -> str:
         scope = "/".join(p for p in (self.wing, self.room) if p) or "whole palace"

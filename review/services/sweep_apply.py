@@ -69,7 +69,9 @@ def apply(
     in `merge_tiers` whose gates all pass. A proposal the curator judged "not the same" is never
     linked: its pair is recorded distinct instead (whatever its score or tier). One audited
     batch; `reverse` undoes it. The outcome of every proposal at or above the threshold is
-    counted, explained and stored on the run (`SweepRun.applications`)."""
+    counted, explained and stored on the run (`SweepRun.applications`). An application that
+    would change nothing is refused (`nothing_to_apply`) and stores nothing, so an apply sent
+    twice is recorded once."""
     if run.status != SweepRun.Status.DONE:
         raise Conflict("Only a finished run can be applied.", code="run_not_done")
     low, high = NEAR_THRESHOLD_RANGE
@@ -91,6 +93,10 @@ def apply(
         application.hold_drawers(proposed)  # the drawers, by id, before their proposals
         for proposal in proposed.select_for_update().order_by("pk"):
             application.settle(proposal)
+        if not application.changed:  # e.g. the same apply sent twice: nothing is recorded
+            raise Conflict(
+                f"Nothing to apply: {application.tally.explained()}", code="nothing_to_apply"
+            )
         applied = _applied_record(
             application.run,
             application.tally,
@@ -125,6 +131,12 @@ class _Application:
     batch: uuid.UUID = field(default_factory=uuid.uuid4)
     discarded: list[int] = field(default_factory=list)  # for `reverse` to propose again
     recorded: list[list] = field(default_factory=list)  # distinct pairs made, for `reverse`
+
+    @property
+    def changed(self) -> bool:
+        """Whether any proposal was linked, merged, recorded distinct or discarded."""
+        made = (Outcome.LINKED, Outcome.MERGED, Outcome.DISTINCT, Outcome.DISCARDED)
+        return any(self.tally.count(outcome) for outcome in made)
 
     def count_settled_before(self) -> None:
         """The what-if table counts every proposal at or above the threshold: those an earlier

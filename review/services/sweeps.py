@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
@@ -41,7 +41,8 @@ def start(
     entities: bool = False,
     actor: Any = None,
 ) -> SweepRun:
-    """Record a run (queued). `execute` does the work, in a worker or in the command."""
+    """Record a run (queued). `execute` does the work, in a worker or in the command. Refused
+    (`sweep_under_way`, naming the run) while a run of the same scope is queued or running."""
     low, high = NEAR_THRESHOLD_RANGE
     if not low <= threshold <= high:
         raise InvalidInput(f"threshold must be a number from {low:g} to {high:g}.")
@@ -52,13 +53,29 @@ def start(
         and not Room.objects.filter(wing__name=wing, **({"name": room} if room else {})).exists()
     ):
         raise DomainError("No such wing or room.", code="room_not_found")
-    return SweepRun.objects.create(
-        wing=wing,
-        room=room,
-        threshold=threshold,
-        same_kind=same_kind,
-        entities=entities,
-        created_by=actor if getattr(actor, "is_authenticated", False) else None,
+    try:
+        with transaction.atomic():
+            return SweepRun.objects.create(
+                wing=wing,
+                room=room,
+                threshold=threshold,
+                same_kind=same_kind,
+                entities=entities,
+                created_by=actor if getattr(actor, "is_authenticated", False) else None,
+            )
+    except IntegrityError:  # `one_unfinished_sweep_per_scope`: this scope has a run under way
+        raise _under_way(wing=wing, room=room, entities=entities) from None
+
+
+def _under_way(**scope: Any) -> Conflict:
+    unfinished = (SweepRun.Status.QUEUED, SweepRun.Status.RUNNING)
+    twin = SweepRun.objects.filter(status__in=unfinished, **scope).order_by("pk").first()
+    named = f"sweep {twin.pk} ({twin.status})" if twin else "another sweep"
+    return Conflict(
+        f"This scope is being swept already, by {named}: follow it (or resume it with "
+        "`manage.py dedup_sweep --resume`) rather than start another.",
+        code="sweep_under_way",
+        details={"run": twin.pk} if twin else {},
     )
 
 

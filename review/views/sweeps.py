@@ -47,6 +47,9 @@ def _sweep_start(request: HttpRequest) -> HttpResponse:
         )
     except (DomainError, ValueError) as error:
         messages.error(request, getattr(error, "message", "threshold must be a number."))
+        under_way = getattr(error, "details", {}).get("run")  # started twice: show the first
+        if under_way:
+            return redirect("review:sweep", run_id=under_way)
         return redirect("review:sweeps")
     run_sweep.enqueue(run.pk)
     messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")

@@ -3,6 +3,8 @@
 import pytest
 
 from dedup import services
+from dedup.errors import Conflict
+from dedup.forms import DrawerAddForm
 from palace.models import Drawer
 
 pytestmark = pytest.mark.django_db
@@ -42,3 +44,29 @@ def test_a_name_held_by_other_content_is_a_form_error(admin_client, room):
 def test_a_good_kind_is_stored_lowercase(admin_client, room):
     add(admin_client, room, kind="Fact")
     assert Drawer.objects.get().kind == "fact"
+
+
+def test_a_name_taken_after_the_form_was_checked_is_a_form_error(admin_client, room, monkeypatch):
+    """Another admin stores a drawer of that name between this form's checks and its write: the
+    write is refused, and the form is shown again with the error beside the name, not a 500."""
+    services.drawer_write(room=room, content="Other content entirely, about the NAS.", name="nas")
+    checks = [lambda data: None]  # the first check runs before the other drawer was committed
+    real = DrawerAddForm.refuse_a_taken_name
+    monkeypatch.setattr(
+        DrawerAddForm,
+        "refuse_a_taken_name",
+        lambda form, data: checks.pop()(data) if checks else real(form, data),
+    )
+    response = add(admin_client, room, name="nas")
+    assert response.status_code == 200
+    assert "name" in response.context["adminform"].form.errors
+
+
+def test_a_write_refused_twice_is_a_message_not_a_500(admin_client, room, monkeypatch):
+    def refused(**kwargs):
+        raise Conflict("The room is being moved.")
+
+    monkeypatch.setattr(services, "drawer_write", refused)
+    response = add(admin_client, room)
+    assert response.status_code == 302
+    assert "The room is being moved." in admin_client.get(response["Location"]).content.decode()

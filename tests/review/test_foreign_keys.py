@@ -4,6 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from dedup import services as write
+from dedup.errors import DomainError
 from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink
 from review import services as decisions
 from review.models import Proposal
@@ -45,8 +46,8 @@ def test_deleting_a_drawer_keeps_its_proposal_and_the_texts_it_froze(proposal, c
 
 def test_applying_a_proposal_whose_drawer_is_gone_links_nothing(proposal, curator):
     write.drawer_delete(drawer=proposal.newer_drawer, actor=curator)
-    applied = sweep_services.apply(proposal.run, threshold=0.9, merge_tiers=(), actor=curator)
-    assert applied.linked == 0
+    with pytest.raises(DomainError, match="1 a side deleted or merged away since"):
+        sweep_services.apply(proposal.run, threshold=0.9, merge_tiers=(), actor=curator)
     assert not DrawerLink.objects.exists()
 
 

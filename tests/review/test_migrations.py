@@ -5,7 +5,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from palace.models import AuditEntry, DistinctPair
-from review.models import Proposal
+from review.models import Proposal, SweepRun
 
 BARE_IDS = [("palace", "0004_audit_actions_named"), ("review", "0002_sample_verdicts")]
 KEYS = [("palace", "0006_distinct_pair_keys_and_audit_reverts"), ("review", "0003_proposal_keys")]
@@ -104,3 +104,23 @@ def test_bare_ids_become_foreign_keys_and_back():
     finally:
         executor = MigrationExecutor(connection)  # back to the latest: what later tests use
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fails_the_later_of_unfinished_twins_and_keeps_the_first():
+    before, after = (
+        [("review", "0006_sweep_parts")],
+        [("review", "0007_one_unfinished_sweep_per_scope")],
+    )
+    try:
+        runs = migrate(before).get_model("review", "SweepRun").objects
+        first, twin = (runs.create(wing="ops", threshold=0.9, status="running") for _ in "ab")
+        migrate(after)
+        twin = SweepRun.objects.get(pk=twin.pk)
+        assert (twin.status, twin.error) == (
+            "failed",
+            f"Started while sweep {first.pk} of the same scope was unfinished.",
+        )
+        assert SweepRun.objects.get(pk=first.pk).status == "running"
+    finally:
+        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

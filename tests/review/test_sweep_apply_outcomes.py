@@ -138,12 +138,25 @@ def test_the_verdict_behind_a_recorded_distinct_pair_stands_until_the_run_is_rev
 
 
 def test_a_second_apply_counts_what_the_first_did_as_applied_before(run, curator):
-    judge_wrong(run, curator, 1)
-    first = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    first = sweep_services.apply(run, threshold=0.9, tiers=["exact"], merge_tiers=(), actor=curator)
     second = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
-    assert second.outcome["proposed"] == first.outcome["proposed"]
-    assert second.outcome["outcomes"] == {"applied_before": first.outcome["proposed"]}
+    assert second.outcome["outcomes"]["applied_before"] == first.linked
     assert len(SweepRun.objects.get(pk=run.pk).applications) == 2
+
+
+def test_the_same_apply_sent_twice_is_refused_the_second_time(run, curator):
+    sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    with pytest.raises(Conflict, match=r"Nothing to apply: 9 proposed .* 9 applied before") as e:
+        sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    assert e.value.code == "nothing_to_apply"
+
+
+def test_an_apply_refused_as_a_repeat_stores_nothing(run, curator):
+    sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    with pytest.raises(Conflict):
+        sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    assert len(SweepRun.objects.get(pk=run.pk).applications) == 1
+    assert AuditEntry.objects.filter(action="sweep.apply").count() == 1
 
 
 def test_a_sweep_that_merged_three_exact_copies_is_reversed(dedup_settings, curator):

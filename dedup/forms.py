@@ -1,0 +1,53 @@
+"""The admin's form to add a drawer: the write path's input checks, errors beside their fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from dedup.errors import DomainError
+from dedup.validation import (
+    AGENT_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    clean_content,
+    clean_kind,
+    clean_optional_label,
+)
+from palace.models import Drawer
+
+
+class DrawerAddForm(forms.ModelForm):
+    """The add form runs the write path's own input checks (`dedup.validation`) and its one
+    refusal that depends on the room (a name held by other content), so bad input is an error
+    beside its field, shown with the form, not a 500 from `save_model`."""
+
+    CHECKS = {
+        "content": clean_content,
+        "name": lambda value: clean_optional_label(value, "name", max_length=NAME_MAX_LENGTH),
+        "kind": clean_kind,
+        "agent": lambda value: clean_optional_label(value, "agent", max_length=AGENT_MAX_LENGTH),
+    }
+
+    class Meta:
+        model = Drawer
+        fields = ["room", "content", "name", "kind", "agent"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for field, check in self.CHECKS.items():
+            if data.get(field) is None:  # missing, or refused by the field itself already
+                continue
+            try:
+                data[field] = check(data[field])
+            except DomainError as error:
+                self.add_error(field, error.message)
+        self.refuse_a_taken_name(data)
+        return data
+
+    def refuse_a_taken_name(self, data: dict[str, Any]) -> None:
+        room, name = data.get("room"), data.get("name")
+        if room is not None and name and "content" in data:
+            named = Drawer.objects.current().filter(room=room, name=name).first()
+            if named is not None and named.content != data["content"]:
+                self.add_error("name", f"The room already holds a drawer named {name!r}.")
