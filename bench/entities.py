@@ -58,6 +58,7 @@ SEED = 14
 PARTS = [
     ("BEGIN", "begin"),
     ("castellan_entity_lookup", "lookups' call"),
+    ("palace_entitykeyband", "key bands"),
     (" AS asked ", "signature lookup"),
     ("LEFT JOIN palace_entityalias", "exact lookups"),
     ("redirect_to_id IS NULL", "entities in reach"),

@@ -7,8 +7,9 @@ the first read.
 
 The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
 id; then the wings, then the rooms a request creates on first use; then the drawer names; then
-the rooms' writes (`room_writes`); each kind by sorted key; then row locks on drawers (or
-entities), by id; then row locks on what they lead to, their links (similar_to and
+the rooms' writes (`room_writes`), or an entity's key; each kind by sorted key; then the key
+bands of an entity about to be created (`creations_meanwhile`, by length); then row locks on
+drawers (or entities), by id; then row locks on what they lead to, their links (similar_to and
 possibly_same_as), by id. A request that needs more than one lock of a kind takes them all up
 front (`hold_locks`, `rows_held`).
 
@@ -30,7 +31,7 @@ from typing import TypeVar
 from django.db import connection, models
 from django.db.models import QuerySet
 
-from palace.models import Drawer
+from palace.models import Drawer, EntityKeyBand
 
 Row = TypeVar("Row", bound=models.Model)
 
@@ -152,3 +153,29 @@ def link_held(model: type[Row], pk: int, *, sides: type[models.Model]) -> Row | 
     )
     sql = f"SELECT * FROM {link} WHERE id = %s AND (SELECT count(*) FROM ({held}) h) = 2 "
     return next(iter(model._default_manager.raw(sql + f"FOR UPDATE OF {link}", [pk])), None)
+
+
+def creations_meanwhile(key_length: int, seen: dict[int, int]) -> bool:
+    """Count the creation of an entity whose key has `key_length` characters in the bands it
+    moves (`palace.EntityKeyBand`: this length and the two above), holding their rows until
+    commit, and say whether another writer created an entity in them since `seen` (the counts
+    the lookup read before it looked: `dedup.candidates.NameLookup.bands`).
+
+    Two names within two edits have keys within two characters of length, so their writers
+    share a band: whichever counts second waits here for the other's commit and finds a count
+    moved, and its resolution looks again (which now sees that entity) before it creates one.
+    Before this, each writer's lookup ran before the other committed and both created: four
+    typo spellings of one name written at once made four entities. One statement, the rows in
+    ascending length (one made by the first creation that needs it). PostgreSQL only: SQLite's
+    writers are serial."""
+    table = EntityKeyBand._meta.db_table
+    lengths = [key_length, key_length + 1, key_length + 2]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (length, created) SELECT band, 1 FROM unnest(%s::int[]) AS band "
+            f"ON CONFLICT (length) DO UPDATE SET created = {table}.created + 1 "
+            "RETURNING length, created",
+            [lengths],
+        )
+        counts = dict(cursor.fetchall())
+    return any(counts[length] != seen.get(length, 0) + 1 for length in lengths)

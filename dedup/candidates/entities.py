@@ -60,20 +60,25 @@ class NameLookup:
 
     named: list[KnownEntity]
     reached: list[KnownEntity]
+    # PostgreSQL: the creations counted in each key band a new entity of the name would move,
+    # read before the lookups (`dedup.locks.creations_meanwhile`); None on SQLite.
+    bands: dict[int, int] | None = None
 
 
-# The columns `castellan_entity_lookup` returns: which part of it a row is, then an entity's
-# concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py holds
-# them equal to the model's), then an alias and (part 2) its key.
-EXACT, SIGNED_ENTITY, SIGNED_ALIAS = 0, 1, 2
+# The columns `castellan_entity_lookup_banded` returns: which part of it a row is, then an
+# entity's concrete fields (ENTITY_FUNCTION_FIELDS, in order; tests/dedup/test_entity_function.py
+# holds them equal to the model's), then an alias and (part 2) its key. A band's row (part 3)
+# holds its count in the id and its length in the key's length.
+EXACT, SIGNED_ENTITY, SIGNED_ALIAS, BAND = 0, 1, 2, 3
 _ENTITY = slice(1, 1 + len(ENTITY_FUNCTION_FIELDS))
 _KEY, _ALIAS, _ALIAS_KEY = 1 + ENTITY_FUNCTION_FIELDS.index("key"), _ENTITY.stop, _ENTITY.stop + 1
+_KEY_LENGTH = 1 + ENTITY_FUNCTION_FIELDS.index("key_length")
 
 
 def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None) -> NameLookup:
     """The entity's lock (`dedup.locks.lock_key`; None if held already), then `entities_named`,
     then, if it found none and `fuzzy`, the entities within reach: on PostgreSQL one call of the
-    function `castellan_entity_lookup` (one round trip instead of five), elsewhere (SQLite)
+    function `castellan_entity_lookup_banded` (one round trip instead of five), elsewhere (SQLite)
     one to three statements (its IMMEDIATE transaction holds the write lock already)."""
     db = default_connection()
     if db.vendor != "postgresql":
@@ -98,12 +103,16 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
             [lock, name, key, None if kind == VAGUE_KIND else kind, asked, low, high],
         )
         rows = cursor.fetchall()
+    bands = {row[_KEY_LENGTH]: row[1] for row in rows if row[0] == BAND}
+    rows = [row for row in rows if row[0] != BAND]
     if rows and rows[0][0] == EXACT:
-        return NameLookup(_known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in rows), [])
+        named = _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in rows)
+        return NameLookup(named, [], bands)
     # The function kept the owners within a looser bound; within reach is judged here.
     keys = [row[_KEY] if row[0] == SIGNED_ENTITY else row[_ALIAS_KEY] for row in rows]
     reached = (rows[index] for index in indexes_within_reach(key, keys))
-    return NameLookup([], _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached))
+    found = _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached)
+    return NameLookup([], found, bands)
 
 
 def signatures_parameter(signatures: Iterable[int]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dedup.policy.entities import MAX_POSSIBLE_EDITS
 from palace.models import PERSON_ALIAS_SOURCES
 
-ENTITY_FUNCTION_NAME = "castellan_entity_lookup"
+ENTITY_FUNCTION_NAME = "castellan_entity_lookup_banded"
 # The entity's columns a row holds after its part, in order: the model's concrete fields
 # (tests/dedup/test_entity_function.py holds them equal), as `name_lookup` reads them.
 ENTITY_FUNCTION_FIELDS = (
@@ -74,7 +74,12 @@ _WITHIN_BOUND = f"levenshtein_less_equal(o.key, p_key, {LEVENSHTEIN_BOUND}) <= {
 # Volatile PL/pgSQL: each statement sees what committed before it started, so the lookups, which
 # run after the lock, see the entity that the writer who held it created. A NULL lock is one held
 # already (a resolution run again in the same transaction); a NULL kind is any kind; NULL
-# signatures ask only the exact lookups (fuzzy matching off). Part 0 is an entity the exact lookups
+# signatures ask only the exact lookups (fuzzy matching off). Part 3 comes first, read before the
+# lookups: the count of creations (in `id`) of each key band (`palace.EntityKeyBand`, its length
+# in `key_length`) that a new entity of this key would move, which `dedup.locks.
+# creations_meanwhile` compares with the counts after it, to tell whether an entity within reach
+# may have been created since these lookups saw the table (0 for a band no creation made yet).
+# Part 0 is an entity the exact lookups
 # found (the name's, the key's, an alias key's), once per alias of it (every one, NULL if none).
 # Part 1 is an entity that stores a signature asked with a length in range, and part 2 an alias a
 # person recorded that does (with the alias and its key), each once, if its key is within the
@@ -112,6 +117,13 @@ BEGIN
     IF p_lock IS NOT NULL THEN
         PERFORM pg_advisory_xact_lock(p_lock);
     END IF;
+    RETURN QUERY
+    SELECT 3, coalesce(b.created, 0), NULL::uuid, NULL::varchar, NULL::varchar, NULL::varchar,
+        l.length, NULL::bigint, NULL::varchar, NULL::timestamptz, NULL::varchar, NULL::varchar
+    FROM generate_series(char_length(p_key), char_length(p_key) + 2) AS l(length)
+    LEFT JOIN LATERAL (
+        SELECT b.created FROM palace_entitykeyband b WHERE b.length = l.length OFFSET 0
+    ) b ON true;
     RETURN QUERY
     SELECT 0, {_ENTITY_COLUMNS}, a.alias, NULL::varchar
     FROM (

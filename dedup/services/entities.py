@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import InvalidInput, NotFound
-from dedup.locks import lock_key
+from dedup.locks import creations_meanwhile, lock_key
 from dedup.services.config import Actor, DedupConfig
 from dedup.services.inserts import (
     entity_insert_indexed,
@@ -142,9 +142,16 @@ def _entity_resolve_locked(
 ) -> EntityResolution | None:
     """The resolution under the entity's lock (taken first, unless None: held already), or None
     if the entity to create was created meanwhile by another."""
-    known, by_id, all_aliases = _known_entities(name, kind, key, config, lock)
+    found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one to three
+        kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
+    )
+    known, by_id, all_aliases = _known_entities(found)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
+        if found.bands is not None and creations_meanwhile(len(key), found.bands):
+            # An entity of a near key may have been created since the lookup: look again. The
+            # bands are held now, so the second look is the last.
+            return _entity_resolve_locked(name, kind, key, config, None, sighting)
         return _entity_create(name, kind, key, resolution, by_id, sighting)
     reached = by_id[cast(int, resolution.entity)]  # the known are ids
     entity = canonical_entity(reached)
@@ -162,13 +169,10 @@ _ALIAS_UNIQUE = ("entity_id", "alias")  # entity_alias_unique
 
 
 def _known_entities(
-    name: str, kind: str, key: str, config: DedupConfig, lock: int | None
+    found: candidates.NameLookup,
 ) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
     """The entities the name may resolve to, as the policy sees them, by id, and (from the
     exact lookups, which read them all) each one's aliases."""
-    found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one to three
-        kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
-    )
     matching = found.named
     if matching:
         known = [_candidate(m.entity, m.aliases) for m in matching]

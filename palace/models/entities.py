@@ -125,6 +125,21 @@ class EntityAliasSignature(models.Model):
         return f"{self.signature} -> alias {self.alias_id}"
 
 
+class EntityKeyBand(models.Model):
+    """How many entities were created with a key of `length` characters or one or two fewer: where
+    writers creating entities at the same moment on PostgreSQL meet (`dedup.locks.
+    creations_meanwhile`). Keys within two edits are within two characters of length, so two
+    such writers update one row at least: the later waits for the earlier's commit and finds
+    the count moved since its lookup, and looks again. A row is made by the first creation that
+    needs it; SQLite (one writer at a time) writes none."""
+
+    length = models.PositiveSmallIntegerField(primary_key=True)
+    created = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"keys of {self.length - 2} to {self.length} characters: {self.created} created"
+
+
 class Mention(models.Model):
     """A drawer names an entity. The observation keeps the name as the drawer spelled it, the
     rule that resolved it and the confidence; provenance says where the sighting came from."""

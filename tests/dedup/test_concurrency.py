@@ -6,10 +6,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
-from dedup import services
-from palace.models import Drawer, Entity
+from dedup import locks, services
+from palace.models import Drawer, Entity, EntityLink
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -78,3 +78,40 @@ def test_replays_of_one_drawer_id_racing_store_it_once(dedup_settings):
     assert Drawer.objects.filter(room=room).count() == 1
     assert sum(r.created for r in results) == 1
     assert {r.drawer.uuid for r in results} == {drawer_id}
+
+
+ROUNDS = 5
+
+
+def race_rounds(names):
+    """Each round, the entities emptied, then `WRITERS` sightings of the names, at once."""
+    for _ in range(ROUNDS):
+        Entity.objects.all().delete()
+        race(lambda i: services.entity_resolve(name=names[i % len(names)], kind="person"))
+        yield
+
+
+def test_sightings_of_one_name_in_two_typo_spellings_racing_make_one_entity(dedup_settings):
+    """Written one after the other, in either order, the second spelling converges on the
+    first's entity (one typo). Written at once, each writer's lookup used to run before the
+    other committed, and both created one: the later creator now looks again and converges."""
+    for _ in race_rounds(["Ada Lovelace", "Ada Lovelase"]):
+        assert Entity.objects.count() == 1
+
+
+def test_resembling_names_racing_are_linked_possibly_same_as(dedup_settings):
+    """Two edits apart: written one after the other they make two entities and a link between
+    them; written at once, the link was missing."""
+    for _ in race_rounds(["Ada Lovelace", "Adda Lovelase"]):
+        assert Entity.objects.count() == 2
+        assert EntityLink.objects.count() == 1
+
+
+def test_creations_counted_since_the_lookup_are_told_apart_from_none(dedup_settings):
+    """The bands of a key of five characters are 5, 6 and 7; each creation counts one in each."""
+    with transaction.atomic():
+        assert locks.creations_meanwhile(5, {}) is False  # the first: made at 1, as expected
+    with transaction.atomic():
+        assert locks.creations_meanwhile(5, {}) is True  # one counted since "none seen"
+    with transaction.atomic():
+        assert locks.creations_meanwhile(5, {5: 2, 6: 2, 7: 2}) is False

@@ -103,8 +103,11 @@ def function_rows(name, kind):
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             f"SELECT part, name, known_alias FROM {candidates.ENTITY_FUNCTION_NAME}"
-            "(NULL, %s, %s, %s, %s::bigint[], %s, %s)",
-            [name, key, kind, candidates.signatures_parameter(reach_signatures(key)), low, high],
+            "(NULL, %s, %s, %s, %s::bigint[], %s, %s) WHERE part <> %s",
+            [
+                *(name, key, kind, candidates.signatures_parameter(reach_signatures(key))),
+                *(low, high, candidates.entities.BAND),
+            ],
         )
         return sorted(cursor.fetchall())
 
@@ -143,3 +146,16 @@ def test_the_function_reads_only_entities_within_its_bound_of_the_kind_not_redir
         lookup = candidates.name_lookup(kind="person", name=asked, key=key, fuzzy=True, lock=None)
     reached = sorted((known.entity.name, known.aliases) for known in lookup.reached)
     assert reached == [("Kalomen Qqqqqq", ("Kalomen Tasvqz",)), ("Kalomen Tasvor", ())]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the function is PostgreSQL's")
+def test_the_lookup_reads_the_counts_of_the_bands_a_new_entity_would_move(dedup_settings):
+    """A name whose key has n characters reads the bands n, n + 1 and n + 2, each of which
+    counts the entities created with a key of its length or up to two shorter (0 before any)."""
+    length = len(services.entity_resolve(name="Ada Lovelace", kind="person").entity.key)
+    shorter = "x" * (length - 1)
+    with transaction.atomic():
+        lookup = candidates.name_lookup(
+            kind="person", name=shorter, key=shorter, fuzzy=True, lock=None
+        )
+    assert lookup.bands == {length - 1: 0, length: 1, length + 1: 1}

@@ -1,12 +1,12 @@
 """The statements a mention costs, per rule: pinned, so the service's own work stays small (issue
 14). Inside the test's transaction the service's atomic block is one SAVEPOINT and its RELEASE;
 the entity resolution takes no savepoint of its own. On PostgreSQL one call of the function
-castellan_entity_lookup takes the entity's lock and runs the exact lookups and, if they miss,
+castellan_entity_lookup_banded takes the entity's lock and runs the exact lookups and, if they miss,
 the signature lookup and reads the entities within reach (SQLite's IMMEDIATE transaction already
 holds the write lock, and its signature lookup and the entities within reach are a statement
 each); a new entity, its signatures, its links and its
-mention are one statement (one each on SQLite, which has no INSERT in a WITH). The mention's
-insert holds its drawer."""
+mention are one statement (one each on SQLite, which has no INSERT in a WITH), after its count in
+the key bands on PostgreSQL. The mention's insert holds its drawer."""
 
 import pytest
 from django.db import connection
@@ -40,8 +40,9 @@ def in_reach() -> int:
 
 
 def creation(links: bool = False) -> int:
-    """The entity, its signatures, (if any) its links and the mention that named it."""
-    return 1 if postgresql() else 2 + links + MENTION
+    """The entity, its signatures, (if any) its links and the mention that named it; on
+    PostgreSQL after its count in the key bands (`dedup.locks.creations_meanwhile`)."""
+    return 2 if postgresql() else 2 + links + MENTION
 
 
 @pytest.fixture

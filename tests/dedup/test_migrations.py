@@ -410,7 +410,7 @@ def test_the_words_function_migration_installs_the_code_s_text():
 def test_the_entity_function_migration_installs_the_code_s_text():
     """As for the drawer function: the latest migration that installs the entity lookup
     function holds the code's text and drops the code's signature of it."""
-    latest = migration("dedup", "0013_entity_lookup_function")
+    latest = migration("dedup", "0015_entity_lookup_banded_function")
     assert latest.FUNCTION == candidates.POSTGRESQL_ENTITY_FUNCTION
     assert latest.REMOVE == candidates.POSTGRESQL_ENTITY_FUNCTION_REMOVE
 
@@ -445,6 +445,40 @@ def test_the_entity_function_migrations_reverse_and_install_again(dedup_settings
     ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
     typo = services.entity_resolve(name="Ada Lovelaec", kind="person")
     assert (typo.entity, typo.rule) == (ada, "typo")
+
+
+@postgresql_only
+def test_the_banded_function_reverses_to_0013_s_which_stays_for_the_release_before(
+    dedup_settings,
+):
+    """0015's function has a name of its own and leaves 0013's as it was (its rows changed
+    shape: the bands come first)."""
+    before, lookup = "castellan_entity_lookup", candidates.ENTITY_FUNCTION_NAME
+    of_0013 = functions_installing(
+        migration("dedup", "0013_entity_lookup_function").FUNCTION, before
+    )
+    assert installed_functions(before) == of_0013
+    migrate(("dedup", "0014_words_held_function"))
+    assert installed_functions(lookup) == []
+    assert installed_functions(before) == of_0013
+    migrate()
+    assert installed_functions(lookup) == functions_installing(
+        candidates.POSTGRESQL_ENTITY_FUNCTION, lookup
+    )
+
+
+@postgresql_only
+def test_the_function_of_0013_still_answers_the_release_before(dedup_settings):
+    """What a process of the release before reads from 0013's function once 0015 has run: the
+    entity an exact lookup finds, and no band."""
+    ada = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT part, id FROM castellan_entity_lookup"
+            "(NULL, 'Ada Lovelace', %s, 'person', NULL, 0, 0)",
+            [ada.key],
+        )
+        assert cursor.fetchall() == [(0, ada.pk)]
 
 
 @postgresql_only
