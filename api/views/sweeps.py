@@ -30,11 +30,12 @@ class SweepListView(APIView):
         request=s.SweepRequestSerializer,
         responses={
             202: OpenApiResponse(s.SweepSerializer, description="Queued."),
-            **errors(400, 401, 403),
+            **errors(400, 401, 403, 409),
         },
     )
     def post(self, request: Request) -> Response:
-        """Start a sweep in the background (`manage.py db_worker` runs it). It only proposes."""
+        """Start a sweep in the background (`manage.py db_worker` runs it). It only proposes. A
+        scope being swept already is refused (409 `sweep_under_way`, `details.run`)."""
         data = parsed(s.SweepRequestSerializer, request)
         run = sweep_services.start(
             wing=data.get("wing", ""),
