@@ -51,6 +51,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),
     "not_authenticated": ErrorCode((401,), "No token or session."),
     "not_found": ErrorCode((404,), "No such path, or an unknown page cursor."),
+    "nothing_to_apply": ErrorCode(
+        (409,), "Applying the sweep would change nothing (sent twice, or nothing left)."
+    ),
     "out_of_scope": ErrorCode((403,), "The agent key does not reach the wing."),
     "permission_denied": ErrorCode((403,), "The user may not do that."),
     "remembered_distinct": ErrorCode((409,), "A curator said the two are distinct."),
@@ -61,10 +64,8 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "revert_would_duplicate": ErrorCode(
         (409,), "Reverting would put an exact copy beside a drawer written since."
     ),
-    "nothing_to_apply": ErrorCode(
-        (409,), "Applying the sweep would change nothing (the same apply sent twice)."
-    ),
     "room_not_found": ErrorCode((400, 404), "No such wing or room."),
+    "run_done": ErrorCode((409,), "Resuming a sweep that has finished."),
     "run_not_applied": ErrorCode((409,), "Nothing of the sweep is applied: nothing to reverse."),
     "run_not_done": ErrorCode((409,), "Only a finished sweep can be applied."),
     "server_error": ErrorCode((500,), "An unexpected failure under /api/ (a bug; it is logged)."),

@@ -43,6 +43,7 @@ ALL_WING_ROUTES = {
     "sweep-proposals",
     "sweep-apply",
     "sweep-reverse",
+    "sweep-resume",
 }
 
 

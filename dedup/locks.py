@@ -8,8 +8,10 @@ the first read.
 The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
 id; then the wings, then the rooms a request creates on first use; then the drawer names; then
 the rooms' writes (`room_writes`), or an entity's key; each kind by sorted key; then the key
-bands of an entity about to be created (`creations_meanwhile`, by length); then row locks on
-drawers (or entities), by id; then row locks on what they lead to, their links (similar_to and
+bands of an entity about to be created (`creations_meanwhile`, by length; a transaction creates
+one entity at most, or writes alone, as `seed_demo` before anyone else: holding bands, it would
+wait on another name's lock whose holder waits on the bands); then row locks on drawers (or
+entities), by id; then row locks on what they lead to, their links (similar_to and
 possibly_same_as), by id. A request that needs more than one lock of a kind takes them all up
 front (`hold_locks`, `rows_held`).
 

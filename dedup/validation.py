@@ -4,6 +4,7 @@ same way everywhere and before anything is written."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from django.conf import settings
 
@@ -39,11 +40,13 @@ def clean_content(content: object) -> str:
 
 
 def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
-    """A wing, room, drawer or entity name: trimmed, not blank, no control characters."""
+    """A wing, room, drawer or entity name: trimmed, not blank (nor only invisible format
+    characters), no control characters."""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string.", details={"field": field})
     label = value.strip()
-    if not label:
+    if all(unicodedata.category(c) == "Cf" or c.isspace() for c in label):
+        # Blank, or only characters that show nothing (a zero-width space, a joiner alone).
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if len(label) > max_length:
         raise InvalidInput(

@@ -2,17 +2,26 @@
 with `manage.py db_worker`, on as many machines as the database serves. A sweep is planned into
 parts, each its own task, so any number of workers sweep it in parallel (see `sweep_parts`)."""
 
+import logging
+
 from django_tasks import task
 
+from dedup.errors import Conflict
 from review.models import SweepRun
 from review.services import sweep_parts
+
+logger = logging.getLogger("castellan.sweeps")
 
 
 @task()
 def run_sweep(run_id: int) -> dict:
     """Plan the run into parts and enqueue each unfinished one; enqueueing it again (after a
     crash) resumes the unfinished parts where their last committed batch left them."""
-    parts = sweep_parts.resume(SweepRun.objects.get(pk=run_id))
+    try:
+        parts = sweep_parts.resume(SweepRun.objects.get(pk=run_id))
+    except Conflict as refused:  # a failed run, and another of its scope under way meanwhile
+        logger.warning("sweep %s not resumed: %s", run_id, refused.message)
+        return {"parts": 0, "refused": refused.code}
     for part in parts:
         run_sweep_part.enqueue(part.pk)
     if not parts:

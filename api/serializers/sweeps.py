@@ -10,9 +10,9 @@ from api.serializers.common import (
     InputSerializer,
     IsoDateTimeField,
     StrictBooleanField,
-    StrictCharField,
     StrictFloatField,
 )
+from api.serializers.limits import LabelField
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from review.gates import DRAWER_TIERS, ENTITY_TIERS
 from review.models import Proposal, SweepRun
@@ -23,8 +23,9 @@ TIERS = sorted({*DRAWER_TIERS, *ENTITY_TIERS})
 
 
 class SweepRequestSerializer(InputSerializer):
-    wing = StrictCharField(required=False, allow_blank=True, max_length=100)
-    room = StrictCharField(required=False, allow_blank=True, max_length=100)
+    # As given: the service refuses one only of spaces (`empty_label`); "" is none.
+    wing = LabelField(required=False)
+    room = LabelField(required=False)
     threshold = StrictFloatField(required=False, min_value=LOWEST, max_value=HIGHEST)
     same_kind = StrictBooleanField(required=False, default=True)
     entities = StrictBooleanField(required=False, default=False)

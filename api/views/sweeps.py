@@ -118,3 +118,23 @@ class SweepReverseView(APIView):
     def post(self, request: Request, run_id: int) -> Response:
         undone = sweep_services.reverse(sweep_or_404(run_id), actor=request.user)
         return Response(s.ReversedSerializer({"undone": undone}).data)
+
+
+class SweepResumeView(APIView):
+    permission_classes = [CanDecide]
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: OpenApiResponse(s.SweepSerializer, description="Queued again."),
+            **errors(401, 403, 404, 409),
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        """Go on with a run a stopped worker left queued, running or failed: each unfinished
+        part resumes after its last committed batch (a run being worked on is not disturbed:
+        its parts' batches are taken under their row locks). A finished run is 409."""
+        run = sweep_services.run_to_resume(sweep_or_404(run_id).pk)
+        run_sweep.enqueue(run.pk)
+        run.refresh_from_db()
+        return Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -125,8 +125,31 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
     order, the canonical one. Two deletions of a link's two ends each update the sweep proposal
     both name twice (its side, then its applied link, set to null), so each one's commit checks
     the proposal's other side, which the other deletion held FOR UPDATE: a deadlock. In id order
-    the second deletion waits for the first at the lower of the two drawers instead."""
+    the second deletion waits for the first at the lower of the two drawers instead. The ends
+    are read again once the drawer is held: a link made while this waited for it (a sweep's
+    apply holds both its drawers) may add an end below it, which is then held first, after a
+    rollback of what this held (nothing is written before)."""
     partners = _partners(drawer)
+    for attempt in range(_ATTEMPTS):
+        try:
+            _delete_holding(drawer, partners, actor, last=attempt == _ATTEMPTS - 1)
+            return
+        except _NewPartners as changed:
+            partners = changed.partners
+
+
+_ATTEMPTS = 3  # links made to a drawer while its deletion waits: rarely one batch, never three
+
+
+class _NewPartners(Exception):
+    """Links made while the deletion waited for its drawer lead below it: hold them first."""
+
+    def __init__(self, partners: list[int]) -> None:
+        super().__init__(partners)
+        self.partners = partners
+
+
+def _delete_holding(drawer: Drawer, partners: list[int], actor: Actor, *, last: bool) -> None:
     with transaction.atomic():
         drawers_locked(pk for pk in partners if pk < drawer.pk)
         locked = (
@@ -138,7 +161,10 @@ def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
         if locked is None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         drawer = locked
-        drawers_locked(pk for pk in partners if pk > drawer.pk)
+        now = _partners(drawer)
+        if not last and any(pk < drawer.pk for pk in set(now) - set(partners)):
+            raise _NewPartners(now)  # rolled back: the locks taken here are let go
+        drawers_locked(pk for pk in now if pk > drawer.pk)
         links = list(
             DrawerLink.objects.filter(newer=drawer).values(
                 "id", "older__uuid", "verdict", "similarity"

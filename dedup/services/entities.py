@@ -148,9 +148,9 @@ def _entity_resolve_locked(
     known, by_id, all_aliases = _known_entities(found)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
-        if found.bands is not None and creations_meanwhile(len(key), found.bands):
+        if _created_meanwhile(key, found, first_look=lock is not None):
             # An entity of a near key may have been created since the lookup: look again. The
-            # bands are held now, so the second look is the last.
+            # bands are held now (as the entity's lock), so the second look is the last.
             return _entity_resolve_locked(name, kind, key, config, None, sighting)
         return _entity_create(name, kind, key, resolution, by_id, sighting)
     reached = by_id[cast(int, resolution.entity)]  # the known are ids
@@ -166,6 +166,16 @@ def _entity_resolve_locked(
 
 
 _ALIAS_UNIQUE = ("entity_id", "alias")  # entity_alias_unique
+
+
+def _created_meanwhile(key: str, found: candidates.NameLookup, *, first_look: bool) -> bool:
+    """Whether an entity the name could resolve to or resemble may have been created since the
+    lookup (`creations_meanwhile`), on PostgreSQL. Asked on the first look only (a second one
+    runs with the bands held already), and not for a key too short for any rule but the exact
+    ones, which the entity's own lock serialises."""
+    if not first_look or found.bands is None or len(key) < policy.MIN_POSSIBLE_KEY_CHARS:
+        return False
+    return creations_meanwhile(len(key), found.bands)
 
 
 def _known_entities(

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dedup.candidates.sweep_rooms import Rooms
+from dedup.errors import Conflict
 from palace.models import Entity
 from review.models import SweepPart, SweepRun
 from review.services import sweep_scan
@@ -185,8 +187,28 @@ def resume(run: SweepRun) -> list[SweepPart]:
     parts = plan(run)
     unfinished = [part for part in parts if part.status != SweepPart.Status.DONE]
     if run.status != SweepRun.Status.DONE:
-        SweepRun.objects.filter(pk=run.pk).update(
-            status=SweepRun.Status.QUEUED, error="", finished_at=None
-        )
+        try:
+            with transaction.atomic():
+                SweepRun.objects.filter(pk=run.pk).update(
+                    status=SweepRun.Status.QUEUED, error="", finished_at=None
+                )
+        except IntegrityError as error:  # a failed run, and another of its scope under way
+            scope = {"wing": run.wing, "room": run.room, "entities": run.entities}
+            raise under_way(**scope) or error from None
         run.refresh_from_db()
     return unfinished
+
+
+def under_way(**scope: Any) -> Conflict | None:
+    """The refusal to start or resume a run of a scope (wing, room, entities) that another
+    run, queued or running, sweeps; None if there is none (any more)."""
+    unfinished = (SweepRun.Status.QUEUED, SweepRun.Status.RUNNING)
+    twin = SweepRun.objects.filter(status__in=unfinished, **scope).order_by("pk").first()
+    if twin is None:
+        return None
+    return Conflict(
+        f"This scope is being swept already, by sweep {twin.pk} ({twin.status}): follow it "
+        "(or resume it) rather than start another.",
+        code="sweep_under_way",
+        details={"run": twin.pk},
+    )

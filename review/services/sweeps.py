@@ -14,7 +14,9 @@ from django.db import IntegrityError, transaction
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
+from dedup.validation import clean_optional_label
 from palace.models import (
+    LABEL_MAX_LENGTH,
     AuditAction,
     AuditEntry,
     AuditTarget,
@@ -42,7 +44,12 @@ def start(
     actor: Any = None,
 ) -> SweepRun:
     """Record a run (queued). `execute` does the work, in a worker or in the command. Refused
-    (`sweep_under_way`, naming the run) while a run of the same scope is queued or running."""
+    (`sweep_under_way`, naming the run) while a run of the same scope is queued or running.
+    An entity sweep covers every entity: a wing or room given with it is not kept."""
+    wing = clean_optional_label(wing, "wing", max_length=LABEL_MAX_LENGTH)
+    room = clean_optional_label(room, "room", max_length=LABEL_MAX_LENGTH)
+    if entities:
+        wing = room = ""
     low, high = NEAR_THRESHOLD_RANGE
     if not low <= threshold <= high:
         raise InvalidInput(f"threshold must be a number from {low:g} to {high:g}.")
@@ -53,30 +60,23 @@ def start(
         and not Room.objects.filter(wing__name=wing, **({"name": room} if room else {})).exists()
     ):
         raise DomainError("No such wing or room.", code="room_not_found")
-    try:
-        with transaction.atomic():
-            return SweepRun.objects.create(
-                wing=wing,
-                room=room,
-                threshold=threshold,
-                same_kind=same_kind,
-                entities=entities,
-                created_by=actor if getattr(actor, "is_authenticated", False) else None,
-            )
-    except IntegrityError:  # `one_unfinished_sweep_per_scope`: this scope has a run under way
-        raise _under_way(wing=wing, room=room, entities=entities) from None
-
-
-def _under_way(**scope: Any) -> Conflict:
-    unfinished = (SweepRun.Status.QUEUED, SweepRun.Status.RUNNING)
-    twin = SweepRun.objects.filter(status__in=unfinished, **scope).order_by("pk").first()
-    named = f"sweep {twin.pk} ({twin.status})" if twin else "another sweep"
-    return Conflict(
-        f"This scope is being swept already, by {named}: follow it (or resume it with "
-        "`manage.py dedup_sweep --resume`) rather than start another.",
-        code="sweep_under_way",
-        details={"run": twin.pk} if twin else {},
-    )
+    for _ in range(2):  # a run under way that ends before it is named: try once more
+        try:
+            with transaction.atomic():
+                return SweepRun.objects.create(
+                    wing=wing,
+                    room=room,
+                    threshold=threshold,
+                    same_kind=same_kind,
+                    entities=entities,
+                    created_by=actor if getattr(actor, "is_authenticated", False) else None,
+                )
+        except IntegrityError as error:  # `one_unfinished_sweep_per_scope`, or another
+            refusal = sweep_parts.under_way(wing=wing, room=room, entities=entities)
+            if refusal is not None:
+                raise refusal from None
+            failure = error
+    raise failure
 
 
 def run_to_resume(pk: int) -> SweepRun:
@@ -84,7 +84,7 @@ def run_to_resume(pk: int) -> SweepRun:
     if run is None:
         raise NotFound("No such sweep.", code="sweep_not_found")
     if run.status == SweepRun.Status.DONE:
-        raise Conflict("The sweep is done already.")
+        raise Conflict("The sweep is done already: nothing to resume.", code="run_done")
     return run
 
 

@@ -121,6 +121,11 @@ def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
     messages.success(request, f"Applied: {done.explained} (batch {done.batch}).")
 
 
+def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
+    run_sweep.enqueue(sweep_services.run_to_resume(run.pk).pk)
+    messages.success(request, f"Sweep {run.pk} resumed: `manage.py db_worker` runs it.")
+
+
 def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
     messages.success(
         request, f"Reversed: {sweep_services.reverse(run, actor=request.user)} undone."
@@ -133,4 +138,5 @@ SWEEP_ACTIONS = {
     "wrong": _sweep_judge,
     "apply": _sweep_apply,
     "reverse": _sweep_reverse,
+    "resume": _sweep_resume,
 }

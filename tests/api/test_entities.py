@@ -171,6 +171,8 @@ def test_unknown_and_malformed_entity_ids(api, suffix):
     ("body", "code"),
     [
         ({"name": " "}, "empty_label"),
+        ({"name": "\u200b"}, "empty_label"),  # a zero-width space: nothing to see
+        ({"name": " \ufeff\u2060 "}, "empty_label"),
         ({"name": "Ada", "kind": "Bad Kind"}, "invalid"),
         ({"name": "Ada", "kind": " "}, "empty_label"),
         ({"name": "Ada", "kind": 7}, "invalid"),

@@ -100,6 +100,14 @@ def test_a_new_name_reads_no_entity(drawer, ada, django_assert_num_queries):
     assert written.mention.entity == written.resolution.entity
 
 
+def test_a_new_name_too_short_for_a_typo_or_a_resemblance_is_counted_in_no_band(
+    drawer, ada, django_assert_num_queries
+):
+    base = SAVEPOINT + LOOKUPS + signature_lookup() + creation() - postgresql()
+    written = mention(drawer, "Bob", base, django_assert_num_queries)
+    assert written.resolution.created
+
+
 def test_a_new_entity_s_mention_is_stored_as_the_sighting_that_named_it(drawer):
     """Written with the entity (on PostgreSQL in its statement): every column as the mention's
     own insert stored it."""

@@ -5,7 +5,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from palace.models import AuditEntry, DistinctPair
-from review.models import Proposal, SweepRun
+from review.models import Proposal, SweepPart, SweepRun
 
 BARE_IDS = [("palace", "0004_audit_actions_named"), ("review", "0002_sample_verdicts")]
 KEYS = [("palace", "0006_distinct_pair_keys_and_audit_reverts"), ("review", "0003_proposal_keys")]
@@ -107,20 +107,32 @@ def test_bare_ids_become_foreign_keys_and_back():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_migration_fails_the_later_of_unfinished_twins_and_keeps_the_first():
+def test_the_migration_keeps_one_of_unfinished_twins_a_running_one_first():
+    """Of a queued run, a running one and another running one of one scope, the first running
+    one is kept; the others, and their unfinished parts, are failed, naming it."""
     before, after = (
         [("review", "0006_sweep_parts")],
         [("review", "0007_one_unfinished_sweep_per_scope")],
     )
     try:
-        runs = migrate(before).get_model("review", "SweepRun").objects
-        first, twin = (runs.create(wing="ops", threshold=0.9, status="running") for _ in "ab")
-        migrate(after)
-        twin = SweepRun.objects.get(pk=twin.pk)
-        assert (twin.status, twin.error) == (
-            "failed",
-            f"Started while sweep {first.pk} of the same scope was unfinished.",
+        old = migrate(before)
+        runs, parts = (old.get_model("review", name).objects for name in ("SweepRun", "SweepPart"))
+        queued, running, again = (
+            runs.create(wing="ops", threshold=0.9, status=status)
+            for status in ("queued", "running", "running")
         )
-        assert SweepRun.objects.get(pk=first.pk).status == "running"
+        part = parts.create(run_id=queued.pk, number=1, low_pk=0, high_pk=9, status="running")
+        migrate(after)
+        states = {
+            run.pk: (run.status, run.error)
+            for run in SweepRun.objects.filter(pk__in=[queued.pk, running.pk, again.pk])
+        }
+        repeated = f"Started while sweep {running.pk} of the same scope was unfinished."
+        assert states == {
+            queued.pk: ("failed", repeated),
+            running.pk: ("running", ""),
+            again.pk: ("failed", repeated),
+        }
+        assert SweepPart.objects.get(pk=part.pk).status == "failed"
     finally:
         migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -5,6 +5,7 @@ its proposals): nothing waits in a cycle. Real threads and connections, on Postg
 
 import contextlib
 import threading
+import time
 
 import pytest
 from django.db import connection
@@ -17,7 +18,7 @@ from review.models import Proposal
 from review.services import sweep_apply
 from review.services import sweeps as sweep_services
 from tests.races import race
-from tests.review.lock_waits import in_thread, wait_until_blocked
+from tests.review.lock_waits import in_thread, lock_waiters, wait_until_blocked
 from tests.review.sweep_data import legacy
 
 pytestmark = [
@@ -194,3 +195,54 @@ def test_deletions_of_both_ends_of_applied_links_never_deadlock(run, curator):
 
 def delete_by_id(pk: int):
     return lambda: write.drawer_delete(drawer=Drawer(pk=pk))
+
+
+def test_deletions_waiting_on_an_apply_hold_the_ends_of_its_new_links(run, monkeypatch, curator):
+    """Both ends of a pair are deleted while the apply that links them holds them. Each deletion
+    had read its drawer's links before it waited, so neither knew of the new link; each then
+    updated the pair's proposal twice and checked, at commit, the other end, which the other
+    deletion held: a deadlock (503 over HTTP). Each reads its links again once it holds its
+    drawer, and the higher one holds the lower first. The deletions meet after their deletes,
+    before their commits (or time out waiting, when one waits on the other's lock)."""
+    pair = run.proposals.filter(tier="near").order_by("pk").first()
+    committed, linked = threading.Event(), threading.Event()
+    real_record, real_delete = sweep_apply._applied_record, Drawer.delete
+    before_commits = threading.Barrier(2, timeout=2)
+
+    def stalled_record(*args, **kwargs):
+        linked.set()
+        committed.wait(10)
+        return real_record(*args, **kwargs)
+
+    def delete_then_meet(drawer, *args, **kwargs):
+        done = real_delete(drawer, *args, **kwargs)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            before_commits.wait()
+        return done
+
+    monkeypatch.setattr(sweep_apply, "_applied_record", stalled_record)
+    monkeypatch.setattr(Drawer, "delete", delete_then_meet)
+    errors: list[BaseException] = []
+    applier = in_thread(
+        lambda: sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator), errors
+    )
+    assert linked.wait(10)
+    deleters = [
+        in_thread(lambda pk=pk: write.drawer_delete(drawer=Drawer(pk=pk)), errors)
+        for pk in (pair.older_drawer_id, pair.newer_drawer_id)
+    ]
+    assert until(lambda: lock_waiters() == 2), "both deletions wait for the apply"
+    committed.set()
+    for thread in (applier, *deleters):
+        thread.join()
+    assert errors == []
+    assert not Drawer.objects.filter(pk__in=[pair.older_drawer_id, pair.newer_drawer_id]).exists()
+
+
+def until(condition, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

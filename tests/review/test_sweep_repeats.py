@@ -4,6 +4,7 @@ once. Starting is refused while a run of the same scope is queued or running (a 
 the database); an apply that would change nothing is refused and records nothing."""
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -12,7 +13,9 @@ from dedup import services as write
 from dedup.errors import Conflict
 from palace.models import AuditEntry
 from review.models import SweepRun
+from review.services import sweep_parts
 from review.services import sweeps as sweep_services
+from review.tasks import run_sweep
 from tests.races import race, race_codes
 from tests.review.sweep_data import legacy
 
@@ -119,3 +122,83 @@ def test_the_same_apply_sent_twice_at_once_is_recorded_once(room, curator):
 
     assert sorted(race_codes(apply, apply)) == ["nothing_to_apply", "ok"]
     assert AuditEntry.objects.filter(action="sweep.apply").count() == 1
+
+
+def test_an_entity_sweep_covers_every_entity_whatever_wing_it_names(room):
+    first = start(entities=True)
+    with pytest.raises(Conflict) as refused:
+        start(entities=True, room="", wing="agents")
+    assert (first.wing, first.room, refused.value.details) == ("", "", {"run": first.pk})
+
+
+def test_a_wing_of_spaces_is_refused_not_taken_for_the_whole_palace(room, curator):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    response = client.post("/api/sweeps", {"wing": "  "}, format="json")
+    assert (response.status_code, response.json()["code"]) == (400, "empty_label")
+    assert not SweepRun.objects.exists()
+
+
+@pytest.fixture
+def failed_beside_queued(room):
+    """A run of the scope that failed, and another started since (queued)."""
+    failed = start()
+    SweepRun.objects.filter(pk=failed.pk).update(status=SweepRun.Status.FAILED)
+    return failed, start()
+
+
+def test_resuming_a_failed_run_while_another_is_under_way_is_refused(failed_beside_queued):
+    failed, queued = failed_beside_queued
+    with pytest.raises(Conflict) as refused:
+        sweep_parts.resume(failed)
+    assert (refused.value.code, refused.value.details) == ("sweep_under_way", {"run": queued.pk})
+
+
+def test_the_command_says_so_rather_than_crash(failed_beside_queued):
+    failed, queued = failed_beside_queued
+    with pytest.raises(CommandError, match=f"by sweep {queued.pk} \\(queued\\)"):
+        call_command("dedup_sweep", resume=failed.pk, no_progress=True)
+
+
+def test_the_task_ends_saying_so(failed_beside_queued):
+    failed, _ = failed_beside_queued
+    result = run_sweep.enqueue(failed.pk)  # the immediate backend runs it here
+    assert result.return_value == {"parts": 0, "refused": "sweep_under_way"}
+
+
+@pytest.fixture
+def stuck(room):
+    """A run a worker stopped working on, left running: it holds its scope."""
+    run = start()
+    SweepRun.objects.filter(pk=run.pk).update(status=SweepRun.Status.RUNNING)
+    return run
+
+
+def test_the_api_resumes_a_stuck_run_which_then_finishes(stuck, curator):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    response = client.post(f"/api/sweeps/{stuck.pk}/resume")
+    assert response.status_code == 202
+    assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.DONE
+
+
+def test_a_finished_run_is_not_resumed(stuck, curator):
+    SweepRun.objects.filter(pk=stuck.pk).update(status=SweepRun.Status.DONE)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    response = client.post(f"/api/sweeps/{stuck.pk}/resume")
+    assert (response.status_code, response.json()["code"]) == (409, "run_done")
+
+
+def test_the_console_resumes_a_stuck_run(stuck, client, curator):
+    client.force_login(curator)
+    assert "Resume sweep" in client.get(f"/sweeps/{stuck.pk}/").content.decode()
+    client.post(f"/sweeps/{stuck.pk}/", {"action": "resume"})
+    assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.DONE
+
+
+def test_a_viewer_does_not_resume(stuck, viewer):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
+    assert client.post(f"/api/sweeps/{stuck.pk}/resume").status_code == 403
+    assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.RUNNING

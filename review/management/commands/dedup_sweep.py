@@ -94,6 +94,8 @@ class Command(BaseCommand):
 
         try:
             sweeps.execute(run, progress=progress)
+        except DomainError as error:  # resumed while another run of its scope is under way
+            raise CommandError(error.message) from error
         finally:
             bar.close()
         self.stdout.write(f"sweep {run.pk}: {run.done} compared")
