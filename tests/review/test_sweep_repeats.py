@@ -34,6 +34,12 @@ def room(dedup_settings):
     return room
 
 
+def api_as(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
 def start(**scope):
     return sweep_services.start(**{"wing": "ops", "room": "runbooks", "threshold": 0.9, **scope})
 
@@ -75,8 +81,7 @@ def test_other_scopes_are_swept_meanwhile(room, scope):
 
 def test_the_api_answers_a_repeated_start_409_with_the_run(room, curator):
     first = start()
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    client = api_as(curator)
     response = client.post("/api/sweeps", {"wing": "ops", "room": "runbooks"}, format="json")
     assert response.status_code == 409
     assert response.json()["code"] == "sweep_under_way"
@@ -132,8 +137,7 @@ def test_an_entity_sweep_covers_every_entity_whatever_wing_it_names(room):
 
 
 def test_a_wing_of_spaces_is_refused_not_taken_for_the_whole_palace(room, curator):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    client = api_as(curator)
     response = client.post("/api/sweeps", {"wing": "  "}, format="json")
     assert (response.status_code, response.json()["code"]) == (400, "empty_label")
     assert not SweepRun.objects.exists()
@@ -175,8 +179,7 @@ def stuck(room):
 
 
 def test_the_api_resumes_a_stuck_run_which_then_finishes(stuck, curator):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    client = api_as(curator)
     response = client.post(f"/api/sweeps/{stuck.pk}/resume")
     assert response.status_code == 202
     assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.DONE
@@ -184,8 +187,7 @@ def test_the_api_resumes_a_stuck_run_which_then_finishes(stuck, curator):
 
 def test_a_finished_run_is_not_resumed(stuck, curator):
     SweepRun.objects.filter(pk=stuck.pk).update(status=SweepRun.Status.DONE)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    client = api_as(curator)
     response = client.post(f"/api/sweeps/{stuck.pk}/resume")
     assert (response.status_code, response.json()["code"]) == (409, "run_done")
 
@@ -198,7 +200,6 @@ def test_the_console_resumes_a_stuck_run(stuck, client, curator):
 
 
 def test_a_viewer_does_not_resume(stuck, viewer):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
+    client = api_as(viewer)
     assert client.post(f"/api/sweeps/{stuck.pk}/resume").status_code == 403
     assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.RUNNING
