@@ -80,11 +80,17 @@ def start(
 
 
 def run_to_resume(pk: int) -> SweepRun:
+    """The run, if it can be resumed: not done, and (failed) not while another run of its scope
+    is under way. The worker's `sweep_parts.resume` refuses that too, should one start between."""
     run = SweepRun.objects.filter(pk=pk).first()
     if run is None:
         raise NotFound("No such sweep.", code="sweep_not_found")
     if run.status == SweepRun.Status.DONE:
         raise Conflict("The sweep is done already: nothing to resume.", code="run_done")
+    if run.status == SweepRun.Status.FAILED:
+        refusal = sweep_parts.under_way(wing=run.wing, room=run.room, entities=run.entities)
+        if refusal is not None:
+            raise refusal
     return run
 
 

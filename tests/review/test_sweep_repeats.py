@@ -203,3 +203,11 @@ def test_a_viewer_does_not_resume(stuck, viewer):
     client = api_as(viewer)
     assert client.post(f"/api/sweeps/{stuck.pk}/resume").status_code == 403
     assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.RUNNING
+
+
+def test_the_api_refuses_to_resume_a_failed_run_while_another_is_under_way(
+    failed_beside_queued, curator
+):
+    failed, queued = failed_beside_queued
+    response = api_as(curator).post(f"/api/sweeps/{failed.pk}/resume")
+    assert (response.status_code, response.json()["details"]) == (409, {"run": queued.pk})
