@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.cache import cache
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
@@ -28,6 +29,13 @@ def agent_client(username: str, wings=(ALL_WINGS,), rights=RIGHTS) -> APIClient:
     _, secret = AgentKey.objects.issue(agent=username, wings=wings, rights=rights)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+    return client
+
+
+def person_client(user) -> APIClient:
+    """An API client with the person's own DRF token (not an agent key): their role's rights."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client
 
 

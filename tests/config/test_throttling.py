@@ -4,11 +4,11 @@ identity: both refuse with 429 and write nothing."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
 from palace.models import Drawer
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 
@@ -81,8 +81,7 @@ def test_a_session_and_a_token_of_one_person_share_the_allowance(write_rate, dja
     """A person's DRF token is counted by its user (its key is the secret), like their session;
     an agent key is counted by the key (the test above)."""
     admin = django_user_model.objects.create_superuser("ada", password="secret-pass-3")
-    with_token = APIClient()
-    with_token.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
+    with_token = person_client(admin)
     for n in range(3):
         write(with_token, n)
     session = APIClient()

@@ -6,8 +6,6 @@ the database); an apply that would change nothing is refused and records nothing
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from dedup import services as write
 from dedup.errors import Conflict
@@ -16,6 +14,7 @@ from review.models import SweepRun
 from review.services import sweep_parts
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep
+from tests.conftest import person_client
 from tests.races import race, race_codes
 from tests.review.sweep_data import legacy
 
@@ -32,12 +31,6 @@ def room(dedup_settings):
     for text in (FACT, FACT, FACT.replace("nightly", "nigthly")):
         legacy(room, text)
     return room
-
-
-def api_as(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
 
 
 def start(**scope):
@@ -81,7 +74,7 @@ def test_other_scopes_are_swept_meanwhile(room, scope):
 
 def test_the_api_answers_a_repeated_start_409_with_the_run(room, curator):
     first = start()
-    client = api_as(curator)
+    client = person_client(curator)
     response = client.post("/api/sweeps", {"wing": "ops", "room": "runbooks"}, format="json")
     assert response.status_code == 409
     assert response.json()["code"] == "sweep_under_way"
@@ -137,7 +130,7 @@ def test_an_entity_sweep_covers_every_entity_whatever_wing_it_names(room):
 
 
 def test_a_wing_of_spaces_is_refused_not_taken_for_the_whole_palace(room, curator):
-    client = api_as(curator)
+    client = person_client(curator)
     response = client.post("/api/sweeps", {"wing": "  "}, format="json")
     assert (response.status_code, response.json()["code"]) == (400, "empty_label")
     assert not SweepRun.objects.exists()
@@ -179,7 +172,7 @@ def stuck(room):
 
 
 def test_the_api_resumes_a_stuck_run_which_then_finishes(stuck, curator):
-    client = api_as(curator)
+    client = person_client(curator)
     response = client.post(f"/api/sweeps/{stuck.pk}/resume")
     assert response.status_code == 202
     assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.DONE
@@ -187,7 +180,7 @@ def test_the_api_resumes_a_stuck_run_which_then_finishes(stuck, curator):
 
 def test_a_finished_run_is_not_resumed(stuck, curator):
     SweepRun.objects.filter(pk=stuck.pk).update(status=SweepRun.Status.DONE)
-    client = api_as(curator)
+    client = person_client(curator)
     response = client.post(f"/api/sweeps/{stuck.pk}/resume")
     assert (response.status_code, response.json()["code"]) == (409, "run_done")
 
@@ -200,7 +193,7 @@ def test_the_console_resumes_a_stuck_run(stuck, client, curator):
 
 
 def test_a_viewer_does_not_resume(stuck, viewer):
-    client = api_as(viewer)
+    client = person_client(viewer)
     assert client.post(f"/api/sweeps/{stuck.pk}/resume").status_code == 403
     assert SweepRun.objects.get(pk=stuck.pk).status == SweepRun.Status.RUNNING
 
@@ -209,5 +202,5 @@ def test_the_api_refuses_to_resume_a_failed_run_while_another_is_under_way(
     failed_beside_queued, curator
 ):
     failed, queued = failed_beside_queued
-    response = api_as(curator).post(f"/api/sweeps/{failed.pk}/resume")
+    response = person_client(curator).post(f"/api/sweeps/{failed.pk}/resume")
     assert (response.status_code, response.json()["details"]) == (409, {"run": queued.pk})

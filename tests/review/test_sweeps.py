@@ -2,8 +2,6 @@
 
 import pytest
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from dedup import services as write
 from dedup.errors import Conflict
@@ -15,6 +13,7 @@ from review.models import Proposal, SweepRun
 from review.selectors import similarity_band
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
@@ -281,8 +280,7 @@ def test_bad_sweep_options_are_refused(palace):
 
 
 def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    client = person_client(curator)
     response = client.post("/api/sweeps", {"wing": "ops", "room": "runbooks"}, format="json")
     assert response.status_code == 202
     run_id = response.json()["id"]
@@ -301,8 +299,7 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
     bad = client.post("/api/sweeps", {"threshold": 0.1}, format="json")
     assert bad.status_code == 400
     assert bad.json()["code"] == "invalid"
-    reader = APIClient()
-    reader.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=viewer).key}")
+    reader = person_client(viewer)
     assert reader.post("/api/sweeps", {}, format="json").status_code == 403
     assert reader.get(f"/api/sweeps/{run_id}").status_code == 200
 
@@ -403,9 +400,7 @@ def test_judging_a_proposal_through_the_api_refuses_twice_and_reverts(
 ):
     run = run_sweep()
     proposal = run.proposals.order_by("pk").first()
-    mine, theirs = APIClient(), APIClient()
-    mine.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
-    theirs.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=other_curator).key}")
+    mine, theirs = person_client(curator), person_client(other_curator)
     queue = mine.get("/api/review/queue", {"run": run.pk}).json()
     assert {i["type"] for i in queue["items"]} == {"proposal"}
     assert queue["counts"]["proposal"] == run.proposals.count()
