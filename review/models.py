@@ -13,6 +13,9 @@ from django.utils import timezone
 
 from palace.models import Drawer, DrawerLink, Entity, EntityLink, Room
 
+# A run's statuses while it holds its scope (`one_unfinished_sweep_per_scope`).
+UNFINISHED_RUNS = ("queued", "running")
+
 
 class SweepRun(models.Model):
     class Status(models.TextChoices):
@@ -53,7 +56,7 @@ class SweepRun(models.Model):
             # when both arrive at once (`sweeps.start`).
             models.UniqueConstraint(
                 fields=["wing", "room", "entities"],
-                condition=models.Q(status__in=["queued", "running"]),
+                condition=models.Q(status__in=UNFINISHED_RUNS),
                 name="one_unfinished_sweep_per_scope",
             ),
         ]

@@ -27,7 +27,7 @@ from django.utils import timezone
 from dedup.candidates.sweep_rooms import Rooms
 from dedup.errors import Conflict
 from palace.models import Entity
-from review.models import SweepPart, SweepRun
+from review.models import UNFINISHED_RUNS, SweepPart, SweepRun
 from review.services import sweep_scan
 
 logger = logging.getLogger("castellan.sweeps")
@@ -202,8 +202,7 @@ def resume(run: SweepRun) -> list[SweepPart]:
 def under_way(**scope: Any) -> Conflict | None:
     """The refusal to start or resume a run of a scope (wing, room, entities) that another
     run, queued or running, sweeps; None if there is none (any more)."""
-    unfinished = (SweepRun.Status.QUEUED, SweepRun.Status.RUNNING)
-    twin = SweepRun.objects.filter(status__in=unfinished, **scope).order_by("pk").first()
+    twin = SweepRun.objects.filter(status__in=UNFINISHED_RUNS, **scope).order_by("pk").first()
     if twin is None:
         return None
     return Conflict(
