@@ -28,14 +28,15 @@ class DistinctPair(models.Model):
         ENTITY = "entity"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
+    # The low sides are indexed by the unique constraints, which lead with them.
     low_drawer = models.ForeignKey(
-        Drawer, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        Drawer, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     high_drawer = models.ForeignKey(
         Drawer, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     low_entity = models.ForeignKey(
-        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     high_entity = models.ForeignKey(
         Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+"

@@ -72,7 +72,9 @@ class EntityAlias(models.Model):
         API = "api", "a person, through the API"
         CURATOR = "curator", "a curator's add_alias decision"
 
-    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="alias_set")
+    entity = models.ForeignKey(  # indexed by entity_alias_unique (entity, alias)
+        Entity, on_delete=models.CASCADE, related_name="alias_set", db_index=False
+    )
     alias = models.CharField(max_length=200)
     key = models.CharField(max_length=200)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CONVERGENCE)
@@ -144,7 +146,9 @@ class Mention(models.Model):
     """A drawer names an entity. The observation keeps the name as the drawer spelled it, the
     rule that resolved it and the confidence; provenance says where the sighting came from."""
 
-    drawer = models.ForeignKey(Drawer, on_delete=models.CASCADE, related_name="mentions")
+    drawer = models.ForeignKey(  # indexed by mention_unique_pair (drawer, entity)
+        Drawer, on_delete=models.CASCADE, related_name="mentions", db_index=False
+    )
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="mentions")
     observation = models.JSONField(default=dict)
     provenance = models.JSONField(default=dict, blank=True)
@@ -169,7 +173,9 @@ class EntityLink(ReviewedLink):
         ALIASED = "aliased"
         MERGED = "merged"
 
-    newer = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_older")
+    newer = models.ForeignKey(  # indexed by entity_link_unique_pair (newer, older)
+        Entity, on_delete=models.CASCADE, related_name="links_to_older", db_index=False
+    )
     older = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links_to_newer")
     distance = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Edits between the keys: 1 is an ambiguous typo."

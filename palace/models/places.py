@@ -25,7 +25,9 @@ class Wing(models.Model):
 
 
 class Room(models.Model):
-    wing = models.ForeignKey(Wing, on_delete=models.PROTECT, related_name="rooms")
+    wing = models.ForeignKey(  # indexed by room_unique_name_in_wing (wing, name)
+        Wing, on_delete=models.PROTECT, related_name="rooms", db_index=False
+    )
     name = models.CharField(max_length=LABEL_MAX_LENGTH)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
