@@ -115,3 +115,26 @@ def test_creations_counted_since_the_lookup_are_told_apart_from_none(dedup_setti
         assert locks.creations_meanwhile(5, {}) is True  # one counted since "none seen"
     with transaction.atomic():
         assert locks.creations_meanwhile(5, {5: 2, 6: 2, 7: 2}) is False
+
+
+def test_an_alias_recorded_while_a_typo_of_it_is_sighted_ends_as_one_serial_order(dedup_settings):
+    """A person's alias serves the typo rule, and a sighting one typo from it does not wait for
+    its recording. That is safe: the alias's recording reads no other entity, so whichever
+    commits first, the outcome is one of the two serial orders. Alias first: every sighting
+    converges on its entity. Sighting first: it makes its own entity, which the later ones
+    name exactly. Never some on each."""
+    for _ in range(ROUNDS):
+        Entity.objects.all().delete()
+        entity = services.entity_resolve(name="Jan Nowak", kind="person").entity
+
+        def work(i, entity=entity):
+            if i == 0:
+                return services.entity_alias_add(entity=entity, alias="Kowalczyk")
+            return services.entity_resolve(name="Kowalcyzk", kind="person").entity.name
+
+        reached = set(race(work)[1:])
+        names = set(Entity.objects.values_list("name", flat=True))
+        assert (reached, names) in [
+            ({"Jan Nowak"}, {"Jan Nowak"}),
+            ({"Kowalcyzk"}, {"Jan Nowak", "Kowalcyzk"}),
+        ]
