@@ -8,7 +8,8 @@ the first read.
 The canonical order, so that two requests never wait on each other in a cycle: a checkpoint's
 id; then the wings, then the rooms a request creates on first use; then the drawer names; then
 the rooms' writes (`room_writes`), or an entity's key; each kind by sorted key; then the key
-bands of an entity about to be created (`creations_meanwhile`, by length; a transaction creates
+bands of an entity about to be created (`creations_meanwhile`, by length; or of those an undo
+makes current again, `bands_counted`, all in one statement; a transaction creates
 one entity at most, or writes alone, as `seed_demo` before anyone else: holding bands, it would
 wait on another name's lock whose holder waits on the bands); then row locks on drawers (or
 entities), by id; then row locks on what they lead to, their links (similar_to and
@@ -21,7 +22,8 @@ unlocked to learn its sides, holds the sides, then locks the link and judges it 
 sides never change: if it is gone, a side was deleted or a decision removed it). `link_held`
 does the three steps in one statement. A revert first locks the audit rows of the decisions it
 undoes (by id; nothing else locks an audit row), then the writes of the rooms of the drawers it
-makes current again, then the drawers, then the links.
+makes current again, then the key bands of the entities it makes current again, then the
+drawers and entities, then the links.
 """
 
 from __future__ import annotations
@@ -172,14 +174,28 @@ def creations_meanwhile(key_length: int, seen: dict[int, int]) -> bool:
     writers are serial."""
     if connection.vendor != "postgresql":
         return False
+    counts = bands_counted([key_length])
+    return any(count != seen.get(length, 0) + 1 for length, count in counts.items())
+
+
+def bands_counted(key_lengths: Iterable[int]) -> dict[int, int]:
+    """Count a creation of a key of each of these lengths in the bands it moves (the length and
+    the two above), holding their rows until commit, in one statement, the rows in ascending
+    length; each band's count after. `creations_meanwhile` for one new entity; an undo that
+    makes entities current again (`dedup.services.entity_relinks`) counts them so too, before
+    it holds their rows. PostgreSQL only: nothing is counted on SQLite."""
+    bands = sorted({length + step for length in key_lengths for step in range(3)})
+    if connection.vendor != "postgresql" or not bands:
+        return {}
     table = EntityKeyBand._meta.db_table
-    lengths = [key_length, key_length + 1, key_length + 2]
     with connection.cursor() as cursor:
+        # INSERT ... SELECT ... ORDER BY: the rows are inserted, or their conflict updated (and
+        # locked), in that order, so two counts of overlapping bands queue instead of crossing.
         cursor.execute(
-            f"INSERT INTO {table} (length, created) SELECT band, 1 FROM unnest(%s::int[]) AS band "
+            f"INSERT INTO {table} (length, created) "
+            "SELECT band, 1 FROM unnest(%s::int[]) AS band ORDER BY band "
             f"ON CONFLICT (length) DO UPDATE SET created = {table}.created + 1 "
             "RETURNING length, created",
-            [lengths],
+            [bands],
         )
-        counts = dict(cursor.fetchall())
-    return any(counts[length] != seen.get(length, 0) + 1 for length in lengths)
+        return dict(cursor.fetchall())

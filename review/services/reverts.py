@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
 from dedup.locks import room_writes_held, rows_held
+from dedup.services import current_again_counted, entity_links_since
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
-from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemRef, RevertBlocked
+from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemKind, ItemRef, RevertBlocked
 from review.selectors.audit import not_reverted
 from review.services.actions import ACTIONS, target_deleted
 
@@ -113,8 +114,18 @@ def _hold(entries: list[AuditEntry]) -> None:
         if ItemRef.parse(entry.data["item"]).is_drawer and other:
             merged_away.append(other["id"])
     room_writes_held(Drawer.objects.filter(pk__in=merged_away))
+    current_again_counted([pk for entry in entries if (pk := _current_again(entry))])
     for kind, model in TOUCHED_MODELS.items():
         rows_held(model, touched[kind])
+
+
+def _current_again(entry: AuditEntry) -> int | None:
+    """The entity undoing this decision makes answer for itself again (an alias or a merge of
+    one entity link's side into the other), if any."""
+    other = (entry.before or {}).get("other")
+    ref = ItemRef.parse(entry.data["item"])
+    redirect = entry.action.removeprefix(DECISION_PREFIX) in (Action.ADD_ALIAS, Action.MERGE)
+    return other["id"] if ref.kind is ItemKind.ENTITY and redirect and other else None
 
 
 def _refuse_unheld(later: list[AuditEntry], guessed: list[AuditEntry]) -> None:
@@ -142,6 +153,12 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
             "Restoring the prior state would clash with what was written since "
             "(for example a drawer now holding the same name).",
         ) from error
+    current_again = _current_again(entry)
+    linked = (
+        [link.pk for link in entity_links_since(current_again, since=entry.created_at)]
+        if current_again
+        else []
+    )
     return AuditEntry.objects.record(
         actor=actor,
         action=AuditAction.REVIEW_REVERT,
@@ -155,6 +172,8 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
             "reverted_action": str(action),
             "note": note,
             **({"not_restored": not_restored} if not_restored else {}),
+            # Links to the entities created while the decision held (`entity_links_since`).
+            **({"linked": linked} if linked else {}),
         },
         batch=batch,
         reverts=entry,

@@ -1,0 +1,131 @@
+"""An entity a curator's alias or merge redirected answers for itself again when the decision is
+undone, and gets the links the entities created meanwhile would have made to it (a sighting's
+fuzzy lookups skip a redirected entity). A helper's soak over HTTP found such a pair unlinked
+after an undo; only an entity sweep proposed it."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from dedup import services as write
+from dedup.services import entity_links_since
+from palace.models import DistinctPair, Entity, EntityLink
+from review import services as decisions
+from review.services import reverts
+from review.services import sweeps as sweep_services
+from tests.review.lock_waits import in_thread, wait_until_blocked
+
+pytestmark = pytest.mark.django_db
+
+
+def linked(a: Entity, b: Entity) -> EntityLink | None:
+    return EntityLink.objects.filter(newer__in=(a, b), older__in=(a, b)).first()
+
+
+def redirected(action, curator):
+    """ "Kowalczykaa" (two edits from "Kowalczyk": a link) aliased or merged into it."""
+    write.entity_resolve(name="Kowalczyk", kind="person")
+    resembling = write.entity_resolve(name="Kowalczykaa", kind="person")
+    (link,) = resembling.possible
+    decision = decisions.decide(item=f"e{link.pk}", action=action, actor=curator)
+    return resembling.entity, decision
+
+
+@pytest.mark.parametrize("action", ["merge", "add_alias"])
+def test_an_undo_links_the_entities_created_while_the_decision_held(
+    dedup_settings, curator, action
+):
+    entity, decision = redirected(action, curator)
+    # Two edits from the redirected entity, four from the canonical one: its sighting did not
+    # see the redirected entity (an alias, if any, is now the canonical one's, and linked).
+    meanwhile = write.entity_resolve(name="Kowalczykaabb", kind="person")
+    assert meanwhile.created
+    assert linked(meanwhile.entity, entity) is None
+
+    (undo,) = decisions.revert(decision=decision, actor=curator)
+    link = linked(meanwhile.entity, entity)
+    assert link is not None
+    assert (link.newer_id, link.older_id, link.distance) == (meanwhile.entity.pk, entity.pk, 2)
+    assert link.status == EntityLink.Status.OPEN
+    assert undo.data["linked"] == [link.pk]
+    # What an entity sweep would have proposed is linked: it proposes nothing.
+    run = sweep_services.execute(sweep_services.start(entities=True, threshold=0.75))
+    assert not run.proposals.exists()
+
+
+def test_an_undo_links_a_typo_of_the_entity_that_would_have_converged(dedup_settings, curator):
+    """One edit from the redirected entity: its sighting would have converged on it. Two
+    entities stand now; a link at one edit is what can be written, for a curator to merge."""
+    entity, decision = redirected("merge", curator)
+    meanwhile = write.entity_resolve(name="Kowalczykaab", kind="person").entity
+    decisions.revert(decision=decision, actor=curator)
+    link = linked(meanwhile, entity)
+    assert link is not None
+    assert link.distance == 1
+
+
+def test_an_undo_links_no_entity_created_before_the_decision(dedup_settings, curator):
+    """Those were judged against the entity when they were sighted, while it was current."""
+    canonical = write.entity_resolve(name="Kowalczyk", kind="person").entity
+    resembling = write.entity_resolve(name="Kowalczykaa", kind="person")
+    before = write.entity_resolve(name="Kowalczykaabb", kind="person").entity
+    linked(before, resembling.entity).delete()  # as if the cap of five had left it out
+    other = linked(resembling.entity, canonical)
+    decision = decisions.decide(item=f"e{other.pk}", action="merge", actor=curator)
+    (undo,) = decisions.revert(decision=decision, actor=curator)
+    assert linked(before, resembling.entity) is None
+    assert "linked" not in undo.data
+
+
+def test_an_undo_links_no_pair_recorded_distinct(dedup_settings, curator):
+    entity, decision = redirected("merge", curator)
+    meanwhile = write.entity_resolve(name="Kowalczykaab", kind="person").entity
+    DistinctPair.objects.create(
+        **DistinctPair.of(DistinctPair.Kind.ENTITY, entity.pk, meanwhile.pk)
+    )
+    decisions.revert(decision=decision, actor=curator)
+    assert linked(meanwhile, entity) is None
+
+
+def test_an_undo_links_only_what_the_policy_would(dedup_settings, curator):
+    entity, decision = redirected("merge", curator)
+    other_kind = write.entity_resolve(name="Kowalczykaab", kind="tool").entity
+    too_far = write.entity_resolve(name="Kowalczykaabbc", kind="person").entity  # three edits
+    decisions.revert(decision=decision, actor=curator)
+    assert linked(other_kind, entity) is None  # a tool is never a person
+    assert linked(too_far, entity) is None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_name_sighted_while_the_undo_commits_is_linked(dedup_settings, curator, monkeypatch):
+    """The undo is held after it judged the entities created meanwhile and before its commit,
+    and a name within reach is sighted then: its lookup still sees the entity redirected. The
+    undo counted the entity in the key bands before it held it, so the sighting waits there for
+    the undo's commit and looks again. Before, it made its entity unlinked."""
+    entity, decision = redirected("merge", curator)
+    judged, commit = threading.Event(), threading.Event()
+
+    def links_then_wait(entity_id, *, since):
+        links = entity_links_since(entity_id, since=since)
+        judged.set()
+        commit.wait(10)
+        return links
+
+    monkeypatch.setattr(reverts, "entity_links_since", links_then_wait)
+    errors: list[BaseException] = []
+    undo = in_thread(lambda: decisions.revert(decision=decision, actor=curator), errors)
+    assert judged.wait(10)
+    sighted = []
+    sighting = in_thread(
+        lambda: sighted.append(write.entity_resolve(name="Kowalczykaabb", kind="person").entity),
+        errors,
+    )
+    blocked = wait_until_blocked(sighting, timeout=2)
+    commit.set()
+    undo.join(10)
+    sighting.join(10)
+    assert errors == []
+    assert blocked  # the sighting waited on the bands the undo held
+    assert linked(sighted[0], entity) is not None
