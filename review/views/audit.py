@@ -153,6 +153,14 @@ def _report_reverted(
         if entry.data.get("not_restored"):
             lost = "; ".join(entry.data["not_restored"])
             messages.warning(request, f"Decision #{entry.data['reverts']}: not restored: {lost}.")
+        if entry.data.get("linked"):
+            count = len(entry.data["linked"])
+            messages.info(
+                request,
+                f"Decision #{entry.data['reverts']}: the entity it redirected is linked to "
+                f"{count} {'entity' if count == 1 else 'entities'} named while it was, "
+                "now in the queue.",
+            )
 
 
 @login_required

@@ -129,3 +129,14 @@ def test_a_name_sighted_while_the_undo_commits_is_linked(dedup_settings, curator
     assert errors == []
     assert blocked  # the sighting waited on the bands the undo held
     assert linked(sighted[0], entity) is not None
+
+
+def test_the_console_says_what_an_undo_linked(dedup_settings, curator, client):
+    write.entity_resolve(name="Kowalczyk", kind="person")
+    (link,) = write.entity_resolve(name="Kowalczykaa", kind="person").possible
+    client.force_login(curator)
+    client.post(f"/items/e{link.pk}/decide", {"action": "merge"})
+    write.entity_resolve(name="Kowalczykaabb", kind="person")
+    response = client.post("/undo", follow=True)
+    assert response.status_code == 200
+    assert "linked to 1 entity named while it was" in response.content.decode()
