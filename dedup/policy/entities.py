@@ -122,14 +122,11 @@ def resolve(
     fuzzy: bool,
     *,
     distinct_from: frozenset[Hashable] = frozenset(),
-    most_possible: int | None = MAX_POSSIBLE,
 ) -> Resolution:
     """Resolve a sighted name, in order: exact name, same key, recorded alias, then (when fuzzy) a
     single unambiguous typo in a key of MIN_TYPO_KEY_CHARS or more, of the name or of an alias
     a person recorded (`EntityCandidate.typo_aliases`). Anything else is distinct, with the
-    entities it resembles as possible matches, closest first: at most `most_possible` of them
-    (a sighting links to the MAX_POSSIBLE closest, so that one name in a family of near names
-    does not fill the queue; a sweep, whose pairs wait in quarantine, asks for all: None).
+    entities it resembles as possible matches, closest first.
 
     `distinct_from` holds entities a person has said are not this one; they are never proposed.
     The result does not depend on the order the candidates arrive in.
@@ -151,7 +148,7 @@ def resolve(
         return Resolution(alias.id, Rule.ALIAS, CONFIDENCE[Rule.ALIAS])
     if not fuzzy:
         return Resolution(None, Rule.DISTINCT, 0.0)
-    return _typo_or_distinct(key, kind, eligible, distinct_from, most_possible)
+    return _typo_or_distinct(key, kind, eligible, distinct_from)
 
 
 def _typo_or_distinct(
@@ -159,7 +156,6 @@ def _typo_or_distinct(
     kind: str,
     eligible: list[EntityCandidate],
     distinct_from: frozenset[Hashable],
-    most_possible: int | None,
 ) -> Resolution:
     """The one entity a key is a typo of, or none, with the entities it resembles."""
     # Only the canonical name's key and the aliases a person recorded are compared here: an
@@ -192,7 +188,7 @@ def _typo_or_distinct(
             and score >= POSSIBLE_SIMILARITY
         ),
         key=lambda item: (-item[1], item[0], _preference(kind, item[2])),
-    )[:most_possible]
+    )[:MAX_POSSIBLE]
     return Resolution(
         None,
         Rule.DISTINCT,

@@ -241,9 +241,7 @@ def _older_candidates(entity: Entity) -> dict[int, Entity]:
 
 
 def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, str, float]]:
-    """(older entity, tier, score) for what the write path would converge or link, with every
-    entity the name resembles rather than the closest `policy.MAX_POSSIBLE`: a sighting in a
-    family of more than six near names links to five, and the sweep is what finds the rest."""
+    """(older entity, tier, score) for what the write path would converge or link."""
     aliases: dict[int, list[str]] = {}
     for owner, alias in EntityAlias.objects.filter(entity_id__in=pool).values_list(
         "entity_id", "alias"
@@ -255,7 +253,7 @@ def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, st
         )
         for e in pool.values()
     ]
-    result = policy.resolve(entity.name, entity.kind, known, True, most_possible=None)
+    result = policy.resolve(entity.name, entity.kind, known, True)
     pairs = (
         [(result.entity, str(result.rule), result.confidence)]
         if result.entity

@@ -3,7 +3,6 @@
 import pytest
 from django.core.management import call_command
 
-from dedup import policy
 from dedup import services as write
 from dedup.errors import Conflict
 from dedup.services import DedupConfig
@@ -256,18 +255,6 @@ def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
     sweep_services.apply(run, threshold=0.75, actor=None)
     assert EntityLink.objects.count() == 2
     assert not run_sweep(entities=True).proposals.exists()
-
-
-def test_entities_sweep_proposes_the_near_names_beyond_the_five_a_sighting_links(dedup_settings):
-    """Each of six names is one edit from "Mira" (and two from each other, too far apart to
-    link); sighted last, "Mira" links to the five closest and leaves the youngest of the
-    furthest, "Miro", out. The sweep proposes that sixth pair: it is what finds the rest."""
-    for name in ("Mirat", "Smira", "Kira", "Mora", "Mita", "Miro"):
-        write.entity_resolve(name=name)
-    assert len(write.entity_resolve(name="Mira").possible) == policy.MAX_POSSIBLE
-    run = run_sweep(entities=True, threshold=0.75)
-    found = {(p.texts["newer"], p.texts["older"]): p.tier for p in run.proposals.all()}
-    assert found == {("Mira", "Miro"): "possible"}
 
 
 def test_command_shows_progress_and_counts(palace, capsys):
