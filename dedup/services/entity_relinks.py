@@ -106,7 +106,7 @@ def _judged(
 ) -> EntityLink | None:
     """The link the newer entity's sighting would have made to the older one, had it seen it: a
     possible match, or a typo (which would have converged: a link is what can be written now)."""
-    resolution = policy.resolve(newer.name, newer.kind, [as_candidate], True, most_possible=None)
+    resolution = policy.resolve(newer.name, newer.kind, [as_candidate], True)
     if resolution.entity == older.pk:
         if resolution.rule is not policy.Rule.TYPO:  # the named rules read redirected entities
             return None
