@@ -13,7 +13,7 @@ from django.utils import timezone
 from dedup.errors import InvalidInput
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
 from review.curators import DECIDE_PERMISSION
-from review.items import ITEM_TARGET, REVERT_ACTION, ItemRef
+from review.items import ITEM_TARGET, REVERT_ACTION, Action, ItemKind, ItemRef
 
 
 def sees_deleted_content(user: object) -> bool:
@@ -101,3 +101,21 @@ def last_decision(ref: ItemRef) -> AuditEntry | None:
         .order_by("-id")
         .first()
     )
+
+
+def redirect_windows(entity_ids: list[int]) -> dict[int, list[tuple[datetime, datetime | None]]]:
+    """When each of these entities was redirected by a curator's alias or merge: from the
+    decision until its revert, or until None (it still is, or its revert is under way). Two
+    statements, read by `dedup.services.entity_relinked` for an undo."""
+    decisions = AuditEntry.objects.filter(
+        action__in=[AuditAction.decision(Action.ADD_ALIAS), AuditAction.decision(Action.MERGE)],
+        data__item__startswith=ItemKind.ENTITY,
+        before__other__id__in=entity_ids,
+    )
+    reverted = dict(
+        AuditEntry.objects.filter(reverts__in=decisions).values_list("reverts_id", "created_at")
+    )
+    windows: dict[int, list[tuple[datetime, datetime | None]]] = {}
+    for pk, other, at in decisions.values_list("pk", "before__other__id", "created_at"):
+        windows.setdefault(other, []).append((at, reverted.get(pk)))
+    return windows

@@ -11,10 +11,10 @@ from django.db import IntegrityError, transaction
 
 from dedup.errors import NotFound
 from dedup.locks import room_writes_held, rows_held
-from dedup.services import current_again_counted, entity_links_since
+from dedup.services import current_again_counted, entity_relinked
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemKind, ItemRef, RevertBlocked
-from review.selectors.audit import not_reverted
+from review.selectors.audit import not_reverted, redirect_windows
 from review.services.actions import ACTIONS, target_deleted
 
 SIDES = ("older", "newer")  # the order of a link's `touches`
@@ -154,11 +154,8 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
             "(for example a drawer now holding the same name).",
         ) from error
     current_again = _current_again(entry)
-    linked = (
-        [link.pk for link in entity_links_since(current_again, since=entry.created_at)]
-        if current_again
-        else []
-    )
+    relinked = entity_relinked(current_again, redirect_windows) if current_again else []
+    linked = [link.pk for link in relinked]
     return AuditEntry.objects.record(
         actor=actor,
         action=AuditAction.REVIEW_REVERT,
@@ -172,7 +169,7 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
             "reverted_action": str(action),
             "note": note,
             **({"not_restored": not_restored} if not_restored else {}),
-            # Links to the entities created while the decision held (`entity_links_since`).
+            # Links to entities one of which never saw the other (`entity_relinked`).
             **({"linked": linked} if linked else {}),
         },
         batch=batch,

@@ -158,7 +158,7 @@ def _report_reverted(
             messages.info(
                 request,
                 f"Decision #{entry.data['reverts']}: the entity it redirected is linked to "
-                f"{count} {'entity' if count == 1 else 'entities'} named while it was, "
+                f"{count} {'entity' if count == 1 else 'entities'} a redirect kept from it, "
                 "now in the queue.",
             )
 

@@ -10,6 +10,7 @@ from django.db import connection, connections, transaction
 
 from dedup import locks, services
 from palace.models import Drawer, Entity, EntityLink
+from tests.review.lock_waits import in_thread
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -117,24 +118,37 @@ def test_creations_counted_since_the_lookup_are_told_apart_from_none(dedup_setti
         assert locks.creations_meanwhile(5, {5: 2, 6: 2, 7: 2}) is False
 
 
-def test_an_alias_recorded_while_a_typo_of_it_is_sighted_ends_as_one_serial_order(dedup_settings):
+def test_an_alias_recorded_while_a_typo_of_it_is_sighted_ends_as_one_serial_order(
+    dedup_settings, monkeypatch
+):
     """A person's alias serves the typo rule, and a sighting one typo from it does not wait for
-    its recording. That is safe: the alias's recording reads no other entity, so whichever
-    commits first, the outcome is one of the two serial orders. Alias first: every sighting
-    converges on its entity. Sighting first: it makes its own entity, which the later ones
-    name exactly. Never some on each."""
-    for _ in range(ROUNDS):
-        Entity.objects.all().delete()
-        entity = services.entity_resolve(name="Jan Nowak", kind="person").entity
+    its recording. That is safe: the recording reads no other entity, so the outcome is a
+    serial order's. Here the alias is held between its insert and its commit while the sighting
+    runs: the sighting finishes first, making its own entity, and the state after both is that
+    of the sighting first, then the alias (a later sighting names that entity exactly)."""
+    from dedup.services import entities as entity_services
 
-        def work(i, entity=entity):
-            if i == 0:
-                return services.entity_alias_add(entity=entity, alias="Kowalczyk")
-            return services.entity_resolve(name="Kowalcyzk", kind="person").entity.name
+    entity = services.entity_resolve(name="Jan Nowak", kind="person").entity
+    inserted, commit = threading.Event(), threading.Event()
+    real = entity_services.index_person_alias
 
-        reached = set(race(work)[1:])
-        names = set(Entity.objects.values_list("name", flat=True))
-        assert (reached, names) in [
-            ({"Jan Nowak"}, {"Jan Nowak"}),
-            ({"Kowalcyzk"}, {"Jan Nowak", "Kowalcyzk"}),
-        ]
+    def index_then_wait(alias):
+        real(alias)
+        inserted.set()
+        commit.wait(10)
+
+    monkeypatch.setattr(entity_services, "index_person_alias", index_then_wait)
+    errors: list[BaseException] = []
+    recording = in_thread(
+        lambda: services.entity_alias_add(entity=entity, alias="Kowalczyk"), errors
+    )
+    assert inserted.wait(10)
+    sighted = services.entity_resolve(name="Kowalcyzk", kind="person")  # does not wait
+    commit.set()
+    recording.join(10)
+    assert errors == []
+    assert sighted.created
+    assert sighted.possible == ()
+    assert entity.alias_set.filter(alias="Kowalczyk").exists()
+    again = services.entity_resolve(name="Kowalcyzk", kind="person")
+    assert (again.entity, again.rule) == (sighted.entity, "exact")
