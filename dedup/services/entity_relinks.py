@@ -21,6 +21,7 @@ from django.db.models import Q
 
 from dedup import candidates, policy
 from dedup.locks import bands_counted
+from dedup.services.config import DedupConfig
 from dedup.services.inserts import insert_unless_conflict
 from palace.models import PERSON_ALIAS_SOURCES, DistinctPair, Entity, EntityAlias, EntityLink
 
@@ -51,9 +52,12 @@ def entity_relinked(entity_id: int, windows: Callable[[list[int]], Windows]) -> 
     alias a person recorded for it, either way) that one of the two never saw: the newer was
     created while the older was redirected (`windows`). Linked as the newer one's sighting would
     have linked it: the policy's possible match, or a typo it would have converged on (a link
-    at one edit is what can be written now); the cap of five is not applied (one link per
-    pair). A pair linked already, either way, or recorded distinct is left. In the caller's
+    at one edit is what can be written now), unless the newer one has links to the five
+    closer already (the cap a sighting keeps). A pair linked already, either way, or recorded
+    distinct is left. In the caller's
     transaction, with the entity held (a revert holds what it touches)."""
+    if not DedupConfig.from_settings().entity_fuzzy:  # sightings link nothing either
+        return []
     entity = Entity.objects.filter(pk=entity_id, redirect_to__isnull=True).first()
     if entity is None:
         return []
@@ -68,10 +72,20 @@ def entity_relinked(entity_id: int, windows: Callable[[list[int]], Windows]) -> 
         if other.pk not in settled and _unseen(redirected.get(older.pk, []), newer.created_at):
             pairs.append((newer, older))
     aliases = _person_aliases([older.pk for _, older in pairs])
+    closer = _links_of([newer.pk for newer, _ in pairs])
     links = []
     for newer, older in pairs:
         link = _judged(newer, older, aliases.get(older.pk, ()))
-        if link is not None and insert_unless_conflict(link, _LINK_UNIQUE):
+        if link is None:
+            continue
+        # A sighting links the MAX_POSSIBLE closest: one whose links are that many, each at
+        # least as close, would have left this one out.
+        if (
+            sum(score >= link.similarity for score in closer.get(newer.pk, ()))
+            >= policy.MAX_POSSIBLE
+        ):
+            continue
+        if insert_unless_conflict(link, _LINK_UNIQUE):
             links.append(link)
     return links
 
@@ -125,6 +139,15 @@ def _settled(entity: Entity, others: list[int]) -> set[int]:
         for both in pair
         for pk in both
     } - {entity.pk}
+
+
+def _links_of(newer_ids: list[int]) -> dict[int, list[float]]:
+    """The similarities of the links these entities' sightings made, by entity: one statement."""
+    scores: dict[int, list[float]] = {}
+    made = EntityLink.objects.filter(newer_id__in=newer_ids).values_list("newer_id", "similarity")
+    for newer, similarity in made:
+        scores.setdefault(newer, []).append(similarity)
+    return scores
 
 
 def _person_aliases(entity_ids: list[int]) -> dict[int, tuple[str, ...]]:

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from dedup import services as write
-from dedup.services import entity_alias_add, entity_relinked
+from dedup.services import DedupConfig, entity_alias_add, entity_relinked
 from palace.models import DistinctPair, Entity, EntityLink
 from review import services as decisions
 from review.services import reverts
@@ -131,6 +131,27 @@ def test_two_undos_in_either_order_leave_the_pair_linked(dedup_settings, curator
     assert linked(meanwhile, entity) is None  # merged away still: not current, not judged
     decisions.revert(decision=second, actor=curator)
     assert linked(meanwhile, entity) is not None
+
+
+def test_an_undo_keeps_the_cap_a_sighting_keeps(dedup_settings, curator):
+    """A name whose sighting linked five entities closer than the redirected one would have
+    left it out: the undo does too (a helper's soak saw one undo write 52 links)."""
+    unlinked = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    for first in "QVWXZ":  # one edit from the name below (0.92), three from the entity
+        write.entity_resolve(name=f"{first}owalczykaabb", kind="person", config=unlinked)
+    entity, decision = redirected("merge", curator)
+    meanwhile = write.entity_resolve(name="Kowalczykaabb", kind="person")  # 0.85 to the entity
+    assert len(meanwhile.possible) == 5
+    decisions.revert(decision=decision, actor=curator)
+    assert linked(meanwhile.entity, entity) is None
+
+
+def test_an_undo_links_nothing_while_fuzzy_matching_is_off(dedup_settings, curator):
+    entity, decision = redirected("merge", curator)
+    meanwhile = write.entity_resolve(name="Kowalczykaabb", kind="person").entity
+    dedup_settings.CASTELLAN_DEDUP_ENTITY_FUZZY = False
+    decisions.revert(decision=decision, actor=curator)
+    assert linked(meanwhile, entity) is None
 
 
 @pytest.mark.django_db(transaction=True)
