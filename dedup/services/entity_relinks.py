@@ -54,8 +54,8 @@ def entity_relinked(entity_id: int, windows: Callable[[list[int]], Windows]) -> 
     have linked it: the policy's possible match, or a typo it would have converged on (a link
     at one edit is what can be written now), unless the newer one has links to the five
     closer already (the cap a sighting keeps). A pair linked already, either way, or recorded
-    distinct is left. In the caller's
-    transaction, with the entity held (a revert holds what it touches)."""
+    distinct is left. In the caller's transaction, with the entity held (a revert holds what
+    it touches)."""
     if not DedupConfig.from_settings().entity_fuzzy:  # sightings link nothing either
         return []
     entity = Entity.objects.filter(pk=entity_id, redirect_to__isnull=True).first()
