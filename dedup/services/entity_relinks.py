@@ -73,19 +73,18 @@ def entity_relinked(entity_id: int, windows: Callable[[list[int]], Windows]) -> 
             pairs.append((newer, older))
     aliases = _person_aliases([older.pk for _, older in pairs])
     closer = _links_of([newer.pk for newer, _ in pairs])
+    judged = [_judged(newer, older, aliases.get(older.pk, ())) for newer, older in pairs]
     links = []
-    for newer, older in pairs:
-        link = _judged(newer, older, aliases.get(older.pk, ()))
-        if link is None:
-            continue
-        # A sighting links the MAX_POSSIBLE closest: one whose links are that many, each at
-        # least as close, would have left this one out.
-        if (
-            sum(score >= link.similarity for score in closer.get(newer.pk, ()))
-            >= policy.MAX_POSSIBLE
-        ):
+    # Closest first, each written link counted: a sighting links the MAX_POSSIBLE closest, so
+    # a link the newer entity has that many of, each at least as close, would have been left
+    # out (when the entity made current is the newer side of several pairs, its own new links
+    # count too).
+    for link in sorted(filter(None, judged), key=lambda link: -link.similarity):
+        scores = closer.setdefault(link.newer.pk, [])
+        if sum(score >= link.similarity for score in scores) >= policy.MAX_POSSIBLE:
             continue
         if insert_unless_conflict(link, _LINK_UNIQUE):
+            scores.append(link.similarity)
             links.append(link)
     return links
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 
 if TYPE_CHECKING:
@@ -146,6 +148,16 @@ class AuditEntry(models.Model):
         indexes = [
             models.Index(fields=["target_type", "target_id"], name="audit_target"),
             models.Index(fields=["action", "-id"], name="audit_action"),
+            # The decisions that redirected an entity (`before.other.id`: the side an alias or
+            # a merge made answer through the other), which an undo reads to tell which names
+            # never saw it (`review.selectors.audit.redirect_windows`): 1.5 to 3.4 ms against
+            # 97 to 107 by a scan at 200,000 such decisions on PostgreSQL. (SQLite cannot use
+            # it: Django passes the JSON path as a parameter, which an index never matches.)
+            models.Index(
+                KeyTransform("id", KeyTransform("other", "before")),
+                condition=Q(action__in=[AuditAction.decision(a) for a in ("add_alias", "merge")]),
+                name="audit_redirected_entity",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -112,10 +112,15 @@ def redirect_windows(entity_ids: list[int]) -> dict[int, list[tuple[datetime, da
         data__item__startswith=ItemKind.ENTITY,
         before__other__id__in=entity_ids,
     )
+    found = list(decisions.values_list("pk", "before__other__id", "created_at"))
+    # By the ids, not a sub-select: given one, PostgreSQL's estimate of it led to a scan of the
+    # whole log (176 ms at 200,000 decisions, against under 1 ms).
     reverted = dict(
-        AuditEntry.objects.filter(reverts__in=decisions).values_list("reverts_id", "created_at")
+        AuditEntry.objects.filter(reverts_id__in=[pk for pk, _, _ in found]).values_list(
+            "reverts_id", "created_at"
+        )
     )
     windows: dict[int, list[tuple[datetime, datetime | None]]] = {}
-    for pk, other, at in decisions.values_list("pk", "before__other__id", "created_at"):
+    for pk, other, at in found:
         windows.setdefault(other, []).append((at, reverted.get(pk)))
     return windows

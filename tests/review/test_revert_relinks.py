@@ -9,6 +9,7 @@ import threading
 import pytest
 from django.db import connection
 
+from dedup import policy
 from dedup import services as write
 from dedup.services import DedupConfig, entity_alias_add, entity_relinked
 from palace.models import DistinctPair, Entity, EntityLink
@@ -152,6 +153,34 @@ def test_an_undo_links_nothing_while_fuzzy_matching_is_off(dedup_settings, curat
     dedup_settings.CASTELLAN_DEDUP_ENTITY_FUZZY = False
     decisions.revert(decision=decision, actor=curator)
     assert linked(meanwhile, entity) is None
+
+
+def test_one_undo_keeps_the_cap_for_the_entity_it_makes_current(dedup_settings, curator):
+    """The entity made current is the newer side of two pairs it never saw (both older ones
+    were merged away when it was sighted, and made current while it was merged away itself):
+    its links are counted as they are written, so the farther of the two is left out (a
+    helper's reading of the code found it linked to both, six links in all)."""
+
+    def merged_into_older(name, curator):
+        (link,) = write.entity_resolve(name=name, kind="person").possible
+        return decisions.decide(item=f"e{link.pk}", action="merge", actor=curator)
+
+    write.entity_resolve(name="Kowalczykabcd", kind="person")
+    first = merged_into_older("Kowalczykab", curator)  # two edits from the name above
+    write.entity_resolve(name="Bbkowalcz", kind="person")
+    second = merged_into_older("Kowalcz", curator)
+    for name in ("Zowalczyk", "Kowzlczyk", "Kowalqzyk", "Kowalczyq"):
+        write.entity_resolve(name=name, kind="person")
+    sighted = write.entity_resolve(name="Kowalczyk", kind="person")  # one edit from each: four
+    assert len(sighted.possible) == 4
+    third = decisions.decide(item=f"e{sighted.possible[0].pk}", action="merge", actor=curator)
+    for decision in (first, second, third):
+        decisions.revert(decision=decision, actor=curator)
+    similarities = EntityLink.objects.filter(newer=sighted.entity).values_list(
+        "similarity", flat=True
+    )
+    assert len(similarities) == policy.MAX_POSSIBLE
+    assert round(min(similarities), 3) == 0.818  # "Kowalczykab", not "Kowalcz" (0.778)
 
 
 @pytest.mark.django_db(transaction=True)
