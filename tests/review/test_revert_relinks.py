@@ -14,6 +14,7 @@ from dedup import services as write
 from dedup.services import DedupConfig, entity_alias_add, entity_relinked
 from palace.models import DistinctPair, Entity, EntityLink
 from review import services as decisions
+from review.selectors import audit as audit_selectors
 from review.services import reverts
 from review.services import sweeps as sweep_services
 from tests.review.lock_waits import in_thread, wait_until_blocked
@@ -231,3 +232,12 @@ def test_the_console_says_what_an_undo_linked(dedup_settings, curator, client):
     response = client.post("/undo", follow=True)
     assert response.status_code == 200
     assert "linked to 1 entity a redirect kept from it" in response.content.decode()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL index")
+def test_an_undo_reads_the_decisions_that_redirected_by_their_index(dedup_settings):
+    """The index must match the expression the query is built with (`before #> '{other,id}'`),
+    which Django renders: were it to change, the undo would scan the whole audit log."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    assert "audit_redirected_entity" in audit_selectors.redirecting([1, 2]).explain()
