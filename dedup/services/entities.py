@@ -185,10 +185,10 @@ def _known_entities(
     exact lookups, which read them all) each one's aliases."""
     matching = found.named
     if matching:
-        known = [_candidate(m.entity, m.aliases) for m in matching]
+        known = [policy_candidate(m.entity, m.aliases) for m in matching]
         return known, {m.entity.id: m.entity for m in matching}, _aliases_by_id(matching)
     band = found.reached  # empty unless fuzzy matching asked for it
-    known = [_candidate(m.entity, m.aliases, typo=True) for m in band]
+    known = [policy_candidate(m.entity, m.aliases, typo=True) for m in band]
     return known, {m.entity.id: m.entity for m in band}, {}
 
 
@@ -196,7 +196,7 @@ def _aliases_by_id(known: list[candidates.KnownEntity]) -> dict[int, tuple[str, 
     return {m.entity.id: m.aliases for m in known}
 
 
-def _candidate(
+def policy_candidate(
     entity: Entity, aliases: Iterable[str] = (), *, typo: bool = False
 ) -> policy.EntityCandidate:
     """The entity as the policy sees it; with `typo`, its aliases (only those a person recorded)

@@ -22,6 +22,7 @@ from django.db.models import Q
 from dedup import candidates, policy
 from dedup.locks import bands_counted
 from dedup.services.config import DedupConfig
+from dedup.services.entities import policy_candidate
 from dedup.services.inserts import insert_unless_conflict
 from palace.models import PERSON_ALIAS_SOURCES, DistinctPair, Entity, EntityAlias, EntityLink
 
@@ -161,15 +162,7 @@ def _person_aliases(entity_ids: list[int]) -> dict[int, tuple[str, ...]]:
 def _judged(newer: Entity, older: Entity, aliases: tuple[str, ...]) -> EntityLink | None:
     """The link the newer entity's sighting would have made to the older one, had it seen it: a
     possible match, or a typo (which would have converged: a link is what can be written now)."""
-    as_candidate = policy.EntityCandidate(
-        id=older.pk,
-        name=older.name,
-        kind=older.kind,
-        aliases=aliases,
-        age=older.pk,
-        key=older.key,
-        typo_aliases=aliases,
-    )
+    as_candidate = policy_candidate(older, aliases, typo=True)
     resolution = policy.resolve(newer.name, newer.kind, [as_candidate], True)
     if resolution.entity == older.pk:
         if resolution.rule is not policy.Rule.TYPO:  # the named rules read redirected entities
