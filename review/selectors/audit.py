@@ -110,7 +110,7 @@ def redirecting(entity_ids: list[int]) -> QuerySet[AuditEntry]:
         action__in=[AuditAction.decision(Action.ADD_ALIAS), AuditAction.decision(Action.MERGE)],
         data__item__startswith=ItemKind.ENTITY,
         before__other__id__in=entity_ids,
-    )
+    ).order_by()
 
 
 def redirect_windows(entity_ids: list[int]) -> dict[int, list[tuple[datetime, datetime | None]]]:

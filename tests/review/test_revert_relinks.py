@@ -12,7 +12,7 @@ from django.db import connection
 from dedup import policy
 from dedup import services as write
 from dedup.services import DedupConfig, entity_alias_add, entity_relinked
-from palace.models import DistinctPair, Entity, EntityLink
+from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Entity, EntityLink
 from review import services as decisions
 from review.selectors import audit as audit_selectors
 from review.services import reverts
@@ -238,6 +238,16 @@ def test_the_console_says_what_an_undo_linked(dedup_settings, curator, client):
 def test_an_undo_reads_the_decisions_that_redirected_by_their_index(dedup_settings):
     """The index must match the expression the query is built with (`before #> '{other,id}'`),
     which Django renders: were it to change, the undo would scan the whole audit log."""
+    AuditEntry.objects.bulk_create(
+        AuditEntry(
+            action=AuditAction.decision("merge"),
+            target_type=AuditTarget.REVIEW_ITEM,
+            target_id=f"e{n}",
+            before={"other": {"id": n}},
+            data={"item": f"e{n}"},
+        )
+        for n in range(1, 2001)
+    )
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("ANALYZE palace_auditentry")
     assert "audit_redirected_entity" in audit_selectors.redirecting([1, 2]).explain()
