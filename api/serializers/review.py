@@ -13,6 +13,7 @@ from api.serializers.common import (
 )
 from palace.models import DECISION_PREFIX, AuditEntry
 from review import services
+from review.items import ItemKind, ItemRef
 from review.selectors.queue import AtLeast
 
 # --- requests ----------------------------------------------------------------------------------
@@ -174,6 +175,10 @@ class DecisionSerializer(serializers.Serializer):
     note = serializers.SerializerMethodField()
     batch = serializers.UUIDField(allow_null=True)
     reverted = serializers.SerializerMethodField()
+    # A revert's: what it could not restore, and the entity links it wrote (an undo of an alias
+    # or a merge links the entity it makes current to the names it never saw), as items.
+    not_restored = serializers.SerializerMethodField()
+    linked = serializers.SerializerMethodField()
 
     def get_action(self, entry: AuditEntry) -> str:
         return entry.action.removeprefix(DECISION_PREFIX)
@@ -186,6 +191,12 @@ class DecisionSerializer(serializers.Serializer):
 
     def get_reverted(self, entry: AuditEntry) -> bool:
         return entry.pk in self.context.get("reverted", ())
+
+    def get_not_restored(self, entry: AuditEntry) -> list[str]:
+        return list(entry.data.get("not_restored", []))
+
+    def get_linked(self, entry: AuditEntry) -> list[str]:
+        return [str(ItemRef(ItemKind.ENTITY, pk)) for pk in entry.data.get("linked", [])]
 
 
 # --- statistics --------------------------------------------------------------------------------

@@ -251,3 +251,18 @@ def test_an_undo_reads_the_decisions_that_redirected_by_their_index(dedup_settin
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE palace_auditentry")
     assert "audit_redirected_entity" in audit_selectors.redirecting([1, 2]).explain()
+
+
+def test_the_api_names_the_links_an_undo_wrote(dedup_settings, curator):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    entity, decision = redirected("merge", curator)
+    meanwhile = write.entity_resolve(name="Kowalczykaabb", kind="person").entity
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=curator).key}")
+    response = client.post(f"/api/review/decisions/{decision.pk}/revert", {}, format="json")
+    assert response.status_code == 200
+    (undo,) = response.json()
+    assert undo["linked"] == [f"e{linked(meanwhile, entity).pk}"]
+    assert undo["not_restored"] == []
