@@ -50,7 +50,7 @@ from dedup.services.entities import (
     index_person_alias,
     mention_add,
 )
-from dedup.services.entity_relinks import current_again_counted, entity_relinked
+from dedup.services.entity_relinks import Windows, current_again_counted, entity_relinked
 from dedup.services.rooms import room_change, room_get_or_create, wing_rename
 from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
 
@@ -68,6 +68,7 @@ __all__ = [
     "DrawerWrite",
     "EntityResolution",
     "MentionWrite",
+    "Windows",
     "WriteMode",
     "assess_candidates",
     "candidates_for_text",

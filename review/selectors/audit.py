@@ -11,6 +11,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
+from dedup.services import Windows
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
 from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, Action, ItemKind, ItemRef
@@ -113,7 +114,7 @@ def redirecting(entity_ids: list[int]) -> QuerySet[AuditEntry]:
     ).order_by()
 
 
-def redirect_windows(entity_ids: list[int]) -> dict[int, list[tuple[datetime, datetime | None]]]:
+def redirect_windows(entity_ids: list[int]) -> Windows:
     """When each of these entities was redirected by a curator's alias or merge: from the
     decision until its revert, or until None (it still is, or its revert is under way). Two
     statements, read by `dedup.services.entity_relinked` for an undo."""
@@ -125,7 +126,7 @@ def redirect_windows(entity_ids: list[int]) -> dict[int, list[tuple[datetime, da
             "reverts_id", "created_at"
         )
     )
-    windows: dict[int, list[tuple[datetime, datetime | None]]] = {}
+    windows: Windows = {}
     for pk, other, at in found:
         windows.setdefault(other, []).append((at, reverted.get(pk)))
     return windows
