@@ -45,6 +45,7 @@ from dedup.candidates.entities import (
     person_aliases_within_reach,
     signatures_parameter,
 )
+from dedup.candidates.entity_batch import older_lookups
 from dedup.candidates.entity_function import (
     ENTITY_FUNCTION_NAME,
     POSTGRESQL_ENTITY_FUNCTION,
@@ -91,6 +92,7 @@ __all__ = [
     "lexical_words",
     "name_lookup",
     "near_lengths",
+    "older_lookups",
     "owners_within_reach",
     "person_aliases_by_id",
     "person_aliases_within_reach",

@@ -106,12 +106,12 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
     bands = {row[_KEY_LENGTH]: row[1] for row in rows if row[0] == BAND}
     rows = [row for row in rows if row[0] != BAND]
     if rows and rows[0][0] == EXACT:
-        named = _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in rows)
+        named = known_by_entity((entity_of(row[_ENTITY], db), row[_ALIAS]) for row in rows)
         return NameLookup(named, [], bands)
     # The function kept the owners within a looser bound; within reach is judged here.
     keys = [row[_KEY] if row[0] == SIGNED_ENTITY else row[_ALIAS_KEY] for row in rows]
     reached = (rows[index] for index in indexes_within_reach(key, keys))
-    found = _known((_entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached)
+    found = known_by_entity((entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached)
     return NameLookup([], found, bands)
 
 
@@ -128,7 +128,7 @@ def entities_named(*, kind: str, name: str, key: str) -> list[KnownEntity]:
     compilation of the UNION and of the prefetch cost more than the lookups themselves."""
     table, aliases = Entity._meta.db_table, EntityAlias._meta.db_table
     sql = (
-        f"SELECT {_entity_columns()}, a.alias AS known_alias FROM {table} e "
+        f"SELECT {entity_columns()}, a.alias AS known_alias FROM {table} e "
         f"LEFT JOIN {aliases} a ON a.entity_id = e.id WHERE e.id IN ("
         f"SELECT id FROM {table} WHERE name = %s UNION SELECT id FROM {table} WHERE key = %s "
         f"UNION SELECT entity_id FROM {aliases} WHERE key = %s)"
@@ -153,7 +153,7 @@ def entities_of_owners(
     if entity_ids:
         where, asked = _any("e.id", entity_ids)
         branches.append(
-            f"SELECT {_entity_columns()}, CAST(NULL AS TEXT) AS known_alias FROM {table} e "
+            f"SELECT {entity_columns()}, CAST(NULL AS TEXT) AS known_alias FROM {table} e "
             f"WHERE {where} AND e.redirect_to_id IS NULL{kind_sql}"
         )
         params += [*asked, *kind_params]
@@ -161,7 +161,7 @@ def entities_of_owners(
         where, asked = _any("a.id", alias_ids)
         sources = ", ".join(["%s"] * len(PERSON_ALIAS_SOURCES))
         branches.append(
-            f"SELECT {_entity_columns()}, a.alias AS known_alias FROM {aliases} a "
+            f"SELECT {entity_columns()}, a.alias AS known_alias FROM {aliases} a "
             f"JOIN {table} e ON e.id = a.entity_id WHERE {where} AND a.source IN ({sources}) "
             f"AND e.redirect_to_id IS NULL{kind_sql}"
         )
@@ -171,7 +171,7 @@ def entities_of_owners(
     return _known_rows(" UNION ALL ".join(branches), params)
 
 
-def _entity_columns() -> str:
+def entity_columns() -> str:
     return ", ".join(f"e.{field.column}" for field in Entity._meta.concrete_fields)
 
 
@@ -183,18 +183,18 @@ def _any(column: str, ids: Sequence[int]) -> tuple[str, list[Any]]:
 
 
 def _known_rows(sql: str, params: list[Any]) -> list[KnownEntity]:
-    """`_known` of the rows of a statement selecting every concrete field of an entity
-    (`_entity_columns`) and then one alias or NULL. Not `Manager.raw()`: on a lookup that finds
+    """`known_by_entity` of the rows of a statement selecting every concrete field of an entity
+    (`entity_columns`) and then one alias or NULL. Not `Manager.raw()`: on a lookup that finds
     one entity or none, building the raw query's column map cost more than the statement (55 us
     against 36 on SQLite)."""
     db = default_connection()
     with db.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return _known((_entity_of(row[:-1], db), row[-1]) for row in rows)
+    return known_by_entity((entity_of(row[:-1], db), row[-1]) for row in rows)
 
 
-def _entity_of(values: Sequence[Any], db: BaseDatabaseWrapper) -> Entity:
+def entity_of(values: Sequence[Any], db: BaseDatabaseWrapper) -> Entity:
     """The entity whose concrete fields' columns (ENTITY_FUNCTION_FIELDS, in order) hold these
     values, made as the ORM makes it (`Model.from_db`, after the backend's and the fields'
     converters: SQLite hands back a uuid or a datetime as text)."""
@@ -229,7 +229,7 @@ def _entity_converters(db: BaseDatabaseWrapper) -> list[tuple[int, list[Any], An
 _CONVERTERS = "_castellan_entity_converters"
 
 
-def _known(rows: Iterable[tuple[Entity, str | None]]) -> list[KnownEntity]:
+def known_by_entity(rows: Iterable[tuple[Entity, str | None]]) -> list[KnownEntity]:
     """Rows of (entity, one alias or None) grouped by entity, in the order they came."""
     entities: dict[int, Entity] = {}
     spellings: dict[int, list[str]] = {}
@@ -297,10 +297,10 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
     db = default_connection()
     with entity_lookups(), db.cursor() as cursor:
         cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key), db.vendor))
-        return _in_reach(key, cursor.fetchall())
+        return in_reach(key, cursor.fetchall())
 
 
-def _in_reach(key: str, signed: Iterable[tuple[int, int, str]]) -> tuple[list[int], list[int]]:
+def in_reach(key: str, signed: Iterable[tuple[int, int, str]]) -> tuple[list[int], list[int]]:
     """The entities (side 0) and aliases (side 1) of the (side, owner, owner's key) rows a
     signature lookup returned whose key is within two edits of this one."""
     # UNION ALL: an owner shares several signatures with the name; each is judged once.

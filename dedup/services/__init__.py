@@ -48,6 +48,7 @@ from dedup.services.entities import (
     entity_alias_add,
     entity_resolve,
     index_person_alias,
+    known_entities,
     mention_add,
 )
 from dedup.services.entity_relinks import Windows, current_again_counted, entity_relinked
@@ -87,6 +88,7 @@ __all__ = [
     "entity_relinked",
     "entity_resolve",
     "index_person_alias",
+    "known_entities",
     "mention_add",
     "room_change",
     "room_get_or_create",

@@ -145,7 +145,7 @@ def _entity_resolve_locked(
     found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one to three
         kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
     )
-    known, by_id, all_aliases = _known_entities(found)
+    known, by_id, all_aliases = known_entities(found)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
         if _created_meanwhile(key, found, first_look=lock is not None):
@@ -178,7 +178,7 @@ def _created_meanwhile(key: str, found: candidates.NameLookup, *, first_look: bo
     return creations_meanwhile(len(key), found.bands)
 
 
-def _known_entities(
+def known_entities(
     found: candidates.NameLookup,
 ) -> tuple[list[policy.EntityCandidate], dict[int, Entity], dict[int, tuple[str, ...]]]:
     """The entities the name may resolve to, as the policy sees them, by id, and (from the

@@ -18,13 +18,12 @@ from django.db.models import QuerySet
 from dedup import candidates, policy
 from dedup.candidates import sweep_batch
 from dedup.candidates.sweep_rooms import Rooms
-from dedup.services import Destination
+from dedup.services import Destination, known_entities
 from palace.models import (
     DistinctPair,
     Drawer,
     DrawerLink,
     Entity,
-    EntityAlias,
     EntityLink,
     Mention,
     Room,
@@ -94,15 +93,10 @@ def scan_batch(run: SweepRun, part: SweepPart, rooms: Rooms | None = None) -> Sc
     if run.entities:
         entities = list(rows[:BATCH])
         with candidates.entity_lookups():  # one transaction for the batch's lookups
-            found = [_scan_entity(entity, tally) for entity in entities]
-
-        def write_entities() -> None:
-            for entity, pool, pairs in found:
-                if pairs:
-                    _propose_entity_pairs(run, entity, pool, pairs, tally)
-
+            lookups = candidates.older_lookups(entities)
+        found = [_scan_entity(entity, lookups[entity.pk], tally) for entity in entities]
         last = entities[-1].pk if entities else part.last_pk
-        return Scanned(len(entities), last, tally, write_entities)
+        return Scanned(len(entities), last, tally, lambda: _propose_entity_pairs(run, found, tally))
     batch = [
         (pk, policy.Text(content_hash, normalized, fingerprint))
         for pk, content_hash, normalized, fingerprint in rows.values_list(
@@ -219,40 +213,15 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
 # --- entities ----------------------------------------------------------------------------------
 
 
-def _scan_entity(
-    entity: Entity, tally: Tally
-) -> tuple[Entity, dict[int, Entity], list[tuple[int, str, float]]]:
-    """Resolve an existing entity against the older ones, with the write path's rules: what
-    would have converged, or been linked as a possible match, is to be proposed."""
-    pool = _older_candidates(entity)
+EntityFound = tuple[Entity, dict[int, Entity], list[tuple[int, str, float]]]
+
+
+def _scan_entity(entity: Entity, lookup: candidates.NameLookup, tally: Tally) -> EntityFound:
+    """Resolve an existing entity against the older ones its name finds (`older_lookups`), as
+    the write path resolves a sighted name: what would have converged, or been linked as a
+    possible match, is to be proposed."""
+    known, pool, _ = known_entities(lookup)
     tally.compared += len(pool)
-    return entity, pool, _entity_pairs(entity, pool)
-
-
-def _older_candidates(entity: Entity) -> dict[int, Entity]:
-    return {
-        e.pk: e
-        for query in (
-            candidates.entities_matching(kind=entity.kind, name=entity.name, key=entity.key),
-            candidates.entities_within_reach(kind=entity.kind, key=entity.key),
-        )
-        for e in query.filter(pk__lt=entity.pk)
-    }
-
-
-def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, str, float]]:
-    """(older entity, tier, score) for what the write path would converge or link."""
-    aliases: dict[int, list[str]] = {}
-    for owner, alias in EntityAlias.objects.filter(entity_id__in=pool).values_list(
-        "entity_id", "alias"
-    ):
-        aliases.setdefault(owner, []).append(alias)
-    known = [
-        policy.EntityCandidate(
-            e.pk, e.name, e.kind, tuple(aliases.get(e.pk, ())), age=e.pk, key=e.key
-        )
-        for e in pool.values()
-    ]
     result = policy.resolve(entity.name, entity.kind, known, True)
     pairs = (
         [(result.entity, str(result.rule), result.confidence)]
@@ -260,17 +229,13 @@ def _entity_pairs(entity: Entity, pool: dict[int, Entity]) -> list[tuple[int, st
         else [(p.entity, "possible", p.similarity) for p in result.possible]
     )
     # The known entities are ids.
-    return [(cast(int, older), tier, score) for older, tier, score in pairs if older != entity.pk]
+    return entity, pool, [(cast(int, older), tier, score) for older, tier, score in pairs]
 
 
-def _propose_entity_pairs(
-    run: SweepRun,
-    entity: Entity,
-    pool: dict[int, Entity],
-    pairs: list[tuple[int, str, float]],
-    tally: Tally,
-) -> None:
-    already = _known_pairs(Proposal.Kind.ENTITY, {entity.pk})
+def _propose_entity_pairs(run: SweepRun, found: list[EntityFound], tally: Tally) -> None:
+    """Write the batch's pairs as proposals, in the caller's transaction, in pair order (see
+    `_propose_drawer_pairs`)."""
+    already = _known_pairs(Proposal.Kind.ENTITY, {entity.pk for entity, _, pairs in found if pairs})
     new = [
         Proposal(
             run=run,
@@ -282,9 +247,11 @@ def _propose_entity_pairs(
             gates={"distance": policy.edit_distance(entity.key, pool[older].key)},
             texts={"newer": entity.name, "older": pool[older].name},
         )
+        for entity, pool, pairs in found
         for older, tier, score in pairs
         if (entity.pk, older) not in already
     ]
     for proposal in new:
         tally.add(proposal.tier)
+    new.sort(key=lambda proposal: (proposal.newer_entity_id, proposal.older_entity_id))
     Proposal.objects.bulk_create(new, ignore_conflicts=True)

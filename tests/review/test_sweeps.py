@@ -2,6 +2,8 @@
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from dedup import services as write
 from dedup.errors import Conflict
@@ -12,6 +14,7 @@ from review.gates import gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors import similarity_band
 from review.selectors import sweeps as sweep_selectors
+from review.services import sweep_parts, sweep_scan
 from review.services import sweeps as sweep_services
 from tests.conftest import person_client
 
@@ -255,6 +258,44 @@ def test_entities_sweep_proposes_with_the_write_path_rules(dedup_settings):
     sweep_services.apply(run, threshold=0.75, actor=None)
     assert EntityLink.objects.count() == 2
     assert not run_sweep(entities=True).proposals.exists()
+
+
+def test_entities_sweep_reaches_through_an_alias_a_person_recorded(dedup_settings):
+    """As a sighting would: a typo of an alias a person recorded converges on its entity."""
+    strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    katarina = write.entity_resolve(name="Katarina Nowak", kind="person", config=strict).entity
+    write.entity_alias_add(entity=katarina, alias="Kasia Lindqvist")
+    write.entity_resolve(name="Kasia Lindqvsit", kind="person", config=strict)
+    sighted = write.entity_resolve(name="Kasia Lindqivst", kind="person")
+    assert sighted.entity == katarina  # what a sighting of another typo of it does now
+    found = {
+        (p.texts["newer"], p.texts["older"]): p.tier
+        for p in run_sweep(entities=True).proposals.all()
+    }
+    assert found == {("Kasia Lindqvsit", "Katarina Nowak"): "typo"}
+
+
+def test_an_entity_batch_costs_the_same_statements_whatever_its_size(dedup_settings):
+    """Its reads: the part's rows, its lookups (`older_lookups`) and the pairs known already."""
+    strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    for index in range(120):
+        write.entity_resolve(name=f"Servicename{index:03d}", kind="tool", config=strict)
+
+    def statements(rows: int) -> int:
+        run = sweep_services.start(threshold=0.9, entities=True)
+        part = sweep_parts.resume(run)[0]
+        part.high_pk = part.low_pk + rows
+        with CaptureQueriesContext(connection) as queries:
+            scanned = sweep_scan.scan_batch(run, part)
+            scanned.write()
+        assert scanned.rows == rows
+        assert scanned.tally.counts  # near names found, and proposed
+        SweepRun.objects.filter(pk=run.pk).update(status=SweepRun.Status.DONE)
+        # The proposals' bulk insert goes in the statements the database allows (Django's batches).
+        return sum(not q["sql"].startswith("INSERT") for q in queries.captured_queries)
+
+    jit_off = connection.vendor == "postgresql"  # `entity_lookups`' SET LOCAL
+    assert statements(10) == statements(120) == 7 + jit_off
 
 
 def test_command_shows_progress_and_counts(palace, capsys):

@@ -1,0 +1,120 @@
+"""A sweep's entity lookups for a batch at once (`candidates.older_lookups`) find, for every
+entity, exactly what the write path's lookups find for its name among the older entities, in a
+constant number of statements whatever the batch's size."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from dedup import candidates, policy, services
+from dedup.services.inserts import signatures_insert
+from palace.models import Entity, EntityAlias, EntitySignature
+from tests.dedup.policy.test_signatures import edited, random_key
+
+pytestmark = pytest.mark.django_db
+
+EXACT_ONLY = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+KINDS = ("person", "tool", policy.VAGUE_KIND)
+
+
+@pytest.fixture
+def entities(dedup_settings):
+    """Clusters of near names written in random order (so a name's near ones are older or
+    newer), with exact rules only (each name its own entity, or a convergence alias of one of
+    its key), of specific and vague kinds; aliases a person recorded; a few redirected."""
+    rng = random.Random(25)
+    names: list[str] = []
+    while len(names) < 300:
+        base = random_key(rng)
+        names += [base, *(edited(base, rng, rng.randint(1, 3)) for _ in range(rng.randint(0, 4)))]
+        names.append(base.upper())  # the same key: converges, an alias by convergence
+    rng.shuffle(names)
+    for name in names:
+        if name.strip():
+            services.entity_resolve(name=name, kind=rng.choice(KINDS), config=EXACT_ONLY)
+    stored = list(Entity.objects.order_by("pk"))
+    for entity in rng.sample(stored, 40):
+        services.entity_alias_add(entity=entity, alias=edited(entity.key, rng, 2) + "q")
+    # Duplicates stored as an import without deduplication leaves them: the same key, or an
+    # older entity's alias as a name of its own.
+    spellings = [(e.name.upper(), e.kind) for e in rng.sample(stored, 40)]
+    spellings += [(a.alias, a.entity.kind) for a in EntityAlias.objects.select_related("entity")]
+    for name, kind in rng.sample(spellings, 60):
+        if not Entity.objects.filter(name=name, kind=kind).exists():
+            key = policy.entity_key(name)
+            legacy = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
+            signatures_insert(EntitySignature, "entity_id", legacy.pk, key)
+    for entity in rng.sample(stored[1:], 15):
+        Entity.objects.filter(pk=entity.pk).update(redirect_to=stored[0])
+    assert EntityAlias.objects.filter(source=EntityAlias.Source.CONVERGENCE).exists()
+    return list(Entity.objects.filter(redirect_to__isnull=True).order_by("pk"))
+
+
+def one_by_one(entity: Entity) -> candidates.NameLookup:
+    """What the write path's lookups find for the entity's name, among the older entities."""
+    named = candidates.entities_named(kind=entity.kind, name=entity.name, key=entity.key)
+    named = [known for known in named if known.entity.pk < entity.pk]
+    if named:
+        return candidates.NameLookup(named, [])
+    entity_ids, alias_ids = candidates.owners_within_reach(entity.key)
+    reached = candidates.entities_of_owners(
+        kind=entity.kind, entity_ids=entity_ids, alias_ids=alias_ids
+    )
+    return candidates.NameLookup([], [known for known in reached if known.entity.pk < entity.pk])
+
+
+def spelled(found: list[candidates.KnownEntity]) -> dict[int, list[str]]:
+    return {known.entity.pk: sorted(known.aliases) for known in found}
+
+
+def test_a_batch_finds_what_each_name_finds_alone(entities):
+    batch = candidates.older_lookups(entities)
+    assert set(batch) == {entity.pk for entity in entities}
+    named = reached = 0
+    for entity in entities:
+        alone = one_by_one(entity)
+        assert spelled(batch[entity.pk].named) == spelled(alone.named), entity.name
+        assert spelled(batch[entity.pk].reached) == spelled(alone.reached), entity.name
+        named += bool(alone.named)
+        reached += bool(alone.reached)
+    # The store exercises both kinds of lookup, and reaches through person aliases.
+    assert named > 20
+    assert reached > 50
+
+
+def test_entities_come_whole(entities):
+    """The entities found are those of the table, as the ORM would read them."""
+    found = [
+        known.entity
+        for lookup in candidates.older_lookups(entities).values()
+        for known in [*lookup.named, *lookup.reached]
+    ]
+    assert found
+    for entity in found[:50]:
+        stored = Entity.objects.get(pk=entity.pk)
+        assert (entity.name, entity.kind, entity.key, entity.uuid, entity.created_at) == (
+            stored.name,
+            stored.kind,
+            stored.key,
+            stored.uuid,
+            stored.created_at,
+        )
+
+
+def test_a_batch_costs_the_same_statements_whatever_its_size(entities):
+    def statements(batch):
+        with CaptureQueriesContext(connection) as queries:
+            candidates.older_lookups(batch)
+        return len(queries)
+
+    assert statements(entities[:200]) == statements(entities[:20]) == 3
+    assert statements(entities[-20:]) == 1  # each found older entities by name: no reach asked
+
+
+def test_an_empty_batch_asks_nothing(dedup_settings, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert candidates.older_lookups([]) == {}
