@@ -103,6 +103,16 @@ class Vocabulary:
         return (" ".join(words)).capitalize() + "."
 
 
+def sampled(queryset, count: int, rng: random.Random) -> list[tuple[int, str]]:
+    """(id, content) of `count` drawers of the queryset picked by `rng`, in the order picked: the
+    same drawers for the same seed, where the database's own random order (`order_by("?")`)
+    changed the planted variants, and so the recall, from run to run."""
+    ids = list(queryset.order_by("pk").values_list("pk", flat=True))
+    picked = rng.sample(ids, min(count, len(ids)))
+    content = dict(queryset.filter(pk__in=picked).values_list("pk", "content"))
+    return [(pk, content[pk]) for pk in picked]
+
+
 def one_typo(text: str, rng: random.Random) -> str:
     """Swap, drop, or replace one letter inside a word of five letters or more. Always a change:
     swapping two equal neighbours would leave an exact copy, not a typo."""

@@ -41,6 +41,7 @@ from bench._common import (
     one_typo,
     request_end,
     run_children,
+    sampled,
     setup_django,
     table,
 )
@@ -101,9 +102,7 @@ def child(setting: str, size: int, room_count: int, writes: int) -> dict:
     vocabulary = Vocabulary(rng)
     rooms = [services.room_get_or_create(wing="bench", room=f"room-{n}") for n in range(room_count)]
     bulk_fill(rooms, vocabulary, size)
-    originals = list(
-        Drawer.objects.filter(room=rooms[0]).order_by("?").values_list("content", flat=True)[:1000]
-    )
+    originals = [text for _, text in sampled(Drawer.objects.filter(room=rooms[0]), 1000, rng)]
     with connection.cursor() as cursor:
         for name, value in options.items():
             cursor.execute(

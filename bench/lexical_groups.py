@@ -33,6 +33,7 @@ from bench._common import (
     fresh_database_url,
     one_typo,
     run_children,
+    sampled,
     settle,
     setup_django,
     table,
@@ -115,11 +116,7 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
         for _ in range(WARM_UP_WRITES):
             services.drawer_write(room=room, content=vocabulary.sentence())
         present = Drawer.objects.filter(room=room).count()
-        originals = list(
-            Drawer.objects.filter(room=room)
-            .order_by("?")
-            .values_list("id", "content")[:originals_count]
-        )
+        originals = sampled(Drawer.objects.filter(room=room), originals_count, rng)
         planted = {typos: variants_of(originals, rng, typos, threshold) for typos in TYPOS}
         # (original id, typos, text): every text is queried under each configuration in turn, in
         # a rotating order; new texts (nothing to find) count for the time as the variants do.

@@ -48,6 +48,7 @@ from bench._common import (
     one_typo,
     request_end,
     run_children,
+    sampled,
     setup_django,
     summary,
     table,
@@ -173,11 +174,7 @@ def child(
         fill_seconds = bulk_fill(rooms, vocabulary, size - present)
         if seed:  # other writes than an earlier run's into the same database (BENCH_DATABASE_URL)
             rng.seed(seed * 1_000_003 + size)
-        originals = list(
-            Drawer.objects.filter(room=room)
-            .order_by("?")
-            .values_list("id", "content")[: writes // 2]
-        )
+        originals = sampled(Drawer.objects.filter(room=room), writes // 2, rng)
         measured = interleaved(room, originals, vocabulary, rng, writes, profile)
         present = Drawer.objects.count()
         multi_found, multi_planted = multi_typo_recall(room, originals, rng)

@@ -296,7 +296,7 @@ def owners_within_reach(key: str) -> tuple[list[int], list[int]]:
     are judged here, so no entity that is not within reach is ever read."""
     db = default_connection()
     with entity_lookups(), db.cursor() as cursor:
-        cursor.execute(*_signed_owners_sql(reach_signatures(key), reach_range(key), db.vendor))
+        cursor.execute(*signed_owners_sql(key, db.vendor))
         return in_reach(key, cursor.fetchall())
 
 
@@ -313,16 +313,15 @@ def in_reach(key: str, signed: Iterable[tuple[int, int, str]]) -> tuple[list[int
     return owners
 
 
-def _signed_owners_sql(
-    signed: frozenset[int], lengths: tuple[int, int], vendor: str
-) -> tuple[str, list[Any]]:
-    """The (side, owner, key) of every stored signature that is one asked plus a length within
-    `lengths`, from both tables: per signature asked, one search of the primary key and the
-    short range after it (`dedup.policy.signatures`: the length is the low byte). Written by
-    hand, as the ORM's compilation of a few dozen parameters cost more than the lookup itself.
-    The signatures are one parameter, the outer side of the join: an array on PostgreSQL, a
-    JSON array SQLite's json_each reads (CROSS JOIN keeps it outer) rather than dozens of bound
-    values."""
+def signed_owners_sql(key: str, vendor: str) -> tuple[str, list[Any]]:
+    """The (side, owner, key) of every stored signature that is one the key asks
+    (`reach_signatures`) plus a length within its `reach_range`, from both tables: per
+    signature asked, one search of the primary key and the short range after it
+    (`dedup.policy.signatures`: the length is the low byte). Written by hand, as the ORM's
+    compilation of a few dozen parameters cost more than the lookup itself. The signatures are
+    one parameter, the outer side of the join: an array on PostgreSQL, a JSON array SQLite's
+    json_each reads (CROSS JOIN keeps it outer) rather than dozens of bound values."""
+    signed, lengths = reach_signatures(key), reach_range(key)
     asked: list[Any]
     if vendor == "postgresql":
         asked_from, join, base = (
