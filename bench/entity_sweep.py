@@ -105,7 +105,8 @@ def child(backend: str, sizes: list[int], most: int, whole: int) -> None:
     setup_django(fresh_database_url(backend))
     from django.db import connection
 
-    rng, taken, present = random.Random(14), set(), 0
+    rng, present = random.Random(14), 0
+    taken: set[tuple[str, str]] = set()
     for size in sizes:
         started = time.perf_counter()
         grow(size, present, rng, taken)

@@ -1,7 +1,7 @@
 """A sweep's entity lookups, for a batch of entities at once (`older_lookups`): for each entity,
 what the write path's lookups (`entities.name_lookup`, fuzzy) find for its name among the
 entities older than it. Three statements for the whole batch, where asking each entity's name on
-its own had cost two or three ORM queries an entity (`bench/entities.py --sweep`):
+its own had cost two or three ORM queries an entity (`bench/entity_sweep.py`):
 
 1. the exact lookups (name, key, alias key) of every entity of the batch, each entity found with
    all its aliases: `entities_named`'s three indexed lookups, joined to the batch;
@@ -104,7 +104,9 @@ def _reached_older(entities: Sequence[Entity]) -> dict[int, list[KnownEntity]]:
     reached: dict[int, list[KnownEntity]] = {}
     for entity in entities:
         entity_ids, alias_ids = owners[entity.pk]
-        spellings = [(read[owner], None) for owner in entity_ids if owner in read]
+        spellings: list[tuple[Entity, str | None]] = [
+            (read[owner], None) for owner in entity_ids if owner in read
+        ]
         spellings += [spelled[alias] for alias in alias_ids if alias in spelled]
         kept = [
             (owner, alias)
@@ -174,18 +176,17 @@ def _owners(
     if entity_ids:
         branches.append(
             f"SELECT {entity_columns()}, NULL, NULL FROM {table} e "
-            f"WHERE e.id IN ({', '.join(['%s'] * len(entity_ids))}) AND e.redirect_to_id IS NULL"
+            f"WHERE {_among('e.id')} AND e.redirect_to_id IS NULL"
         )
-        params += sorted(entity_ids)
+        params.append(_ids_parameter(entity_ids))
     if alias_ids:
         sources = ", ".join(["%s"] * len(PERSON_ALIAS_SOURCES))
         branches.append(
             f"SELECT {entity_columns()}, a.id, a.alias FROM {aliases} a "
             f"JOIN {table} e ON e.id = a.entity_id "
-            f"WHERE a.id IN ({', '.join(['%s'] * len(alias_ids))}) AND a.source IN ({sources}) "
-            "AND e.redirect_to_id IS NULL"
+            f"WHERE {_among('a.id')} AND a.source IN ({sources}) AND e.redirect_to_id IS NULL"
         )
-        params += [*sorted(alias_ids), *(str(source) for source in PERSON_ALIAS_SOURCES)]
+        params += [_ids_parameter(alias_ids), *(str(source) for source in PERSON_ALIAS_SOURCES)]
     read: dict[int, Entity] = {}
     spelled: dict[int, tuple[Entity, str]] = {}
     if not branches:
@@ -199,6 +200,22 @@ def _owners(
             else:
                 spelled[alias_id] = (entity, alias)
     return read, spelled
+
+
+def _among(column: str) -> str:
+    """`column` among the ids `_ids_parameter` binds as one value, whatever their number (a
+    placeholder each would meet the databases' limits, and change the statement's text): on
+    PostgreSQL `= ANY` of an array (an index search of each), on SQLite a JSON array."""
+    if default_connection().vendor == "postgresql":
+        return f"{column} = ANY(%s::bigint[])"
+    return f"{column} IN (SELECT value FROM json_each(%s))"
+
+
+def _ids_parameter(ids: set[int]) -> str:
+    ordered = sorted(ids)
+    if default_connection().vendor == "postgresql":
+        return signatures_parameter(ordered)
+    return json.dumps(ordered)
 
 
 def _batch(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:

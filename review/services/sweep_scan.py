@@ -213,7 +213,19 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
 # --- entities ----------------------------------------------------------------------------------
 
 
-EntityFound = tuple[Entity, dict[int, Entity], list[tuple[int, str, float]]]
+@dataclass(frozen=True, slots=True)
+class EntityPair:
+    """An older entity the swept one would converge on or be linked to, with the tier, the
+    score and the edit distance the policy found (to the older entity's name or to the alias a
+    person recorded that matched)."""
+
+    older: int
+    tier: str
+    score: float
+    distance: int
+
+
+EntityFound = tuple[Entity, dict[int, Entity], list[EntityPair]]
 
 
 def _scan_entity(entity: Entity, lookup: candidates.NameLookup, tally: Tally) -> EntityFound:
@@ -223,13 +235,22 @@ def _scan_entity(entity: Entity, lookup: candidates.NameLookup, tally: Tally) ->
     known, pool, _ = known_entities(lookup)
     tally.compared += len(pool)
     result = policy.resolve(entity.name, entity.kind, known, True)
-    pairs = (
-        [(result.entity, str(result.rule), result.confidence)]
-        if result.entity
-        else [(p.entity, "possible", p.similarity) for p in result.possible]
-    )
-    # The known entities are ids.
-    return entity, pool, [(cast(int, older), tier, score) for older, tier, score in pairs]
+    if result.entity is None:  # the known entities are ids
+        pairs = [
+            EntityPair(cast(int, p.entity), "possible", p.similarity, p.distance)
+            for p in result.possible
+        ]
+    else:
+        older = cast(int, result.entity)
+        # A typo is one edit from the name or from an alias a person recorded; the exact rules
+        # match a key or an alias, so the names' keys are what a reviewer compares.
+        distance = (
+            1
+            if result.rule == policy.Rule.TYPO
+            else policy.edit_distance(entity.key, pool[older].key)
+        )
+        pairs = [EntityPair(older, str(result.rule), result.confidence, distance)]
+    return entity, pool, pairs
 
 
 def _propose_entity_pairs(run: SweepRun, found: list[EntityFound], tally: Tally) -> None:
@@ -241,15 +262,15 @@ def _propose_entity_pairs(run: SweepRun, found: list[EntityFound], tally: Tally)
             run=run,
             kind=Proposal.Kind.ENTITY,
             newer_entity_id=entity.pk,
-            older_entity_id=older,
-            tier=tier,
-            score=score,
-            gates={"distance": policy.edit_distance(entity.key, pool[older].key)},
-            texts={"newer": entity.name, "older": pool[older].name},
+            older_entity_id=pair.older,
+            tier=pair.tier,
+            score=pair.score,
+            gates={"distance": pair.distance},
+            texts={"newer": entity.name, "older": pool[pair.older].name},
         )
         for entity, pool, pairs in found
-        for older, tier, score in pairs
-        if (entity.pk, older) not in already
+        for pair in pairs
+        if (entity.pk, pair.older) not in already
     ]
     for proposal in new:
         tally.add(proposal.tier)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from dedup import candidates, policy, services
@@ -19,6 +20,14 @@ pytestmark = pytest.mark.django_db
 
 EXACT_ONLY = services.DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
 KINDS = ("person", "tool", policy.VAGUE_KIND)
+
+
+def legacy(name: str, kind: str) -> Entity:
+    """An entity stored as an import without deduplication leaves one, with its signatures."""
+    key = policy.entity_key(name)
+    entity = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
+    signatures_insert(EntitySignature, "entity_id", entity.pk, key)
+    return entity
 
 
 @pytest.fixture
@@ -45,33 +54,47 @@ def entities(dedup_settings):
     spellings += [(a.alias, a.entity.kind) for a in EntityAlias.objects.select_related("entity")]
     for name, kind in rng.sample(spellings, 60):
         if not Entity.objects.filter(name=name, kind=kind).exists():
-            key = policy.entity_key(name)
-            legacy = Entity.objects.create(name=name, kind=kind, key=key, key_length=len(key))
-            signatures_insert(EntitySignature, "entity_id", legacy.pk, key)
+            legacy(name, kind)
     for entity in rng.sample(stored[1:], 15):
         Entity.objects.filter(pk=entity.pk).update(redirect_to=stored[0])
     assert EntityAlias.objects.filter(source=EntityAlias.Source.CONVERGENCE).exists()
     return list(Entity.objects.filter(redirect_to__isnull=True).order_by("pk"))
 
 
+class _Undone(Exception):
+    pass
+
+
 def one_by_one(entity: Entity) -> candidates.NameLookup:
-    """What the write path's lookups find for the entity's name, among the older entities."""
-    named = candidates.entities_named(kind=entity.kind, name=entity.name, key=entity.key)
-    named = [known for known in named if known.entity.pk < entity.pk]
-    if named:
-        return candidates.NameLookup(named, [])
-    entity_ids, alias_ids = candidates.owners_within_reach(entity.key)
-    reached = candidates.entities_of_owners(
-        kind=entity.kind, entity_ids=entity_ids, alias_ids=alias_ids
-    )
-    return candidates.NameLookup([], [known for known in reached if known.entity.pk < entity.pk])
+    """What the write path's lookups (`name_lookup`, fuzzy; on PostgreSQL its function) find for
+    the entity's name, had it and every newer entity never been stored: they are deleted in a
+    savepoint rolled back after (an older entity redirected to one of them stays redirected)."""
+    found = []
+    try:
+        with transaction.atomic():
+            newer = Entity.objects.filter(pk__gte=entity.pk)
+            Entity.objects.filter(pk__lt=entity.pk, redirect_to__in=newer).update(
+                redirect_to=F("pk")
+            )
+            newer.update(redirect_to=None)
+            EntityAlias.objects.filter(entity__in=newer).delete()
+            newer.delete()
+            found.append(
+                candidates.name_lookup(
+                    kind=entity.kind, name=entity.name, key=entity.key, fuzzy=True, lock=None
+                )
+            )
+            raise _Undone
+    except _Undone:
+        pass
+    return found[0]
 
 
 def spelled(found: list[candidates.KnownEntity]) -> dict[int, list[str]]:
     return {known.entity.pk: sorted(known.aliases) for known in found}
 
 
-def test_a_batch_finds_what_each_name_finds_alone(entities):
+def test_a_batch_finds_what_the_write_path_finds_for_each_name(entities):
     batch = candidates.older_lookups(entities)
     assert set(batch) == {entity.pk for entity in entities}
     named = reached = 0
@@ -84,6 +107,39 @@ def test_a_batch_finds_what_each_name_finds_alone(entities):
     # The store exercises both kinds of lookup, and reaches through person aliases.
     assert named > 20
     assert reached > 50
+    assert any(known.aliases for lookup in batch.values() for known in lookup.reached)
+
+
+UNUSUAL = ["a,b", 'a"b', "a'b", "a\\b", "{x}", "NULL", "%s", "$[0]", "rocket 😀", "日本語テキスト"]
+
+
+@pytest.mark.parametrize("name", UNUSUAL)
+def test_names_of_any_characters(dedup_settings, name):
+    """Each name reaches the statements as a value: the same name, vague, finds its older
+    entity; of another kind, nothing."""
+    older = services.entity_resolve(name=name, kind="tool", config=EXACT_ONLY).entity
+    services.entity_alias_add(entity=older, alias=f"{name} Q")
+    vague, other_kind = legacy(name, policy.VAGUE_KIND), legacy(name, "person")
+    batch = candidates.older_lookups([vague, other_kind])
+    assert [known.entity.pk for known in batch[vague.pk].named] == [older.pk]
+    assert batch[vague.pk].named[0].aliases == (f"{name} Q",)
+    assert not batch[other_kind.pk].named
+    assert spelled(batch[other_kind.pk].reached) == spelled(one_by_one(other_kind).reached)
+
+
+def test_an_alias_reaches_only_through_a_current_entity(dedup_settings):
+    alpha = services.entity_resolve(name="Alpha Centauri", kind="tool", config=EXACT_ONLY).entity
+    beta = services.entity_resolve(name="Betelgeuse Star", kind="tool", config=EXACT_ONLY).entity
+    services.entity_alias_add(entity=alpha, alias="Proxima Station")
+    services.entity_alias_add(entity=beta, alias="Orion Shoulder")
+    Entity.objects.filter(pk=beta.pk).update(redirect_to=alpha)
+    typo_of_alias = legacy("Proxima Statoin", "tool")
+    typo_of_redirected = legacy("Orion Shoudler", policy.VAGUE_KIND)
+    batch = candidates.older_lookups([typo_of_alias, typo_of_redirected])
+    assert [(k.entity.pk, k.aliases) for k in batch[typo_of_alias.pk].reached] == [
+        (alpha.pk, ("Proxima Station",))
+    ]
+    assert not batch[typo_of_redirected.pk].reached
 
 
 def test_entities_come_whole(entities):

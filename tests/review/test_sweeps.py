@@ -266,13 +266,27 @@ def test_entities_sweep_reaches_through_an_alias_a_person_recorded(dedup_setting
     katarina = write.entity_resolve(name="Katarina Nowak", kind="person", config=strict).entity
     write.entity_alias_add(entity=katarina, alias="Kasia Lindqvist")
     write.entity_resolve(name="Kasia Lindqvsit", kind="person", config=strict)
+    write.entity_resolve(name="Kasia Lindqvistaa", kind="person", config=strict)
     sighted = write.entity_resolve(name="Kasia Lindqivst", kind="person")
     assert sighted.entity == katarina  # what a sighting of another typo of it does now
-    found = {
-        (p.texts["newer"], p.texts["older"]): p.tier
-        for p in run_sweep(entities=True).proposals.all()
+    resembling = write.entity_resolve(name="Kasia Lindqvistbb", kind="person")
+    # and of a name two edits from it: linked, at the distance from the alias
+    written = EntityLink.objects.get(newer=resembling.entity, older=katarina)
+    assert written.distance == 2
+    run = run_sweep(entities=True)
+    found = {(p.texts["newer"], p.texts["older"]): p for p in run.proposals.all()}
+    assert set(found) == {
+        ("Kasia Lindqvsit", "Katarina Nowak"),
+        ("Kasia Lindqvistaa", "Katarina Nowak"),
     }
-    assert found == {("Kasia Lindqvsit", "Katarina Nowak"): "typo"}
+    typo, possible = (
+        found[("Kasia Lindqvsit", "Katarina Nowak")],
+        found[("Kasia Lindqvistaa", "Katarina Nowak")],
+    )
+    assert (typo.tier, typo.gates["distance"]) == ("typo", 1)  # from the alias, not the name
+    assert (possible.tier, possible.gates["distance"]) == ("possible", 2)
+    sweep_services.apply(run, threshold=0.75, actor=None)
+    assert EntityLink.objects.get(older=katarina, newer__name="Kasia Lindqvsit").distance == 1
 
 
 def test_an_entity_batch_costs_the_same_statements_whatever_its_size(dedup_settings):
