@@ -3,9 +3,11 @@
 PostgreSQL.
 
 First, ms per entity of the sweep's lookups for the store's newest entities (those with the most
-older ones): a batch at a time (`candidates.older_lookups`, as sweeps read) against one entity
-at a time (the write path's own lookups: `entities_named`, then `owners_within_reach` and
-`entities_of_owners`), interleaved batch by batch. Then, up to --whole entities, the whole sweep
+older ones), three ways interleaved batch by batch: a batch at a time (`candidates.older_lookups`,
+as sweeps read), one entity at a time by the write path's own hand-written lookups
+(`entities_named`, then `owners_within_reach` and `entities_of_owners`), and one entity at a time
+by the ORM queries sweeps made before (`entities_matching`, `entities_within_reach`, then the
+aliases of what they found). Then, up to --whole entities, the whole sweep
 run by 1 to --workers `manage.py db_worker --batch` processes (the run planned into its parts of
 50,000 ids), from the moment the workers start until the last exits, and whether they proposed
 the same pairs as one worker.
@@ -42,7 +44,7 @@ def lookup_costs(read: int = READ) -> dict:
 
     newest = list(Entity.objects.filter(redirect_to__isnull=True).order_by("-pk")[:read])
     newest.reverse()
-    spent = {"batched": 0.0, "single": 0.0}
+    spent = {"batched": 0.0, "single": 0.0, "orm": 0.0}
     found = {"batched": 0, "single": 0}
     for start in range(0, len(newest), BATCH):
         chunk = newest[start : start + BATCH]
@@ -56,6 +58,11 @@ def lookup_costs(read: int = READ) -> dict:
             for entity in chunk:
                 found["single"] += len(_alone(entity))
         spent["single"] += time.perf_counter() - started
+        started = time.perf_counter()
+        with candidates.entity_lookups():
+            for entity in chunk:
+                _by_the_orm(entity)
+        spent["orm"] += time.perf_counter() - started
     costs = {f"{way}_ms": 1000 * seconds / len(newest) for way, seconds in spent.items()}
     return costs | {"same_count": found["batched"] == found["single"]}
 
@@ -73,6 +80,23 @@ def _alone(entity) -> list:
         kind=entity.kind, entity_ids=entity_ids, alias_ids=alias_ids
     )
     return [known for known in reached if known.entity.pk < entity.pk]
+
+
+def _by_the_orm(entity) -> None:
+    """What a sweep read for one entity before `older_lookups`: two ORM queries for the older
+    entities (by the exact lookups, and within reach of its key), then their aliases."""
+    from dedup import candidates
+    from palace.models import EntityAlias
+
+    pool = {
+        e.pk: e
+        for query in (
+            candidates.entities_matching(kind=entity.kind, name=entity.name, key=entity.key),
+            candidates.entities_within_reach(kind=entity.kind, key=entity.key),
+        )
+        for e in query.filter(pk__lt=entity.pk)
+    }
+    list(EntityAlias.objects.filter(entity_id__in=pool).values_list("entity_id", "alias"))
 
 
 def whole_sweeps(size: int, most: int) -> list[dict]:
@@ -127,13 +151,13 @@ def main() -> None:
     costs, sweeps = [], []
     for row in run_children(__file__, args.backends):
         name = [f"{row['size']:,}", row["backend"]]
-        ratio = row["single_ms"] / row["batched_ms"]
         costs.append(
             [
                 *name,
                 f"{row['batched_ms']:.3f}",
                 f"{row['single_ms']:.3f}",
-                f"{ratio:.1f}x",
+                f"{row['orm_ms']:.3f}",
+                f"{row['orm_ms'] / row['batched_ms']:.1f}x",
                 str(row["same_count"]),
                 f"{row['fill_seconds']:.0f}",
             ]
@@ -153,7 +177,8 @@ def main() -> None:
                     run["status"],
                 ]
             )
-    headers = ["entities", "backend", "batched ms", "one by one ms", "ratio", "same found"]
+    headers = ["entities", "backend", "batched ms", "one by one ms", "before (ORM) ms"]
+    headers += ["before / batched", "same found"]
     print(f"Lookups of the newest {READ:,} entities, ms per entity:")
     print(table([*headers, "fill s"], costs))
     if sweeps:
