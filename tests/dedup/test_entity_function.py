@@ -6,7 +6,7 @@ import pytest
 from django.db import connection, transaction
 
 from dedup import candidates, policy, services
-from dedup.candidates.entities import _signed_owners_sql as signed_owners_sql
+from dedup.candidates.entities import signed_owners_sql
 from dedup.locks import lock_key
 from dedup.policy.signatures import reach_range, reach_signatures
 from palace.models import Entity
@@ -132,9 +132,7 @@ def test_the_function_reads_only_entities_within_its_bound_of_the_kind_not_redir
     asked = "Kalomen Tasvoz"
     key = policy.entity_key(asked)
     with connection.cursor() as cursor:
-        cursor.execute(
-            *signed_owners_sql(reach_signatures(key), reach_range(key), connection.vendor)
-        )
+        cursor.execute(*signed_owners_sql(key, connection.vendor))
         signed = {owner for side, owner, _ in cursor.fetchall() if side == 0}
     assert signed >= {entity.pk for entity in person.values()}
     assert function_rows(asked, "person") == [
