@@ -6,7 +6,8 @@ its own had cost two or three ORM queries an entity (`bench/entity_sweep.py`):
 1. the exact lookups (name, key, alias key) of every entity of the batch, each entity found with
    all its aliases: `entities_named`'s three indexed lookups, joined to the batch;
 2. for the entities that found none older, the signature lookups of `owners_within_reach` for
-   each one's key (one search per signature asked), the keys judged within reach here;
+   each one's key (one search per signature asked; on SQLite one statement an entity, see
+   `_signed_owners`), the keys judged within reach here;
 3. the owners within reach, by primary key, as `entities_of_owners` reads them.
 
 Each lookup's side of the join is the batch, one parameter per column (PostgreSQL arrays) or one
