@@ -29,6 +29,7 @@ from dedup.candidates.entities import (
     entity_of,
     in_reach,
     known_by_entity,
+    owners_sql,
     signatures_parameter,
     signed_owners_sql,
 )
@@ -36,7 +37,6 @@ from dedup.database import default_connection
 from dedup.policy import VAGUE_KIND
 from dedup.policy.signatures import reach_range, reach_signatures
 from palace.models import (
-    PERSON_ALIAS_SOURCES,
     Entity,
     EntityAlias,
     EntityAliasSignature,
@@ -170,53 +170,23 @@ def _owners(
     entity_ids: set[int], alias_ids: set[int]
 ) -> tuple[dict[int, Entity], dict[int, tuple[Entity, str]]]:
     """The entities not redirected among these ids, and the aliases among these a person
-    recorded of an entity not redirected (each with its entity): one statement."""
-    db = default_connection()
-    table, aliases = Entity._meta.db_table, EntityAlias._meta.db_table
-    branches, params = [], []
-    if entity_ids:
-        branches.append(
-            f"SELECT {entity_columns()}, NULL, NULL FROM {table} e "
-            f"WHERE {_among('e.id')} AND e.redirect_to_id IS NULL"
-        )
-        params.append(_ids_parameter(entity_ids))
-    if alias_ids:
-        sources = ", ".join(["%s"] * len(PERSON_ALIAS_SOURCES))
-        branches.append(
-            f"SELECT {entity_columns()}, a.id, a.alias FROM {aliases} a "
-            f"JOIN {table} e ON e.id = a.entity_id "
-            f"WHERE {_among('a.id')} AND a.source IN ({sources}) AND e.redirect_to_id IS NULL"
-        )
-        params += [_ids_parameter(alias_ids), *(str(source) for source in PERSON_ALIAS_SOURCES)]
+    recorded of an entity not redirected (each with its entity): `owners_sql`, of any kind (each
+    swept entity keeps those of its own)."""
     read: dict[int, Entity] = {}
     spelled: dict[int, tuple[Entity, str]] = {}
-    if not branches:
+    sql, params = owners_sql(entity_ids, alias_ids)
+    if not sql:
         return read, spelled
+    db = default_connection()
     with db.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(branches), params)
-        for *row, alias_id, alias in cursor.fetchall():
+        cursor.execute(sql, params)
+        for *row, alias, alias_id in cursor.fetchall():
             entity = entity_of(row, db)
             if alias_id is None:
                 read[entity.pk] = entity
             else:
                 spelled[alias_id] = (entity, alias)
     return read, spelled
-
-
-def _among(column: str) -> str:
-    """`column` among the ids `_ids_parameter` binds as one value, whatever their number (a
-    placeholder each would meet the databases' limits, and change the statement's text): on
-    PostgreSQL `= ANY` of an array (an index search of each), on SQLite a JSON array."""
-    if default_connection().vendor == "postgresql":
-        return f"{column} = ANY(%s::bigint[])"
-    return f"{column} IN (SELECT value FROM json_each(%s))"
-
-
-def _ids_parameter(ids: set[int]) -> str:
-    ordered = sorted(ids)
-    if default_connection().vendor == "postgresql":
-        return signatures_parameter(ordered)
-    return json.dumps(ordered)
 
 
 def _batch(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:

@@ -44,6 +44,7 @@ from dedup.services.drawers import (
 from dedup.services.entities import (
     EntityResolution,
     MentionWrite,
+    canonical_entities,
     canonical_entity,
     entity_alias_add,
     entity_resolve,
@@ -73,6 +74,7 @@ __all__ = [
     "WriteMode",
     "assess_candidates",
     "candidates_for_text",
+    "canonical_entities",
     "canonical_entity",
     "checkpoint_payload_hash",
     "checkpoint_write",

@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from dedup import candidates, policy
 from dedup.candidates import sweep_batch
 from dedup.candidates.sweep_rooms import Rooms
-from dedup.services import Destination, known_entities
+from dedup.services import Destination, canonical_entities, known_entities
 from palace.models import (
     DistinctPair,
     Drawer,
@@ -92,9 +92,7 @@ def scan_batch(run: SweepRun, part: SweepPart, rooms: Rooms | None = None) -> Sc
     tally = Tally()
     if run.entities:
         entities = list(rows[:BATCH])
-        with candidates.entity_lookups():  # one transaction for the batch's lookups
-            lookups = candidates.older_lookups(entities)
-        found = [_scan_entity(entity, lookups[entity.pk], tally) for entity in entities]
+        found = _scan_entities(entities, tally)
         last = entities[-1].pk if entities else part.last_pk
         return Scanned(len(entities), last, tally, lambda: _propose_entity_pairs(run, found, tally))
     batch = [
@@ -215,62 +213,91 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
 
 @dataclass(frozen=True, slots=True)
 class EntityPair:
-    """An older entity the swept one would converge on or be linked to, with the tier, the
-    score and the edit distance the policy found (to the older entity's name or to the alias a
-    person recorded that matched)."""
+    """Two entities the policy would converge or link, the newer (the larger id) and the older,
+    with the tier, the score and the edit distance it found (to the older entity's name or to
+    the alias a person recorded that matched)."""
 
-    older: int
+    newer: Entity
+    older: Entity
     tier: str
     score: float
     distance: int
 
 
-EntityFound = tuple[Entity, dict[int, Entity], list[EntityPair]]
-
-
-def _scan_entity(entity: Entity, lookup: candidates.NameLookup, tally: Tally) -> EntityFound:
-    """Resolve an existing entity against the older ones its name finds (`older_lookups`), as
+def _scan_entities(entities: list[Entity], tally: Tally) -> list[EntityPair]:
+    """Resolve existing entities against the older ones their names find (`older_lookups`), as
     the write path resolves a sighted name: what would have converged, or been linked as a
-    possible match, is to be proposed."""
-    known, pool, _ = known_entities(lookup)
-    tally.compared += len(pool)
-    result = policy.resolve(entity.name, entity.kind, known, True)
-    if result.entity is None:  # the known entities are ids
-        pairs = [
-            EntityPair(cast(int, p.entity), "possible", p.similarity, p.distance)
-            for p in result.possible
-        ]
-    else:
-        older = cast(int, result.entity)
+    possible match, is to be proposed. A name that would converge on an entity a curator merged
+    or aliased away converges, as a sighting does, on the entity that answers for it now
+    (`canonical_entities`: one query a step along the redirects, for the whole batch), by
+    alias; on itself, nothing."""
+    with candidates.entity_lookups():  # one transaction for the batch's lookups
+        lookups = candidates.older_lookups(entities)
+    resolved = []
+    for entity in entities:
+        known, pool, _ = known_entities(lookups[entity.pk])
+        tally.compared += len(pool)
+        resolved.append((entity, pool, policy.resolve(entity.name, entity.kind, known, True)))
+    reached = canonical_entities(
+        pool[cast(int, result.entity)]  # the known entities are ids
+        for _, pool, result in resolved
+        if result.entity is not None
+    )
+    pairs = []
+    for entity, pool, result in resolved:
+        if result.entity is None:
+            pairs += [
+                _entity_pair(
+                    entity, pool[cast(int, p.entity)], "possible", p.similarity, p.distance
+                )
+                for p in result.possible
+            ]
+            continue
+        older = reached[cast(int, result.entity)]
+        if older.pk != result.entity:  # through a curator's alias or merge
+            result = policy.through_redirect(result)
+        if older.pk == entity.pk:
+            continue
         # A typo is one edit from the name or from an alias a person recorded; the exact rules
         # match a key or an alias, so the names' keys are what a reviewer compares.
         distance = (
-            1
-            if result.rule == policy.Rule.TYPO
-            else policy.edit_distance(entity.key, pool[older].key)
+            1 if result.rule == policy.Rule.TYPO else policy.edit_distance(entity.key, older.key)
         )
-        pairs = [EntityPair(older, str(result.rule), result.confidence, distance)]
-    return entity, pool, pairs
+        pairs.append(_entity_pair(entity, older, str(result.rule), result.confidence, distance))
+    return pairs
 
 
-def _propose_entity_pairs(run: SweepRun, found: list[EntityFound], tally: Tally) -> None:
+def _entity_pair(
+    entity: Entity, other: Entity, tier: str, score: float, distance: int
+) -> EntityPair:
+    newer, older = (entity, other) if entity.pk > other.pk else (other, entity)
+    return EntityPair(newer, older, tier, score, distance)
+
+
+def _propose_entity_pairs(run: SweepRun, found: list[EntityPair], tally: Tally) -> None:
     """Write the batch's pairs as proposals, in the caller's transaction, in pair order (see
     `_propose_drawer_pairs`)."""
-    already = _known_pairs(Proposal.Kind.ENTITY, {entity.pk for entity, _, pairs in found if pairs})
+    already = _known_pairs(Proposal.Kind.ENTITY, {pair.newer.pk for pair in found})
+    # A pair found from both sides (a name reaching an entity through a redirect, the entity's
+    # own name reaching it back) is proposed once, with its strongest evidence.
+    best: dict[tuple[int, int], EntityPair] = {}
+    for pair in found:
+        ids = (pair.newer.pk, pair.older.pk)
+        if ids not in best or pair.score > best[ids].score:
+            best[ids] = pair
     new = [
         Proposal(
             run=run,
             kind=Proposal.Kind.ENTITY,
-            newer_entity_id=entity.pk,
-            older_entity_id=pair.older,
+            newer_entity_id=pair.newer.pk,
+            older_entity_id=pair.older.pk,
             tier=pair.tier,
             score=pair.score,
             gates={"distance": pair.distance},
-            texts={"newer": entity.name, "older": pool[pair.older].name},
+            texts={"newer": pair.newer.name, "older": pair.older.name},
         )
-        for entity, pool, pairs in found
-        for pair in pairs
-        if (entity.pk, pair.older) not in already
+        for ids, pair in best.items()
+        if ids not in already
     ]
     for proposal in new:
         tally.add(proposal.tier)

@@ -2,13 +2,13 @@
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from dedup import services as write
 from dedup.errors import Conflict
 from dedup.services import DedupConfig
-from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, EntityLink
+from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, Entity, EntityLink
 from review import services as decisions
 from review.gates import gates_pass
 from review.models import Proposal, SweepRun
@@ -17,6 +17,7 @@ from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_parts, sweep_scan
 from review.services import sweeps as sweep_services
 from tests.conftest import person_client
+from tests.dedup.test_entity_batch import legacy as legacy_entity
 
 pytestmark = pytest.mark.django_db
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
@@ -287,6 +288,45 @@ def test_entities_sweep_reaches_through_an_alias_a_person_recorded(dedup_setting
     assert (possible.tier, possible.gates["distance"]) == ("possible", 2)
     sweep_services.apply(run, threshold=0.75, actor=None)
     assert EntityLink.objects.get(older=katarina, newer__name="Kasia Lindqvsit").distance == 1
+
+
+def test_entities_sweep_follows_a_curators_merge_as_a_sighting_does(dedup_settings, curator):
+    """A name that would converge on an entity merged away is proposed with the entity that
+    answers for it now (by alias, as a sighting resolves it), even a newer one; a name that
+    would converge on itself proposes nothing."""
+    strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
+    old_spelling = write.entity_resolve(name="Katarina Nowk", kind="person", config=strict).entity
+    imported = legacy_entity("katarina nowk", "person")
+    kept = write.entity_resolve(name="Katarina Nowak", kind="person", config=strict).entity
+    link = EntityLink.objects.create(newer=kept, older=old_spelling, similarity=0.96, distance=1)
+    # The curator keeps the newer spelling: the older one answers through it now.
+    decisions.decide(item=f"e{link.pk}", action="merge", canonical=str(kept.uuid), actor=curator)
+    old_spelling.refresh_from_db()
+    assert write.canonical_entity(old_spelling) == kept
+    # What a sighting of the imported name does where it is not stored yet (undone after).
+    imported_pk = imported.pk
+    with transaction.atomic():
+        imported.delete()
+        sighted = write.entity_resolve(name="katarina nowk", kind="person")
+        transaction.set_rollback(True)
+    assert (sighted.entity, sighted.rule) == (kept, "alias")
+    run = run_sweep(entities=True)
+    found = {(p.newer_pk, p.older_pk): p for p in run.proposals.all()}
+    # Not with the entity merged away; once, though the kept name reaches the imported by typo.
+    assert set(found) == {(kept.pk, imported_pk)}
+    assert found[(kept.pk, imported_pk)].tier == "alias"
+    assert found[(kept.pk, imported_pk)].texts == {
+        "newer": "Katarina Nowak",
+        "older": "katarina nowk",
+    }
+    # An admin points the older spelling at the imported entity: its name reaches itself.
+    Entity.objects.filter(pk=old_spelling.pk).update(redirect_to=imported_pk)
+    Proposal.objects.all().delete()
+    run = run_sweep(entities=True)
+    # Only the kept name's typo is left: nothing from the imported name to itself.
+    assert {(p.newer_pk, p.older_pk, p.tier) for p in run.proposals.all()} == {
+        (kept.pk, imported_pk, "typo")
+    }
 
 
 def test_an_entity_batch_costs_the_same_statements_whatever_its_size(dedup_settings):
