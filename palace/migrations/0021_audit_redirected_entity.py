@@ -2,17 +2,46 @@
 
 import django.db.models.fields.json
 from django.conf import settings
+from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
 
+class AddIndexConcurrentlyOnPostgreSQL(AddIndexConcurrently):
+    """CREATE INDEX CONCURRENTLY on PostgreSQL, so the audit log takes its writes while the index
+    is built; a plain CREATE INDEX elsewhere (SQLite holds its one write lock whatever it
+    does). Interrupted on PostgreSQL, the build leaves an invalid index: drop it
+    (`DROP INDEX CONCURRENTLY audit_redirected_entity`) and migrate again."""
+
+    def describe(self):
+        return f"Create index {self.index.name} on {self.model_name}, concurrently on PostgreSQL"
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, from_state, to_state)
+        else:
+            migrations.AddIndex.database_forwards(
+                self, app_label, schema_editor, from_state, to_state
+            )
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, from_state, to_state)
+        else:
+            migrations.AddIndex.database_backwards(
+                self, app_label, schema_editor, from_state, to_state
+            )
+
+
 class Migration(migrations.Migration):
+    atomic = False  # CREATE INDEX CONCURRENTLY runs outside a transaction
+
     dependencies = [
         ("palace", "0020_foreign_keys_indexed_by_their_composites"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
-        migrations.AddIndex(
+        AddIndexConcurrentlyOnPostgreSQL(
             model_name="auditentry",
             index=models.Index(
                 django.db.models.fields.json.KeyTransform(

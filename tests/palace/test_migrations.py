@@ -1,5 +1,9 @@
 """The migrations leave the full-text index live, whatever later migrations rebuilt."""
 
+import threading
+import time
+
+import psycopg
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -196,3 +200,72 @@ def test_no_foreign_key_has_an_index_another_one_covers(table, column):
     wider index leads with the column."""
     indexes = _indexes_by_leading_column(table, whole=True).get(column, [])
     assert not ([column] in indexes and any(len(columns) > 1 for columns in indexes))
+
+
+AUDIT_INDEX = "audit_redirected_entity"
+BEFORE_AUDIT_INDEX = ("palace", "0020_foreign_keys_indexed_by_their_composites")
+_AUDIT_ROW = (
+    "INSERT INTO palace_auditentry (actor_label, created_at, action, target_type, target_id, "
+    "data) VALUES ('test', now(), 'review.merge', 'review_item', 'e1', '{}')"
+)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="CREATE INDEX CONCURRENTLY")
+@pytest.mark.django_db(transaction=True)
+def test_the_audit_index_is_built_while_the_audit_log_takes_writes():
+    """palace/0021 builds its index CONCURRENTLY: while a write to the audit log is still open,
+    the build waits for it, and other writes go on meanwhile (a plain CREATE INDEX would queue
+    them behind its own wait)."""
+    params = connection.get_connection_params()
+    params = {key: value for key, value in params.items() if key != "cursor_factory"}
+    built: list[BaseException | None] = []
+
+    def build() -> None:
+        try:
+            _migrate(("palace", "0021_audit_redirected_entity"))
+            built.append(None)
+        except BaseException as error:  # reported by the test's thread
+            built.append(error)
+        finally:
+            connection.close()
+
+    builder = threading.Thread(target=build)
+    _migrate(BEFORE_AUDIT_INDEX)
+    try:
+        with psycopg.connect(**params) as open_write, psycopg.connect(**params) as writer:
+            open_write.execute(_AUDIT_ROW)  # not committed: the build must wait for it
+            builder.start()
+            assert _waiting_to_build(writer), "the build never started"
+            writer.execute("SET lock_timeout = '3s'")
+            writer.execute(_AUDIT_ROW)  # raises LockNotAvailable behind a plain CREATE INDEX
+            writer.commit()
+            open_write.commit()
+            builder.join(60)
+        assert built == [None]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                "WHERE c.relname = %s",
+                [AUDIT_INDEX],
+            )
+            assert cursor.fetchall() == [(True,)]
+    finally:
+        if builder.is_alive():
+            builder.join(60)  # its migration recorded before the latest is asked for
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def _waiting_to_build(observer: psycopg.Connection) -> bool:
+    """Whether a CREATE INDEX of the audit index is running (waiting), within ten seconds."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        row = observer.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()",
+            [f"%CREATE INDEX%{AUDIT_INDEX}%"],
+        ).fetchone()
+        observer.rollback()
+        if row and row[0]:
+            return True
+        time.sleep(0.05)
+    return False
