@@ -3,7 +3,8 @@ writes land."""
 
 from __future__ import annotations
 
-from rest_framework.pagination import CursorPagination
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 
 from dedup.errors import InvalidInput
@@ -27,6 +28,27 @@ class NewestFirst(CursorPagination):
                 details={"field": self.page_size_query_param, "value": raw},
             )
         return min(int(raw), self.max_page_size)
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        """DRF's, with its position an id (every list is ordered by id), else 400
+        `invalid_cursor` as the queue's and the search's cursors: DRF answered 404 for a cursor
+        it could not decode and filtered by whatever a decoded one held, so a forged position
+        (`p=2026-12-05`, base64) answered 500."""
+        try:
+            cursor = super().decode_cursor(request)
+            valid = cursor is None or cursor.position is None or _is_id(str(cursor.position))
+        except NotFound:  # DRF's answer to a cursor it cannot decode
+            valid = False
+        if not valid:
+            raise InvalidInput(
+                "Malformed cursor.", code="invalid_cursor", details={"field": "cursor"}
+            )
+        return cursor
+
+
+def _is_id(position: str) -> bool:
+    digits = position.removeprefix("-")
+    return digits.isascii() and digits.isdigit() and int(digits) < 2**63
 
 
 class OldestFirst(NewestFirst):

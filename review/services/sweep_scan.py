@@ -214,21 +214,41 @@ def _propose_drawer_pairs(run: SweepRun, found: Found, tally: Tally) -> None:
 @dataclass(frozen=True, slots=True)
 class EntityPair:
     """Two entities the policy would converge or link, the newer (the larger id) and the older,
-    with the tier, the score and the edit distance it found (to the older entity's name or to
-    the alias a person recorded that matched)."""
+    found by the swept entity's name (`swept`, its id: one of the two), with the tier, the score
+    and the edit distance the policy found (to the other entity's name or to the alias a person
+    recorded that matched)."""
 
     newer: Entity
     older: Entity
+    swept: int
     tier: str
     score: float
     distance: int
 
 
 def _scan_entities(entities: list[Entity], tally: Tally) -> list[EntityPair]:
-    """Resolve existing entities against the older ones their names find (`older_lookups`), as
-    the write path resolves a sighted name: what would have converged, or been linked as a
-    possible match, is to be proposed. A name that would converge on an entity a curator merged
-    or aliased away converges, as a sighting does, on the entity that answers for it now
+    """Resolve existing entities against the older ones their names find (`_resolved_pairs`).
+    A name led by a curator's redirect to a newer entity makes a pair whose newer side is that
+    entity, which its own name may find too, in another batch or part: the pair is proposed from
+    one side only, whatever the batches, that entity's if its own resolution finds the pair
+    (read again here, for those entities alone), else the swept one's."""
+    pairs = _resolved_pairs(entities, tally)
+    led_to = {pair.newer.pk: pair.newer for pair in pairs if pair.swept == pair.older.pk}
+    if not led_to:
+        return pairs
+    own = {(p.newer.pk, p.older.pk) for p in _resolved_pairs(list(led_to.values()), Tally())}
+    return [
+        pair
+        for pair in pairs
+        if pair.swept == pair.newer.pk or (pair.newer.pk, pair.older.pk) not in own
+    ]
+
+
+def _resolved_pairs(entities: list[Entity], tally: Tally) -> list[EntityPair]:
+    """What the write path would make of each entity's name among the older entities it finds
+    (`older_lookups`), as it resolves a sighted name: what would have converged, or been linked
+    as a possible match. A name that would converge on an entity a curator merged or aliased
+    away converges, as a sighting does, on the entity that answers for it now
     (`canonical_entities`: one query a step along the redirects, for the whole batch), by
     alias; on itself, nothing."""
     with candidates.entity_lookups():  # one transaction for the batch's lookups
@@ -253,38 +273,31 @@ def _scan_entities(entities: list[Entity], tally: Tally) -> list[EntityPair]:
                 for p in result.possible
             ]
             continue
-        older = reached[cast(int, result.entity)]
-        if older.pk != result.entity:  # through a curator's alias or merge
+        other = reached[cast(int, result.entity)]
+        if other.pk != result.entity:  # through a curator's alias or merge
             result = policy.through_redirect(result)
-        if older.pk == entity.pk:
+        if other.pk == entity.pk:
             continue
         # A typo is one edit from the name or from an alias a person recorded; the exact rules
         # match a key or an alias, so the names' keys are what a reviewer compares.
         distance = (
-            1 if result.rule == policy.Rule.TYPO else policy.edit_distance(entity.key, older.key)
+            1 if result.rule == policy.Rule.TYPO else policy.edit_distance(entity.key, other.key)
         )
-        pairs.append(_entity_pair(entity, older, str(result.rule), result.confidence, distance))
+        pairs.append(_entity_pair(entity, other, str(result.rule), result.confidence, distance))
     return pairs
 
 
 def _entity_pair(
-    entity: Entity, other: Entity, tier: str, score: float, distance: int
+    swept: Entity, other: Entity, tier: str, score: float, distance: int
 ) -> EntityPair:
-    newer, older = (entity, other) if entity.pk > other.pk else (other, entity)
-    return EntityPair(newer, older, tier, score, distance)
+    newer, older = (swept, other) if swept.pk > other.pk else (other, swept)
+    return EntityPair(newer, older, swept.pk, tier, score, distance)
 
 
 def _propose_entity_pairs(run: SweepRun, found: list[EntityPair], tally: Tally) -> None:
     """Write the batch's pairs as proposals, in the caller's transaction, in pair order (see
     `_propose_drawer_pairs`)."""
     already = _known_pairs(Proposal.Kind.ENTITY, {pair.newer.pk for pair in found})
-    # A pair found from both sides (a name reaching an entity through a redirect, the entity's
-    # own name reaching it back) is proposed once, with its strongest evidence.
-    best: dict[tuple[int, int], EntityPair] = {}
-    for pair in found:
-        ids = (pair.newer.pk, pair.older.pk)
-        if ids not in best or pair.score > best[ids].score:
-            best[ids] = pair
     new = [
         Proposal(
             run=run,
@@ -296,8 +309,8 @@ def _propose_entity_pairs(run: SweepRun, found: list[EntityPair], tally: Tally) 
             gates={"distance": pair.distance},
             texts={"newer": pair.newer.name, "older": pair.older.name},
         )
-        for ids, pair in best.items()
-        if ids not in already
+        for pair in found
+        if (pair.newer.pk, pair.older.pk) not in already
     ]
     for proposal in new:
         tally.add(proposal.tier)

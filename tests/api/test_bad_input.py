@@ -4,8 +4,10 @@ table. A 500 anywhere here is a failure."""
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 import pytest
 from django.apps import apps
@@ -347,6 +349,40 @@ def test_a_console_form_in_another_charset_is_refused(world, path):
     assert response.status_code == 400
     assert "UTF-8" in response.content.decode()
     assert row_counts() == before
+
+
+FORGED_CURSORS = {
+    "a date": "p=2026-12-05",
+    "a word": "p=abc",
+    "beyond a bigint": "p=99999999999999999999999",
+    "empty": "p=",
+    "a fraction": "o=3&p=1.5",
+    "not base64": None,
+}
+
+
+@pytest.mark.parametrize("position", FORGED_CURSORS.values(), ids=FORGED_CURSORS.keys())
+@pytest.mark.parametrize("path", ["/api/entities", "/api/sweeps/{run}/proposals"])
+def test_a_forged_cursor_is_refused_as_any_malformed_cursor(world, path, position):
+    """Well-formed cursors whose position is no id answered 500 (DRF filters by it as is), and
+    one DRF cannot decode 404: both are the queue's and the search's 400 now."""
+    raw = "garbage" if position is None else base64.b64encode(position.encode()).decode()
+    before = row_counts()
+    response = api_client(world).get(f"{path.format(**world)}?cursor={quote(raw)}")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_cursor"
+    assert row_counts() == before
+
+
+def test_a_cursor_the_api_made_still_pages(world):
+    for name in ("Zebra Tool", "Yak Tool"):
+        write.entity_resolve(name=name, kind="tool")
+    client = api_client(world)
+    first = client.get("/api/entities?page_size=1").json()
+    assert first["next"] is not None
+    second = client.get(first["next"])
+    assert second.status_code == 200
+    assert second.json()["results"][0]["id"] != first["results"][0]["id"]
 
 
 def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):

@@ -297,9 +297,9 @@ def test_entities_sweep_follows_a_curators_merge_as_a_sighting_does(dedup_settin
     strict = DedupConfig(enabled=True, near_threshold=0.9, entity_fuzzy=False)
     old_spelling = write.entity_resolve(name="Katarina Nowk", kind="person", config=strict).entity
     imported = legacy_entity("katarina nowk", "person")
-    kept = write.entity_resolve(name="Katarina Nowak", kind="person", config=strict).entity
-    link = EntityLink.objects.create(newer=kept, older=old_spelling, similarity=0.96, distance=1)
-    # The curator keeps the newer spelling: the older one answers through it now.
+    kept = write.entity_resolve(name="Katarina Nowak-Lind", kind="person", config=strict).entity
+    link = EntityLink.objects.create(newer=kept, older=old_spelling, similarity=0.8, distance=6)
+    # The curator keeps the newer, fuller name: the older spelling answers through it now.
     decisions.decide(item=f"e{link.pk}", action="merge", canonical=str(kept.uuid), actor=curator)
     old_spelling.refresh_from_db()
     assert write.canonical_entity(old_spelling) == kept
@@ -312,21 +312,35 @@ def test_entities_sweep_follows_a_curators_merge_as_a_sighting_does(dedup_settin
     assert (sighted.entity, sighted.rule) == (kept, "alias")
     run = run_sweep(entities=True)
     found = {(p.newer_pk, p.older_pk): p for p in run.proposals.all()}
-    # Not with the entity merged away; once, though the kept name reaches the imported by typo.
-    assert set(found) == {(kept.pk, imported_pk)}
+    assert set(found) == {(kept.pk, imported_pk)}  # not with the entity merged away
     assert found[(kept.pk, imported_pk)].tier == "alias"
     assert found[(kept.pk, imported_pk)].texts == {
-        "newer": "Katarina Nowak",
+        "newer": "Katarina Nowak-Lind",
         "older": "katarina nowk",
     }
     # An admin points the older spelling at the imported entity: its name reaches itself.
     Entity.objects.filter(pk=old_spelling.pk).update(redirect_to=imported_pk)
     Proposal.objects.all().delete()
+    assert not run_sweep(entities=True).proposals.exists()
+
+
+@pytest.mark.parametrize("batch", [1, 200])
+def test_a_pair_through_a_redirect_is_proposed_alike_whatever_the_batches(
+    dedup_settings, monkeypatch, batch
+):
+    """The older name reaches the newer entity through a redirect (by alias), the newer name
+    reaches the older by its own (exact): proposed once, from the newer name's side, whether the
+    two are swept in one batch or in two."""
+    monkeypatch.setattr(sweep_scan, "BATCH", batch)
+    redirected = legacy_entity("ada lovelace", "person")
+    swept = legacy_entity("Ada Lovelace", "person")
+    canonical = legacy_entity("Ada Lovelace", "other")
+    Entity.objects.filter(pk=redirected.pk).update(redirect_to=canonical)
     run = run_sweep(entities=True)
-    # Only the kept name's typo is left: nothing from the imported name to itself.
     assert {(p.newer_pk, p.older_pk, p.tier) for p in run.proposals.all()} == {
-        (kept.pk, imported_pk, "typo")
+        (canonical.pk, swept.pk, "exact")
     }
+    assert run.counts == {"exact": 1}
 
 
 def test_an_entity_batch_costs_the_same_statements_whatever_its_size(dedup_settings):
