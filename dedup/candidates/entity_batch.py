@@ -8,10 +8,12 @@ its own had cost two or three ORM queries an entity (`bench/entity_sweep.py`):
 2. for the entities that found none older, the signature lookups of `owners_within_reach` for
    each one's key (one search per signature asked; on SQLite one statement an entity, see
    `_signed_owners`), the keys judged within reach here;
-3. the owners within reach, by primary key, as `entities_of_owners` reads them.
+3. the owners within reach, by primary key, with the write path's statement (`owners_sql`: its
+   ids one array on PostgreSQL; on SQLite a placeholder each up to 64, else one JSON array).
 
-Each lookup's side of the join is the batch, one parameter per column (PostgreSQL arrays) or one
-JSON parameter (SQLite's json_each), so a batch of 200 binds a handful of values, not thousands.
+In the first two, each lookup's side of the join is the batch, one parameter per column
+(PostgreSQL arrays) or one JSON parameter (SQLite's json_each), so a batch of 200 binds a
+handful of values, not thousands.
 On PostgreSQL every join is a fenced LATERAL lookup (`_join`), so whatever the estimates each is
 an index search per row.
 """

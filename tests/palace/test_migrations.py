@@ -261,7 +261,8 @@ def _waiting_to_build(observer: psycopg.Connection) -> bool:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         row = observer.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s AND pid <> pg_backend_pid()",
+            "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %s "
+            "AND pid <> pg_backend_pid() AND datname = current_database()",
             [f"%CREATE INDEX%{AUDIT_INDEX}%"],
         ).fetchone()
         observer.rollback()
