@@ -6,30 +6,28 @@ from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
 
+def _concurrently_on_postgresql(method):
+    """The operation's `method` as AddIndexConcurrently runs it on PostgreSQL, else AddIndex's."""
+
+    def run(self, app_label, schema_editor, from_state, to_state):
+        postgresql = schema_editor.connection.vendor == "postgresql"
+        operation = AddIndexConcurrently if postgresql else migrations.AddIndex
+        getattr(operation, method)(self, app_label, schema_editor, from_state, to_state)
+
+    return run
+
+
 class AddIndexConcurrentlyOnPostgreSQL(AddIndexConcurrently):
     """CREATE INDEX CONCURRENTLY on PostgreSQL, so the audit log takes its writes while the index
     is built; a plain CREATE INDEX elsewhere (SQLite holds its one write lock whatever it
     does). Interrupted on PostgreSQL, the build leaves an invalid index: drop it
     (`DROP INDEX CONCURRENTLY audit_redirected_entity`) and migrate again."""
 
+    database_forwards = _concurrently_on_postgresql("database_forwards")
+    database_backwards = _concurrently_on_postgresql("database_backwards")
+
     def describe(self):
         return f"Create index {self.index.name} on {self.model_name}, concurrently on PostgreSQL"
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.AddIndex.database_forwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.AddIndex.database_backwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
 
 
 class Migration(migrations.Migration):
