@@ -8,6 +8,7 @@ from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 
 from dedup.errors import InvalidInput
+from dedup.validation import id_of, malformed_cursor
 
 
 class NewestFirst(CursorPagination):
@@ -22,12 +23,13 @@ class NewestFirst(CursorPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+        size = id_of(raw)
+        if size is None or size < 1:
             raise InvalidInput(
                 f"{self.page_size_query_param} must be a whole number from 1.",
-                details={"field": self.page_size_query_param, "value": raw},
+                details={"field": self.page_size_query_param, "value": raw[:100]},
             )
-        return min(int(raw), self.max_page_size)
+        return min(size, self.max_page_size)
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         """DRF's, with its position an id (every list is ordered by id), else 400
@@ -36,19 +38,14 @@ class NewestFirst(CursorPagination):
         (`p=2026-12-05`, base64) answered 500."""
         try:
             cursor = super().decode_cursor(request)
-            valid = cursor is None or cursor.position is None or _is_id(str(cursor.position))
+            valid = (
+                cursor is None or cursor.position is None or id_of(str(cursor.position)) is not None
+            )
         except NotFound:  # DRF's answer to a cursor it cannot decode
             valid = False
         if not valid:
-            raise InvalidInput(
-                "Malformed cursor.", code="invalid_cursor", details={"field": "cursor"}
-            )
+            raise malformed_cursor()
         return cursor
-
-
-def _is_id(position: str) -> bool:
-    digits = position.removeprefix("-")
-    return digits.isascii() and digits.isdigit() and int(digits) < 2**63
 
 
 class OldestFirst(NewestFirst):

@@ -8,47 +8,27 @@ neither, and no field needs them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import IO, Any
 
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 
-MAX_DEPTH = 32
-# NUL, and the UTF-16 surrogate halves a JSON `\ud800` escape can smuggle into a Python str.
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-UNSTORABLE_MESSAGE = "Must not contain NUL characters or lone surrogates."
+from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem, unstorable
 
-
-def unstorable(text: str) -> bool:
-    return UNSTORABLE.search(text) is not None
-
-
-def _child_path(path: str, key: object) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else str(key)
+__all__ = ["MAX_DEPTH", "UNSTORABLE_MESSAGE", "StrictJSONParser", "check_document", "unstorable"]
 
 
 def check_document(document: Any) -> None:
-    """Refuse a document nested deeper than `MAX_DEPTH`, or holding an unstorable string.
-
-    Iterative, so that the check itself cannot recurse too deeply."""
-    pending: list[tuple[Any, str, int]] = [(document, "", 0)]
-    while pending:
-        value, path, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            raise exceptions.ParseError(f"JSON nested deeper than {MAX_DEPTH} levels.")
-        if isinstance(value, str) and unstorable(value):
-            raise exceptions.ValidationError({path or "body": [UNSTORABLE_MESSAGE]})
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if unstorable(key):
-                    raise exceptions.ValidationError({path or "body": [UNSTORABLE_MESSAGE]})
-                pending.append((item, _child_path(path, key), depth + 1))
-        elif isinstance(value, list):
-            pending.extend((item, _child_path(path, i), depth + 1) for i, item in enumerate(value))
+    """Refuse a document nested deeper than `MAX_DEPTH`, or holding an unstorable string
+    (`dedup.validation.document_problem`)."""
+    problem = document_problem(document)
+    if problem is None:
+        return
+    path, what = problem
+    if what == "deep":
+        raise exceptions.ParseError(f"JSON nested deeper than {MAX_DEPTH} levels.")
+    raise exceptions.ValidationError({path or "body": [UNSTORABLE_MESSAGE]})
 
 
 class StrictJSONParser(JSONParser):

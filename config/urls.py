@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 
 from config import health, metrics
+from review.forms import AdminLoginForm
+
+admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

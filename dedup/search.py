@@ -11,13 +11,10 @@ query's words only find and rank.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from dedup import candidates, policy
+from dedup import candidates, policy, validation
 from dedup.errors import InvalidInput
 from palace import selectors
 
@@ -92,16 +89,11 @@ def query_groups(query: object) -> list[list[str]]:
 
 
 def _encode_cursor(hit: selectors.SearchHit) -> str:
-    raw = json.dumps([hit.matched, hit.drawer.pk]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return validation.cursor_of([hit.matched, hit.drawer.pk])
 
 
 def _decode_cursor(cursor: str) -> tuple[int, int]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        matched, pk = json.loads(raw)
-        if not all(type(value) is int for value in (matched, pk)):
-            raise ValueError(cursor)
-        return matched, pk
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None
+    matched, pk = validation.cursor_values(cursor, 2)
+    if type(matched) is not int or not 0 <= matched <= validation.ID_MAX:
+        raise validation.malformed_cursor()
+    return matched, validation.cursor_id(pk)

@@ -3,8 +3,14 @@ same way everywhere and before anything is written."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import math
 import re
 import unicodedata
+from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 
@@ -81,3 +87,108 @@ def clean_kind(value: object, field: str = "kind", *, default: str = "") -> str:
             details={"field": field},
         )
     return kind
+
+
+# --- ids, cursors and documents from outside --------------------------------------------------
+
+ID_MAX = 2**63 - 1  # the largest id a database column holds: 19 digits
+MAX_DEPTH = 32  # how deep a JSON document from outside may nest
+# NUL, and the UTF-16 surrogate halves a JSON `\ud800` escape can smuggle into a Python str:
+# PostgreSQL stores neither, and no field needs them.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE_MESSAGE = "Must not contain NUL characters or lone surrogates."
+CURSOR_MAX_CHARACTERS = 512  # a cursor the app made is under 100
+
+
+def unstorable(text: str) -> bool:
+    return UNSTORABLE.search(text) is not None
+
+
+def id_of(raw: str) -> int | None:
+    """The id a text writes: ASCII digits only (`str.isdigit` also accepts "²"), at most
+    ID_MAX, judged on the text before `int` reads it (Python refuses more than 4,300 digits);
+    otherwise None."""
+    raw = raw.strip()
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19 or int(raw) > ID_MAX:
+        return None
+    return int(raw)
+
+
+def document_problem(document: Any) -> tuple[str, str] | None:
+    """Where a decoded JSON document nests deeper than MAX_DEPTH or holds an unstorable string
+    (a key or a value), and which ("deep" or "unstorable"); None if neither. Iterative, so the
+    check itself cannot recurse too deeply."""
+    pending: list[tuple[Any, str, int]] = [(document, "", 0)]
+    while pending:
+        value, path, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            return path, "deep"
+        if isinstance(value, str) and unstorable(value):
+            return path, "unstorable"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if unstorable(key):
+                    return path, "unstorable"
+                pending.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+        elif isinstance(value, list):
+            pending.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+    return None
+
+
+def cursor_of(values: list[Any]) -> str:
+    """A page's cursor: its values as a JSON array, base64url without padding."""
+    return base64.urlsafe_b64encode(json.dumps(values).encode()).decode().rstrip("=")
+
+
+def cursor_values(cursor: str, count: int) -> list[Any]:
+    """The `count` values a cursor (`cursor_of`) holds, or InvalidInput `invalid_cursor` for one
+    the app did not make: too long, not base64 or JSON, NaN or Infinity, or not such an array."""
+    try:
+        if len(cursor) > CURSOR_MAX_CHARACTERS:
+            raise ValueError(cursor)
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        values = json.loads(raw, parse_constant=_no_constant)
+        if not isinstance(values, list) or len(values) != count:
+            raise ValueError(cursor)
+        return values
+    except (ValueError, binascii.Error, RecursionError):  # JSON's and Unicode's are ValueErrors
+        raise malformed_cursor() from None
+
+
+def cursor_id(value: Any) -> int:
+    """A cursor's value that must be an id (a JSON integer from 1 to ID_MAX)."""
+    if type(value) is not int or not 0 < value <= ID_MAX:
+        raise malformed_cursor()
+    return value
+
+
+def cursor_number(value: Any) -> float:
+    """A cursor's value that must be a finite number."""
+    try:
+        number = float(value) if type(value) in (int, float) else math.nan
+    except OverflowError:  # an integer beyond any float
+        number = math.nan
+    if not math.isfinite(number):
+        raise malformed_cursor()
+    return number
+
+
+def cursor_time(value: Any) -> datetime:
+    """A cursor's value that must be an instant (ISO 8601 with its offset), in UTC: any offset
+    ISO allows reads, where PostgreSQL refuses one beyond 15:59 and SQLite's conversion of the
+    last hours of year 9999 overflows."""
+    try:
+        instant = datetime.fromisoformat(value)
+        if instant.tzinfo is None:
+            raise ValueError(value)
+        return instant.astimezone(UTC)
+    except (TypeError, ValueError, OverflowError):
+        raise malformed_cursor() from None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def malformed_cursor() -> InvalidInput:
+    return InvalidInput("Malformed cursor.", code="invalid_cursor", details={"field": "cursor"})

@@ -8,23 +8,17 @@ from datetime import date
 from typing import Any, cast
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.validators import MaxLengthValidator
 
 from dedup.errors import InvalidInput
+from dedup.validation import id_of
 from review import selectors
 from review.models import SweepRun
 
 RECENT_RUNS = 20  # the done sweeps the queue offers to filter by
 SEARCH_LENGTH = 200
-MAX_ID = 2**63 - 1  # the largest id a database column holds
-
-
-def ascii_number(raw: str) -> int | None:
-    """A whole number written in ASCII digits (`str.isdigit` also accepts "²"), small enough for
-    an id column; otherwise None."""
-    raw = raw.strip()
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_ID:
-        return None
-    return int(raw)
 
 
 class StrippedChoiceField(forms.ChoiceField):
@@ -113,7 +107,7 @@ class QueueFilterForm(forms.Form):
 
     def clean_run(self) -> int | None:
         raw = self.cleaned_data["run"]
-        if raw.strip() and ascii_number(raw) is None:
+        if raw.strip() and id_of(raw) is None:
             raise forms.ValidationError("run must be a sweep's number.")
         try:
             return selectors.run_id(raw)
@@ -191,3 +185,25 @@ def queue_filters(params: Mapping[str, str]) -> selectors.QueueFilters:
 
 def audit_filters(params: Mapping[str, str]) -> selectors.AuditFilters:
     return AuditFilterForm(params).filters()
+
+
+class _UsernameBounded:
+    """Django's login form sets the username's maximum length after building the field, so
+    nothing checks it; a failed login of a longer name then reached django-axes, whose record
+    of it (255 characters at most) PostgreSQL refused with a 500. Checked here, it is a form
+    error, before any authentication."""
+
+    fields: dict[str, forms.Field]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        username = cast(forms.CharField, self.fields["username"])
+        username.validators.append(MaxLengthValidator(username.max_length))
+
+
+class LoginForm(_UsernameBounded, AuthenticationForm):
+    """The console's login form."""
+
+
+class AdminLoginForm(_UsernameBounded, AdminAuthenticationForm):
+    """The admin's login form."""

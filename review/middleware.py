@@ -37,7 +37,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
-from review.views.common import referer_path
+from review.views.common import htmx_page, referer_path
 
 # A decision's view, and the page it is made on (where the curator lands after logging in again).
 DECIDE_VIEWS = {"review:decide": "review:item", "review:cluster_decide": "review:cluster"}
@@ -62,7 +62,7 @@ class SessionEndedMiddleware:
         htmx = getattr(request, "htmx", None)
         back = _decision_item(request)
         if back is None and htmx:
-            back = htmx.current_url_abs_path or request.get_full_path()
+            back = htmx_page(request) or request.get_full_path()
         if back is None:
             return response
         login = redirect_to_login(back)

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from review import views
+from review.forms import LoginForm
 
 app_name = "review"
 urlpatterns = [
@@ -21,6 +22,8 @@ urlpatterns = [
     path("stats/", views.stats, name="stats"),
     path("sweeps/", views.sweep_list, name="sweeps"),
     path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/", auth_views.LoginView.as_view(authentication_form=LoginForm), name="login"
+    ),
     path("accounts/logout/", views.logout, name="logout"),
 ]

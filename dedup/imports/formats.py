@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
+
 DEFAULT_ROOM = "general"
 # What a mem0 record's provenance keeps besides its id and metadata.
 MEM0_KEPT = ("user_id", "agent_id", "run_id", "categories", "created_at", "updated_at")
@@ -103,16 +105,32 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _decoded(raw: bytes) -> tuple[Any, str | None]:
+    """A JSON text's document, or why it cannot be one a record is read from: not UTF-8 or not
+    JSON (an integer past Python's 4,300 digits is a ValueError too), nested past the decoder's
+    or `MAX_DEPTH`'s depth, or holding a NUL or a lone surrogate (PostgreSQL stores neither)."""
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError, JSONDecodeError too
+        return None, f"not JSON: {str(error)[:200]}"
+    problem = document_problem(document)
+    if problem is None:
+        return document, None
+    path, what = problem
+    if what == "deep":
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    return None, f"{path or 'the record'}: {UNSTORABLE_MESSAGE}"
+
+
 def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, Any] | Malformed]]:
     name = str(path.relative_to(root)) if path != root else path.name
     with path.open("rb") as lines:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                yield name, number, Malformed(name, number, f"not JSON: {error}")
+            obj, problem = _decoded(raw)
+            if problem is not None:
+                yield name, number, Malformed(name, number, problem)
                 continue
             if not isinstance(obj, dict):
                 yield name, number, Malformed(name, number, "not a JSON object")
@@ -162,10 +180,9 @@ def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
 def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
     for file in source_files(path, "*.json"):
         name = file.name
-        try:
-            document = json.loads(file.read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            yield Malformed(name, getattr(error, "lineno", 1), f"not JSON: {error}")
+        document, problem = _decoded(file.read_bytes())
+        if problem is not None:
+            yield Malformed(name, 1, problem)
             continue
         results = document.get("results") if isinstance(document, dict) else document
         if not isinstance(results, list):

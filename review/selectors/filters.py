@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Q, QuerySet
 
 from dedup.errors import InvalidInput
+from dedup.validation import id_of
 from palace.models import DrawerLink, EntityLink
 from palace.name_search import any_column_among, entity_ids_named
 from review.models import Proposal
@@ -119,9 +120,10 @@ def run_id(raw: str | None) -> int | None:
     raw = (raw or "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    run = id_of(raw)
+    if run is None:
         raise InvalidInput("run must be a sweep's number.")
-    return int(raw)
+    return run
 
 
 def proposals(filters: QueueFilters) -> QuerySet[Proposal]:

@@ -3,9 +3,6 @@ a constant number of queries whatever its size."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
@@ -14,7 +11,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from dedup.errors import InvalidInput
+from dedup import validation
 from palace.models import DECISION_PREFIX, AuditEntry, DrawerLink, EntityLink
 from review.diff import Segment, compact
 from review.items import ITEM_TARGET, REVERT_ACTION, ItemKind, ItemRef
@@ -78,18 +75,19 @@ class QueuePage:
 
 def _encode(item: QueueItem) -> str:
     key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
-    raw = json.dumps([key, item.ref.kind, item.ref.pk]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return validation.cursor_of([key, item.ref.kind, item.ref.pk])
 
 
 def _decode(cursor: str, order: str) -> Cursor:
+    """The position a cursor `_encode` made holds, or InvalidInput `invalid_cursor` (each value
+    checked, so a forged one is refused as one that does not decode)."""
+    key, kind, pk = validation.cursor_values(cursor, 3)
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        key, kind, pk = json.loads(raw)
-        key = datetime.fromisoformat(key) if order in BY_TIME else float(key)
-        return key, ItemKind(kind), int(pk)
-    except (ValueError, TypeError, binascii.Error, json.JSONDecodeError):
-        raise InvalidInput("Malformed cursor.", code="invalid_cursor") from None
+        item_kind = ItemKind(kind)
+    except ValueError:
+        raise validation.malformed_cursor() from None
+    position = validation.cursor_time(key) if order in BY_TIME else validation.cursor_number(key)
+    return position, item_kind, validation.cursor_id(pk)
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,11 @@ from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET
 
 from dedup.errors import DomainError
+from dedup.validation import id_of
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
-from review.forms import AuditFilterForm, ascii_number
+from review.forms import AuditFilterForm
 from review.views.common import (
     HtmxHttpRequest,
     post_or_show,
@@ -42,7 +43,11 @@ def undo(request: HttpRequest) -> HttpResponse:
     # The page `u` was pressed on (its form names none): the browser's Referer, if ours.
     back = safe_next(request, referer_path(request) or reverse("review:queue"))
     batch = request.POST.get("batch", "")
-    decision = ascii_number(request.POST.get("decision", ""))
+    named = request.POST.get("decision", "").strip()
+    decision = id_of(named)
+    if named and decision is None:  # not "your last" but no decision: undo nothing
+        messages.error(request, "That is not a decision's number.")
+        return redirect(back)
     if not batch and decision is None:
         entry = services.last_own_decision(request.user)
         if entry is None:
@@ -194,7 +199,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
 
 def _audit_page(entries: QuerySet[AuditEntry], *, before: str) -> tuple[list, int | None]:
     """One page of entries older than `before` (if a number), and where the next one starts."""
-    start = ascii_number(before) or 0
+    start = id_of(before) or 0
     if start:
         entries = entries.filter(pk__lt=start)
     rows = list(entries[: AUDIT_PAGE + 1])

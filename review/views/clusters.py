@@ -15,10 +15,10 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
 from dedup.errors import DomainError
+from dedup.validation import id_of
 from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
-from review.forms import ascii_number
 from review.services import Action, ClusterChoice, ItemRef
 from review.services.clusters import ENTITY_MODES
 from review.views.common import HtmxHttpRequest, post_or_show, require_decide, wants_partial
@@ -78,7 +78,7 @@ def _choice(request: HttpRequest, members: list[str]) -> ClusterChoice:
     canonical = request.POST.get("canonical", "")
     fates = {uuid_: request.POST.get(f"fate-{uuid_}", "open") for uuid_ in members}
     raw = request.POST.get("links", "").split(",")
-    shown = {pk for pk in map(ascii_number, raw) if pk is not None}  # "²" or 30 digits: ignored
+    shown = {pk for pk in map(id_of, raw) if pk is not None}  # "²" or 30 digits: ignored
     mode = request.POST.get("mode", "")
     return ClusterChoice(
         canonical=canonical,

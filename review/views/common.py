@@ -58,6 +58,16 @@ def safe_next(request: HttpRequest, default: str) -> str:
     return default
 
 
+def htmx_page(request: HttpRequest) -> str | None:
+    """The page an htmx request says it was sent from (`HX-Current-URL`), if ours and readable
+    (urllib refuses some URLs outright: "http://[" is an invalid IPv6 one); else None."""
+    htmx = getattr(request, "htmx", None)
+    try:
+        return htmx.current_url_abs_path if htmx else None
+    except ValueError:
+        return None
+
+
 def referer_path(request: HttpRequest) -> str:
     """The path (and query) of the page the request came from, if it is one of ours: the
     browser's Referer, of this host, its path itself safe ("//elsewhere/" would leave the site);

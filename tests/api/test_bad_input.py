@@ -4,61 +4,19 @@ table. A 500 anywhere here is a failure."""
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
 import pytest
-from django.apps import apps
-from django.contrib.auth.models import Group, Permission
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from dedup import services as write
-from review import services as review_services
-from review.services import sweeps as sweep_services
+from tests.api.conftest import api_client, row_counts
 
 pytestmark = pytest.mark.django_db
 
 NUL = "bad\u0000text"
 SURROGATE = "bad\ud800text"
 DEEP = "[" * 1000 + "]" * 1000
-BASE = "For local development always use port 8080 for the API server."
-
-
-@pytest.fixture
-def world(dedup_settings, django_user_model) -> dict:
-    """A curator allowed everything, and one of each thing a URL can name."""
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    user.user_permissions.add(Permission.objects.get(codename="write_as_any_agent"))
-    room = write.room_get_or_create(wing="ops", room="dev")
-    drawer = write.drawer_write(room=room, content=BASE).drawer
-    (decided,) = write.drawer_write(room=room, content=BASE.replace("8080", "8081")).links
-    (open_link,) = write.drawer_write(room=room, content=BASE.replace("8080", "8082")).links[:1]
-    entity = write.entity_resolve(name="Katarina", kind="person").entity
-    decision = review_services.decide(item=f"d{decided.pk}", action="dismiss", actor=user)
-    run = sweep_services.execute(sweep_services.start(wing="ops", threshold=0.9, actor=user))
-    return {
-        "user": user,
-        "drawer": drawer.uuid,
-        "entity": entity.uuid,
-        "item": f"d{open_link.pk}",
-        "decision": decision.pk,
-        "run": run.pk,
-    }
-
-
-def row_counts() -> dict[str, int]:
-    """Rows in every table of the palace and the review console."""
-    models = [
-        *apps.get_app_config("palace").get_models(),
-        *apps.get_app_config("review").get_models(),
-    ]
-    return {model._meta.label: model.objects.count() for model in models}
 
 
 @dataclass(frozen=True)
@@ -181,11 +139,6 @@ def body_cases():
 
 
 BODY_CASES = list(body_cases())
-
-
-def api_client(world) -> Client:
-    token = Token.objects.get_or_create(user=world["user"])[0]
-    return Client(HTTP_AUTHORIZATION=f"Token {token.key}", raise_request_exception=False)
 
 
 @pytest.mark.parametrize(
@@ -349,40 +302,6 @@ def test_a_console_form_in_another_charset_is_refused(world, path):
     assert response.status_code == 400
     assert "UTF-8" in response.content.decode()
     assert row_counts() == before
-
-
-FORGED_CURSORS = {
-    "a date": "p=2026-12-05",
-    "a word": "p=abc",
-    "beyond a bigint": "p=99999999999999999999999",
-    "empty": "p=",
-    "a fraction": "o=3&p=1.5",
-    "not base64": None,
-}
-
-
-@pytest.mark.parametrize("position", FORGED_CURSORS.values(), ids=FORGED_CURSORS.keys())
-@pytest.mark.parametrize("path", ["/api/entities", "/api/sweeps/{run}/proposals"])
-def test_a_forged_cursor_is_refused_as_any_malformed_cursor(world, path, position):
-    """Well-formed cursors whose position is no id answered 500 (DRF filters by it as is), and
-    one DRF cannot decode 404: both are the queue's and the search's 400 now."""
-    raw = "garbage" if position is None else base64.b64encode(position.encode()).decode()
-    before = row_counts()
-    response = api_client(world).get(f"{path.format(**world)}?cursor={quote(raw)}")
-    assert response.status_code == 400
-    assert response.json()["code"] == "invalid_cursor"
-    assert row_counts() == before
-
-
-def test_a_cursor_the_api_made_still_pages(world):
-    for name in ("Zebra Tool", "Yak Tool"):
-        write.entity_resolve(name=name, kind="tool")
-    client = api_client(world)
-    first = client.get("/api/entities?page_size=1").json()
-    assert first["next"] is not None
-    second = client.get(first["next"])
-    assert second.status_code == 200
-    assert second.json()["results"][0]["id"] != first["results"][0]["id"]
 
 
 def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):
