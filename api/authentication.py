@@ -19,6 +19,7 @@ from rest_framework.authentication import (
 from rest_framework.request import Request
 
 from api.models import AgentKey
+from dedup.validation import unstorable
 
 logger = logging.getLogger("castellan.api")
 
@@ -46,6 +47,8 @@ class AgentKeyAuthentication(BaseAuthentication):
             credential = parts[1].decode()
         except UnicodeError:
             raise exceptions.AuthenticationFailed("Invalid key.") from None
+        if unstorable(credential):  # PostgreSQL refuses to look one up (gunicorn refuses a NUL
+            raise exceptions.AuthenticationFailed("Invalid key.")  # in a header first)
         if "." not in credential:
             if keyword == "bearer":
                 return TokenAuthentication().authenticate_credentials(credential)

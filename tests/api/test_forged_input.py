@@ -129,6 +129,15 @@ def test_a_number_of_thousands_of_digits_in_a_query_is_refused(world, url):
     assert response.json()["code"] == "invalid"
 
 
+@pytest.mark.parametrize("keyword", ["Token", "Bearer"])
+def test_a_key_holding_a_nul_is_refused(world, keyword):
+    """PostgreSQL refused to look it up (a 500) where a server lets a NUL through a header."""
+    client = Client(HTTP_AUTHORIZATION=f"{keyword} ab\x00cd", raise_request_exception=False)
+    response = client.get("/api/wings")
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
 # --- the console -------------------------------------------------------------------------------
 
 
