@@ -84,7 +84,7 @@ def _decode(cursor: str, order: str) -> Cursor:
     key, kind, pk = validation.cursor_values(cursor, 3)
     try:
         item_kind = ItemKind(kind)
-    except ValueError:
+    except (ValueError, TypeError):  # not a kind's letter (a list, an object...)
         raise validation.malformed_cursor() from None
     position = validation.cursor_time(key) if order in BY_TIME else validation.cursor_number(key)
     return position, item_kind, validation.cursor_id(pk)

@@ -73,6 +73,7 @@ QUEUE_CURSORS = {
     "pk a boolean": ("similarity", '[0.5,"d",true]'),
     "pk zero": ("similarity", '[0.5,"d",0]'),
     "unknown kind": ("similarity", '[0.5,"x",1]'),
+    "a list for a kind": ("similarity", '[0.5,["d"],1]'),
     "nested deep": ("similarity", DEEP),
     "three fields short": ("similarity", '[0.5,"d"]'),
     "an hour past year 9999": ("newest", '["9999-12-31T23:59:59-01:00","d",1]'),
