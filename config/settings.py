@@ -122,6 +122,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A changelist's lookup or selection that fails in its query is a message, not a 500.
+    "config.admin_errors.AdminChangelistErrors",
     # An htmx request whose session ended is sent to the login page as a whole (HX-Redirect).
     "review.middleware.SessionEndedMiddleware",
     # Last, as django-axes requires: answers a locked-out login with 429.

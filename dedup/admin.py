@@ -15,7 +15,7 @@ from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import imports, policy, services
 from dedup.errors import DomainError
-from dedup.forms import DrawerAddForm
+from dedup.forms import DrawerAddForm, RoomForm, WingForm
 from palace import name_search, selectors
 from palace.models import (
     AuditEntry,
@@ -54,16 +54,40 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class RoomInline(admin.TabularInline):
     model = Room
+    form = RoomForm
     extra = 0
     fields = ["name", "created_at"]
     readonly_fields = ["created_at"]
 
 
+class RefusalsAsMessages(admin.ModelAdmin):
+    """A write the form's checks passed but a service refused (another admin stored a drawer
+    of that name meanwhile, two rooms' names swapped) rolls back and the form is shown again,
+    checked against what is committed now, so the refusal is an error beside its field with the
+    input kept. Refused again, it is a message over an empty form; never a 500."""
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        for _ in range(2):
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except DomainError as error:
+                refusal = error.message
+        self.message_user(request, refusal, messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())
+
+
 @admin.register(Wing)
-class WingAdmin(admin.ModelAdmin):
+class WingAdmin(RefusalsAsMessages):
     """A rename (of the wing, or of a room in its inline) goes through the service that audits
     it; adding a wing or a room is a plain create, as the write path's first use is."""
 
+    form = WingForm
     list_display = ["name", "room_count", "created_at"]
     search_fields = ["name"]
     inlines = [RoomInline]
@@ -98,9 +122,10 @@ class WingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(RefusalsAsMessages):
     """Renaming a room or moving it to another wing goes through the service that audits it."""
 
+    form = RoomForm
     list_display = ["name", "wing", "created_at"]
     list_filter = ["wing"]
     search_fields = ["name", "wing__name"]
@@ -116,7 +141,7 @@ class RoomAdmin(admin.ModelAdmin):
 
 
 @admin.register(Drawer)
-class DrawerAdmin(admin.ModelAdmin):
+class DrawerAdmin(RefusalsAsMessages):
     list_display = ["preview", "room", "name", "kind", "agent", "is_current", "created_at"]
     list_filter = [("valid_to", admin.EmptyFieldListFilter), "kind", "room__wing"]
     search_fields = ["content", "name", "agent", "uuid"]
@@ -176,25 +201,6 @@ class DrawerAdmin(admin.ModelAdmin):
             {k: v for k, v in result.drawer.__dict__.items() if not k.startswith("_")}
         )
         self._tell_outcome(request, result)
-
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        """A write refused after the form's checks passed (another admin stored a drawer of
-        that name meanwhile) rolls back and the form is shown again, checked against what is
-        committed now, so the refusal is an error beside its field with the input kept. Refused
-        again, it is a message over an empty form; never a 500."""
-        for _ in range(2):
-            try:
-                return super().changeform_view(request, object_id, form_url, extra_context)
-            except DomainError as error:
-                refusal = error.message
-        self.message_user(request, refusal, messages.ERROR)
-        return HttpResponseRedirect(request.get_full_path())
 
     def _tell_outcome(self, request: HttpRequest, result: services.DrawerWrite) -> None:
         if not result.created:

@@ -1,4 +1,4 @@
-"""The admin's form to add a drawer: the write path's input checks, errors beside their fields."""
+"""The admin's forms that write: the write path's input checks, errors beside their fields."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
+    clean_label,
     clean_optional_label,
 )
-from palace.models import Drawer
+from palace.models import Drawer, Room, Wing
 
 
 class DrawerAddForm(forms.ModelForm):
@@ -51,3 +52,33 @@ class DrawerAddForm(forms.ModelForm):
             named = Drawer.objects.current().filter(room=room, name=name).first()
             if named is not None and named.content != data["content"]:
                 self.add_error("name", f"The room already holds a drawer named {name!r}.")
+
+
+class _NamedForm(forms.ModelForm):
+    """A wing's or a room's name, added or changed, checked as the write path checks it
+    (`clean_label`: no control characters, not only invisible ones): the admin saved names the
+    API refuses, and a rename's refusal was a 500."""
+
+    label = ""
+
+    def clean_name(self) -> str:
+        try:
+            return clean_label(self.cleaned_data["name"], self.label)
+        except DomainError as error:
+            raise forms.ValidationError(error.message) from error
+
+
+class WingForm(_NamedForm):
+    label = "wing"
+
+    class Meta:
+        model = Wing
+        fields = ["name"]
+
+
+class RoomForm(_NamedForm):
+    label = "room"
+
+    class Meta:
+        model = Room
+        fields = ["name", "wing"]
