@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from dedup.errors import ContentTooLarge, EmptyLabel, InvalidInput
 from palace.models import LABEL_MAX_LENGTH
@@ -98,6 +100,18 @@ MAX_DEPTH = 32  # how deep a JSON document from outside may nest
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 UNSTORABLE_MESSAGE = "Must not contain NUL characters or lone surrogates."
 CURSOR_MAX_CHARACTERS = 512  # a cursor the app made is under 100
+
+
+def clean_username(value: str, field: str = "username") -> str:
+    """A user's name (a curator's, an agent's) as the user model's field accepts it: its length
+    and its characters (letters, digits and @.+-_), where a command saved whatever it was given
+    (and PostgreSQL refused one past its column with an error)."""
+    try:
+        return get_user_model()._meta.get_field("username").clean(value, None)
+    except ValidationError as error:
+        raise InvalidInput(
+            f"{field}: {' '.join(error.messages)}", details={"field": field}
+        ) from None
 
 
 def unstorable(text: str) -> bool:

@@ -11,15 +11,19 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from api.models import RIGHTS, AgentKey
+from dedup.errors import DomainError
+from dedup.validation import clean_username
 
-DURATION = re.compile(r"^(\d+)([dhm])$")
+DURATION = re.compile(r"^([0-9]{1,6})([dhm])$")  # up to 999,999 days: within any date
 UNITS = {"d": "days", "h": "hours", "m": "minutes"}
 
 
 def duration(text: str) -> timedelta:
     match = DURATION.match(text)
     if match is None:
-        raise CommandError(f"--expires {text!r}: use a number and d, h or m, e.g. 30d.")
+        raise CommandError(
+            f"--expires {text[:40]!r}: use a number (at most six digits) and d, h or m, e.g. 30d."
+        )
     return timedelta(**{UNITS[match[2]]: int(match[1])})
 
 
@@ -62,6 +66,13 @@ class Command(BaseCommand):
         unless_active: bool = False,
         **_: Any,
     ) -> None:
+        try:
+            agent = clean_username(agent, "agent")
+        except DomainError as error:
+            raise CommandError(error.message) from error
+        limit = AgentKey._meta.get_field("name").max_length or 0
+        if len(name) > limit:
+            raise CommandError(f"--name: at most {limit} characters.")
         if unless_active and self.tell_active(agent, wings, rights):
             return
         wanted = names(rights)

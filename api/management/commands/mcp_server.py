@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import uvicorn
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from api.mcp_server.server import RequireBearer, build_server, http_app
 
@@ -24,6 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8001)
 
     def handle(self, *args: Any, transport: str, host: str, port: int, **options: Any) -> None:
+        if not 0 < port < 65536:
+            raise CommandError(f"--port {port}: a port is from 1 to 65535.")
         if transport == "stdio":
             # stdout is the protocol's channel: nothing else may be printed on it.
             build_server().run("stdio")

@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dedup import imports
 
@@ -23,6 +23,13 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="castellan", choices=imports.EXPORT_FORMATS)
 
     def handle(self, *args: Any, out: str, wing: str | None, format: str, **options: Any) -> None:
+        try:
+            count = self._export(out, wing, format)
+        except OSError as error:  # a directory that is not there, a full disk...
+            raise CommandError(f"cannot write {out}: {error.strerror or error}") from error
+        self.stdout.write(f"{count} lines written to {out}")
+
+    def _export(self, out: str, wing: str | None, format: str) -> int:
         lines = imports.export_lines(wing=wing, format=format)
         if format == "mempalace" and (out.endswith("/") or Path(out).is_dir()):
             count = write_tree(Path(out), lines)
@@ -32,7 +39,7 @@ class Command(BaseCommand):
                 for line in lines:
                     stream.write(line)
                     count += 1
-        self.stdout.write(f"{count} lines written to {out}")
+        return count
 
 
 def write_tree(root: Path, lines: Any) -> int:

@@ -5,6 +5,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rest_framework.authtoken.models import Token
 
+from dedup.errors import DomainError
+from dedup.validation import clean_username
 from review.curators import curators_group
 
 
@@ -19,6 +21,10 @@ class Command(BaseCommand):
     def handle(
         self, *args: Any, username: str, password: str | None, staff: bool, **options: Any
     ) -> None:
+        try:
+            username = clean_username(username)
+        except DomainError as error:
+            raise CommandError(error.message) from error
         User = get_user_model()
         user, created = User.objects.get_or_create(username=username)
         if created:

@@ -2,6 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from dedup.errors import DomainError
 from review.models import SweepRun
 from review.services import sweeps
 
@@ -18,4 +19,8 @@ class Command(BaseCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
-        self.stdout.write(f"undone: {sweeps.reverse(sweep)}")
+        try:
+            undone = sweeps.reverse(sweep)
+        except DomainError as error:  # nothing applied, or reversed already
+            raise CommandError(error.message) from error
+        self.stdout.write(f"undone: {undone}")
