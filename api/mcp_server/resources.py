@@ -38,6 +38,7 @@ from api.mcp_server.calls import (
     refusal,
     release_old_connections,
 )
+from dedup.errors import NotFound
 
 WINGS_URI = "castellan://wings"
 ROOMS_URI = "castellan://wings/{wing}/rooms"
@@ -92,11 +93,14 @@ def invalid_arguments(error: ValidationError) -> serializers.ValidationError:
 
 class CastellanServer(MCPServer):
     """The SDK's server, reading `castellan://wings` with the request's Context (see above),
-    and answering arguments that do not match a tool's schema with the REST API's `invalid`."""
+    and answering arguments that do not match a tool's schema with the REST API's `invalid`,
+    and a tool it does not have with `not_found` (the SDK's answer was plain text, no code)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if name not in {tool.name for tool in await self.list_tools()}:
+            return refusal(NotFound(f"No tool named {name[:100]!r}: tools/list names them."))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

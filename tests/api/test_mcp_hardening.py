@@ -184,6 +184,13 @@ def test_through_the_sdk_a_wrong_type_is_the_apis_invalid(secret) -> None:
     assert body["error"].startswith("limit: ")
 
 
+@pytest.mark.parametrize("name", ["no_such_tool", "", "x" * 5000])
+def test_through_the_sdk_an_unknown_tool_is_not_found(secret, name) -> None:
+    body = refusal(call(secret, name, {}))
+    assert body["code"] == "not_found"
+    assert body["error"].startswith("No tool named")
+
+
 # Database failures ------------------------------------------------------------------------------
 
 
