@@ -14,9 +14,7 @@ from typing import IO, Any
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 
-from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem, unstorable
-
-__all__ = ["MAX_DEPTH", "UNSTORABLE_MESSAGE", "StrictJSONParser", "check_document", "unstorable"]
+from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
 
 
 def check_document(document: Any) -> None:

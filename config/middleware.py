@@ -3,7 +3,7 @@ failure becomes.
 
 - A NUL or a lone surrogate in the path, a query parameter (name or value) or a console form
   field is refused with 400 `invalid`, naming the parameter: PostgreSQL can store neither, and no
-  filter needs them. JSON bodies are checked by the API's parser (`api.parsers`).
+  filter needs them. JSON bodies are checked by the API's parser (`api.parsers`), same rule.
 - A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
   body) is refused with 400 `invalid`: Django raises again at every read of the form, the error
   page's own CSRF check included, so left to the error page it became a 500.
@@ -25,8 +25,8 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from api.errors import body
-from api.parsers import UNSTORABLE_MESSAGE, unstorable
 from config.errors import is_api
+from dedup.validation import UNSTORABLE_MESSAGE, unstorable
 
 logger = logging.getLogger("castellan.edge")
 

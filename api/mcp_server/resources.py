@@ -26,7 +26,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult
+from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from pydantic import AnyUrl, ValidationError
 from rest_framework import serializers
 
@@ -94,7 +94,8 @@ def invalid_arguments(error: ValidationError) -> serializers.ValidationError:
 class CastellanServer(MCPServer):
     """The SDK's server, reading `castellan://wings` with the request's Context (see above),
     and answering arguments that do not match a tool's schema with the REST API's `invalid`,
-    and a tool it does not have with `not_found` (the SDK's answer was plain text, no code)."""
+    and a tool or a prompt it does not have with `not_found` (the SDK's answers were plain text
+    or a JSON-RPC error of code 0, logged with a traceback as the server's own failure)."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -116,3 +117,11 @@ class CastellanServer(MCPServer):
             content = await anyio.to_thread.run_sync(wings, context)
             return [ReadResourceContents(content=content, mime_type=JSON)]
         return await super().read_resource(uri, context)
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        if name not in {prompt.name for prompt in await self.list_prompts()}:
+            body = error_body(NotFound(f"No prompt named {name[:100]!r}: prompts/list names them."))
+            raise MCPError(code=INVALID_PARAMS, message=body["error"], data=body)
+        return await super().get_prompt(name, arguments, context)

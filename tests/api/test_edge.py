@@ -12,8 +12,8 @@ from django.db import OperationalError, connection
 from django.test import Client
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
-from api.parsers import MAX_DEPTH
 from api.views import wings
+from dedup.validation import MAX_DEPTH
 from palace.models import AuditEntry, Drawer
 from review import selectors as review_selectors
 

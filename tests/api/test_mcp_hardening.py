@@ -12,6 +12,7 @@ import anyio
 import pytest
 from django.db import OperationalError
 from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 from rest_framework.test import APIClient
 
 from api.mcp_server import reads, resources, writes
@@ -189,6 +190,19 @@ def test_through_the_sdk_an_unknown_tool_is_not_found(secret, name) -> None:
     body = refusal(call(secret, name, {}))
     assert body["code"] == "not_found"
     assert body["error"].startswith("No tool named")
+
+
+@pytest.mark.parametrize("name", ["no_such_prompt", "", "x" * 5000])
+def test_through_the_sdk_an_unknown_prompt_is_not_found(name) -> None:
+    async def run() -> Any:
+        return await build_server().get_prompt(name, {})
+
+    with pytest.raises(MCPError) as refused:
+        anyio.run(run)
+    assert refused.value.error.code == INVALID_PARAMS
+    assert refused.value.data["code"] == "not_found"
+    assert refused.value.data["error"].startswith("No prompt named")
+    assert len(refused.value.data["error"]) < 200
 
 
 # Database failures ------------------------------------------------------------------------------
