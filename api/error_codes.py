@@ -38,7 +38,6 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "entity_not_found": ErrorCode((404,), "No entity with that id."),
     "entity_redirected": ErrorCode((409,), "The entity was settled into another one."),
     "error": ErrorCode((400,), "Any other refusal by the framework."),
-    "import_not_finished": ErrorCode((409,), "Reversing an import that has not finished."),
     "import_not_found": ErrorCode((404,), "No import with that id."),
     "import_reversed": ErrorCode((409,), "The import was reversed already."),
     "invalid": ErrorCode((400,), "Invalid input (a wrong type, NUL, an unknown field)."),

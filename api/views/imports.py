@@ -92,7 +92,8 @@ class ImportReverseView(APIView):
     @extend_schema(request=None, responses={200: s.ImportSerializer, **errors(401, 403, 404, 409)})
     def post(self, request: Request, import_id: int) -> Response:
         """Remove what the import created and linked; drawers built on since are kept and
-        listed in `summary.reversal.kept` with the reasons."""
+        listed in `summary.reversal.kept` with the reasons. An import still queued or running
+        stops, writing nothing more; a failed one loses what it stored before it failed."""
         imported = import_or_404(request, import_id)
         for wing in imported.options.get("wings", []):
             require(request, DELETE, wing)

@@ -16,6 +16,12 @@ stay in file order.
 
 A chunk holds its locks (on SQLite, the database's write lock) until it commits: at most
 CHUNK_SIZE writes, a fraction of a second, which other writers wait through.
+
+Each chunk first holds the import's own row and goes on only while the import is running
+(`hold_running`): a reversal holds that row too, first, so an import reversed while it runs (its
+worker stopped, or a person cancelling it) writes no chunk after the reversal, and the reversal
+removes every chunk written before it. The row comes before any write lock, in every transaction
+that takes both, so the two never wait on each other in a cycle.
 """
 
 from __future__ import annotations
@@ -41,6 +47,23 @@ CHUNK_SIZE = 100
 IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
 
 Supersession = tuple[uuid.UUID, dict[str, Any]]
+
+
+class ImportStopped(Exception):
+    """The import is no longer running (it was reversed): write nothing more."""
+
+
+def hold_running(imported: Import) -> None:
+    """Hold the import's row until the transaction ends, and raise ImportStopped unless the
+    import is still running. Call it first in the transaction."""
+    status = (
+        Import.objects.select_for_update()
+        .filter(pk=imported.pk)
+        .values_list("status", flat=True)
+        .first()
+    )
+    if status != Import.Status.RUNNING:
+        raise ImportStopped(f"import {imported.pk} is {status or 'deleted'}")
 
 
 def client_id(format: str, source_id: str) -> uuid.UUID:
@@ -132,6 +155,7 @@ class ChunkWriter:
         drawers: list[int] = []
         links: list[int] = []
         with transaction.atomic():
+            hold_running(self.imported)
             hold_write_locks(
                 (self.rooms[_place(r)], r.content, r.name)
                 for r in records

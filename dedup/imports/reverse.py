@@ -9,7 +9,7 @@ reasons) when anything outside the import has since come to rest on it:
 - a curator decided one of its links, or said it is not the same as another drawer;
 - it was superseded, or supersedes another drawer (outside the import);
 - a merge consolidated drawers into it;
-- a mention was recorded on it after the import.
+- a mention the import did not record is on it (see `_mentioned_since`).
 
 Keeping such a drawer loses nothing, and a curator can delete it by hand. Everything else the
 import created goes, with the links the import made and the mentions it recorded: one audit row
@@ -18,6 +18,11 @@ row does) and one for the import, all in one transaction and one audit batch. Th
 aliases the import resolved stay: they belong to the whole store, not to the import's drawers.
 A removed drawer's id may be used again: importing the same file again stores it anew. A sweep's
 open proposal on a removed drawer loses that side, as for any deletion.
+
+An import is reversed in any state but reversed: a failed one loses what it stored before it
+failed; a queued or running one (its worker stopped, or a person cancelling it) stops, writing
+nothing after the reversal (`dedup.imports.chunks.hold_running`), and loses what it stored
+before.
 """
 
 from __future__ import annotations
@@ -64,8 +69,7 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         imported = Import.objects.select_for_update().get(pk=imported.pk)
         if imported.status == Import.Status.REVERSED:
             raise Conflict("The import was reversed already.", code="import_reversed")
-        if imported.status != Import.Status.DONE:
-            raise Conflict("The import has not finished.", code="import_not_finished")
+        before = imported.status
         drawers = list(
             Drawer.objects.select_for_update(of=("self",))
             .filter(imports=imported)
@@ -81,13 +85,14 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         )
         imported.status = Import.Status.REVERSED
         imported.summary = {**imported.summary, "reversal": reversal.as_dict()}
-        imported.save(update_fields=["status", "summary"])
+        imported.upload = ""  # a queued import's file: it will not be read now
+        imported.save(update_fields=["status", "summary", "upload"])
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.IMPORT_REVERSE,
             target_type=AuditTarget.IMPORT,
             target_id=imported.pk,
-            before={"status": Import.Status.DONE},
+            before={"status": before},
             after={"status": Import.Status.REVERSED},
             data=reversal.as_dict(),
         )
@@ -121,11 +126,20 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     for drawer in drawers:
         if drawer.consolidation:
             reasons[drawer.pk].append("drawers were merged into it")
-    if imported.finished_at:
-        later = Mention.objects.filter(drawer__in=own_ids, created_at__gt=imported.finished_at)
-        for pk in set(later.values_list("drawer_id", flat=True)):
-            reasons[pk].append("a mention was recorded on it later")
+    for pk in _mentioned_since(imported, own_ids):
+        reasons[pk].append("a mention was recorded on it later")
     return {pk: list(dict.fromkeys(why)) for pk, why in reasons.items()}
+
+
+def _mentioned_since(imported: Import, own_ids: QuerySet[Any]) -> set[int]:
+    """The drawers holding a mention the import did not record. Only a Castellan file records
+    mentions, as it runs: for a finished one, those after it finished are later work; for one
+    that did not finish, whose a mention is cannot be told, so every one counts (a drawer kept
+    wrongly costs a curator a deletion; one removed wrongly loses an agent's mention)."""
+    mentions = Mention.objects.filter(drawer__in=own_ids)
+    if imported.format == Import.Format.CASTELLAN and imported.finished_at:
+        mentions = mentions.filter(created_at__gt=imported.finished_at)
+    return set(mentions.values_list("drawer_id", flat=True))
 
 
 def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:

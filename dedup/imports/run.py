@@ -13,6 +13,7 @@ as it is, so it does not see the file's own earlier records.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,11 @@ from dedup.imports import formats
 from dedup.imports.chunks import (
     IMPORT_NAMESPACE,
     ChunkWriter,
+    ImportStopped,
     Supersession,
     Tally,
     client_id,
+    hold_running,
     parse_when,
 )
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
@@ -45,6 +48,8 @@ from palace.models import (
     Import,
     acting_user,
 )
+
+logger = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 200  # records, in a dry run; an import reports each chunk it writes
 
@@ -94,18 +99,31 @@ def import_run(
     on_progress: Callable[[int], None] | None = None,
 ) -> Tally:
     """Read `path` in the import's format and write every record. A dry run asks the write path
-    what it would do (`drawer_check`) and writes nothing, not even the import's progress."""
+    what it would do (`drawer_check`) and writes nothing, not even the import's progress.
+
+    Only a queued import runs (a task delivered twice runs it once), and it stops where it is,
+    having written nothing more, once it is reversed (`chunks.hold_running`); a failure marks it
+    failed (it can be reversed then too, removing what it stored)."""
     tally = Tally()
-    if not dry_run:
-        _set(imported, status=Import.Status.RUNNING)
+    if dry_run:
+        _run_items(imported, path, tally, dry_run, on_progress)
+        return tally
+    if not Import.objects.filter(pk=imported.pk, status=Import.Status.QUEUED).update(
+        status=Import.Status.RUNNING
+    ):
+        logger.warning("import %s is not queued: not run", imported.pk)
+        return tally
+    imported.status = Import.Status.RUNNING
     try:
         _run_items(imported, path, tally, dry_run, on_progress)
-    except Exception:
-        if not dry_run:
-            _set(imported, status=Import.Status.FAILED, summary=tally.summary())
-        raise
-    if not dry_run:
         _finish(imported, tally)
+    except ImportStopped as stopped:
+        logger.info("%s, after %s records: stopped", stopped, tally.records)
+    except Exception:
+        Import.objects.filter(pk=imported.pk, status=Import.Status.RUNNING).update(
+            status=Import.Status.FAILED, summary=tally.summary()
+        )
+        raise
     return tally
 
 
@@ -141,7 +159,7 @@ def _run_items(
             on_progress(tally.records)
     if not dry_run:
         writer.flush()
-        _apply_validity(writer.supersessions)
+        _apply_validity(imported, writer.supersessions)
     if on_progress is not None:
         on_progress(tally.records)
 
@@ -166,9 +184,11 @@ def _check_record(imported: Import, record: formats.Record, tally: Tally) -> Non
     tally.count(stored=check.would_store, linked=bool(check.similar))
 
 
-def _apply_validity(supersessions: list[Supersession]) -> None:
+@transaction.atomic
+def _apply_validity(imported: Import, supersessions: list[Supersession]) -> None:
     """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
     it named (imported under its client id), once every drawer is written."""
+    hold_running(imported)
     for drawer_id, data in supersessions:
         by_id = data.get("superseded_by")
         by = (
@@ -181,10 +201,12 @@ def _apply_validity(supersessions: list[Supersession]) -> None:
         )
 
 
+@transaction.atomic
 def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
     """A Castellan entity (with its aliases) or mention. Links are not read: the write path
     finds them again as the drawers are written in their order; decisions stay with the store
     that made them."""
+    hold_running(imported)
     data = item.data
     try:
         if data.get("type") == "entity":
@@ -232,6 +254,7 @@ def _set(imported: Import, **fields: Any) -> None:
 
 def _finish(imported: Import, tally: Tally) -> None:
     with transaction.atomic():
+        hold_running(imported)
         _set(
             imported,
             status=Import.Status.DONE,

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-from django.utils import timezone
 
 from dedup import imports, services
 from dedup.imports import chunks
@@ -145,12 +144,25 @@ def test_a_curators_distinct_pair_keeps_the_drawers():
     assert "a curator said it is not the same as another drawer" in reversal.kept[0]["reasons"]
 
 
-def test_each_removed_drawer_is_audited_with_its_links_and_mentions():
-    imported, _ = run(FIXTURES / "mempalace")
-    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-1"))
-    typo = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-3"))
-    services.mention_add(drawer=original, name="PostgreSQL", kind="technology")
-    Import.objects.filter(pk=imported.pk).update(finished_at=timezone.now())  # the import's own
+def castellan_file(tmp_path: Path, lines: list[dict]) -> Path:
+    path = tmp_path / "castellan.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+DEPLOYS = "Deploys go out on Tuesdays after the standup meeting ends."
+OWN_MENTION = [
+    {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": DEPLOYS},
+    {"type": "drawer", "id": "d2", "wing": "w", "room": "r", "content": "Backups run nightly."},
+    {"type": "drawer", "id": "d3", "wing": "w", "room": "r", "content": DEPLOYS + "x"},
+    {"type": "mention", "drawer": "d1", "name": "PostgreSQL", "kind": "technology"},
+]
+
+
+def test_each_removed_drawer_is_audited_with_its_links_and_mentions(tmp_path):
+    imported, _ = run(castellan_file(tmp_path, OWN_MENTION), format="castellan")
+    original = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
+    typo = Drawer.objects.get(uuid=imports.client_id("castellan", "d3"))
     imports.import_reverse(imported=imported)
     rows = AuditEntry.objects.filter(
         action=AuditAction.IMPORT_REVERSE, target_type=AuditTarget.DRAWER

@@ -1,0 +1,191 @@
+"""An import that did not finish is reversed too: a failed one loses what it stored before it
+failed, a queued or running one stops and writes nothing after the reversal (its worker died, or
+a person cancels it), and an import runs once however often its task is delivered."""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from django.db import connection, connections
+from django.utils import timezone
+
+from dedup import imports, services
+from dedup.imports import chunks
+from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Import
+
+pytestmark = pytest.mark.django_db
+
+
+def mempalace_file(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "export.jsonl"
+    lines = [
+        {
+            "id": f"mp-{n}",
+            "document": f"Record {n}: the service in region {n} restarts at {n % 24} hours.",
+            "metadata": {"wing": "w", "room": "r"},
+        }
+        for n in range(count)
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def file_drawers(count: int) -> int:
+    """How many of the file's drawers the store holds."""
+    ids = [imports.client_id("mempalace", f"mp-{n}") for n in range(count)]
+    return Drawer.objects.filter(uuid__in=ids).count()
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 2)
+
+
+def fail_at_chunk(monkeypatch, failing: int) -> None:
+    """The import's `failing`th chunk fails, as a lost database would make it."""
+    keep = chunks.ChunkWriter._keep
+    seen = {"chunks": 0}
+
+    def keep_then_fail(self, *args, **kwargs):
+        seen["chunks"] += 1
+        if seen["chunks"] == failing:
+            raise RuntimeError("the database went away")
+        return keep(self, *args, **kwargs)
+
+    monkeypatch.setattr(chunks.ChunkWriter, "_keep", keep_then_fail)
+
+
+def test_a_failed_import_is_reversed(small_chunks, tmp_path, monkeypatch):
+    path = mempalace_file(tmp_path, 9)
+    fail_at_chunk(monkeypatch, 4)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    with pytest.raises(RuntimeError):
+        imports.import_run(imported, path=path)
+    imported.refresh_from_db()
+    assert imported.status == Import.Status.FAILED
+    # Committed: the first record (it made the room), the rest of its chunk, a chunk of two.
+    assert file_drawers(9) == 4
+    reversal = imports.import_reverse(imported=imported)
+    assert len(reversal.removed) == 4
+    assert file_drawers(9) == 0
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
+    audit = AuditEntry.objects.get(
+        action=AuditAction.IMPORT_REVERSE, target_type=AuditTarget.IMPORT
+    )
+    assert audit.before == {"status": "failed"}
+
+
+def test_a_queued_import_reversed_never_runs(tmp_path):
+    path = mempalace_file(tmp_path, 3)
+    imported = imports.import_create(source=str(path), format="mempalace", upload="{}")
+    reversal = imports.import_reverse(imported=imported)
+    assert reversal.removed == []
+    tally = imports.import_run(imported, path=path)
+    assert tally.records == 0
+    assert file_drawers(3) == 0
+    imported.refresh_from_db()
+    assert imported.status == Import.Status.REVERSED
+    assert imported.upload == ""
+
+
+def test_an_import_reversed_while_it_runs_stops_and_keeps_nothing(small_chunks, tmp_path):
+    path = mempalace_file(tmp_path, 10)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    reversals = []
+
+    def reverse_after_two_chunks(records: int) -> None:
+        if records == 4 and not reversals:
+            reversals.append(imports.import_reverse(imported=Import.objects.get(pk=imported.pk)))
+
+    tally = imports.import_run(imported, path=path, on_progress=reverse_after_two_chunks)
+    assert len(reversals[0].removed) == 4
+    assert tally.records < 10
+    assert file_drawers(10) == 0
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
+    assert not AuditEntry.objects.filter(action=AuditAction.IMPORT_APPLY).exists()
+
+
+def test_an_import_runs_once_however_often_its_task_comes(tmp_path):
+    path = mempalace_file(tmp_path, 3)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    first = imports.import_run(imported, path=path)
+    again = imports.import_run(Import.objects.get(pk=imported.pk), path=path)
+    assert first.created == 3
+    assert again.records == 0
+    imported.refresh_from_db()
+    assert imported.status == Import.Status.DONE
+    assert imported.summary["created"] == 3
+    assert AuditEntry.objects.filter(action=AuditAction.IMPORT_APPLY).count() == 1
+
+
+def test_a_mention_on_a_drawer_of_a_format_without_mentions_keeps_it(tmp_path):
+    path = mempalace_file(tmp_path, 2)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    drawer = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-0"))
+    services.mention_add(drawer=drawer, name="PostgreSQL", kind="technology")
+    # Even a mention dated before the import's end is not the import's: MemPalace has none.
+    Import.objects.filter(pk=imported.pk).update(finished_at=timezone.now())
+    reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
+    assert reversal.kept == [
+        {"drawer": str(drawer.uuid), "reasons": ["a mention was recorded on it later"]}
+    ]
+    assert len(reversal.removed) == 1
+
+
+def test_an_unfinished_castellan_import_keeps_a_drawer_with_any_mention(tmp_path, monkeypatch):
+    path = tmp_path / "castellan.jsonl"
+    lines = [
+        {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "Deploys on Tuesday."},
+        {"type": "drawer", "id": "d2", "wing": "w", "room": "r", "content": "Backups nightly."},
+        {"type": "mention", "drawer": "d1", "name": "PostgreSQL", "kind": "technology"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setattr(
+        "dedup.imports.run._finish", lambda *_: (_ for _ in ()).throw(RuntimeError("gone"))
+    )
+    imported = imports.import_create(source=str(path), format="castellan")
+    with pytest.raises(RuntimeError):
+        imports.import_run(imported, path=path)
+    reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
+    kept = imports.client_id("castellan", "d1")
+    assert reversal.kept == [
+        {"drawer": str(kept), "reasons": ["a mention was recorded on it later"]}
+    ]
+    assert reversal.removed == [str(imports.client_id("castellan", "d2"))]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_reversal_racing_a_running_import_leaves_nothing_behind(tmp_path, monkeypatch):
+    """The import runs in a worker thread on its own connection; the reversal comes from another
+    while chunks are being written. Whatever the interleaving, every chunk is either removed by
+    the reversal or never written."""
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 5)
+    count = 400
+    path = mempalace_file(tmp_path, count)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["tally"] = imports.import_run(imported, path=path)
+        except Exception as error:  # the assertion below names it
+            outcome["error"] = error
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        while Import.objects.get(pk=imported.pk).progress < 20:
+            assert worker.is_alive(), outcome
+        reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
+    finally:
+        worker.join(timeout=60)
+    assert "error" not in outcome
+    assert outcome["tally"].records < count  # it stopped
+    assert len(reversal.removed) >= 20
+    assert file_drawers(count) == 0
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
