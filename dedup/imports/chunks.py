@@ -79,6 +79,7 @@ class Tally:
     exact: int = 0
     similar: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
+    stopped: bool = False  # reversed while it ran: what it wrote is gone
 
     def summary(self) -> dict[str, int]:
         return {
@@ -89,6 +90,15 @@ class Tally:
             "similar": self.similar,
             "malformed": len(self.errors),
         }
+
+    def counted(self) -> tuple[int, int, int, int]:
+        """What the writes have counted so far, for `recount` to go back to."""
+        return self.created, self.exact, self.similar, len(self.errors)
+
+    def recount(self, counted: tuple[int, int, int, int]) -> None:
+        """Forget the counts since `counted`: the writes they counted were rolled back."""
+        self.created, self.exact, self.similar, errors = counted
+        del self.errors[errors:]
 
     def count(self, *, stored: bool, linked: bool) -> None:
         if not stored:
@@ -154,19 +164,24 @@ class ChunkWriter:
             return
         drawers: list[int] = []
         links: list[int] = []
-        with transaction.atomic():
-            hold_running(self.imported)
-            hold_write_locks(
-                (self.rooms[_place(r)], r.content, r.name)
-                for r in records
-                if _place(r) in self.rooms
-            )
-            for record in records:
-                result = self._write(record)
-                if result is not None and result.created:
-                    drawers.append(result.drawer.pk)
-                    links.extend(link.pk for link in result.links)
-            self._keep(drawers, links, len(records))
+        counted = self.tally.counted()
+        try:
+            with transaction.atomic():
+                hold_running(self.imported)
+                hold_write_locks(
+                    (self.rooms[_place(r)], r.content, r.name)
+                    for r in records
+                    if _place(r) in self.rooms
+                )
+                for record in records:
+                    result = self._write(record)
+                    if result is not None and result.created:
+                        drawers.append(result.drawer.pk)
+                        links.extend(link.pk for link in result.links)
+                self._keep(drawers, links, len(records))
+        except BaseException:
+            self.tally.recount(counted)  # the chunk was rolled back: it stored nothing
+            raise
 
     def _keep(self, drawers: list[int], links: list[int], records: int) -> None:
         """The import's record of what it stored, and how far it got."""

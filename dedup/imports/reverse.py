@@ -37,6 +37,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
+from dedup.locks import room_writes_held
 from dedup.services import drawer_snapshot
 from dedup.services.config import Actor
 from palace.models import (
@@ -70,6 +71,9 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         if imported.status == Import.Status.REVERSED:
             raise Conflict("The import was reversed already.", code="import_reversed")
         before = imported.status
+        # Then the rooms' writes, before the drawers: another import's chunk holds them while it
+        # links to these drawers (the canonical order, `dedup.locks`).
+        room_writes_held(Drawer.objects.filter(imports=imported))
         drawers = list(
             Drawer.objects.select_for_update(of=("self",))
             .filter(imports=imported)
@@ -132,12 +136,12 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
 
 
 def _mentioned_since(imported: Import, own_ids: QuerySet[Any]) -> set[int]:
-    """The drawers holding a mention the import did not record. Only a Castellan file records
-    mentions, as it runs: for a finished one, those after it finished are later work; for one
-    that did not finish, whose a mention is cannot be told, so every one counts (a drawer kept
-    wrongly costs a curator a deletion; one removed wrongly loses an agent's mention)."""
-    mentions = Mention.objects.filter(drawer__in=own_ids)
-    if imported.format == Import.Format.CASTELLAN and imported.finished_at:
+    """The drawers holding a mention the import did not record (only a Castellan file's lines
+    record any). An import made before imports recorded their mentions: those after it finished,
+    or, if it did not finish, every one (a drawer kept wrongly costs a curator a deletion; one
+    removed wrongly loses an agent's mention)."""
+    mentions = Mention.objects.filter(drawer__in=own_ids).exclude(imports=imported)
+    if imported.options.get("mentions_unrecorded") and imported.finished_at:
         mentions = mentions.filter(created_at__gt=imported.finished_at)
     return set(mentions.values_list("drawer_id", flat=True))
 

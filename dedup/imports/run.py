@@ -49,7 +49,7 @@ from palace.models import (
     acting_user,
 )
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("castellan.imports")
 
 PROGRESS_EVERY = 200  # records, in a dry run; an import reports each chunk it writes
 
@@ -118,7 +118,8 @@ def import_run(
         _run_items(imported, path, tally, dry_run, on_progress)
         _finish(imported, tally)
     except ImportStopped as stopped:
-        logger.info("%s, after %s records: stopped", stopped, tally.records)
+        tally.stopped = True
+        logger.warning("%s: stopped, writing nothing more", stopped)
     except Exception:
         Import.objects.filter(pk=imported.pk, status=Import.Status.RUNNING).update(
             status=Import.Status.FAILED, summary=tally.summary()
@@ -227,12 +228,16 @@ def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
             drawer = drawers.first()
             if drawer is None:
                 raise KeyError("drawer")
-            mention_add(
+            written = mention_add(
                 drawer=drawer,
                 name=str(data["name"]),
                 kind=str(data["kind"]),
                 provenance=data.get("provenance") or {},
             )
+            if written.created:  # one made before is not the import's
+                Import.mentions.through.objects.create(
+                    import_id=imported.pk, mention_id=written.mention.pk
+                )
     except (DomainError, KeyError, TypeError, ValueError) as error:
         tally.errors.append(formats.Malformed(item.file, item.line, f"{error!r}").as_dict())
 

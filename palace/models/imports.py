@@ -7,12 +7,13 @@ from django.db import models
 from django.utils import timezone
 
 from palace.models.drawers import Drawer, DrawerLink
+from palace.models.entities import Mention
 
 
 class Import(models.Model):
     """An import of a file or a directory tree: who ran it, from where, how far it got, what it
-    counted, and exactly what it stored (the drawers it created and the links they made), so
-    that reversing it removes exactly that."""
+    counted, and exactly what it stored (the drawers it created, the links they made and the
+    mentions it recorded), so that reversing it removes exactly that."""
 
     class Format(models.TextChoices):
         MEMPALACE = "mempalace"
@@ -49,6 +50,9 @@ class Import(models.Model):
     )
     drawers = models.ManyToManyField(Drawer, blank=True, related_name="imports")
     links = models.ManyToManyField(DrawerLink, blank=True, related_name="imports")
+    # The mentions a Castellan file's lines recorded on its drawers: a reversal tells them from
+    # later work by this, not by time (an unfinished import has no end to compare with).
+    mentions = models.ManyToManyField(Mention, blank=True, related_name="imports")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -71,5 +71,10 @@ class Command(BaseCommand):
             )
         finally:
             bar.close()
+        if tally.stopped:
+            raise CommandError(
+                f"Import {imported.pk} was reversed while it ran, and stopped. What it had written "
+                "was removed; the reversal's report (the import's summary) lists any drawer kept."
+            )
         result = {"import": imported.pk, "summary": tally.summary(), "malformed": tally.errors}
         self.stdout.write(json.dumps(result, indent=2))

@@ -3,15 +3,18 @@ failed, a queued or running one stops and writes nothing after the reversal (its
 a person cancels it), and an import runs once however often its task is delivered."""
 
 import json
+import random
 import threading
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection, connections
 from django.utils import timezone
 
 from dedup import imports, services
 from dedup.imports import chunks
+from dedup.imports import run as run_module
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Import
 
 pytestmark = pytest.mark.django_db
@@ -134,26 +137,60 @@ def test_a_mention_on_a_drawer_of_a_format_without_mentions_keeps_it(tmp_path):
     assert len(reversal.removed) == 1
 
 
-def test_an_unfinished_castellan_import_keeps_a_drawer_with_any_mention(tmp_path, monkeypatch):
+def test_an_unfinished_castellan_import_tells_its_own_mentions_from_later_ones(
+    tmp_path, monkeypatch
+):
     path = tmp_path / "castellan.jsonl"
     lines = [
         {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "Deploys on Tuesday."},
         {"type": "drawer", "id": "d2", "wing": "w", "room": "r", "content": "Backups nightly."},
         {"type": "mention", "drawer": "d1", "name": "PostgreSQL", "kind": "technology"},
+        {"type": "mention", "drawer": "d2", "name": "Redis", "kind": "technology"},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    monkeypatch.setattr(
-        "dedup.imports.run._finish", lambda *_: (_ for _ in ()).throw(RuntimeError("gone"))
-    )
+    own, later = (imports.client_id("castellan", id) for id in ("d1", "d2"))
+    apply_other = run_module._apply_other
+
+    def agent_mentions_then_apply(imported, item, tally):
+        if item.data.get("name") == "Redis":  # an agent names the drawer before the import does
+            services.mention_add(
+                drawer=Drawer.objects.get(uuid=later), name="Redis", kind="technology"
+            )
+        apply_other(imported, item, tally)
+
+    monkeypatch.setattr(run_module, "_apply_other", agent_mentions_then_apply)
+    monkeypatch.setattr(run_module, "_finish", fail)
     imported = imports.import_create(source=str(path), format="castellan")
     with pytest.raises(RuntimeError):
         imports.import_run(imported, path=path)
+    assert Import.objects.get(pk=imported.pk).mentions.count() == 1
     reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
-    kept = imports.client_id("castellan", "d1")
+    assert reversal.removed == [str(own)]
     assert reversal.kept == [
-        {"drawer": str(kept), "reasons": ["a mention was recorded on it later"]}
+        {"drawer": str(later), "reasons": ["a mention was recorded on it later"]}
     ]
-    assert reversal.removed == [str(imports.client_id("castellan", "d2"))]
+
+
+def fail(*_):
+    raise RuntimeError("the database went away")
+
+
+@pytest.mark.parametrize("finished", [True, False])
+def test_an_import_made_before_mentions_were_recorded_judges_them_by_time(tmp_path, finished):
+    path = tmp_path / "castellan.jsonl"
+    line = {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "Deploys."}
+    path.write_text(json.dumps(line) + "\n")
+    imported = imports.import_create(source=str(path), format="castellan")
+    imports.import_run(imported, path=path)
+    drawer = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
+    services.mention_add(drawer=drawer, name="PostgreSQL")  # as the import's own line would
+    ended = timezone.now() if finished else None
+    Import.objects.filter(pk=imported.pk).update(
+        options={"mentions_unrecorded": True}, finished_at=ended
+    )
+    reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
+    assert len(reversal.removed) == int(finished)
+    assert len(reversal.kept) == int(not finished)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -189,3 +226,71 @@ def test_a_reversal_racing_a_running_import_leaves_nothing_behind(tmp_path, monk
     assert len(reversal.removed) >= 20
     assert file_drawers(count) == 0
     assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
+
+
+def test_import_memories_says_an_import_reversed_while_it_ran_stopped(tmp_path, monkeypatch):
+    path = mempalace_file(tmp_path, 3)
+
+    def reversed_meanwhile(imported, tally):
+        raise chunks.ImportStopped(f"import {imported.pk} is reversed")
+
+    monkeypatch.setattr(run_module, "_finish", reversed_meanwhile)
+    with pytest.raises(CommandError, match="was reversed while it ran, and stopped"):
+        call_command("import_memories", str(path), "--format", "mempalace", "--no-progress")
+
+
+def unrelated_texts(count: int) -> list[str]:
+    """Texts no two of which are alike: each links only to its own variant."""
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [
+        " ".join("".join(rng.choice(letters) for _ in range(7)) for _ in range(8))
+        for _ in range(count)
+    ]
+
+
+def texts_file(tmp_path: Path, name: str, texts: list[tuple[str, str]]) -> Path:
+    path = tmp_path / f"{name}.jsonl"
+    lines = [
+        {"id": id, "document": text, "metadata": {"wing": "w", "room": "r"}} for id, text in texts
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_reversal_and_another_import_linking_to_its_drawers_never_deadlock(tmp_path, monkeypatch):
+    """The other import's chunk holds the reversed import's drawers as it links to them, in its
+    own order (here the reverse of theirs); the reversal waits for the chunk's rooms first."""
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 50)
+    count = 300
+    texts = unrelated_texts(count)
+    originals = [(f"o-{n}", text) for n, text in enumerate(texts)]
+    variants = [(f"v-{n}", text[:-1] + "z") for n, text in reversed(list(enumerate(texts)))]
+    first = imports.import_create(source="first", format="mempalace")
+    imports.import_run(first, path=texts_file(tmp_path, "originals", originals))
+    variants_path = texts_file(tmp_path, "variants", variants)
+    second = imports.import_create(source="second", format="mempalace")
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["tally"] = imports.import_run(second, path=variants_path)
+        except Exception as error:  # the assertion below names it
+            outcome["error"] = error
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        while Import.objects.get(pk=second.pk).progress < 50:
+            assert worker.is_alive(), outcome
+        reversal = imports.import_reverse(imported=Import.objects.get(pk=first.pk))
+    finally:
+        worker.join(timeout=120)
+    assert "error" not in outcome
+    assert Import.objects.get(pk=second.pk).status == Import.Status.DONE
+    assert len(reversal.removed) + len(reversal.kept) == count
+    assert len(reversal.kept) >= 50  # the variants written before it link to their originals
