@@ -351,8 +351,8 @@ class ImportAdmin(ReadOnlyAdmin):
 
     list_display = ["id", "format", "source", "status", "progress", "created_by", "created_at"]
     list_filter = ["format", "status"]
-    readonly_fields = ["created_drawers", "made_links"]
-    exclude = ["upload", "drawers", "links"]
+    readonly_fields = ["created_drawers", "made_links", "recorded_mentions"]
+    exclude = ["upload", "drawers", "links", "mentions"]
     actions = ["reverse"]
 
     @admin.display(description="drawers created")
@@ -363,6 +363,10 @@ class ImportAdmin(ReadOnlyAdmin):
     def made_links(self, imported: Import) -> str:
         pairs = imported.links.values_list("newer__uuid", "older__uuid")
         return ", ".join(f"{newer} -> {older}" for newer, older in pairs)
+
+    @admin.display(description="mentions recorded")
+    def recorded_mentions(self, imported: Import) -> int:
+        return imported.mentions.count()
 
     @admin.action(description="Reverse the selected imports", permissions=["reverse"])
     def reverse(self, request: HttpRequest, queryset: QuerySet[Import]) -> None:

@@ -270,3 +270,24 @@ def _waiting_to_build(observer: psycopg.Connection) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_castellan_imports_made_before_mentions_were_recorded_are_marked():
+    """palace/0022: an import made before imports recorded their mentions is marked, so its
+    reversal judges its mentions by time (only Castellan files record mentions)."""
+    apps = _migrate(("palace", "0021_audit_redirected_entity"))
+    Import = apps.get_model("palace", "Import")
+    castellan = Import.objects.create(source="a", format="castellan", options={"wing": "w"})
+    mempalace = Import.objects.create(source="b", format="mempalace", options={})
+    try:
+        Import = _migrate(("palace", "0022_import_mentions")).get_model("palace", "Import")
+        assert Import.objects.get(pk=castellan.pk).options == {
+            "wing": "w",
+            "mentions_unrecorded": True,
+        }
+        assert Import.objects.get(pk=mempalace.pk).options == {}
+    finally:
+        executor = MigrationExecutor(connection)  # back to the latest: what later tests use
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())

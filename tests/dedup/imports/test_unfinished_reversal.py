@@ -294,3 +294,28 @@ def test_a_reversal_and_another_import_linking_to_its_drawers_never_deadlock(tmp
     assert Import.objects.get(pk=second.pk).status == Import.Status.DONE
     assert len(reversal.removed) + len(reversal.kept) == count
     assert len(reversal.kept) >= 50  # the variants written before it link to their originals
+
+
+def test_the_admin_shows_an_imports_mentions_as_a_count_and_reverses_it_running(
+    admin_client, tmp_path
+):
+    path = tmp_path / "castellan.jsonl"
+    lines = [
+        {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "Deploys on Tuesday."},
+        {"type": "mention", "drawer": "d1", "name": "PostgreSQL", "kind": "technology"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = imports.import_create(source=str(path), format="castellan")
+    imports.import_run(imported, path=path)
+    page = admin_client.get(f"/admin/palace/import/{imported.pk}/change/")
+    assert page.status_code == 200
+    assert b"Mentions recorded:" in page.content
+    assert b">Mentions:<" not in page.content  # not every mention, listed
+    Import.objects.filter(pk=imported.pk).update(status=Import.Status.RUNNING)  # its worker died
+    answer = admin_client.post(
+        "/admin/palace/import/",
+        {"action": "reverse", "_selected_action": [imported.pk]},
+        follow=True,
+    )
+    assert b"1 drawers removed, 0 kept" in answer.content
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
