@@ -44,7 +44,8 @@ class ImportSerializer(serializers.Serializer):
     progress = serializers.IntegerField()
     summary = serializers.JSONField(
         help_text="{files, records, created, exact, similar, malformed}; after a reversal, "
-        "`reversal`: {removed, links_removed, kept: [{drawer, reasons}]}."
+        "`reversal`: {removed, links_removed, kept: [{drawer, reasons}], mentions_removed: "
+        "[{drawer, entity, observation, provenance}]}."
     )
     malformed = ImportErrorSerializer(source="errors", many=True)
     drawers = serializers.SerializerMethodField(help_text="The drawers it created (ids).")

@@ -91,15 +91,6 @@ class Tally:
             "malformed": len(self.errors),
         }
 
-    def counted(self) -> tuple[int, int, int, int]:
-        """What the writes have counted so far, for `recount` to go back to."""
-        return self.created, self.exact, self.similar, len(self.errors)
-
-    def recount(self, counted: tuple[int, int, int, int]) -> None:
-        """Forget the counts since `counted`: the writes they counted were rolled back."""
-        self.created, self.exact, self.similar, errors = counted
-        del self.errors[errors:]
-
     def count(self, *, stored: bool, linked: bool) -> None:
         if not stored:
             self.exact += 1
@@ -164,27 +155,23 @@ class ChunkWriter:
             return
         drawers: list[int] = []
         links: list[int] = []
-        counted = self.tally.counted()
-        try:
-            with transaction.atomic():
-                hold_running(self.imported)
-                hold_write_locks(
-                    (self.rooms[_place(r)], r.content, r.name)
-                    for r in records
-                    if _place(r) in self.rooms
-                )
-                for record in records:
-                    result = self._write(record)
-                    if result is not None and result.created:
-                        drawers.append(result.drawer.pk)
-                        links.extend(link.pk for link in result.links)
-                self._keep(drawers, links, len(records))
-        except BaseException:
-            self.tally.recount(counted)  # the chunk was rolled back: it stored nothing
-            raise
+        with transaction.atomic():
+            hold_running(self.imported)
+            hold_write_locks(
+                (self.rooms[_place(r)], r.content, r.name)
+                for r in records
+                if _place(r) in self.rooms
+            )
+            for record in records:
+                result = self._write(record)
+                if result is not None and result.created:
+                    drawers.append(result.drawer.pk)
+                    links.extend(link.pk for link in result.links)
+            self._keep(drawers, links, len(records))
 
     def _keep(self, drawers: list[int], links: list[int], records: int) -> None:
-        """The import's record of what it stored, and how far it got."""
+        """The import's record of what it stored, how far it got and what it counted, in the
+        chunk's transaction: an import that fails or is stopped shows what it committed."""
         pk = self.imported.pk
         Import.drawers.through.objects.bulk_create(
             [Import.drawers.through(import_id=pk, drawer_id=drawer) for drawer in drawers]
@@ -193,7 +180,8 @@ class ChunkWriter:
             [Import.links.through(import_id=pk, drawerlink_id=link) for link in links]
         )
         self.written += records
-        Import.objects.filter(pk=pk).update(progress=self.written)
+        summary = {**self.tally.summary(), "records": self.written}
+        Import.objects.filter(pk=pk).update(progress=self.written, summary=summary)
         self.imported.progress = self.written
 
     def _agent_and_source(self, record: formats.Record) -> dict[str, Any]:

@@ -59,9 +59,15 @@ class Reversal:
     removed: list[str]
     links_removed: int
     kept: list[dict[str, Any]]
+    mentions_removed: list[dict[str, Any]]  # those it recorded on drawers it did not create
 
     def as_dict(self) -> dict[str, Any]:
-        return {"removed": self.removed, "links_removed": self.links_removed, "kept": self.kept}
+        return {
+            "removed": self.removed,
+            "links_removed": self.links_removed,
+            "kept": self.kept,
+            "mentions_removed": self.mentions_removed,
+        }
 
 
 def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
@@ -82,10 +88,12 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         )
         kept = _later_work(imported, drawers)
         removed = [drawer for drawer in drawers if drawer.pk not in kept]
+        links_removed = _remove(imported, removed, actor)
         reversal = Reversal(
             removed=[str(drawer.uuid) for drawer in removed],
-            links_removed=_remove(imported, removed, actor),
+            links_removed=links_removed,
             kept=[{"drawer": str(d.uuid), "reasons": kept[d.pk]} for d in drawers if d.pk in kept],
+            mentions_removed=_remove_mentions_elsewhere(imported),  # after its drawers went
         )
         imported.status = Import.Status.REVERSED
         imported.summary = {**imported.summary, "reversal": reversal.as_dict()}
@@ -144,6 +152,30 @@ def _mentioned_since(imported: Import, own_ids: QuerySet[Any]) -> set[int]:
     if imported.options.get("mentions_unrecorded") and imported.finished_at:
         mentions = mentions.filter(created_at__gt=imported.finished_at)
     return set(mentions.values_list("drawer_id", flat=True))
+
+
+def _remove_mentions_elsewhere(imported: Import) -> list[dict[str, Any]]:
+    """Delete the mentions the import recorded on drawers it did not create (a Castellan file's
+    mention of a drawer stored before); the import's audit row keeps what each held. Those on
+    its own drawers went with them, or stay with a drawer kept whole."""
+    mentions = Mention.objects.filter(imports=imported).exclude(drawer__imports=imported)
+    held = list(
+        mentions.order_by("id").values(
+            "id", "drawer__uuid", "entity__name", "observation", "provenance"
+        )
+    )
+    ids = [mention["id"] for mention in held]
+    for start in range(0, len(ids), DELETE_CHUNK):
+        Mention.objects.filter(pk__in=ids[start : start + DELETE_CHUNK]).delete()
+    return [
+        {
+            "drawer": str(mention["drawer__uuid"]),
+            "entity": mention["entity__name"],
+            "observation": mention["observation"],
+            "provenance": mention["provenance"],
+        }
+        for mention in held
+    ]
 
 
 def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:

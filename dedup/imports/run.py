@@ -83,6 +83,7 @@ def import_create(
     as it writes."""
     options = {"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)}
     return Import.objects.create(
+        summary=Tally().summary(),  # nothing read yet; each chunk saves what it committed
         upload=upload,
         created_by=acting_user(actor),
         source=source,
@@ -121,9 +122,7 @@ def import_run(
         tally.stopped = True
         logger.warning("%s: stopped, writing nothing more", stopped)
     except Exception:
-        Import.objects.filter(pk=imported.pk, status=Import.Status.RUNNING).update(
-            status=Import.Status.FAILED, summary=tally.summary()
-        )
+        _fail(imported, tally)
         raise
     return tally
 
@@ -249,6 +248,16 @@ def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.S
     if source == EntityAlias.Source.CURATOR and creator and not creator.has_perm(DECIDE_PERMISSION):
         return EntityAlias.Source.API
     return source
+
+
+def _fail(imported: Import, tally: Tally) -> None:
+    """Mark a running import failed, keeping the summary its last committed chunk saved, and the
+    malformed records that summary counts."""
+    committed = Import.objects.filter(pk=imported.pk).values_list("summary", flat=True).first()
+    malformed = (committed or {}).get("malformed", 0)
+    Import.objects.filter(pk=imported.pk, status=Import.Status.RUNNING).update(
+        status=Import.Status.FAILED, errors=tally.errors[:malformed]
+    )
 
 
 def _set(imported: Import, **fields: Any) -> None:

@@ -69,6 +69,8 @@ def test_a_failed_import_is_reversed(small_chunks, tmp_path, monkeypatch):
     assert imported.status == Import.Status.FAILED
     # Committed: the first record (it made the room), the rest of its chunk, a chunk of two.
     assert file_drawers(9) == 4
+    assert imported.summary["created"] == 4  # what was committed, not the rolled-back chunk
+    assert imported.summary["records"] == 4
     reversal = imports.import_reverse(imported=imported)
     assert len(reversal.removed) == 4
     assert file_drawers(9) == 0
@@ -90,6 +92,8 @@ def test_a_queued_import_reversed_never_runs(tmp_path):
     imported.refresh_from_db()
     assert imported.status == Import.Status.REVERSED
     assert imported.upload == ""
+    assert imported.summary["created"] == 0  # the keys a client reads are there
+    assert imported.summary["reversal"]["removed"] == []
 
 
 def test_an_import_reversed_while_it_runs_stops_and_keeps_nothing(small_chunks, tmp_path):
@@ -104,6 +108,7 @@ def test_an_import_reversed_while_it_runs_stops_and_keeps_nothing(small_chunks, 
     tally = imports.import_run(imported, path=path, on_progress=reverse_after_two_chunks)
     assert len(reversals[0].removed) == 4
     assert tally.records < 10
+    assert Import.objects.get(pk=imported.pk).summary["created"] == 4  # as it was reversed
     assert file_drawers(10) == 0
     assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
     assert not AuditEntry.objects.filter(action=AuditAction.IMPORT_APPLY).exists()
@@ -267,7 +272,7 @@ def test_a_reversal_and_another_import_linking_to_its_drawers_never_deadlock(tmp
     count = 300
     texts = unrelated_texts(count)
     originals = [(f"o-{n}", text) for n, text in enumerate(texts)]
-    variants = [(f"v-{n}", text[:-1] + "z") for n, text in reversed(list(enumerate(texts)))]
+    variants = [(f"v-{n}", text + "z") for n, text in reversed(list(enumerate(texts)))]
     first = imports.import_create(source="first", format="mempalace")
     imports.import_run(first, path=texts_file(tmp_path, "originals", originals))
     variants_path = texts_file(tmp_path, "variants", variants)
@@ -319,3 +324,26 @@ def test_the_admin_shows_an_imports_mentions_as_a_count_and_reverses_it_running(
     )
     assert b"1 drawers removed, 0 kept" in answer.content
     assert Import.objects.get(pk=imported.pk).status == Import.Status.REVERSED
+
+
+def test_a_reversal_removes_the_mentions_it_recorded_on_drawers_stored_before(tmp_path):
+    first = tmp_path / "first.jsonl"
+    drawer = {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "Deploys."}
+    first.write_text(json.dumps(drawer) + "\n")
+    earlier = imports.import_create(source="first", format="castellan")
+    imports.import_run(earlier, path=first)
+    second = tmp_path / "second.jsonl"
+    mention = {"type": "mention", "drawer": "d1", "name": "PostgreSQL", "kind": "technology"}
+    second.write_text(json.dumps(drawer) + "\n" + json.dumps(mention) + "\n")
+    later = imports.import_create(source="second", format="castellan")
+    imports.import_run(later, path=second)
+    stored = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
+    assert stored.mentions.count() == 1
+    reversal = imports.import_reverse(imported=Import.objects.get(pk=later.pk))
+    assert reversal.removed == []
+    assert [m["entity"] for m in reversal.mentions_removed] == ["PostgreSQL"]
+    assert stored.mentions.count() == 0
+    audit = AuditEntry.objects.get(action=AuditAction.IMPORT_REVERSE, target_id=str(later.pk))
+    assert audit.data["mentions_removed"][0]["drawer"] == str(stored.uuid)
+    # The earlier import's drawer now holds no mention: it is removed, not kept.
+    assert imports.import_reverse(imported=earlier).removed == [str(stored.uuid)]
