@@ -11,7 +11,7 @@ postings, which a candidate lookup must not read. Drawers are bulk loaded (bench
 PostgreSQL, executemany on SQLite, the rows and full-text entries the write path would store), so
 the issue's sizes fit: 1M in one room or over 1,000 rooms, 10M over 10,000 rooms. Each row says how
 long its fill took and how many statements a write of each kind ran; `--profile 1` prints the
-dedup writes' cProfile to stderr.
+dedup writes' cProfile to stderr (with BENCH_DEBUG=1, which shows each child process's stderr).
 
     .venv/bin/python bench/write_path.py [--sizes 1000,10000,100000] [--writes 1000] [--rooms 1]
         [--profile 0] [--seed 0] [--backends sqlite,postgresql]
