@@ -198,6 +198,33 @@ def test_an_import_made_before_mentions_were_recorded_judges_them_by_time(tmp_pa
     assert len(reversal.kept) == int(not finished)
 
 
+def reverse_while_running(
+    running: Import, path: Path, progress: int, reversed: Import
+) -> tuple[dict[str, object], imports.Reversal]:
+    """Run `running` in a worker thread on its own connection and, once it has committed
+    `progress` records, reverse `reversed` from this one; the run's tally (or its error), and
+    the reversal."""
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["tally"] = imports.import_run(running, path=path)
+        except Exception as error:  # the caller's assertion names it
+            outcome["error"] = error
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        while Import.objects.get(pk=running.pk).progress < progress:
+            assert worker.is_alive(), outcome
+        reversal = imports.import_reverse(imported=Import.objects.get(pk=reversed.pk))
+    finally:
+        worker.join(timeout=120)
+    return outcome, reversal
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
 def test_a_reversal_racing_a_running_import_leaves_nothing_behind(tmp_path, monkeypatch):
@@ -208,24 +235,7 @@ def test_a_reversal_racing_a_running_import_leaves_nothing_behind(tmp_path, monk
     count = 400
     path = mempalace_file(tmp_path, count)
     imported = imports.import_create(source=str(path), format="mempalace")
-    outcome: dict[str, object] = {}
-
-    def work() -> None:
-        try:
-            outcome["tally"] = imports.import_run(imported, path=path)
-        except Exception as error:  # the assertion below names it
-            outcome["error"] = error
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=work)
-    worker.start()
-    try:
-        while Import.objects.get(pk=imported.pk).progress < 20:
-            assert worker.is_alive(), outcome
-        reversal = imports.import_reverse(imported=Import.objects.get(pk=imported.pk))
-    finally:
-        worker.join(timeout=60)
+    outcome, reversal = reverse_while_running(imported, path, 20, imported)
     assert "error" not in outcome
     assert outcome["tally"].records < count  # it stopped
     assert len(reversal.removed) >= 20
@@ -277,24 +287,7 @@ def test_a_reversal_and_another_import_linking_to_its_drawers_never_deadlock(tmp
     imports.import_run(first, path=texts_file(tmp_path, "originals", originals))
     variants_path = texts_file(tmp_path, "variants", variants)
     second = imports.import_create(source="second", format="mempalace")
-    outcome: dict[str, object] = {}
-
-    def work() -> None:
-        try:
-            outcome["tally"] = imports.import_run(second, path=variants_path)
-        except Exception as error:  # the assertion below names it
-            outcome["error"] = error
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=work)
-    worker.start()
-    try:
-        while Import.objects.get(pk=second.pk).progress < 50:
-            assert worker.is_alive(), outcome
-        reversal = imports.import_reverse(imported=Import.objects.get(pk=first.pk))
-    finally:
-        worker.join(timeout=120)
+    outcome, reversal = reverse_while_running(second, variants_path, 50, first)
     assert "error" not in outcome
     assert Import.objects.get(pk=second.pk).status == Import.Status.DONE
     assert len(reversal.removed) + len(reversal.kept) == count
