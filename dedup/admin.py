@@ -351,18 +351,31 @@ class ImportAdmin(ReadOnlyAdmin):
 
     list_display = ["id", "format", "source", "status", "progress", "created_by", "created_at"]
     list_filter = ["format", "status"]
-    readonly_fields = ["created_drawers", "made_links", "recorded_mentions"]
-    exclude = ["upload", "drawers", "links", "mentions"]
+    readonly_fields = ["created_drawers", "made_links", "recorded_mentions", "malformed"]
+    exclude = ["upload", "drawers", "links", "mentions", "errors"]
     actions = ["reverse"]
+    shown = 20  # of an import's drawers, links and malformed records (one may hold 100,000s)
 
     @admin.display(description="drawers created")
     def created_drawers(self, imported: Import) -> str:
-        return ", ".join(str(u) for u in imported.drawers.values_list("uuid", flat=True))
+        uuids = imported.drawers.order_by("id").values_list("uuid", flat=True)[: self.shown]
+        return self._first([str(u) for u in uuids], imported.drawers.count())
 
     @admin.display(description="links made")
     def made_links(self, imported: Import) -> str:
-        pairs = imported.links.values_list("newer__uuid", "older__uuid")
-        return ", ".join(f"{newer} -> {older}" for newer, older in pairs)
+        pairs = imported.links.order_by("id").values_list("newer__uuid", "older__uuid")
+        shown = [f"{newer} -> {older}" for newer, older in pairs[: self.shown]]
+        return self._first(shown, imported.links.count())
+
+    @admin.display(description="malformed records")
+    def malformed(self, imported: Import) -> str:
+        errors = imported.errors or []
+        shown = [f"{e.get('file')}:{e.get('line')} {e.get('error')}" for e in errors[: self.shown]]
+        return self._first(shown, len(errors))
+
+    def _first(self, shown: list[str], total: int) -> str:
+        more = f" (and {total - len(shown)} more)" if total > len(shown) else ""
+        return ", ".join(shown) + more if shown else "-"
 
     @admin.display(description="mentions recorded")
     def recorded_mentions(self, imported: Import) -> int:
