@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,15 +167,7 @@ def _remove_mentions_elsewhere(imported: Import) -> list[dict[str, Any]]:
     ids = [mention["id"] for mention in held]
     for start in range(0, len(ids), DELETE_CHUNK):
         Mention.objects.filter(pk__in=ids[start : start + DELETE_CHUNK]).delete()
-    return [
-        {
-            "drawer": str(mention["drawer__uuid"]),
-            "entity": mention["entity__name"],
-            "observation": mention["observation"],
-            "provenance": mention["provenance"],
-        }
-        for mention in held
-    ]
+    return [{"drawer": str(mention["drawer__uuid"]), **_mention_row(mention)} for mention in held]
 
 
 def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:
@@ -236,11 +228,14 @@ def _held(removed: set[int]) -> tuple[dict[int, list[dict[str, Any]]], dict[int,
         for mention in Mention.objects.filter(drawer__in=chunk).values(
             "drawer_id", "entity__name", "observation", "provenance"
         ):
-            mentions[mention["drawer_id"]].append(
-                {
-                    "entity": mention["entity__name"],
-                    "observation": mention["observation"],
-                    "provenance": mention["provenance"],
-                }
-            )
+            mentions[mention["drawer_id"]].append(_mention_row(mention))
     return links, mentions
+
+
+def _mention_row(mention: Mapping[str, Any]) -> dict[str, Any]:
+    """What an audit row keeps of a removed mention (read with its entity's name)."""
+    return {
+        "entity": mention["entity__name"],
+        "observation": mention["observation"],
+        "provenance": mention["provenance"],
+    }
