@@ -19,22 +19,16 @@ import logging
 from collections.abc import Callable
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from api.errors import body
 from config.errors import is_api
+from dedup.database import database_failure
 from dedup.validation import UNSTORABLE_MESSAGE, unstorable
 
 logger = logging.getLogger("castellan.edge")
-
-# SQLSTATEs of a transient conflict (serialisation failure, deadlock, lock not available).
-BUSY_SQLSTATES = ("40001", "40P01", "55P03")
-RETRY_AFTER_BUSY = 1
-RETRY_AFTER_UNAVAILABLE = 5
-
 
 UNREADABLE_FORM = "The form's body cannot be read: send it as UTF-8 form data."
 
@@ -62,20 +56,6 @@ def unstorable_parameter(request: HttpRequest) -> str | None:
             if unstorable(name) or any(unstorable(value) for value in values):
                 return name if not unstorable(name) else "query"
     return None
-
-
-def database_failure(exception: Exception) -> tuple[str, str, int] | None:
-    """(code, message, Retry-After seconds) for a database error a retry may cure."""
-    if not isinstance(exception, OperationalError | InterfaceError):
-        return None
-    sqlstate = getattr(exception.__cause__, "sqlstate", None) or ""
-    if "is locked" in str(exception) or sqlstate in BUSY_SQLSTATES:
-        return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_BUSY
-    return (
-        "database_unavailable",
-        "The database is unavailable; retry shortly.",
-        RETRY_AFTER_UNAVAILABLE,
-    )
 
 
 def refusal(request: HttpRequest, message: str, code: str, status: int) -> HttpResponse:

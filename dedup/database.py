@@ -1,9 +1,15 @@
-"""The database connection of the hot paths, found once per call."""
+"""The database connection of the hot paths, found once per call, and what a failure of it means
+to a caller outside: a busy database is worth a retry soon, an unreachable one a little later."""
 
 from __future__ import annotations
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+
+# SQLSTATEs of a transient conflict (serialisation failure, deadlock, lock not available).
+BUSY_SQLSTATES = ("40001", "40P01", "55P03")
+RETRY_AFTER_BUSY = 1
+RETRY_AFTER_UNAVAILABLE = 5
 
 
 def default_connection() -> BaseDatabaseWrapper:
@@ -12,3 +18,20 @@ def default_connection() -> BaseDatabaseWrapper:
     read about 45 of them, 0.12 ms of it. The inserts and the entity lookups find it once per
     call and pass it on, to the fields' value preparation too."""
     return connections[DEFAULT_DB_ALIAS]
+
+
+def database_failure(exception: BaseException) -> tuple[str, str, int] | None:
+    """(code, message, Retry-After seconds) for a database error a retry may cure: SQLite's
+    "database is locked", a PostgreSQL lock timeout, deadlock or serialisation failure is
+    `database_busy`; any other operational error (a server away, a connection lost)
+    `database_unavailable`. None for anything else, a bug."""
+    if not isinstance(exception, OperationalError | InterfaceError):
+        return None
+    sqlstate = getattr(exception.__cause__, "sqlstate", None) or ""
+    if "is locked" in str(exception) or sqlstate in BUSY_SQLSTATES:
+        return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_BUSY
+    return (
+        "database_unavailable",
+        "The database is unavailable; retry shortly.",
+        RETRY_AFTER_UNAVAILABLE,
+    )

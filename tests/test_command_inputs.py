@@ -3,12 +3,17 @@ change nothing."""
 
 from __future__ import annotations
 
+import sqlite3
+
+import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from api.models import AgentKey
-from dedup import services
+from dedup import imports, services
+from palace.models import Drawer, Import
 from review.services import sweeps
 
 pytestmark = pytest.mark.django_db
@@ -58,3 +63,54 @@ def test_a_curator_of_an_odd_name_is_refused(dedup_settings, username):
 def test_the_mcp_server_refuses_a_port_that_is_none(port):
     with pytest.raises(CommandError, match="port"):
         call_command("mcp_server", "--transport", "http", "--port", port)
+
+
+def hold_sqlite_write_lock() -> sqlite3.Connection:
+    """Another connection holding SQLite's write lock, as a busy writer would."""
+    name = connection.settings_dict["NAME"]
+    holder = sqlite3.connect(name, uri=name.startswith("file:"), timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("UPDATE django_session SET expire_date = expire_date")
+    return holder
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock")
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["import_reverse", "{import_id}"],
+        ["mine", "{directory}", "--wing", "ops"],
+        ["create_curator", "ann", "--password", "secret-pass-1"],
+        ["agent_key", "create", "scout", "--wings", "*"],
+    ],
+    ids=["import_reverse", "mine", "create_curator", "agent_key"],
+)
+def test_a_busy_database_ends_a_command_with_one_line(dedup_settings, tmp_path, command):
+    (tmp_path / "notes.md").write_text("Rotate the API tokens of departed agents daily.\n")
+    imported = imports.import_create(source="notes.jsonl", format="castellan")
+    arguments = [part.format(import_id=imported.pk, directory=tmp_path) for part in command]
+    holder = hold_sqlite_write_lock()
+    try:
+        with pytest.raises(CommandError, match=r"^The database is busy; retry shortly\."):
+            call_command(*arguments)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.QUEUED
+    assert not Drawer.objects.exists()
+    assert not AgentKey.objects.exists()
+    assert not get_user_model().objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="kills a PostgreSQL backend")
+def test_a_lost_database_ends_a_command_with_one_line(dedup_settings):
+    imported = imports.import_create(source="notes.jsonl", format="castellan")
+    params = connection.get_connection_params()
+    with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"}) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid])
+    with pytest.raises(CommandError, match=r"^The database is unavailable; retry shortly\."):
+        call_command("import_reverse", str(imported.pk))
+    connection.close()
+    assert Import.objects.get(pk=imported.pk).status == Import.Status.QUEUED

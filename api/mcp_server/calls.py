@@ -35,7 +35,7 @@ from api.errors import body, exception_handler
 from api.parsers import check_document
 from api.permissions import require_in
 from api.scopes import Scope, scope_for
-from config.middleware import database_failure
+from dedup.database import database_failure
 
 logger = logging.getLogger("castellan.mcp")
 

@@ -7,10 +7,11 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from api.models import RIGHTS, AgentKey
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
 
@@ -31,7 +32,7 @@ def names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = "Create, list and revoke agent keys."
 
     def add_arguments(self, parser: CommandParser) -> None:

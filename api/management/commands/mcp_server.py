@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import uvicorn
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from api.mcp_server.server import RequireBearer, build_server, http_app
+from dedup.commands import CastellanCommand
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = "Serve Castellan's MCP tools over stdio or streamable HTTP."
 
     def add_arguments(self, parser: CommandParser) -> None:

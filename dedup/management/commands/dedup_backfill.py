@@ -1,15 +1,16 @@
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 from django.db import connection, transaction
 from tqdm import tqdm
 
 from dedup import backfill
+from dedup.commands import CastellanCommand
 from palace.models import Drawer, Entity, EntityAlias
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Fill the fingerprints and entity keys of rows written before they existed. Merges "
         "nothing; running it twice changes nothing. With --signatures, also compute every "

@@ -1,11 +1,10 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
+from dedup.commands import CastellanCommand
 from dedup.maintenance import optimize_candidate_indexes
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = "Bring the candidate indexes to their steady state (run after a bulk import)."
 
     def handle(self, *args: Any, **options: Any) -> None:

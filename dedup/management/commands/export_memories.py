@@ -2,14 +2,15 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from dedup import imports
+from dedup.commands import CastellanCommand
 
 MAX_OPEN_FILES = 100
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Export drawers, links, entities, mentions and decisions as Castellan JSONL (or the "
         "current drawers as MemPalace JSONL) to OUT, written a line at a time. MemPalace JSONL "

@@ -3,10 +3,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from dedup import imports
+from dedup.commands import CastellanCommand
 from palace.models import Import
 
 
@@ -24,7 +25,7 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Import memories from MemPalace, mem0, Castellan or any JSONL: every record goes through "
         "the write path; importing the same file again stores nothing. Prints the summary, the "

@@ -1,14 +1,15 @@
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from dedup import imports
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from palace.models import Import
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Reverse an import: remove the drawers it created and the links they made, audited; "
         "drawers built on since are kept and listed with the reasons."

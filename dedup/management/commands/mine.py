@@ -2,14 +2,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
 from dedup import mining
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Mine text and Markdown files into a wing: every chunk is stored and linked to what it "
         "resembles. Re-running on unchanged files stores nothing."

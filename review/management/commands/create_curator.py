@@ -2,15 +2,16 @@ import getpass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from rest_framework.authtoken.models import Token
 
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
 from review.curators import curators_group
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = "Create a curator (or make an existing user one): a member of the curators group."
 
     def add_arguments(self, parser: CommandParser) -> None:

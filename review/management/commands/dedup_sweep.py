@@ -2,15 +2,16 @@ import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from review.services import sweeps
 from review.tasks import run_sweep
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Find duplicates already in the store and write proposals into quarantine (nothing is "
         "linked or merged). Compares current drawers within each room, and each agent's diary on "

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 from tqdm import tqdm
 
 from dedup import services
+from dedup.commands import CastellanCommand
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer
 from review.curators import curators_group
 
@@ -262,7 +263,7 @@ def _diary_writes(rng: random.Random) -> list[Write]:
     return plan
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = "Fill the palace with realistic demo data and print a curator login and an API token."
 
     def add_arguments(self, parser: CommandParser) -> None:

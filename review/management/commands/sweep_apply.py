@@ -1,14 +1,15 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from review.gates import MERGE_TIERS
 from review.models import SweepRun
 from review.services import sweeps
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Apply a sweep's proposals at a threshold: links, and merges for exact and normalized "
         "pairs whose gates all pass. One audited batch; sweep_reverse undoes it."

@@ -1,13 +1,14 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from review.models import SweepRun
 from review.services import sweeps
 
 
-class Command(BaseCommand):
+class Command(CastellanCommand):
     help = (
         "Undo everything a sweep's application did, to the exact prior state, in one audited batch."
     )

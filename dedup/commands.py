@@ -1,0 +1,23 @@
+"""What every Castellan management command shares: a database that is busy or cannot be reached
+ends the command with one line saying so (a CommandError, exit status 1), as the API answers 503,
+rather than a traceback. Every command's writes are transactions, so nothing of the failed one
+was written, and running it again is safe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from dedup.database import database_failure
+
+
+class CastellanCommand(BaseCommand):
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        try:
+            return super().execute(*args, **options)
+        except Exception as error:
+            failure = database_failure(error)
+            if failure is None:
+                raise
+            raise CommandError(f"{failure[1]} ({str(error).strip()})") from error
