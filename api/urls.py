@@ -121,6 +121,12 @@ transfer = [
     path("imports", imports.ImportListView.as_view(), name="import-list"),
     path("imports/<int:import_id>", imports.ImportDetailView.as_view(), name="import-detail"),
     path(
+        "imports/<int:import_id>/drawers",
+        imports.ImportDrawersView.as_view(),
+        name="import-drawers",
+    ),
+    path("imports/<int:import_id>/links", imports.ImportLinksView.as_view(), name="import-links"),
+    path(
         "imports/<int:import_id>/reverse",
         imports.ImportReverseView.as_view(),
         name="import-reverse",

@@ -7,13 +7,24 @@ import enum
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from palace import fulltext, name_search
-from palace.models import Drawer, DrawerLink, Entity, EntityAlias, EntityLink, Mention, Room, Wing
+from palace.models import (
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityAlias,
+    EntityLink,
+    Import,
+    Mention,
+    Room,
+    Wing,
+)
 
 
 def parse_uuid(value: object) -> uuid.UUID | None:
@@ -25,6 +36,30 @@ def parse_uuid(value: object) -> uuid.UUID | None:
 
 def drawers_with_place() -> QuerySet[Drawer]:
     return Drawer.objects.select_related("room__wing", "superseded_by")
+
+
+def import_drawers(imported: Import) -> QuerySet[Any]:
+    """The join rows of an import's drawers, to be paged by `drawer_id` on the join table's own
+    (import, drawer) index; `drawers_in_order` then reads the page's drawers. Joined to the
+    drawers in one query, PostgreSQL merged the two tables in id order and read every drawer
+    before the page (30 ms half-way into an import of 100,000, and growing with it; 3 ms at
+    either end)."""
+    return Import.drawers.through.objects.filter(import_id=imported.pk)
+
+
+def import_links(imported: Import) -> QuerySet[Any]:
+    """The join rows of an import's links, to be paged by `drawerlink_id`."""
+    return Import.links.through.objects.filter(import_id=imported.pk)
+
+
+def drawers_in_order(ids: Sequence[int]) -> list[Drawer]:
+    found = drawers_with_place().in_bulk(ids)
+    return [found[pk] for pk in ids if pk in found]
+
+
+def links_in_order(ids: Sequence[int]) -> list[DrawerLink]:
+    found = DrawerLink.objects.select_related("newer", "older").in_bulk(ids)
+    return [found[pk] for pk in ids if pk in found]
 
 
 def drawer_by_uuid(drawer_id: uuid.UUID) -> Drawer | None:

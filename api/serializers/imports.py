@@ -6,9 +6,14 @@ from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, StrictCharField, StrictTextField
 from api.serializers.limits import LabelField
+from palace import selectors
 from palace.models import Import
 
 MAPPED_FIELDS = ("id", "content", "wing", "room", "name", "kind", "agent")
+# An import's answer lists its first drawers and links, and counts them all: one of 100,000
+# records would otherwise answer megabytes on every poll. The rest are paged at
+# `/api/imports/{id}/drawers` and `/links`.
+LISTED = 100
 
 
 class ImportRequestSerializer(InputSerializer):
@@ -48,14 +53,43 @@ class ImportSerializer(serializers.Serializer):
         "[{drawer, entity, observation, provenance}]}."
     )
     malformed = ImportErrorSerializer(source="errors", many=True)
-    drawers = serializers.SerializerMethodField(help_text="The drawers it created (ids).")
-    links = serializers.SerializerMethodField(help_text="The links they made: [newer, older].")
+    drawers = serializers.SerializerMethodField(
+        help_text=f"The first {LISTED} drawers it created (ids), oldest first; every one, paged, "
+        "at `GET /api/imports/{id}/drawers`."
+    )
+    drawers_count = serializers.SerializerMethodField(help_text="How many drawers it created.")
+    links = serializers.SerializerMethodField(
+        help_text=f"The first {LISTED} links they made: [newer, older]; every one, paged, at "
+        "`GET /api/imports/{id}/links`."
+    )
+    links_count = serializers.SerializerMethodField(help_text="How many links they made.")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
 
     def get_drawers(self, imported: Import) -> list[str]:
-        return [str(u) for u in imported.drawers.order_by("id").values_list("uuid", flat=True)]
+        ids = imported.drawers.order_by("id").values_list("uuid", flat=True)[:LISTED]
+        return [str(u) for u in ids]
+
+    def get_drawers_count(self, imported: Import) -> int:
+        # The join table alone: through the drawers, 32 ms for an import of 100,000, not 4.
+        return selectors.import_drawers(imported).count()
 
     def get_links(self, imported: Import) -> list[list[str]]:
-        pairs = imported.links.order_by("id").values_list("newer__uuid", "older__uuid")
+        pairs = imported.links.order_by("id").values_list("newer__uuid", "older__uuid")[:LISTED]
         return [[str(newer), str(older)] for newer, older in pairs]
+
+    def get_links_count(self, imported: Import) -> int:
+        return selectors.import_links(imported).count()
+
+
+class ImportLinkSerializer(serializers.Serializer):
+    """A link an import's drawer made, as a write's `similar` names it."""
+
+    id = serializers.IntegerField(
+        help_text="The link's id: its review item is `d{id}` (`/api/review/items/d{id}/...`)."
+    )
+    newer = serializers.UUIDField(source="newer.uuid")
+    older = serializers.UUIDField(source="older.uuid")
+    kind = serializers.CharField(source="verdict")
+    similarity = serializers.FloatField()
+    status = serializers.CharField()

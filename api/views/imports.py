@@ -9,6 +9,7 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,12 +17,15 @@ from rest_framework.views import APIView
 
 from api.errors import ApiError, errors, not_found
 from api.models import DELETE, READ, WRITE
+from api.pagination import OldestFirst
 from api.permissions import WRITE_AS_ANY_AGENT, agent_for, refused, require
 from api.scopes import scope_of
 from api.serializers import imports as s
+from api.serializers.drawers import DrawerSerializer
 from api.views.common import parsed
 from dedup import imports
 from dedup.tasks import run_import
+from palace import selectors
 from palace.models import Import
 
 EXPORT_FORMATS = {"jsonl": "castellan", "castellan": "castellan", "mempalace": "mempalace"}
@@ -86,6 +90,44 @@ class ImportDetailView(APIView):
     def get(self, request: Request, import_id: int) -> Response:
         """An import's progress, summary, malformed records, and what it created and linked."""
         return Response(s.ImportSerializer(import_or_404(request, import_id)).data)
+
+
+class ByDrawer(OldestFirst):
+    ordering = "drawer_id"  # the join table's column (`selectors.import_drawers`)
+
+
+class ByLink(OldestFirst):
+    ordering = "drawerlink_id"
+
+
+class ImportDrawersView(GenericAPIView):
+    pagination_class = ByDrawer
+    serializer_class = DrawerSerializer
+
+    @extend_schema(responses={200: DrawerSerializer(many=True), **errors(401, 404, paginated=True)})
+    def get(self, request: Request, import_id: int) -> Response:
+        """Every drawer the import created, oldest first (the import's answer lists the first
+        100)."""
+        imported = import_or_404(request, import_id)
+        page = self.paginate_queryset(selectors.import_drawers(imported)) or []
+        drawers = selectors.drawers_in_order([row.drawer_id for row in page])
+        return self.get_paginated_response(self.get_serializer(drawers, many=True).data)
+
+
+class ImportLinksView(GenericAPIView):
+    pagination_class = ByLink
+    serializer_class = s.ImportLinkSerializer
+
+    @extend_schema(
+        responses={200: s.ImportLinkSerializer(many=True), **errors(401, 404, paginated=True)}
+    )
+    def get(self, request: Request, import_id: int) -> Response:
+        """Every link the import's drawers made, oldest first (the import's answer lists the
+        first 100)."""
+        imported = import_or_404(request, import_id)
+        page = self.paginate_queryset(selectors.import_links(imported)) or []
+        links = selectors.links_in_order([row.drawerlink_id for row in page])
+        return self.get_paginated_response(self.get_serializer(links, many=True).data)
 
 
 class ImportReverseView(APIView):
