@@ -109,6 +109,10 @@ class ChunkWriter:
         self.pending: list[formats.Record] = []
         self.supersessions: list[Supersession] = []
         self.written = 0
+        # The records stored as nothing new because the store holds them (an exact copy of a
+        # drawer under another id): their source id to that drawer, so the file's own lines
+        # about them (a Castellan file's mentions) reach the drawer that holds them.
+        self.held_as: dict[str, int] = {}
 
     def add(self, record: formats.Record) -> bool:
         """Queue a record; True when that wrote a chunk."""
@@ -217,6 +221,8 @@ class ChunkWriter:
             )
             return None
         self.tally.count(stored=result.created, linked=bool(result.links))
+        if result.drawer.uuid != write["drawer_id"]:
+            self.held_as[record.source_id] = result.drawer.pk
         if result.created:
             _keep_valid_from(result.drawer, record.data.get("valid_from"))
             if record.data.get("valid_to") or record.data.get("superseded_by"):

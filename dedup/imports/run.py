@@ -154,7 +154,7 @@ def _run_items(
             if isinstance(item, formats.Malformed):
                 tally.errors.append(item.as_dict())
             elif not dry_run:
-                _apply_other(imported, item, tally)
+                _apply_other(imported, item, tally, writer.held_as)
         if reached and on_progress is not None:
             on_progress(tally.records)
     if not dry_run:
@@ -202,10 +202,14 @@ def _apply_validity(imported: Import, supersessions: list[Supersession]) -> None
 
 
 @transaction.atomic
-def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
+def _apply_other(
+    imported: Import, item: formats.Other, tally: Tally, held_as: Mapping[str, int]
+) -> None:
     """A Castellan entity (with its aliases) or mention. Links are not read: the write path
     finds them again as the drawers are written in their order; decisions stay with the store
-    that made them."""
+    that made them. A mention names its drawer by the file's id: the drawer the import wrote
+    under it, or the one that already held the record (`held_as`: a file exported from this
+    store, imported back, is exact copies of its drawers)."""
     hold_running(imported)
     data = item.data
     try:
@@ -221,12 +225,7 @@ def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
                         actor=imported.created_by,
                     )
         elif data.get("type") == "mention":
-            drawers = Drawer.objects.filter(uuid=client_id(imported.format, str(data["drawer"])))
-            if imported.options.get("wings"):  # sent over the API: the key's checked wings
-                drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
-            drawer = drawers.first()
-            if drawer is None:
-                raise KeyError("drawer")
+            drawer = _mentioned_drawer(imported, str(data["drawer"]), held_as)
             written = mention_add(
                 drawer=drawer,
                 name=str(data["name"]),
@@ -238,7 +237,29 @@ def _apply_other(imported: Import, item: formats.Other, tally: Tally) -> None:
                     import_id=imported.pk, mention_id=written.mention.pk
                 )
     except (DomainError, KeyError, TypeError, ValueError) as error:
-        tally.errors.append(formats.Malformed(item.file, item.line, f"{error!r}").as_dict())
+        tally.errors.append(formats.Malformed(item.file, item.line, _reason(error)).as_dict())
+
+
+def _reason(error: Exception) -> str:
+    """Why a line was refused, in words: a missing field is named."""
+    if isinstance(error, KeyError):
+        return f"missing {error.args[0]!r}"
+    return str(error)
+
+
+def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Drawer:
+    held = held_as.get(file_id)
+    drawers = (
+        Drawer.objects.filter(pk=held)
+        if held is not None
+        else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
+    )
+    if imported.options.get("wings"):  # sent over the API: the key's checked wings
+        drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
+    drawer = drawers.first()
+    if drawer is None:
+        raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor the store.")
+    return drawer
 
 
 def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.Source:

@@ -139,3 +139,36 @@ def test_the_import_command_dry_run_writes_nothing(capsys):
     assert json.loads(capsys.readouterr().out)["summary"]["records"] == 4
     assert Drawer.objects.count() == 0
     assert Import.objects.count() == 0
+
+
+def test_an_export_imported_back_into_its_store_keeps_its_mentions(tmp_path):
+    """Its drawers are exact copies of the store's, stored as nothing new; the file's mentions
+    name them by the file's ids, and reach the drawers that hold them."""
+    seed()
+    typo = Drawer.objects.get(content="The staging databse runs on port 5433.")
+    services.mention_add(drawer=typo, name="Staging", kind="environment")
+    out = tmp_path / "castellan.jsonl"
+    out.write_text("".join(line + "\n" for line in imports.export_lines()))
+    Entity.objects.filter(name="Staging").delete()  # its mention goes with it
+    imported = imports.import_create(source=str(out), format="castellan")
+    tally = imports.import_run(imported, path=out)
+    assert tally.errors == []
+    assert tally.created == 1  # the superseded drawer: a write never matches one
+    staging = Entity.objects.get(name="Staging")
+    assert list(staging.mentions.values_list("drawer", flat=True)) == [typo.pk]
+    assert list(imported.mentions.values_list("entity__name", flat=True)) == ["Staging"]
+
+
+def test_a_mention_of_a_drawer_nowhere_is_refused_in_words(tmp_path):
+    out = tmp_path / "castellan.jsonl"
+    lines = [
+        {"type": "mention", "drawer": "d9", "name": "PostgreSQL", "kind": "technology"},
+        {"type": "mention", "name": "PostgreSQL", "kind": "technology"},
+    ]
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = imports.import_create(source=str(out), format="castellan")
+    tally = imports.import_run(imported, path=out)
+    assert [error["error"] for error in tally.errors] == [
+        "The mention's drawer 'd9' is neither in the file nor the store.",
+        "missing 'drawer'",
+    ]

@@ -156,12 +156,12 @@ def test_an_unfinished_castellan_import_tells_its_own_mentions_from_later_ones(
     own, later = (imports.client_id("castellan", id) for id in ("d1", "d2"))
     apply_other = run_module._apply_other
 
-    def agent_mentions_then_apply(imported, item, tally):
+    def agent_mentions_then_apply(imported, item, *rest):
         if item.data.get("name") == "Redis":  # an agent names the drawer before the import does
             services.mention_add(
                 drawer=Drawer.objects.get(uuid=later), name="Redis", kind="technology"
             )
-        apply_other(imported, item, tally)
+        apply_other(imported, item, *rest)
 
     monkeypatch.setattr(run_module, "_apply_other", agent_mentions_then_apply)
     monkeypatch.setattr(run_module, "_finish", fail)
