@@ -1,7 +1,8 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11+:
 #   make run   - virtualenv, packages, SQLite database, demo data, app on http://127.0.0.1:8000
 #   make test  - the whole test suite (set DATABASE_URL to run it on PostgreSQL)
-#   make serve - production: migrate, collectstatic, then gunicorn and a db_worker (README "Deploy")
+#   make serve - production: migrate, collectstatic, then gunicorn, a db_worker and the MCP server
+#                (README "Deploy")
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -33,14 +34,15 @@ chromium:
 	    echo "Chromium is not installed: the browser tests will be skipped (sudo apt-get install chromium)."; \
 	  fi; }
 
+PORT ?= 8000
+
 run: install
 	DEBUG=true $(BIN)/python manage.py migrate --noinput
 	DEBUG=true $(BIN)/python manage.py seed_demo
-	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # A small deployment on one machine: settings from the environment (or `.env`, which honcho
 # reads), DEBUG off, so SECRET_KEY and ALLOWED_HOSTS must be set. PORT (default 8000) or BIND.
-PORT ?= 8000
 serve: install
 	$(BIN)/honcho run $(BIN)/python manage.py migrate --noinput
 	$(BIN)/honcho run $(BIN)/python manage.py collectstatic --noinput
