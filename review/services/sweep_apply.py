@@ -311,11 +311,13 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
     with transaction.atomic():
         # One apply or reverse at a time (NO KEY: as in `apply`).
         SweepRun.objects.select_for_update(no_key=True).get(pk=run.pk)
+        # Each proposal's latest merge row: a run applied, reversed and applied again holds two,
+        # and the first is reverted already (oldest first, so the latest is the one kept).
         merge_entries = {
             entry.data.get("evidence", {}).get("proposal"): entry
             for entry in AuditEntry.objects.filter(
                 action=AuditAction.decision(Action.MERGE), data__evidence__sweep=run.pk
-            )
+            ).order_by("pk")
         }
         # The canonical order of a revert: its audit rows (and its dependents'), then the rooms,
         # the drawers; a curator's revert of one of these merges would otherwise deadlock.

@@ -8,7 +8,15 @@ from django.test.utils import CaptureQueriesContext
 from dedup import services as write
 from dedup.errors import Conflict
 from dedup.services import DedupConfig
-from palace.models import AuditEntry, DistinctPair, Drawer, DrawerLink, Entity, EntityLink
+from palace.models import (
+    AuditAction,
+    AuditEntry,
+    DistinctPair,
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityLink,
+)
 from review import services as decisions
 from review.gates import gates_pass
 from review.models import Proposal, SweepRun
@@ -180,6 +188,27 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
     assert after[1] == prior[1]
     assert Drawer.objects.filter(pk=later.pk).exists()
     assert set(run.proposals.values_list("status", flat=True)) == {"proposed"}
+
+
+def test_applied_again_after_a_reverse_it_reverses_again_to_the_prior_state(palace, curator):
+    """Each application's merges are undone by the reverse after it: the second reverse reverts
+    the second application's merge rows, not the first's (reverted already)."""
+    run = run_sweep()
+    prior = snapshot()
+    sweep_services.apply(run, threshold=0.99, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    again = sweep_services.apply(run, threshold=0.99, actor=curator)
+    assert again.merged >= 2
+    copy = palace["copy"]
+    assert Drawer.objects.get(pk=copy.pk).superseded_by_id == palace["original"].pk
+    sweep_services.reverse(run, actor=curator)
+    assert Drawer.objects.get(pk=copy.pk).superseded_by_id is None
+    assert snapshot() == prior
+    merges = AuditEntry.objects.filter(
+        action=AuditAction.decision("merge"), data__evidence__sweep=run.pk
+    )
+    assert merges.count() == 2 * again.merged
+    assert AuditEntry.objects.filter(action="review.revert").count() == 2 * again.merged
 
 
 def test_a_second_reverse_is_refused_and_writes_no_audit_row(palace, curator):
