@@ -12,13 +12,18 @@ from django.utils import timezone
 
 from dedup.errors import InvalidInput
 from dedup.services import Windows
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry
+from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget
 from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, Action, ItemKind, ItemRef
 
 
+# The rows whose `before` holds a removed drawer (its content, links and mentions): a deletion's,
+# and an import reversal's row for each drawer it removed.
+REMOVED_DRAWER_ACTIONS = (AuditAction.DRAWER_DELETE, AuditAction.IMPORT_REVERSE)
+
+
 def sees_deleted_content(user: object) -> bool:
-    """Deleted content (a `drawer.delete` row's `before`) is for curators and admins only."""
+    """Deleted content (a removed drawer's row's `before`) is for curators and admins only."""
     return bool(
         getattr(user, "is_superuser", False)
         or (hasattr(user, "has_perm") and user.has_perm(DECIDE_PERMISSION))
@@ -30,7 +35,8 @@ def without_deleted_content(entries: Iterable[AuditEntry], user: object) -> Iter
     content is blanked (in memory only; the rows are never saved again)."""
     hide = not sees_deleted_content(user)
     for entry in entries:
-        if hide and entry.action == AuditAction.DRAWER_DELETE:
+        removed = entry.action in REMOVED_DRAWER_ACTIONS and entry.target_type == AuditTarget.DRAWER
+        if hide and removed:
             entry.before = None
         yield entry
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from api.models import AgentKey
-from dedup import services
+from dedup import imports, services
 from palace.models import AuditEntry, Checkpoint, Drawer, EntityAlias, Mention
 from tests.conftest import agent_client
 
@@ -241,6 +241,26 @@ def test_deleted_content_in_the_audit_log_is_for_curators_only(world):
     assert [e["before"]["content"] for e in curator if e["target_type"] == "drawer"] == [
         "Port 8080 for dev."
     ]
+
+
+def test_an_import_reversals_removed_content_is_for_curators_only(world, tmp_path):
+    path = tmp_path / "notes.jsonl"
+    path.write_text('{"uid": "n1", "text": "The vault code is 4471."}\n')
+    imported = imports.import_create(
+        source=str(path), format="jsonl", wing="ops", mapping={"id": "uid", "content": "text"}
+    )
+    imports.import_run(imported, path=path)
+    imports.import_reverse(imported=imported)
+    rows = {}
+    for role in ("viewer", "viewer_key", "curator", "admin"):
+        entries = world["clients"][role]().get("/api/review/decisions?action=import.reverse")
+        rows[role] = [
+            e["before"] for e in entries.json()["results"] if e["target_type"] == "drawer"
+        ]
+    assert rows["viewer"] == [None]
+    assert rows["viewer_key"] == [None]
+    assert [before["content"] for before in rows["curator"]] == ["The vault code is 4471."]
+    assert [before["content"] for before in rows["admin"]] == ["The vault code is 4471."]
 
 
 def test_deleting_a_user_keeps_their_audit_rows_and_label(world, django_user_model):
