@@ -16,7 +16,6 @@ from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget
 from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, Action, ItemKind, ItemRef
 
-
 # The rows whose `before` holds a removed drawer (its content, links and mentions): a deletion's,
 # and an import reversal's row for each drawer it removed.
 REMOVED_DRAWER_ACTIONS = (AuditAction.DRAWER_DELETE, AuditAction.IMPORT_REVERSE)
