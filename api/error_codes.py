@@ -16,7 +16,9 @@ class ErrorCode(NamedTuple):
 
 ERROR_CODES: dict[str, ErrorCode] = {
     "already_decided": ErrorCode((409,), "The item was decided already; names who and when."),
-    "already_reverted": ErrorCode((409,), "The decision was reverted already."),
+    "already_reverted": ErrorCode(
+        (409,), "The decision (or every decision of the batch) was reverted already."
+    ),
     "authentication_failed": ErrorCode((401,), "The token or credentials are wrong."),
     "checkpoint_id_taken": ErrorCode((409,), "The checkpoint id was used for another batch."),
     "cluster_changed": ErrorCode(
@@ -26,7 +28,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "content_too_large": ErrorCode((400,), "The content or the request body is too large."),
     "database_busy": ErrorCode((503,), "The database is busy; retry after `Retry-After`."),
     "database_unavailable": ErrorCode((503,), "The database cannot be reached."),
-    "decision_not_found": ErrorCode((404,), "No decision with that id."),
+    "decision_not_found": ErrorCode((404,), "No decision with that id, or none in that batch."),
     "drawer_deleted": ErrorCode(
         (409,), "The drawer holding the memory was deleted meanwhile; write it again."
     ),

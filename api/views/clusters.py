@@ -94,6 +94,7 @@ class ClusterDecideView(APIView):
         members open; one audit row per link under one `batch`. `links` must be the cluster's
         open links as read, else 409 cluster_changed and nothing is written."""
         ref = ItemRef.parse(item_id)
+        services.check_item_known(ref)
         data = parsed(ClusterDecisionRequestSerializer, request)
         shown = set()
         for raw in data["links"]:
@@ -133,6 +134,7 @@ class BatchRevertView(APIView):
         """Revert every decision of a batch (a cluster's decision, a bulk decision) as one. If
         later decisions depend on it, 409 revert_blocked names them; `cascade: true` reverts
         them together."""
+        services.check_batch_known(batch_id)
         data = parsed_if_sent(RevertRequestSerializer, request)
         entries = services.revert_batch(
             batch=batch_id,

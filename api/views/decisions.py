@@ -33,6 +33,7 @@ class DecideView(APIView):
         """Decide one item. A second decision on the same item is refused (409 already_decided,
         naming who decided it and when)."""
         ref = services.ItemRef.parse(item_id)
+        services.check_item_known(ref)
         data = parsed(DecisionRequestSerializer, request)
         entry = services.decide(
             item=ref,
@@ -80,6 +81,7 @@ class RevertView(APIView):
     def post(self, request: Request, decision_id: int) -> Response:
         """Revert a decision to the exact prior state. If later decisions depend on it, 409
         revert_blocked names them; `cascade: true` reverts them together."""
+        services.check_decision_known(decision_id)
         data = parsed_if_sent(RevertRequestSerializer, request)
         entries = services.revert(
             decision=decision_id,

@@ -22,9 +22,17 @@ from review.selectors.items import aliases_would_settle
 from review.services import sweeps
 from review.services.actions import ACTIONS
 from review.services.clusters import ClusterChanged, ClusterChoice, ClusterResult, decide_cluster
-from review.services.decisions import BulkResult, already_decided, decide, decide_many
+from review.services.decisions import (
+    BulkResult,
+    already_decided,
+    check_item_known,
+    decide,
+    decide_many,
+)
 from review.services.drawer_merges import consolidated
 from review.services.reverts import (
+    check_batch_known,
+    check_decision_known,
     dependents,
     last_own_decision,
     revert,
@@ -52,6 +60,9 @@ __all__ = [
     "RevertBlocked",
     "aliases_would_settle",
     "already_decided",
+    "check_batch_known",
+    "check_decision_known",
+    "check_item_known",
     "consolidated",
     "decide",
     "decide_cluster",

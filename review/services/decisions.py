@@ -51,6 +51,15 @@ def _not_found() -> NotFound:
     return NotFound("No review item with that id.", code="item_not_found")
 
 
+def check_item_known(ref: ItemRef) -> None:
+    """404 `item_not_found` unless the item exists or was decided (a decision may delete its
+    link): read before a request's body, so an unknown id is a 404 whatever the body holds. The
+    decision checks again, holding the item."""
+    model = Proposal if ref.kind is ItemKind.PROPOSAL else LINK_MODELS[ref.kind]
+    if not model.objects.filter(pk=ref.pk).exists() and last_decision(ref) is None:
+        raise _not_found()
+
+
 def _locked_link(ref: ItemRef) -> Link:
     """The open link, locked after its two sides, as a DELETE takes them (dedup/locks.py:
     drawers before links), in one statement; gone means decided or deleted since."""

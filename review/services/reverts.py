@@ -8,6 +8,7 @@ import uuid
 from typing import Any, cast
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from dedup.errors import NotFound
 from dedup.locks import room_writes_held, rows_held
@@ -49,6 +50,36 @@ def hold_decisions(entries: list[AuditEntry]) -> None:
     reverse): a revert takes the audit rows before the rooms and the drawers, so must it."""
     later = {e.pk for entry in entries for e in dependents(entry)}
     _lock(sorted({entry.pk for entry in entries} | later))
+
+
+def _decisions() -> QuerySet[AuditEntry]:
+    return AuditEntry.objects.filter(action__startswith=DECISION_PREFIX).exclude(
+        action=REVERT_ACTION
+    )
+
+
+def check_decision_known(decision: int) -> None:
+    """404 `decision_not_found` for an id that is no decision, read before a request's body (the
+    revert checks again, holding the row)."""
+    if not _decisions().filter(pk=decision).exists():
+        raise NotFound("No decision with that id.", code="decision_not_found")
+
+
+def check_batch_known(batch: uuid.UUID) -> None:
+    """404 `decision_not_found` for a batch that holds no audit row, read before the body."""
+    if not AuditEntry.objects.filter(batch=batch).exists():
+        raise _no_batch_decision()
+
+
+def _no_batch_decision() -> NotFound:
+    return NotFound("No decision in that batch.", code="decision_not_found")
+
+
+def _batch_reverted() -> AlreadyDecided:
+    """A batch reverted already (a retry, or a second click), refused as a decision's revert is."""
+    return AlreadyDecided(
+        "Every decision of this batch is already reverted.", code="already_reverted"
+    )
 
 
 def _decision(decision: int | AuditEntry) -> AuditEntry:
@@ -222,22 +253,18 @@ def revert_batch(
             raise RevertBlocked(
                 "This batch is a sweep's application: reverse it from the sweep's page."
             )
-        decisions = not_reverted(
-            AuditEntry.objects.filter(batch=batch, action__startswith=DECISION_PREFIX).exclude(
-                action=REVERT_ACTION
-            )
-        )
-        entries = list(decisions.order_by("pk"))
+        batch_decisions = _decisions().filter(batch=batch)
+        entries = list(not_reverted(batch_decisions).order_by("pk"))
         if not entries:
-            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
+            raise _batch_reverted() if batch_decisions.exists() else _no_batch_decision()
         # Every row this may revert, the batch's and the later ones', locked in one ascending
         # pass (the canonical order), then judged again: a concurrent revert of the same batch
         # (a double click, the console and the API) leaves nothing for the second one.
         guessed = _batch_dependents(entries)
         _lock(sorted({e.pk for e in entries} | {e.pk for e in guessed}))
         entries = list(not_reverted(AuditEntry.objects.filter(pk__in=[e.pk for e in entries])))
-        if not entries:
-            raise NotFound("No decision left to revert in that batch.", code="decision_not_found")
+        if not entries:  # a concurrent revert of the same batch took them
+            raise _batch_reverted()
         entries.sort(key=lambda e: e.pk)
         _hold([*entries, *guessed])
         later = _batch_dependents(entries)  # judged again, now that what they touch is held

@@ -1,5 +1,7 @@
 """Clusters through the API: read like the queue, decided at once, reverted as one batch."""
 
+import uuid
+
 import pytest
 
 from api import urls as api_urls
@@ -71,7 +73,8 @@ def test_decide_at_once_then_revert_the_batch(curator_api, dedup_settings):
     assert len(reverted.json()) == 10
     assert Drawer.objects.current().count() == 5
     again = curator_api.post(f"/api/review/batches/{result['batch']}/revert", {}, format="json")
-    assert again.json()["code"] == "decision_not_found"
+    assert again.status_code == 409  # a retry is told it is done, as a decision's revert is
+    assert again.json()["code"] == "already_reverted"
 
 
 def test_stale_links_are_a_409_and_nothing_is_written(curator_api, dedup_settings):
@@ -169,3 +172,31 @@ def test_every_review_and_sweep_route_spans_every_wing():
     names = {p.name for p in api_urls.urlpatterns if getattr(p, "name", None)}
     spanning = {n for n in names if n.startswith(("review-", "sweep-"))}
     assert spanning - ALL_WING_ROUTES == set()
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("/api/review/items/d999999/decisions", "item_not_found"),
+        ("/api/review/items/p999999/decisions", "item_not_found"),
+        ("/api/review/decisions/999999/revert", "decision_not_found"),
+        ("/api/review/clusters/d999999/decisions", "item_not_found"),
+        (f"/api/review/batches/{uuid.UUID(int=7)}/revert", "decision_not_found"),
+    ],
+)
+@pytest.mark.parametrize("body", [{"bogus": 1}, [], "text"], ids=["unknown field", "list", "str"])
+def test_an_unknown_id_is_a_404_whatever_the_body(curator_api, dedup_settings, path, code, body):
+    response = curator_api.post(path, body, format="json")
+    assert response.status_code == 404
+    assert response.json()["code"] == code
+
+
+def test_a_decided_item_is_a_409_not_a_404_whatever_the_body(curator_api, dedup_settings):
+    """A merge deletes its link; the item is still known, as decided."""
+    five_drawers()
+    link = DrawerLink.objects.order_by("pk").first()
+    item = f"/api/review/items/d{link.pk}/decisions"
+    assert curator_api.post(item, {"action": "merge"}, format="json").status_code == 201
+    again = curator_api.post(item, {"bogus": 1}, format="json")
+    assert again.status_code == 400  # known: its body is read, and refused
+    assert curator_api.post(item, {"action": "merge"}, format="json").status_code == 409

@@ -177,7 +177,7 @@ def test_a_sweeps_application_is_not_reverted_as_a_batch(curator, dedup_settings
 def test_an_unknown_batch_is_a_clear_message(as_curator):
     response = as_curator.post(f"/batches/{uuid.uuid4()}/revert", {"next": "/audit/"})
     assert response.status_code == 302
-    assert "No decision left to revert" in as_curator.get("/audit/").content.decode()
+    assert "No decision in that batch" in as_curator.get("/audit/").content.decode()
 
 
 def test_the_audit_log_offers_revert_batch_once_per_batch(as_curator, triangle):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dedup.errors import InvalidInput, NotFound
+from dedup.errors import InvalidInput
 from palace.models import AuditEntry, DrawerLink
 from review import services
 from review.models import ItemHold
@@ -67,8 +67,9 @@ def test_the_bulk_confirmation_never_links_off_site(as_curator, drawer_link):
 def test_a_batch_revert_twice_reverts_once(curator, drawer_link):
     result = services.decide_many(items=[f"d{drawer_link.pk}"], action="dismiss", actor=curator)
     services.revert_batch(batch=result.batch, actor=curator)
-    with pytest.raises(NotFound):
+    with pytest.raises(services.AlreadyDecided) as refused:
         services.revert_batch(batch=result.batch, actor=curator)
+    assert refused.value.code == "already_reverted"
 
 
 def test_a_cluster_decision_reached_by_get_shows_the_cluster(as_curator, dedup_settings):
