@@ -23,7 +23,9 @@ class DrawerWriteSerializer(InputSerializer):
         required=False, allow_null=True
     )
     id = StrictUUIDField(
-        required=False, help_text="Optional client-chosen id: writing it again is a replay."
+        required=False,
+        help_text="Optional client-chosen id: writing it again with the same content is a "
+        "replay (200, the drawer); with other content, 409 drawer_id_taken.",
     )
 
 

@@ -264,6 +264,12 @@ def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
     if write.drawer_id is not None:
         replayed = _replayed(write.drawer_id, write.room)
         if replayed is not None:
+            if replayed.content != write.content:  # not a replay: the new content would be lost
+                raise Conflict(
+                    "That drawer id is already used for other content.",
+                    code="drawer_id_taken",
+                    details={"drawer": str(write.drawer_id)},
+                )
             return DrawerWrite(replayed, created=False)
     if write.name is None:
         return None

@@ -157,6 +157,17 @@ def test_client_chosen_id_makes_a_write_replayable(api):
     assert other_room.json()["code"] == "drawer_id_taken"
 
 
+def test_an_id_replayed_with_other_content_is_refused_and_keeps_both_texts_apart(api):
+    """Not a replay: answering the first drawer would lose the new text without a word."""
+    drawer_id = str(uuid.uuid4())
+    write(api, id=drawer_id)
+    other = write(api, "A different fact under the same id.", id=drawer_id)
+    assert other.status_code == 409
+    assert other.json()["code"] == "drawer_id_taken"
+    assert other.json()["details"] == {"drawer": drawer_id}
+    assert list(Drawer.objects.values_list("content", flat=True)) == [DECISION]
+
+
 def test_disabled_dedup_stores_everything_and_links_nothing(api, settings):
     settings.CASTELLAN_DEDUP_ENABLED = False
     write(api)

@@ -78,9 +78,17 @@ def test_a_new_wing_and_room_are_not_created(api):
 def test_a_replayed_id_would_return_its_drawer(api):
     drawer_id = str(uuid.uuid4())
     api.post(URL, {"content": TEXT, "id": drawer_id}, format="json")
-    body = check(api, "Other text entirely, written again under the same id.", id=drawer_id).json()
+    body = check(api, TEXT, id=drawer_id).json()
     assert body["would_store"] is False
     assert body["existing"]["id"] == drawer_id
+
+
+def test_an_id_replayed_with_other_content_would_be_refused(api):
+    drawer_id = str(uuid.uuid4())
+    api.post(URL, {"content": TEXT, "id": drawer_id}, format="json")
+    response = check(api, "Other text entirely, written again under the same id.", id=drawer_id)
+    assert response.status_code == 409
+    assert response.json()["code"] == "drawer_id_taken"
 
 
 @pytest.mark.parametrize("value", ["false", "0", "no"])
