@@ -17,12 +17,11 @@ from django.contrib.auth.models import Group
 from django.db import models, transaction
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
+from palace.models import AGENTS_GROUP
+
 READ, WRITE, DELETE = "read", "write", "delete"
 RIGHTS = (READ, WRITE, DELETE)
 ALL_WINGS = "*"
-# Members may write through the API (within their keys' scopes); a person outside it, a
-# curator and an admin is a viewer.
-AGENTS_GROUP = "agents"
 
 
 class AgentKeyManager(APIKeyManager):

@@ -3,6 +3,8 @@ change nothing."""
 
 from __future__ import annotations
 
+import getpass
+import io
 import sqlite3
 
 import psycopg
@@ -14,6 +16,7 @@ from django.db import connection
 from api.models import AgentKey
 from dedup import imports, services
 from palace.models import Drawer, Import
+from review.curators import GROUP
 from review.services import sweeps
 
 pytestmark = pytest.mark.django_db
@@ -57,6 +60,104 @@ def test_a_curator_of_an_odd_name_is_refused(dedup_settings, username):
     with pytest.raises(CommandError):
         call_command("create_curator", username, "--password", "secret-pass-1")
     assert not get_user_model().objects.exists()
+
+
+class Terminal(io.StringIO):
+    """A stdin that is a terminal, for getpass to ask at."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_new_curator_without_a_terminal_is_refused_and_nothing_is_made(
+    dedup_settings, monkeypatch
+):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # as `< /dev/null`, under cron
+    with pytest.raises(CommandError, match="needs a password: give --password"):
+        call_command("create_curator", "ann")
+    assert not get_user_model().objects.exists()
+
+
+@pytest.mark.parametrize("failure", [EOFError, KeyboardInterrupt])
+def test_a_password_prompt_left_unanswered_makes_nothing(dedup_settings, monkeypatch, failure):
+    monkeypatch.setattr("sys.stdin", Terminal())
+
+    def unanswered(prompt: str) -> str:
+        raise failure
+
+    monkeypatch.setattr(getpass, "getpass", unanswered)
+    with pytest.raises(CommandError, match="No password given"):
+        call_command("create_curator", "ann")
+    assert not get_user_model().objects.exists()
+
+
+def test_a_password_typed_twice_differently_makes_nothing(dedup_settings, monkeypatch):
+    monkeypatch.setattr("sys.stdin", Terminal())
+    answers = iter(["secret-pass-1", "secret-pass-2"])
+    monkeypatch.setattr(getpass, "getpass", lambda prompt: next(answers))
+    with pytest.raises(CommandError, match="The passwords differ"):
+        call_command("create_curator", "ann")
+    assert not get_user_model().objects.exists()
+
+
+def test_a_password_typed_at_the_terminal_is_set(dedup_settings, monkeypatch):
+    monkeypatch.setattr("sys.stdin", Terminal())
+    monkeypatch.setattr(getpass, "getpass", lambda prompt: "secret-pass-1")
+    call_command("create_curator", "ann", stdout=io.StringIO())
+    assert get_user_model().objects.get().check_password("secret-pass-1")
+
+
+def test_a_password_given_for_an_existing_curator_is_set(dedup_settings):
+    call_command("create_curator", "alice", "--password", "secret-pass-1")
+    out = io.StringIO()
+    call_command("create_curator", "alice", "--password", "other-pass-2", stdout=out)
+    alice = get_user_model().objects.get()
+    assert alice.check_password("other-pass-2")
+    assert "password set" in out.getvalue()
+
+
+def test_an_existing_curator_keeps_the_password_when_none_is_given(dedup_settings):
+    call_command("create_curator", "alice", "--password", "secret-pass-1")
+    call_command("create_curator", "alice", "--staff", stdout=io.StringIO())
+    alice = get_user_model().objects.get()
+    assert alice.check_password("secret-pass-1")
+    assert alice.is_staff
+
+
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        ("", "needs a password"),
+        ("short1", "too short"),
+        ("password123", "too common"),
+        ("73915824", "entirely numeric"),
+        ("alice-curator", "too similar to the username"),
+    ],
+    ids=["empty", "short", "common", "numeric", "like the name"],
+)
+def test_a_weak_password_is_refused_with_the_validators_reason(dedup_settings, password, reason):
+    with pytest.raises(CommandError, match=reason):
+        call_command("create_curator", "alice-curator", "--password", password)
+    assert not get_user_model().objects.exists()
+
+
+def test_a_weak_password_for_an_existing_curator_changes_nothing(dedup_settings):
+    call_command("create_curator", "alice", "--password", "secret-pass-1")
+    with pytest.raises(CommandError, match="too short"):
+        call_command("create_curator", "alice", "--password", "short1", "--staff")
+    alice = get_user_model().objects.get()
+    assert alice.check_password("secret-pass-1")
+    assert not alice.is_staff
+
+
+def test_an_agent_is_not_made_a_curator(dedup_settings):
+    call_command("agent_key", "create", "bob", "--wings", "*", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="bob is an agent's user"):
+        call_command("create_curator", "bob", "--staff", "--password", "secret-pass-1")
+    bob = get_user_model().objects.get()
+    assert not bob.is_staff
+    assert not bob.has_usable_password()
+    assert not bob.groups.filter(name=GROUP).exists()
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "0"])

@@ -15,7 +15,13 @@ from palace.models.audit import (
     actor_label,
 )
 from palace.models.checkpoints import Checkpoint
-from palace.models.common import LABEL_MAX_LENGTH, Actor, ReviewedLink, acting_user
+from palace.models.common import (
+    AGENTS_GROUP,
+    LABEL_MAX_LENGTH,
+    Actor,
+    ReviewedLink,
+    acting_user,
+)
 from palace.models.distinct import DistinctPair
 from palace.models.drawers import DECIDE_PERMISSION, Drawer, DrawerLink, DrawerQuerySet
 from palace.models.entities import (
@@ -32,6 +38,7 @@ from palace.models.imports import Import
 from palace.models.places import Room, Wing
 
 __all__ = [
+    "AGENTS_GROUP",
     "DECIDE_PERMISSION",
     "DECISION_PREFIX",
     "LABEL_MAX_LENGTH",

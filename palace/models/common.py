@@ -14,6 +14,10 @@ if TYPE_CHECKING:
 
 
 LABEL_MAX_LENGTH = 100
+# The group an agent's user is put in when its first key is made (`api.models.AgentKey`): members
+# may write through the API, within their keys' scopes. Named here, below every app, so a command
+# making a curator can tell an agent's user from a person's.
+AGENTS_GROUP = "agents"
 # Every link model's undecided status: the value of its `Status.OPEN`.
 OPEN_STATUS = "open"
 

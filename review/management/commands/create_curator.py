@@ -1,22 +1,36 @@
 import getpass
+import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
+from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
+from palace.models import AGENTS_GROUP
 from review.curators import curators_group
 
 
 class Command(CastellanCommand):
-    help = "Create a curator (or make an existing user one): a member of the curators group."
+    help = (
+        "Create a curator (or make an existing user one): a member of the curators group. "
+        "--password sets the password of an existing user too."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("username")
-        parser.add_argument("--password", help="Asked for when not given and the user is new.")
+        parser.add_argument(
+            "username", help="A person's name: an agent's user (agent_key) is refused."
+        )
+        parser.add_argument(
+            "--password",
+            help="Asked for (in a terminal) when not given and the user is new; checked "
+            "against AUTH_PASSWORD_VALIDATORS.",
+        )
         parser.add_argument("--staff", action="store_true", help="Also let them use the admin.")
 
     def handle(
@@ -27,18 +41,57 @@ class Command(CastellanCommand):
         except DomainError as error:
             raise CommandError(error.message) from error
         User = get_user_model()
-        user, created = User.objects.get_or_create(username=username)
-        if created:
-            if password is None:
-                password = getpass.getpass(f"Password for {username}: ")
-            if not password:
-                user.delete()
-                raise CommandError("A new curator needs a password.")
-            user.set_password(password)
-        if staff:
-            user.is_staff = True
-        user.save()
-        user.groups.add(curators_group())
-        token, _ = Token.objects.get_or_create(user=user)
+        user = User.objects.filter(username=username).first()
+        if user is not None and user.groups.filter(name=AGENTS_GROUP).exists():
+            # An agent's user writes with its keys' scopes; a curator's rights on top of them
+            # would let any holder of those keys decide review items.
+            raise CommandError(
+                f"{username} is an agent's user (agent_key made it): a curator is a person; "
+                "choose another name."
+            )
+        # Everything that can refuse is asked before anything is written, so a refusal (or a
+        # prompt nobody answers) leaves no user behind, and no user without a password.
+        if password is None and user is None:
+            password = self.ask_password(username)
+        if password is not None:
+            self.check_password(password, user or User(username=username))
+        with transaction.atomic():
+            user, created = User.objects.get_or_create(username=username)
+            if password is not None:
+                user.set_password(password)
+            if staff:
+                user.is_staff = True
+            user.save()
+            user.groups.add(curators_group())
+            token, _ = Token.objects.get_or_create(user=user)
         verb = "Created" if created else "Updated"
-        self.stdout.write(f"{verb} curator {username} (API token {token.key}).")
+        changed = ", password set" if password is not None and not created else ""
+        self.stdout.write(f"{verb} curator {username} (API token {token.key}{changed}).")
+
+    def ask_password(self, username: str) -> str:
+        """The new curator's password, typed twice at a terminal. Without one (stdin a file or
+        /dev/null, as under cron or a deploy script) there is nobody to ask: getpass would read
+        stdin, or fail on the terminal's settings."""
+        if not sys.stdin.isatty():
+            raise CommandError(
+                f"A new curator needs a password: give --password, or run this in a terminal "
+                f"to be asked. No user {username} was created."
+            )
+        try:
+            password = getpass.getpass(f"Password for {username}: ")
+            again = getpass.getpass("Password (again): ")
+        except (EOFError, KeyboardInterrupt):
+            raise CommandError(f"No password given. No user {username} was created.") from None
+        if password != again:
+            raise CommandError(f"The passwords differ. No user {username} was created.")
+        return password
+
+    def check_password(self, password: str, user: Any) -> None:
+        """Refuse an empty password, and one AUTH_PASSWORD_VALIDATORS refuse, with their
+        reasons."""
+        if not password:
+            raise CommandError("A curator needs a password.")
+        try:
+            validate_password(password, user)
+        except ValidationError as error:
+            raise CommandError(f"Password refused: {' '.join(error.messages)}") from None
