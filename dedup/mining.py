@@ -1,9 +1,13 @@
 """Mining: file text and Markdown documents into a room, one drawer per chunk.
 
-Nothing is skipped (two identical files are two records); each chunk goes through the write path
-in mined mode, so it is linked to what it resembles. A chunk's id is derived from the file, its
-position and its text, so mining unchanged files again is a replay that stores nothing; chunks
-that a changed file no longer contains are superseded.
+Nothing is deduplicated away (two identical files are two records); each chunk goes through
+the write path in mined mode, so it is linked to what it resembles. A chunk's id is derived from
+the file, its position and its text, so mining unchanged files again is a replay that stores
+nothing; chunks that a changed file no longer contains are superseded.
+
+A file that is not UTF-8 text, or holds a chunk the write path would refuse (a NUL byte), is
+skipped whole, with a warning naming it. The room is created with the first chunk stored in it,
+so a run that stores nothing leaves no empty wing or room behind.
 """
 
 from __future__ import annotations
@@ -15,8 +19,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dedup import services
+from dedup.errors import DomainError
+from dedup.services.rooms import Place, rooms_named
+from dedup.validation import clean_content, clean_label
 from palace.models import Drawer, Room
 
 logger = logging.getLogger("castellan.mining")
@@ -82,6 +90,17 @@ def _cut(paragraph: str, size: int) -> Iterator[str]:
         yield line_buffer
 
 
+def place_of(path: Path, *, wing: str, room: str | None = None) -> Place:
+    """The wing and room a path is mined into (the room, when not given, is the folder's name),
+    checked as the write path checks every wing and room: refused (a DomainError) before
+    anything is read or written."""
+    path = path.resolve()
+    base = path if path.is_dir() else path.parent
+    if room is None:
+        room = base.name or DEFAULT_ROOM
+    return clean_label(wing, "wing"), clean_label(room, "room")
+
+
 def mine(
     path: Path,
     *,
@@ -91,13 +110,14 @@ def mine(
 ) -> MiningResult:
     path = path.resolve()
     base = path if path.is_dir() else path.parent
-    target = services.room_get_or_create(wing=wing, room=room or base.name or DEFAULT_ROOM)
+    target = _Target(place_of(path, wing=wing, room=room))
     result = MiningResult()
     for document in documents_under(path):
         relative = document.relative_to(base).as_posix()
         try:
             text = document.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError) as error:
+            _check_chunks(text)
+        except (UnicodeDecodeError, OSError, DomainError) as error:
             logger.warning("skipped %s: %s", relative, error)
             result.skipped += 1
             on_document(document)
@@ -108,19 +128,43 @@ def mine(
     return result
 
 
+def _check_chunks(text: str) -> None:
+    """Refuse a document whose chunks the write path would refuse (a NUL byte, which UTF-8
+    decodes), before any of them is written: a document is mined whole or skipped whole."""
+    for chunk in chunks(text):
+        clean_content(chunk)
+
+
+class _Target:
+    """The room mined into, created with the first chunk stored in it: a run that stores
+    nothing (every document skipped, or none found) leaves no empty wing or room behind."""
+
+    def __init__(self, place: Place) -> None:
+        self.wing, self.room_name = place
+        self.room: Room | None = rooms_named({place}).get(place)
+
+    def write(self, **write: Any) -> services.DrawerWrite:
+        if self.room is not None:
+            return services.drawer_write(room=self.room, **write)
+        # One transaction creates the room and writes the chunk, so a refused chunk leaves no
+        # room behind (as an import's first record in a new place).
+        written = services.drawer_write_in(wing=self.wing, room=self.room_name, **write)
+        self.room = written.drawer.room
+        return written
+
+
 def _mine_document(
-    room: Room, relative: str, text: str, mtime: float, result: MiningResult
+    target: _Target, relative: str, text: str, mtime: float, result: MiningResult
 ) -> None:
     kept: set[uuid.UUID] = set()
     for index, chunk in enumerate(chunks(text)):
         digest = hashlib.sha256(chunk.encode()).hexdigest()
         drawer_id = uuid.uuid5(
             MINING_NAMESPACE,
-            f"{room.wing.name}\x1f{room.name}\x1f{relative}\x1f{index}\x1f{digest}",
+            f"{target.wing}\x1f{target.room_name}\x1f{relative}\x1f{index}\x1f{digest}",
         )
         kept.add(drawer_id)
-        written = services.drawer_write(
-            room=room,
+        written = target.write(
             content=chunk,
             mode=services.WriteMode.MINED,
             source={"kind": MINED_SOURCE_KIND, "path": relative, "chunk": index, "mtime": mtime},
@@ -131,9 +175,11 @@ def _mine_document(
             result.similar += bool(written.links)
         else:
             result.unchanged += 1
+    if target.room is None:  # the document holds no chunk, and the room is not made yet
+        return
     stale = (
         Drawer.objects.current()
-        .filter(room=room, source__kind=MINED_SOURCE_KIND, source__path=relative)
+        .filter(room=target.room, source__kind=MINED_SOURCE_KIND, source__path=relative)
         .exclude(uuid__in=kept)
     )
     for drawer in stale:

@@ -1,8 +1,9 @@
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from dedup import mining
-from palace.models import Drawer, DrawerLink
+from palace.models import Drawer, DrawerLink, Room, Wing
 
 pytestmark = pytest.mark.django_db
 
@@ -52,9 +53,69 @@ def test_invalid_utf8_file_is_skipped_and_reported(tmp_path, capsys, dedup_setti
     assert (counts["documents"], counts["skipped"]) == ("0", "1")
 
 
-def test_missing_path_is_a_clear_error(tmp_path):
-    from django.core.management.base import CommandError
+def test_a_file_holding_a_nul_byte_is_skipped_by_name(tmp_path, capsys, caplog, dedup_settings):
+    (tmp_path / "a.md").write_text(DECISION)
+    (tmp_path / "blob.txt").write_bytes(b"Rotate the tokens\x00 daily.")
+    counts, _ = mine(tmp_path, capsys)
+    assert (counts["documents"], counts["created"], counts["skipped"]) == ("1", "1", "1")
+    assert "skipped blob.txt: content must not contain NUL bytes." in caplog.messages
+    assert Drawer.objects.get().content == DECISION
 
+
+def test_a_file_is_skipped_whole_when_a_later_chunk_holds_a_nul_byte(
+    tmp_path, capsys, dedup_settings
+):
+    long_paragraph = "A paragraph about the backups of the build cache. " * 40
+    (tmp_path / "blob.md").write_text(f"{long_paragraph}\n\nThe last one\x00 is binary.")
+    counts, _ = mine(tmp_path, capsys)
+    assert counts["skipped"] == "1"
+    assert not Drawer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "files", [{"blob.txt": b"\x00"}, {"bad.md": b"\xff\xfe"}, {}], ids=["nul", "not-utf8", "none"]
+)
+def test_a_run_that_stores_nothing_leaves_no_wing_or_room(tmp_path, capsys, dedup_settings, files):
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    counts, _ = mine(tmp_path, capsys)
+    assert counts["created"] == "0"
+    assert not Wing.objects.exists()
+    assert not Room.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--wing", "   ", "wing must not be blank"),
+        ("--wing", "w" * 101, "wing must be at most 100 characters"),
+        ("--room", "", "room must not be blank"),
+        ("--room", "bad\x01room", "room must not contain control characters"),
+    ],
+    ids=["blank wing", "long wing", "empty room", "control room"],
+)
+def test_a_wing_or_room_the_write_path_refuses_ends_the_run_before_it_starts(
+    tmp_path, capsys, dedup_settings, option, value, message
+):
+    (tmp_path / "a.md").write_text(DECISION)
+    arguments = {"--wing": "docs", option: value}
+    with pytest.raises(CommandError, match=message):
+        call_command("mine", str(tmp_path), *[part for pair in arguments.items() for part in pair])
+    assert "mining" not in capsys.readouterr().err  # no progress bar was started
+    assert not Wing.objects.exists()
+
+
+def test_a_folder_name_that_cannot_be_a_room_is_refused(tmp_path, capsys, dedup_settings):
+    folder = tmp_path / ("r" * 101)
+    folder.mkdir()
+    (folder / "a.md").write_text(DECISION)
+    with pytest.raises(CommandError, match="room must be at most 100 characters"):
+        call_command("mine", str(folder), "--wing", "docs")
+    assert "mining" not in capsys.readouterr().err
+    assert not Wing.objects.exists()
+
+
+def test_missing_path_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="does not exist"):
         call_command("mine", str(tmp_path / "nope"), "--wing", "docs")
 

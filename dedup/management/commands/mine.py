@@ -33,6 +33,10 @@ class Command(CastellanCommand):
     ) -> None:
         if not path.exists():
             raise CommandError(f"{path} does not exist.")
+        try:  # a wing or room the write path would refuse ends the run before it starts
+            wing, room = mining.place_of(path, wing=wing, room=room)
+        except DomainError as error:
+            raise CommandError(error.message) from error
         documents = mining.documents_under(path.resolve())
         bar = tqdm(
             total=len(documents), unit="doc", desc="mining", disable=no_progress, file=sys.stderr
