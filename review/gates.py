@@ -3,12 +3,37 @@ gates a drawer pair must pass. Shared by the sweep's writes and its reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from dedup.errors import InvalidInput
 from palace.models import Drawer
 from review.diff import differing_numbers
 
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
 MERGE_TIERS = ("exact", "normalized")
+TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind of sweep
+
+
+def tiers_chosen(tiers: Iterable[str] | None, *, entities: bool) -> set[str]:
+    """The tiers an application of a sweep covers: those named, or every tier of the sweep's
+    kind when none is named (None). Refused when a name is no tier (a typo would otherwise apply
+    nothing, "in a tier not chosen") or the list is empty (which would apply every tier)."""
+    if tiers is None:
+        return set(ENTITY_TIERS if entities else DRAWER_TIERS)
+    chosen = set(tiers)
+    unknown = sorted(chosen - set(TIERS))
+    if unknown:
+        raise InvalidInput(
+            f"tiers: no tier {', '.join(unknown)}; the tiers are {', '.join(TIERS)}.",
+            details={"field": "tiers"},
+        )
+    if not chosen:
+        raise InvalidInput(
+            f"tiers: name at least one of {', '.join(TIERS)} (or leave tiers out for every tier).",
+            details={"field": "tiers"},
+        )
+    return chosen
 
 
 def drawer_gates(

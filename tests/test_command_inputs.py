@@ -15,8 +15,9 @@ from django.db import connection
 
 from api.models import AgentKey
 from dedup import imports, services
-from palace.models import Drawer, Import
+from palace.models import Drawer, DrawerLink, Import
 from review.curators import GROUP
+from review.models import Proposal
 from review.services import sweeps
 
 pytestmark = pytest.mark.django_db
@@ -26,6 +27,25 @@ def test_reversing_a_sweep_with_nothing_applied(dedup_settings):
     run = sweeps.execute(sweeps.start(threshold=0.9))
     with pytest.raises(CommandError, match="Nothing of this sweep is applied"):
         call_command("sweep_reverse", str(run.pk))
+
+
+@pytest.mark.parametrize(
+    ("tiers", "message"),
+    [(["bogus"], "no tier bogus; the tiers are alias, exact"), ([], "name at least one of")],
+    ids=["unknown", "none"],
+)
+def test_applying_a_sweep_in_tiers_that_are_none_changes_nothing(dedup_settings, tiers, message):
+    room = services.room_get_or_create(wing="ops", room="dev")
+    off = services.DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
+    for _ in range(2):  # an exact pair, written while deduplication was off
+        services.drawer_write(
+            room=room, content="Rotate the tokens daily.", mode=services.WriteMode.MINED, config=off
+        )
+    run = sweeps.execute(sweeps.start(threshold=0.9))
+    with pytest.raises(CommandError, match=message):
+        call_command("sweep_apply", str(run.pk), "--threshold", "0.7", "--tiers", *tiers)
+    assert run.proposals.filter(status=Proposal.Status.PROPOSED).count() == 1
+    assert not DrawerLink.objects.exists()
 
 
 @pytest.mark.parametrize("out", ["/nonexistent/directory/out.jsonl", "/dev/full"])

@@ -14,12 +14,11 @@ from api.serializers.common import (
 )
 from api.serializers.limits import LabelField
 from dedup.policy import NEAR_THRESHOLD_RANGE
-from review.gates import DRAWER_TIERS, ENTITY_TIERS
+from review.gates import TIERS
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 
 LOWEST, HIGHEST = NEAR_THRESHOLD_RANGE
-TIERS = sorted({*DRAWER_TIERS, *ENTITY_TIERS})
 
 
 class SweepRequestSerializer(InputSerializer):
@@ -33,7 +32,10 @@ class SweepRequestSerializer(InputSerializer):
 
 class ApplyRequestSerializer(InputSerializer):
     threshold = StrictFloatField(min_value=LOWEST, max_value=HIGHEST)
-    tiers = serializers.ListField(child=serializers.ChoiceField(choices=TIERS), required=False)
+    # The service's rule (`review.gates.tiers_chosen`), declared so the schema says it.
+    tiers = serializers.ListField(
+        child=serializers.ChoiceField(choices=TIERS), required=False, allow_empty=False
+    )
     merge = StrictBooleanField(required=False, default=True)
     discard_below = StrictBooleanField(required=False, default=False)
 

@@ -14,9 +14,8 @@ from api.errors import errors
 from api.pagination import NewestFirst
 from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
-from api.serializers.sweeps import TIERS
 from api.views.common import one_of, parsed, sweep_or_404
-from review.gates import MERGE_TIERS
+from review.gates import MERGE_TIERS, TIERS
 from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services

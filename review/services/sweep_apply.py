@@ -28,7 +28,7 @@ from palace.models import (
     EntityLink,
     actor_label,
 )
-from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
+from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
 from review.services import sweep_locks
@@ -79,7 +79,7 @@ def apply(
         raise InvalidInput(f"threshold must be a number from {low} to {high}.")
     application = _Application(
         run=run,
-        tiers=set(tiers or (ENTITY_TIERS if run.entities else DRAWER_TIERS)),
+        tiers=tiers_chosen(tiers, entities=run.entities),
         merge_tiers=set(merge_tiers),
         discard_below=discard_below,
         actor=actor,

@@ -447,6 +447,17 @@ def test_sweep_api_runs_in_the_background_and_reports(palace, curator, viewer):
     assert reader.get(f"/api/sweeps/{run_id}").status_code == 200
 
 
+def test_an_api_apply_naming_no_tier_is_refused(palace, curator):
+    run = run_sweep()
+    client = person_client(curator)
+    refused = client.post(
+        f"/api/sweeps/{run.pk}/apply", {"threshold": 0.99, "tiers": []}, format="json"
+    )
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "invalid"
+    assert not run.proposals.exclude(status=Proposal.Status.PROPOSED).exists()
+
+
 def test_sample_judge_and_measure_precision(palace, curator):
     run = run_sweep()
     marked = sweep_services.draw_sample(run, per_stratum=1, actor=curator)
