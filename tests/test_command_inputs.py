@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import io
+import json
 import sqlite3
 
 import psycopg
@@ -54,6 +55,54 @@ def test_exporting_where_nothing_can_be_written(dedup_settings, out):
     services.drawer_write(room=room, content="Rotate the API tokens of departed agents daily.")
     with pytest.raises(CommandError, match="cannot write"):
         call_command("export_memories", out)
+
+
+def test_an_export_that_cannot_be_written_is_closed_before_the_command_ends(
+    dedup_settings, monkeypatch
+):
+    """Closed then, its database cursor is closed while the connection is open; collected
+    later, after the connection is closed, it printed a traceback below the one-line error."""
+    closed = []
+
+    def lines(**options):
+        try:
+            while True:
+                yield "x" * 1000 + "\n"
+        finally:
+            closed.append(True)
+
+    monkeypatch.setattr(imports, "export_lines", lines)
+    try:
+        call_command("export_memories", "/dev/full")
+    except CommandError as error:  # while the error is held, as the command line holds it
+        message, closed_by_then = str(error), list(closed)
+    assert message.startswith("cannot write /dev/full")
+    assert closed_by_then == [True]
+
+
+@pytest.mark.parametrize(
+    ("wing", "message"),
+    [("nosuchwing", "No wing nosuchwing."), ("", "wing must not be blank"), (" ", "blank")],
+    ids=["no such wing", "empty", "blank"],
+)
+def test_exporting_a_wing_that_is_none_writes_nothing(dedup_settings, tmp_path, wing, message):
+    services.room_get_or_create(wing="ops", room="dev")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(CommandError, match=message):
+        call_command("export_memories", str(out), "--wing", wing)
+    assert not out.exists()
+
+
+def test_exporting_to_dash_writes_to_standard_output(dedup_settings, tmp_path, monkeypatch):
+    room = services.room_get_or_create(wing="ops", room="dev")
+    services.drawer_write(room=room, content="Rotate the API tokens of departed agents daily.")
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("export_memories", "-", "--wing", "ops", stdout=out, stderr=err)
+    drawer = json.loads(out.getvalue().splitlines()[0])
+    assert drawer["content"] == "Rotate the API tokens of departed agents daily."
+    assert err.getvalue() == "1 lines written to -\n"
+    assert not (tmp_path / "-").exists()
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -52,8 +52,11 @@ def _drawers(wing: str | None) -> QuerySet[Drawer]:
     return drawers.filter(room__wing__name=wing) if wing else drawers
 
 
-def export_lines(*, wing: str | None = None, format: str = "castellan") -> Iterator[str]:
-    """The export, a line at a time."""
+def export_lines(
+    *, wing: str | None = None, format: str = "castellan"
+) -> Generator[str, None, None]:
+    """The export, a line at a time. A caller that stops reading closes it (`close()`), so the
+    database cursor it reads from is closed while the connection is still open."""
     if format == "mempalace":
         yield from _mempalace_lines(wing)
         return

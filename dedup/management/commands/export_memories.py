@@ -1,4 +1,6 @@
 import json
+from collections.abc import Callable, Iterable
+from contextlib import closing
 from pathlib import Path
 from typing import IO, Any
 
@@ -6,6 +8,9 @@ from django.core.management.base import CommandError, CommandParser
 
 from dedup import imports
 from dedup.commands import CastellanCommand
+from dedup.errors import DomainError
+from dedup.validation import clean_label
+from palace.models import Wing
 
 MAX_OPEN_FILES = 100
 
@@ -15,7 +20,8 @@ class Command(CastellanCommand):
         "Export drawers, links, entities, mentions and decisions as Castellan JSONL (or the "
         "current drawers as MemPalace JSONL) to OUT, written a line at a time. MemPalace JSONL "
         "into a directory (OUT existing, or ending in /) is a tree like MemPalace's own export, "
-        "<wing>/<room>.jsonl and export-manifest.json, which MemPalace's importer reads."
+        "<wing>/<room>.jsonl and export-manifest.json, which MemPalace's importer reads. "
+        "OUT - is standard output."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -24,23 +30,47 @@ class Command(CastellanCommand):
         parser.add_argument("--format", default="castellan", choices=imports.EXPORT_FORMATS)
 
     def handle(self, *args: Any, out: str, wing: str | None, format: str, **options: Any) -> None:
+        if wing is not None:
+            wing = self.existing_wing(wing)
         try:
             count = self._export(out, wing, format)
         except OSError as error:  # a directory that is not there, a full disk...
             raise CommandError(f"cannot write {out}: {error.strerror or error}") from error
-        self.stdout.write(f"{count} lines written to {out}")
+        # Written to standard output, the export is followed by nothing but itself.
+        report = self.stderr if out == "-" else self.stdout
+        report.write(f"{count} lines written to {out}")
+
+    def existing_wing(self, wing: str) -> str:
+        """The wing named, refused when no wing has that name: an export of nothing would look
+        like an empty wing's."""
+        try:
+            wing = clean_label(wing, "wing")
+        except DomainError as error:
+            raise CommandError(f"--wing: {error.message}") from error
+        if not Wing.objects.filter(name=wing).exists():
+            raise CommandError(f"No wing {wing}.")
+        return wing
 
     def _export(self, out: str, wing: str | None, format: str) -> int:
-        lines = imports.export_lines(wing=wing, format=format)
-        if format == "mempalace" and (out.endswith("/") or Path(out).is_dir()):
-            count = write_tree(Path(out), lines)
-        else:
-            count = 0
+        # Closed here, not when collected: a failed write leaves the export's database cursor
+        # open, and closing it after the command has closed the connection prints a traceback.
+        with closing(imports.export_lines(wing=wing, format=format)) as lines:
+            if out == "-":
+                count = write_lines(lines, lambda line: self.stdout.write(line, ending=""))
+                self.stdout.flush()
+                return count
+            if format == "mempalace" and (out.endswith("/") or Path(out).is_dir()):
+                return write_tree(Path(out), lines)
             with Path(out).open("w", encoding="utf-8") as stream:
-                for line in lines:
-                    stream.write(line)
-                    count += 1
-        return count
+                return write_lines(lines, stream.write)
+
+
+def write_lines(lines: Iterable[str], write: Callable[[str], object]) -> int:
+    count = 0
+    for line in lines:
+        write(line)
+        count += 1
+    return count
 
 
 def write_tree(root: Path, lines: Any) -> int:
