@@ -7,6 +7,7 @@ import getpass
 import io
 import json
 import sqlite3
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -103,6 +104,46 @@ def test_exporting_to_dash_writes_to_standard_output(dedup_settings, tmp_path, m
     assert drawer["content"] == "Rotate the API tokens of departed agents daily."
     assert err.getvalue() == "1 lines written to -\n"
     assert not (tmp_path / "-").exists()
+
+
+UNREADABLE = "/proc/self/mem"  # there, but reading its first byte fails (EIO)
+on_linux = pytest.mark.skipif(not Path(UNREADABLE).exists(), reason="needs Linux's /proc")
+
+
+@on_linux
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]], ids=["import", "dry run"])
+def test_importing_a_file_that_cannot_be_read_records_nothing(dedup_settings, dry_run):
+    with pytest.raises(CommandError, match=f"^cannot read {UNREADABLE}: Input/output error$"):
+        call_command("import_memories", UNREADABLE, "--format", "jsonl", *dry_run)
+    assert not Import.objects.exists()
+
+
+@on_linux
+def test_a_file_failing_part_way_ends_the_import_failed_naming_it(dedup_settings, monkeypatch):
+    monkeypatch.setattr(imports, "check_readable", lambda path, format: None)  # as if it broke
+    with pytest.raises(CommandError, match=f"^cannot read {UNREADABLE}: .*; import [0-9]+ failed"):
+        call_command("import_memories", UNREADABLE, "--format", "jsonl", "--no-progress")
+    assert Import.objects.get().status == Import.Status.FAILED
+
+
+@pytest.mark.parametrize(
+    ("wing", "message"),
+    [
+        ("", "wing must not be blank"),
+        ("   ", "wing must not be blank"),
+        ("w" * 101, "wing must be at most 100"),
+    ],
+    ids=["empty", "spaces", "long"],
+)
+def test_an_import_into_a_wing_that_cannot_be_one_is_refused_once(
+    dedup_settings, tmp_path, wing, message
+):
+    source = tmp_path / "memories.jsonl"
+    source.write_text('{"id": "1", "content": "Rotate the tokens daily.", "wing": "ops"}\n')
+    with pytest.raises(CommandError, match=f"^--wing: {message}"):
+        call_command("import_memories", str(source), "--format", "jsonl", "--wing", wing)
+    assert not Import.objects.exists()
+    assert not Drawer.objects.exists()
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ Callers import from here: `from dedup import imports`."""
 
 from dedup.imports.export import FORMATS as EXPORT_FORMATS
 from dedup.imports.export import export_lines, mempalace_path
+from dedup.imports.formats import Unreadable, check_readable
 from dedup.imports.reverse import Reversal, import_reverse
 from dedup.imports.run import (
     IMPORT_NAMESPACE,
@@ -21,6 +22,8 @@ __all__ = [
     "READERS",
     "Reversal",
     "Tally",
+    "Unreadable",
+    "check_readable",
     "client_id",
     "export_lines",
     "import_create",

@@ -13,13 +13,16 @@
 - `jsonl`: any JSONL, one record per line, fields picked by a mapping (`content=text`,
   `wing=meta.project`, dotted paths into the object).
 
-A record that cannot be read is a `Malformed` with its file and line, never an exception.
+A record that cannot be read is a `Malformed` with its file and line, never an exception; a file
+the system refuses to read (a device, a failing disk) is `Unreadable`, naming it, which ends the
+import: `check_readable` finds one before the import starts, where it can.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,13 @@ from typing import Any
 from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
 
 DEFAULT_ROOM = "general"
+# The files each format reads in a directory.
+FILE_PATTERNS = {
+    "mempalace": "*.jsonl",
+    "mem0": "*.json",
+    "castellan": "*.jsonl",
+    "jsonl": "*.jsonl",
+}
 # What a mem0 record's provenance keeps besides its id and metadata.
 MEM0_KEPT = ("user_id", "agent_id", "run_id", "categories", "created_at", "updated_at")
 # The generic JSONL's mapping when the command line names no field: the same names as Castellan's.
@@ -81,6 +91,31 @@ class Other:
 Item = Record | Malformed | Other
 
 
+class Unreadable(Exception):
+    """A source file the system refuses to read: the import cannot read on, and says which file
+    and why."""
+
+    def __init__(self, file: Path, error: OSError) -> None:
+        super().__init__(f"cannot read {file}: {error.strerror or error}")
+        self.file = file
+
+
+@contextmanager
+def _reading(file: Path) -> Iterator[None]:
+    try:
+        yield
+    except OSError as error:
+        raise Unreadable(file, error) from error
+
+
+def check_readable(path: Path, format: str) -> None:
+    """Read a byte of every file an import of `path` in `format` reads, so that one the system
+    refuses (`Unreadable`) is refused before the import starts, not part-way through it."""
+    for file in source_files(path, FILE_PATTERNS[format]):
+        with _reading(file), file.open("rb") as stream:
+            stream.read(1)
+
+
 def source_files(path: Path, pattern: str = "*.jsonl") -> list[Path]:
     """The files an import reads: the file itself, or a directory's matching files, sorted."""
     if path.is_dir():
@@ -124,7 +159,7 @@ def _decoded(raw: bytes) -> tuple[Any, str | None]:
 
 def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, Any] | Malformed]]:
     name = str(path.relative_to(root)) if path != root else path.name
-    with path.open("rb") as lines:
+    with _reading(path), path.open("rb") as lines:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -178,9 +213,11 @@ def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
 
 
 def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
-    for file in source_files(path, "*.json"):
+    for file in source_files(path, FILE_PATTERNS["mem0"]):
         name = file.name
-        document, problem = _decoded(file.read_bytes())
+        with _reading(file):
+            raw = file.read_bytes()
+        document, problem = _decoded(raw)
         if problem is not None:
             yield Malformed(name, 1, problem)
             continue

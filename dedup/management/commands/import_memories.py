@@ -8,6 +8,8 @@ from tqdm import tqdm
 
 from dedup import imports
 from dedup.commands import CastellanCommand
+from dedup.errors import DomainError
+from dedup.validation import clean_label
 from palace.models import Import
 
 
@@ -23,6 +25,17 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
             )
         mapping[field] = path
     return mapping
+
+
+def checked_wing(wing: str | None) -> str | None:
+    """The --wing given, checked once as the write path checks every record's wing: given but
+    blank, it would be ignored ("") or refuse every record (spaces)."""
+    if wing is None:
+        return None
+    try:
+        return clean_label(wing, "wing")
+    except DomainError as error:
+        raise CommandError(f"--wing: {error.message}") from error
 
 
 class Command(CastellanCommand):
@@ -47,14 +60,18 @@ class Command(CastellanCommand):
         arguments = {
             "source": str(path),
             "format": options["format"],
-            "wing": options["wing"],
+            "wing": checked_wing(options["wing"]),
             "mapping": parse_mapping(options["map"]),
         }
+        try:  # nothing is recorded for a file that cannot be read
+            imports.check_readable(path, options["format"])
+        except imports.Unreadable as error:
+            raise CommandError(str(error)) from error
         if options["dry_run"]:
             imported = Import(
                 source=arguments["source"],
                 format=arguments["format"],
-                options={"wing": options["wing"] or "", "mapping": arguments["mapping"]},
+                options={"wing": arguments["wing"] or "", "mapping": arguments["mapping"]},
             )
         else:
             imported = imports.import_create(**arguments)
@@ -70,6 +87,9 @@ class Command(CastellanCommand):
             tally = imports.import_run(
                 imported, path=path, dry_run=options["dry_run"], on_progress=advance
             )
+        except imports.Unreadable as error:  # part-way: what was committed stays, reversible
+            failed = "" if options["dry_run"] else f"; import {imported.pk} failed"
+            raise CommandError(f"{error}{failed}") from error
         finally:
             bar.close()
         if tally.stopped:
