@@ -19,7 +19,7 @@ from api.models import AgentKey
 from dedup import imports, services
 from palace.models import Drawer, DrawerLink, Import
 from review.curators import GROUP
-from review.models import Proposal
+from review.models import Proposal, SweepRun
 from review.services import sweeps
 
 pytestmark = pytest.mark.django_db
@@ -48,6 +48,19 @@ def test_applying_a_sweep_in_tiers_that_are_none_changes_nothing(dedup_settings,
         call_command("sweep_apply", str(run.pk), "--threshold", "0.7", "--tiers", *tiers)
     assert run.proposals.filter(status=Proposal.Status.PROPOSED).count() == 1
     assert not DrawerLink.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [("--wing", "", "wing must not be blank"), ("--room", "", "room must not be blank")],
+    ids=["wing", "room"],
+)
+def test_a_sweep_of_a_blank_wing_or_room_is_refused(dedup_settings, option, value, message):
+    services.room_get_or_create(wing="ops", room="dev")
+    arguments = {"--wing": "ops", option: value}
+    with pytest.raises(CommandError, match=f"^{message}"):
+        call_command("dedup_sweep", *[part for pair in arguments.items() for part in pair])
+    assert not SweepRun.objects.exists()
 
 
 @pytest.mark.parametrize("out", ["/nonexistent/directory/out.jsonl", "/dev/full"])
@@ -140,7 +153,7 @@ def test_an_import_into_a_wing_that_cannot_be_one_is_refused_once(
 ):
     source = tmp_path / "memories.jsonl"
     source.write_text('{"id": "1", "content": "Rotate the tokens daily.", "wing": "ops"}\n')
-    with pytest.raises(CommandError, match=f"^--wing: {message}"):
+    with pytest.raises(CommandError, match=f"^{message}"):
         call_command("import_memories", str(source), "--format", "jsonl", "--wing", wing)
     assert not Import.objects.exists()
     assert not Drawer.objects.exists()

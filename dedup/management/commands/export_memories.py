@@ -46,7 +46,7 @@ class Command(CastellanCommand):
         try:
             wing = clean_label(wing, "wing")
         except DomainError as error:
-            raise CommandError(f"--wing: {error.message}") from error
+            raise CommandError(error.message) from error
         if not Wing.objects.filter(name=wing).exists():
             raise CommandError(f"No wing {wing}.")
         return wing

@@ -35,7 +35,7 @@ def checked_wing(wing: str | None) -> str | None:
     try:
         return clean_label(wing, "wing")
     except DomainError as error:
-        raise CommandError(f"--wing: {error.message}") from error
+        raise CommandError(error.message) from error
 
 
 class Command(CastellanCommand):

@@ -7,6 +7,7 @@ from tqdm import tqdm
 
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
+from dedup.validation import clean_label
 from review.services import sweeps
 from review.tasks import run_sweep
 
@@ -19,8 +20,8 @@ class Command(CastellanCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--wing", default="")
-        parser.add_argument("--room", default="")
+        parser.add_argument("--wing", help="Only this wing (default: every wing).")
+        parser.add_argument("--room", help="Only this room of the wing.")
         parser.add_argument("--threshold", type=float, default=None)
         kinds = parser.add_mutually_exclusive_group()
         kinds.add_argument(
@@ -54,8 +55,8 @@ class Command(CastellanCommand):
     def handle(
         self,
         *args: Any,
-        wing: str,
-        room: str,
+        wing: str | None,
+        room: str | None,
         threshold: float | None,
         same_kind: bool,
         entities: bool,
@@ -65,12 +66,15 @@ class Command(CastellanCommand):
         **options: Any,
     ) -> None:
         try:
+            for field, value in (("wing", wing), ("room", room)):
+                if value is not None:  # given, even empty: not the whole store by a typo
+                    clean_label(value, field)
             run = (
                 sweeps.run_to_resume(resume)
                 if resume is not None
                 else sweeps.start(
-                    wing=wing,
-                    room=room,
+                    wing=wing or "",
+                    room=room or "",
                     threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
                     if threshold is None
                     else threshold,
