@@ -104,16 +104,19 @@ class ScopedAccess(permissions.IsAuthenticated):
 
 
 class CanDecide(ScopedAccess):
-    """Reading is for every signed-in user; deciding needs the curators' permission."""
-
-    message = "Deciding review items needs the curators' decide permission."
+    """Reading is for every signed-in user; deciding needs the curators' permission. The refusal
+    names what was refused: a view sets `decide_act` (e.g. "Starting a sweep") where its
+    writes are not review decisions."""
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if not super().has_permission(request, view):
             return False
         if request.method in permissions.SAFE_METHODS:
             return True
-        return request.user.has_perm(DECIDE_PERMISSION)
+        if request.user.has_perm(DECIDE_PERMISSION):
+            return True
+        act = getattr(view, "decide_act", "Deciding review items")
+        raise refused(f"{act} needs the curators' decide permission.")
 
 
 def agent_for(request: Request, agent: str | None) -> str:

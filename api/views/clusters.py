@@ -121,6 +121,7 @@ class ClusterDecideView(APIView):
 
 class BatchRevertView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Reverting decisions"
 
     @extend_schema(
         parameters=[OpenApiParameter("batch_id", OpenApiTypes.UUID, OpenApiParameter.PATH)],

@@ -70,6 +70,7 @@ class DecisionListView(GenericAPIView):
 
 class RevertView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Reverting decisions"
 
     @extend_schema(
         request=RevertRequestSerializer,

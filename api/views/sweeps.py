@@ -24,6 +24,7 @@ from review.tasks import run_sweep
 
 class SweepListView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Starting a sweep"
 
     @extend_schema(
         request=s.SweepRequestSerializer,
@@ -82,6 +83,7 @@ class SweepProposalsView(GenericAPIView):
 
 class SweepApplyView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Applying a sweep"
 
     @extend_schema(
         request=s.ApplyRequestSerializer,
@@ -106,6 +108,7 @@ class SweepApplyView(APIView):
 
 class SweepReverseView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Reversing a sweep"
 
     @extend_schema(
         request=None,
@@ -121,6 +124,7 @@ class SweepReverseView(APIView):
 
 class SweepResumeView(APIView):
     permission_classes = [CanDecide]
+    decide_act = "Resuming a sweep"
 
     @extend_schema(
         request=None,

@@ -1,6 +1,7 @@
 """Who may do what: every state-changing route x every kind of caller -> the status, and nothing
 written where refused. Keys are agent keys; viewers are people without a role."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -137,6 +138,30 @@ def test_a_key_out_of_scope_writing_is_refused_out_of_scope(world):
     client = world["clients"]["key_out"]()
     response = client.post("/api/wings/ops/rooms/dev/drawers", {"content": "x y z"}, format="json")
     assert response.json()["code"] == "out_of_scope"
+
+
+@pytest.mark.parametrize(
+    ("url", "act"),
+    [
+        ("/api/sweeps", "Starting a sweep"),
+        ("/api/sweeps/1/apply", "Applying a sweep"),
+        ("/api/sweeps/1/reverse", "Reversing a sweep"),
+        ("/api/sweeps/1/resume", "Resuming a sweep"),
+        ("/api/review/items/link-1/decisions", "Deciding review items"),
+        ("/api/review/decisions/1/revert", "Reverting decisions"),
+        (f"/api/review/batches/{uuid.uuid4()}/revert", "Reverting decisions"),
+    ],
+    ids=["start", "apply", "reverse", "resume", "decide", "revert", "batch revert"],
+)
+def test_a_refusal_to_decide_names_what_was_refused(world, url, act):
+    """An agent key of every right on every wing is refused by the decide permission: the
+    message says what that permission was needed for; the code stays permission_denied."""
+    response = agent_client("scout", wings=["*"]).post(url, {}, format="json")
+    assert response.status_code == 403
+    assert response.json() == {
+        "error": f"{act} needs the curators' decide permission.",
+        "code": "permission_denied",
+    }
 
 
 def test_forged_agent_is_refused_and_the_agents_own_entry_is_stored(world):
