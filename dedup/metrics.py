@@ -50,6 +50,9 @@ def request_tally_stop() -> None:
 
 def _count(counter: Counter, label: str, tally_key: str) -> None:
     tally = _request_tally.get()
+    # A verdict may come as the policy's StrEnum (`Verdict.EXACT`): the tally keeps its plain
+    # value, so the request's log line reads {'exact': 1} as it reads {'new': 1}.
+    tally_key = str(tally_key)
 
     def record() -> None:
         counter.labels(label).inc()

@@ -74,6 +74,26 @@ def test_a_write_logs_who_what_and_its_verdicts(
     assert record.verdicts == {"near": 1}
 
 
+# A real commit, as in production (see above).
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("content", "verdict"),
+    [(DECISION, "exact"), (DECISION.upper(), "normalized"), (TYPO, "near")],
+    ids=["exact", "normalized", "near"],
+)
+def test_the_verdicts_are_logged_as_plain_values(
+    api, caplog, django_capture_on_commit_callbacks, content, verdict
+):
+    caplog.set_level(logging.INFO, logger="castellan.request")
+    write(api, DECISION, django_capture_on_commit_callbacks)
+    caplog.clear()
+    write(api, content, django_capture_on_commit_callbacks)
+    (record,) = request_records(caplog)
+    # Not the policy's enum, whose repr would read {<Verdict.EXACT: 'exact'>: 1}.
+    assert [type(key) for key in record.verdicts] == [str]
+    assert record.getMessage().endswith(f"verdicts={{'{verdict}': 1}}")
+
+
 # A real commit, as in production: the verdicts are tallied when the write commits, before the
 # response is logged (a test transaction would hold them until the test ends).
 @pytest.mark.django_db(transaction=True)
