@@ -40,14 +40,24 @@ LATENCY = Histogram(
 )
 
 _request_id: ContextVar[str] = ContextVar("castellan_request_id", default="")
+# The request's id is kept on the request too, for the records logged once the middleware has
+# returned (see RequestIdFilter).
+REQUEST_ID_ATTRIBUTE = "castellan_request_id"
 
 
 class RequestIdFilter(logging.Filter):
-    """Gives every log record the id of the request it was written under ("" outside one)."""
+    """Gives every log record the id of the request it was written under ("" outside one).
+
+    Django's handler logs a 4xx or 5xx answer (`django.request`: "Not Found: /api/nosuch")
+    after the middleware has returned, when the id is no longer current; such a record names its
+    request, which keeps its id. Those lines are kept though `castellan.request` logs every
+    request too: they are at WARNING and ERROR, so they remain when CASTELLAN_LOG_LEVEL hides the
+    INFO request lines, and the shared id ties the two together when both show."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = _request_id.get()
+            request = getattr(record, "request", None)
+            record.request_id = getattr(request, REQUEST_ID_ATTRIBUTE, "") or _request_id.get()
         return True
 
 
@@ -87,6 +97,7 @@ class RequestMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request_id = request_id_of(request)
+        setattr(request, REQUEST_ID_ATTRIBUTE, request_id)
         token = _request_id.set(request_id)
         tally = metrics.request_tally_start()
         started = time.perf_counter()

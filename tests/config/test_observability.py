@@ -199,3 +199,24 @@ def test_the_queue_gauge_costs_two_queries(client, settings, django_assert_num_q
     settings.CASTELLAN_METRICS_TOKEN = TOKEN
     with django_assert_num_queries(2):
         assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").status_code == 200
+
+
+def console_line(record: logging.LogRecord) -> str:
+    """The record as the configured console handler writes it (its filters applied)."""
+    (console,) = [h for h in logging.getLogger().handlers if h.get_name() == "console"]
+    assert console.filter(record)
+    return console.format(record)
+
+
+def django_records(caplog, logger: str) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == logger]
+
+
+def test_djangos_warning_for_a_4xx_carries_the_request_id(api, caplog):
+    """Django logs it once the middleware has returned, when the id is no longer current."""
+    response = api.get("/api/nosuch", HTTP_X_REQUEST_ID="trace-404")
+    assert response.status_code == 404
+    (record,) = django_records(caplog, "django.request")
+    assert console_line(record).endswith(
+        "WARNING django.request [trace-404]: Not Found: /api/nosuch"
+    )
