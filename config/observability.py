@@ -61,6 +61,22 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class RefusalFilter(logging.Filter):
+    """A request Django refuses (a PermissionDenied 403, a disallowed host or another
+    SuspiciousOperation 400) is the client's doing, not the server's failure: one line at
+    WARNING, without the traceback Django attaches (35 lines for an admin 403) and, for
+    `django.security`, below the ERROR that error reporting would take for a fault. Django's
+    records about an answer carry its `status_code`; a 5xx keeps its traceback and level."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and status < 500:
+            record.exc_info, record.exc_text = None, None
+            if record.levelno > logging.WARNING:
+                record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def request_id_of(request: HttpRequest) -> str:
     given = request.headers.get(REQUEST_ID_HEADER, "")
     return given if _REQUEST_ID.match(given) else uuid.uuid4().hex

@@ -317,7 +317,10 @@ if CASTELLAN_LOG_FORMAT not in {"plain", "json"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.observability.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "config.observability.RequestIdFilter"},
+        "refusals": {"()": "config.observability.RefusalFilter"},
+    },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
         # One JSON object per line: the record's fields and whatever it was given as `extra`.
@@ -331,12 +334,16 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": CASTELLAN_LOG_FORMAT,
-            "filters": ["request_id"],
+            "filters": ["request_id", "refusals"],
         }
     },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "castellan": {"level": os.environ.get("CASTELLAN_LOG_LEVEL", "INFO"), "propagate": True},
+        # Also on the logger itself, so a disallowed host is a warning before any handler sees
+        # it: Sentry's logging integration (which ignores django.request, not django.security)
+        # would report it as an error, and a request to a wrong host is a client's mistake.
+        "django.security.DisallowedHost": {"filters": ["refusals"]},
     },
 }
 

@@ -220,3 +220,49 @@ def test_djangos_warning_for_a_4xx_carries_the_request_id(api, caplog):
     assert console_line(record).endswith(
         "WARNING django.request [trace-404]: Not Found: /api/nosuch"
     )
+
+
+def test_an_admin_403_is_one_line_at_warning(client, django_user_model, caplog):
+    staff = django_user_model.objects.create_user("stan", password="pw-secret-1", is_staff=True)
+    client.force_login(staff)
+    response = client.get("/admin/auth/user/", HTTP_X_REQUEST_ID="trace-403")
+    assert response.status_code == 403
+    (record,) = django_records(caplog, "django.request")
+    line = console_line(record)
+    assert line.endswith(
+        "WARNING django.request [trace-403]: Forbidden (Permission denied): /admin/auth/user/"
+    )
+    assert "\n" not in line
+    assert record.exc_info is None
+
+
+def test_a_disallowed_host_is_one_line_at_warning(client, caplog):
+    response = client.get("/admin/", HTTP_HOST="evil.example", HTTP_X_REQUEST_ID="trace-host")
+    assert response.status_code == 400
+    (record,) = django_records(caplog, "django.security.DisallowedHost")
+    # A warning already on its logger, before any handler (an error tracker among them) sees it.
+    assert (record.levelname, record.exc_info) == ("WARNING", None)
+    line = console_line(record)
+    assert "WARNING django.security.DisallowedHost [trace-host]: Invalid HTTP_HOST" in line
+    assert "\n" not in line
+
+
+def test_a_server_error_keeps_its_traceback_and_level():
+    try:
+        raise RuntimeError("the database went away")
+    except RuntimeError as error:
+        record = logging.getLogger("django.request").makeRecord(
+            "django.request",
+            logging.ERROR,
+            __file__,
+            0,
+            "Internal Server Error: %s",
+            ("/api/wings",),
+            (type(error), error, error.__traceback__),
+            extra={"status_code": 500},
+        )
+    line = console_line(record)
+    assert line.splitlines()[0].endswith(
+        "ERROR django.request []: Internal Server Error: /api/wings"
+    )
+    assert "RuntimeError: the database went away" in line
