@@ -1,13 +1,53 @@
-"""Agent keys in the admin: creating one shows the key once; revoking is a checkbox (final)."""
+"""Agent keys in the admin: creating one shows the key once; revoking is a checkbox (final).
 
+Rights are checkboxes and wings a comma-separated line, as `agent_key create` takes them; the
+model's `clean` (`api.models.clean_scope`) holds both to the command's rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from api.models import AgentKey
+from api.models import RIGHTS, AgentKey, split_names
+
+
+class NamesField(forms.CharField):
+    """A list of names shown and typed as "a, b". A JSON list, as this field once took, is read
+    as one (and its items checked by the model), not as a wing named '["ops"]'."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return ", ".join(str(name) for name in value)
+        return value
+
+    def to_python(self, value: Any) -> list[Any]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        if text.startswith("["):
+            try:
+                return list(json.loads(text))
+            except ValueError:
+                pass
+        return split_names(text)
+
+
+class AgentKeyForm(forms.ModelForm):
+    wings = NamesField(help_text="Comma-separated wing names, or * for every wing.")
+    rights = forms.MultipleChoiceField(
+        choices=[(right, right) for right in RIGHTS], widget=forms.CheckboxSelectMultiple
+    )
+
+    class Meta:
+        model = AgentKey
+        fields = ("name", "user", "wings", "rights", "expiry_date", "revoked")
 
 
 @admin.register(AgentKey)
 class AgentKeyAdmin(APIKeyModelAdmin):
+    form = AgentKeyForm
     list_display = (  # type: ignore[assignment]
         "prefix",
         "name",

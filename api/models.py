@@ -14,6 +14,7 @@ from typing import ClassVar, cast
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
@@ -22,6 +23,54 @@ from palace.models import AGENTS_GROUP
 READ, WRITE, DELETE = "read", "write", "delete"
 RIGHTS = (READ, WRITE, DELETE)
 ALL_WINGS = "*"
+
+
+# --- a key's scope: the one rule for the admin, the `agent_key` command and the manager ------
+
+
+def split_names(text: str) -> list[str]:
+    """Names typed as "a, b" (a command's --wings and --rights, the admin's wings field)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def clean_rights(value: object) -> list[str]:
+    """At least one of RIGHTS, in RIGHTS' order: what a key stores. The admin's JSON once took
+    anything, e.g. ["fly", 5], which `agent_key list` could not show."""
+    if not isinstance(value, list | tuple) or not all(isinstance(r, str) for r in value):
+        raise ValidationError(f"Each right is one of {', '.join(RIGHTS)}.", code="invalid")
+    if not value:
+        raise ValidationError(f"Give at least one of {', '.join(RIGHTS)}.", code="invalid")
+    unknown = sorted(set(value) - set(RIGHTS))
+    if unknown:
+        raise ValidationError(
+            f"Unknown rights {unknown}; use any of {', '.join(RIGHTS)}.", code="invalid"
+        )
+    return [right for right in RIGHTS if right in set(value)]
+
+
+def clean_wings(value: object) -> list[str]:
+    """At least one wing name (`*`: every wing), trimmed, each once, sorted."""
+    if not isinstance(value, list | tuple) or not all(isinstance(w, str) for w in value):
+        raise ValidationError("Each wing is a name (text), or * for every wing.", code="invalid")
+    if not all(wing.strip() for wing in value):
+        raise ValidationError("A wing name must not be blank.", code="invalid")
+    if not value:
+        raise ValidationError("Name at least one wing, or *.", code="invalid")
+    return sorted({wing.strip() for wing in value})
+
+
+def clean_scope(*, wings: object, rights: object) -> tuple[list[str], list[str]]:
+    """The wings and rights a key stores, or a ValidationError naming each field at fault."""
+    cleaned: dict[str, list[str]] = {}
+    errors: dict[str, ValidationError] = {}
+    for field, clean, value in (("wings", clean_wings, wings), ("rights", clean_rights, rights)):
+        try:
+            cleaned[field] = clean(value)
+        except ValidationError as error:
+            errors[field] = error
+    if errors:
+        raise ValidationError(errors)
+    return cleaned["wings"], cleaned["rights"]
 
 
 class AgentKeyManager(APIKeyManager):
@@ -38,7 +87,9 @@ class AgentKeyManager(APIKeyManager):
         name: str = "",
     ) -> tuple[AgentKey, str]:
         """A new key for `agent` (a user, made on first use and put in the agents group) and
-        the key itself, which is not stored and cannot be shown again."""
+        the key itself, which is not stored and cannot be shown again. Wings or rights that
+        `clean_scope` refuses raise its ValidationError before anything is written."""
+        wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
             user, created = get_user_model().objects.get_or_create(username=agent)
             if created:
@@ -48,8 +99,8 @@ class AgentKeyManager(APIKeyManager):
             key, secret = self.create_key(
                 user=user,
                 name=name or agent,
-                wings=sorted(set(wings)),
-                rights=[right for right in RIGHTS if right in set(rights)],
+                wings=wings,
+                rights=rights,
                 expiry_date=expires_at,
             )
             return cast(AgentKey, key), secret
@@ -73,3 +124,7 @@ class AgentKey(AbstractAPIKey):
 
     def __str__(self) -> str:
         return f"{self.prefix} ({self.user.get_username()})"
+
+    def clean(self) -> None:
+        super().clean()
+        self.wings, self.rights = clean_scope(wings=self.wings, rights=self.rights)

@@ -3,14 +3,16 @@ revoke ID`: an agent's keys from the command line. A new key is printed once."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import RIGHTS, AgentKey
+from api.models import AgentKey, clean_scope, split_names
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
@@ -28,8 +30,12 @@ def duration(text: str) -> timedelta:
     return timedelta(**{UNITS[match[2]]: int(match[1])})
 
 
-def names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
+def shown(value: object) -> str:
+    """A stored list of wings or rights as `create` takes it ("a,b"), whatever the row holds: a
+    row saved before the admin checked them may hold anything JSON does (e.g. ["fly", 5])."""
+    if isinstance(value, list):
+        return ",".join(item if isinstance(item, str) else json.dumps(item) for item in value)
+    return json.dumps(value)
 
 
 class Command(CastellanCommand):
@@ -76,15 +82,16 @@ class Command(CastellanCommand):
             raise CommandError(f"--name: at most {limit} characters.")
         if unless_active and self.tell_active(agent, wings, rights):
             return
-        wanted = names(rights)
-        unknown = sorted(set(wanted) - set(RIGHTS))
-        if unknown or not wanted:
-            raise CommandError(f"--rights: unknown {unknown}; use any of {', '.join(RIGHTS)}.")
-        if not names(wings):
-            raise CommandError("--wings: name at least one wing, or *.")
+        try:
+            # The admin's rule (AgentKey.clean), so a key is refused the same way everywhere.
+            wanted_wings, wanted = clean_scope(wings=split_names(wings), rights=split_names(rights))
+        except ValidationError as error:
+            raise CommandError(
+                " ".join(f"--{field}: {' '.join(m)}" for field, m in error.message_dict.items())
+            ) from error
         expires_at = timezone.now() + duration(expires) if expires else None
         key, secret = AgentKey.objects.issue(
-            agent=agent, wings=names(wings), rights=wanted, expires_at=expires_at, name=name
+            agent=agent, wings=wanted_wings, rights=wanted, expires_at=expires_at, name=name
         )
         self.stdout.write(f"Agent key {key.prefix} for {agent} (shown once, store it now):")
         self.stdout.write(secret)
@@ -112,8 +119,8 @@ class Command(CastellanCommand):
         for key in keys:
             state = "revoked" if key.revoked else "expired" if key.has_expired else "active"
             self.stdout.write(
-                f"{key.prefix}  {key.user.get_username()}  wings={','.join(key.wings)}  "
-                f"rights={','.join(key.rights)}  {state}  expires={key.expiry_date or '-'}  "
+                f"{key.prefix}  {key.user.get_username()}  wings={shown(key.wings)}  "
+                f"rights={shown(key.rights)}  {state}  expires={key.expiry_date or '-'}  "
                 f"last_used={key.last_used_at or '-'}"
             )
 

@@ -1,0 +1,115 @@
+"""An agent key's wings and rights: one rule for the admin, the `agent_key` command and the
+manager (`api.models.clean_scope`), and `agent_key list` shows whatever a row holds."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+
+from api.models import AgentKey
+
+pytestmark = pytest.mark.django_db
+
+
+def add(client, **fields):
+    data = {"name": "scout key", "wings": "ops", "rights": ["read"], "expiry_date": ""}
+    return client.post("/admin/api/agentkey/add/", {**data, **fields})
+
+
+def test_the_admin_saves_a_key_of_a_valid_scope(admin_client, admin_user):
+    response = add(
+        admin_client, user=admin_user.pk, wings="ops, notes ,ops", rights=["write", "read"]
+    )
+    assert response.status_code == 302
+    key = AgentKey.objects.get()
+    assert (key.wings, key.rights) == (["notes", "ops"], ["read", "write"])
+
+
+def test_the_admin_reads_wings_typed_as_json(admin_client, admin_user):
+    """As the field took them before it was a comma-separated line."""
+    assert add(admin_client, user=admin_user.pk, wings='["*"]').status_code == 302
+    assert AgentKey.objects.get().wings == ["*"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"rights": ["fly"]}, "rights"),
+        ({"rights": []}, "rights"),
+        ({"wings": " , "}, "wings"),
+        ({"wings": ""}, "wings"),
+        ({"wings": '["*"]', "rights": '["fly", 5]'}, "rights"),
+        ({"wings": '["ops", 5]'}, "wings"),
+    ],
+    ids=["unknown right", "no right", "only commas", "no wing", "JSON rights", "JSON wings"],
+)
+def test_the_admin_refuses_a_key_of_a_bad_scope(admin_client, admin_user, fields, field):
+    response = add(admin_client, user=admin_user.pk, **fields)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors[field]
+    assert not AgentKey.objects.exists()
+
+
+def test_the_admin_shows_a_keys_scope_as_it_is_typed(admin_client, admin_user):
+    key, _ = AgentKey.objects.issue(agent="scout", wings=["ops", "notes"], rights=["read"])
+    page = admin_client.get(f"/admin/api/agentkey/{key.pk}/change/").content.decode()
+    assert 'value="notes, ops"' in page
+    assert 'type="checkbox" name="rights" value="read"' in page
+
+
+@pytest.mark.parametrize(
+    ("wings", "rights", "field"),
+    [
+        (["*"], ["fly", 5], "rights"),
+        (["*"], ["fly"], "rights"),
+        (["*"], [], "rights"),
+        (["*"], "read", "rights"),
+        ([], ["read"], "wings"),
+        (["ops", " "], ["read"], "wings"),
+        ([5], ["read"], "wings"),
+        ("ops", ["read"], "wings"),
+    ],
+    ids=["not a word", "unknown", "none", "a string", "no wing", "blank", "number", "string"],
+)
+def test_the_model_refuses_a_bad_scope(admin_user, wings, rights, field):
+    """What the admin's JSON fields once took: the model's clean, whatever the form sends."""
+    key = AgentKey(user=admin_user, name="k", wings=wings, rights=rights)
+    with pytest.raises(ValidationError) as refused:
+        key.clean()
+    assert list(refused.value.message_dict) == [field]
+
+
+def test_the_manager_refuses_a_bad_scope_and_writes_nothing(django_user_model):
+    with pytest.raises(ValidationError):
+        AgentKey.objects.issue(agent="scout", wings=["*"], rights=["fly"])
+    assert not AgentKey.objects.exists()
+    assert not django_user_model.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--rights", "read,fly"], r"^--rights: Unknown rights \['fly'\]; use any of read, write"),
+        (["--rights", " , "], r"^--rights: Give at least one of read, write, delete\.$"),
+        (["--wings", " , "], r"^--wings: Name at least one wing, or \*\.$"),
+    ],
+    ids=["unknown right", "no right", "no wing"],
+)
+def test_the_command_refuses_a_bad_scope_by_the_same_rule(arguments, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("agent_key", "create", "scout", "--wings", "*", *arguments)
+    assert not AgentKey.objects.exists()
+
+
+def test_the_list_shows_any_stored_row(admin_user):
+    """A row the admin saved before it checked the scope, e.g. rights ["fly", 5]."""
+    AgentKey.objects.create_key(user=admin_user, name="odd", wings=[None, "ops"], rights=["fly", 5])
+    AgentKey.objects.create_key(user=admin_user, name="odder", wings="ops", rights={"a": 1})
+    out = StringIO()
+    call_command("agent_key", "list", stdout=out)
+    first, second = out.getvalue().splitlines()
+    assert "wings=null,ops  rights=fly,5  active" in first
+    assert 'wings="ops"  rights={"a": 1}  active' in second
