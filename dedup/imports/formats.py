@@ -24,8 +24,11 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from django.utils.dateparse import parse_datetime
 
 from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
 
@@ -298,12 +301,20 @@ def _mapped_record(
     )
 
 
+# The lines a Castellan export writes (dedup/imports/export.py). Links and decisions are read and
+# left: the write path finds the links again, and decisions stay with the store that made them.
+CASTELLAN_TYPES = ("drawer", "link", "entity", "mention", "decision")
+VALIDITY_TIMES = ("valid_from", "valid_to")
+
+
 def read_castellan(path: Path, wing: str | None = None) -> Iterator[Item]:
     root = path if path.is_dir() else path.parent
     for file in source_files(path):
         for name, line, obj in _json_lines(file, root):
             if isinstance(obj, Malformed):
                 yield obj
+            elif obj.get("type") not in CASTELLAN_TYPES:
+                yield Malformed(name, line, f"type must be one of {', '.join(CASTELLAN_TYPES)}")
             elif obj.get("type") != "drawer":
                 yield Other(name, line, obj)
             else:
@@ -313,6 +324,7 @@ def read_castellan(path: Path, wing: str | None = None) -> Iterator[Item]:
 def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | None) -> Item:
     required = [_required(obj, key, name, line) for key in ("id", "content", "room")]
     required.append(wing or _required(obj, "wing", name, line))
+    required.extend(_validity_problems(obj, name, line))
     broken = next((f for f in required if isinstance(f, Malformed)), None)
     if broken is not None:
         return broken
@@ -331,3 +343,24 @@ def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | Non
         source=source if isinstance(source, dict) else {},
         data={k: obj.get(k) for k in ("valid_from", "valid_to", "superseded_by")},
     )
+
+
+def _validity_problems(obj: Mapping[str, Any], name: str, line: int) -> list[Malformed]:
+    """A drawer's validity as the export writes it: ISO 8601 times (or null), and the id of the
+    drawer that superseded it as text. Anything else would be stored as a validity no one set."""
+    problems = []
+    for key in VALIDITY_TIMES:
+        value = obj.get(key)
+        if value is not None and _when(value) is None:
+            problems.append(Malformed(name, line, f"{key} is not an ISO 8601 date and time"))
+    by = obj.get("superseded_by")
+    if by is not None and not (isinstance(by, str) and by.strip()):
+        problems.append(Malformed(name, line, "superseded_by is not a drawer id"))
+    return problems
+
+
+def _when(value: Any) -> datetime | None:
+    try:
+        return parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:  # well formed, but no such date ("9999-99-99T00:00:00")
+        return None

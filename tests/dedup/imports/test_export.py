@@ -172,3 +172,59 @@ def test_a_mention_of_a_drawer_nowhere_is_refused_in_words(tmp_path):
         "The mention's drawer 'd9' is neither in the file nor the store.",
         "missing 'drawer'",
     ]
+
+
+def castellan_run(tmp_path, lines: list[dict]):
+    out = tmp_path / "castellan.jsonl"
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = imports.import_create(source=str(out), format="castellan")
+    return imports.import_run(imported, path=out)
+
+
+def test_a_line_of_no_known_type_is_malformed_and_links_and_decisions_are_left(tmp_path):
+    tally = castellan_run(
+        tmp_path,
+        [
+            {"type": "bogus", "id": "x"},
+            {"id": "y", "content": "No type at all."},
+            {"type": "link", "newer": "a", "older": "b"},
+            {"type": "decision", "action": "review.merge"},
+        ],
+    )
+    assert [(e["line"], e["error"]) for e in tally.errors] == [
+        (1, "type must be one of drawer, link, entity, mention, decision"),
+        (2, "type must be one of drawer, link, entity, mention, decision"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("valid_from", "garbage", "valid_from is not an ISO 8601 date and time"),
+        ("valid_to", "9999-99-99T00:00:00", "valid_to is not an ISO 8601 date and time"),
+        ("valid_to", 5, "valid_to is not an ISO 8601 date and time"),
+        ("superseded_by", 5, "superseded_by is not a drawer id"),
+        ("superseded_by", " ", "superseded_by is not a drawer id"),
+    ],
+)
+def test_a_drawer_of_a_validity_no_one_set_is_malformed_and_stores_nothing(
+    tmp_path, field, value, error
+):
+    drawer = {"type": "drawer", "id": "d1", "wing": "w", "room": "r", "content": "A fact."}
+    tally = castellan_run(tmp_path, [{**drawer, field: value}])
+    assert [e["error"] for e in tally.errors] == [error]
+    assert not Drawer.objects.exists()
+
+
+def test_a_drawer_superseded_as_exported_is_superseded_again(tmp_path):
+    drawer = {"type": "drawer", "wing": "w", "room": "r"}
+    tally = castellan_run(
+        tmp_path,
+        [
+            {**drawer, "id": "d1", "content": "Old fact.", "valid_to": "2026-01-02T03:04:05+00:00"},
+            {**drawer, "id": "d2", "content": "New fact.", "valid_from": "2026-01-02"},
+        ],
+    )
+    assert tally.errors == []
+    old = Drawer.objects.get(content="Old fact.")
+    assert old.valid_to.isoformat() == "2026-01-02T03:04:05+00:00"
