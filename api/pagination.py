@@ -3,6 +3,9 @@ writes land."""
 
 from __future__ import annotations
 
+from base64 import b64decode
+from urllib.parse import parse_qs
+
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
@@ -38,14 +41,31 @@ class NewestFirst(CursorPagination):
         (`p=2026-12-05`, base64) answered 500."""
         try:
             cursor = super().decode_cursor(request)
-            valid = (
-                cursor is None or cursor.position is None or id_of(str(cursor.position)) is not None
+            valid = cursor is None or (
+                self._as_written(request.query_params[self.cursor_query_param])
+                and (cursor.position is None or id_of(str(cursor.position)) is not None)
             )
         except NotFound:  # DRF's answer to a cursor it cannot decode
             valid = False
         if not valid:
             raise malformed_cursor()
         return cursor
+
+    def _as_written(self, encoded: str) -> bool:
+        """Whether the cursor holds what DRF writes in one: some of an offset (`o`, at most the
+        cutoff), a direction (`r`) and a position (`p`), and nothing else. DRF reads any base64
+        text as a cursor, and one holding none of them (`"x"`) as the first page, an offset past
+        its cutoff as the cutoff."""
+        tokens = parse_qs(b64decode(encoded.encode("ascii")).decode("ascii"))
+        offset = tokens.get("o", ["0"])[0]
+        return (
+            bool(tokens)
+            and set(tokens) <= {"o", "r", "p"}
+            and all(len(values) == 1 for values in tokens.values())
+            and offset.isdigit()
+            and int(offset) <= self.offset_cutoff
+            and tokens.get("r", ["0"])[0] in ("0", "1")
+        )
 
 
 class OldestFirst(NewestFirst):
