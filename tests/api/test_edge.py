@@ -177,3 +177,16 @@ def test_the_schema_and_its_docs_refuse_other_methods_in_json(method, path):
 @pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/"])
 def test_the_schema_and_its_docs_are_read(path):
     assert Client().get(path).status_code == 200
+
+
+@pytest.mark.parametrize("value", ["xyz", "", "html"])
+def test_the_schema_refuses_a_format_it_does_not_write_in_json(value):
+    response = Client().get(f"/api/schema/?format={value}")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert response.json()["details"] == {"field": "format"}
+
+
+@pytest.mark.parametrize("value", ["json", "yaml"])
+def test_the_schema_is_written_in_its_own_formats(value):
+    assert Client().get(f"/api/schema/?format={value}").status_code == 200
