@@ -338,3 +338,28 @@ def test_a_lost_database_ends_a_command_with_one_line(dedup_settings):
         call_command("import_reverse", str(imported.pk))
     connection.close()
     assert Import.objects.get(pk=imported.pk).status == Import.Status.QUEUED
+
+
+def test_a_persons_login_is_not_made_an_agent(dedup_settings, django_user_model):
+    """In the agents' group a viewer could write and delete: the command refuses."""
+    django_user_model.objects.create_user("vic", password="pw-secret-1")
+    with pytest.raises(CommandError, match="vic is a person's login"):
+        call_command("agent_key", "create", "vic", "--wings", "*")
+    assert not AgentKey.objects.exists()
+    assert not django_user_model.objects.get(username="vic").groups.exists()
+
+
+def test_a_key_that_expires_at_once_is_refused(dedup_settings):
+    with pytest.raises(CommandError, match="--expires 0"):
+        call_command("agent_key", "create", "scout", "--wings", "*", "--expires", "0d")
+    assert not AgentKey.objects.exists()
+
+
+def test_revoking_a_key_twice_says_so(dedup_settings, capsys):
+    key, _ = AgentKey.objects.issue(agent="scout", wings=["*"], rights=["read"])
+    call_command("agent_key", "revoke", key.prefix)
+    call_command("agent_key", "revoke", key.prefix)
+    assert capsys.readouterr().out.splitlines() == [
+        f"Revoked agent key {key.prefix}.",
+        f"Agent key {key.prefix} was revoked already.",
+    ]

@@ -8,11 +8,12 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import AgentKey, clean_scope, split_names
+from api.models import AGENTS_GROUP, AgentKey, clean_scope, split_names
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
@@ -27,6 +28,8 @@ def duration(text: str) -> timedelta:
         raise CommandError(
             f"--expires {text[:40]!r}: use a number (at most six digits) and d, h or m, e.g. 30d."
         )
+    if int(match[1]) == 0:
+        raise CommandError("--expires 0: a key that expires at once is no key; give 1m or more.")
     return timedelta(**{UNITS[match[2]]: int(match[1])})
 
 
@@ -36,6 +39,17 @@ def shown(value: object) -> str:
     if isinstance(value, list):
         return ",".join(item if isinstance(item, str) else json.dumps(item) for item in value)
     return json.dumps(value)
+
+
+def _is_a_person(username: str) -> bool:
+    """A user who signs in (a usable password) and is not an agent: a viewer, a curator, an
+    admin. An agent's user is made without a password."""
+    user = get_user_model().objects.filter(username=username).first()
+    return bool(
+        user is not None
+        and user.has_usable_password()
+        and not user.groups.filter(name=AGENTS_GROUP).exists()
+    )
 
 
 class Command(CastellanCommand):
@@ -80,19 +94,24 @@ class Command(CastellanCommand):
         limit = AgentKey._meta.get_field("name").max_length or 0
         if len(name) > limit:
             raise CommandError(f"--name: at most {limit} characters.")
+        if _is_a_person(agent):
+            raise CommandError(
+                f"{agent} is a person's login: made an agent, they could write and delete "
+                "whatever their role. Name the agent otherwise."
+            )
         if unless_active and self.tell_active(agent, wings, rights):
             return
+        expires_at = timezone.now() + duration(expires) if expires else None
         try:
             # The admin's rule (AgentKey.clean), so a key is refused the same way everywhere.
             wanted_wings, wanted = clean_scope(wings=split_names(wings), rights=split_names(rights))
+            key, secret = AgentKey.objects.issue(
+                agent=agent, wings=wanted_wings, rights=wanted, expires_at=expires_at, name=name
+            )
         except ValidationError as error:
             raise CommandError(
                 " ".join(f"--{field}: {' '.join(m)}" for field, m in error.message_dict.items())
             ) from error
-        expires_at = timezone.now() + duration(expires) if expires else None
-        key, secret = AgentKey.objects.issue(
-            agent=agent, wings=wanted_wings, rights=wanted, expires_at=expires_at, name=name
-        )
         self.stdout.write(f"Agent key {key.prefix} for {agent} (shown once, store it now):")
         self.stdout.write(secret)
 
@@ -125,7 +144,10 @@ class Command(CastellanCommand):
             )
 
     def handle_revoke(self, *, id: str, **_: Any) -> None:
-        updated = AgentKey.objects.filter(prefix=id).update(revoked=True)
-        if not updated:
+        keys = AgentKey.objects.filter(prefix=id)
+        if not keys.exists():
             raise CommandError(f"No agent key with id {id!r}.")
+        if not keys.filter(revoked=False).update(revoked=True):
+            self.stdout.write(f"Agent key {id} was revoked already.")
+            return
         self.stdout.write(f"Revoked agent key {id}.")
