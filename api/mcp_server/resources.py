@@ -25,6 +25,7 @@ import anyio
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from pydantic import AnyUrl, ValidationError
@@ -38,6 +39,7 @@ from api.mcp_server.calls import (
     refusal,
     release_old_connections,
 )
+from api.mcp_server.wire import AnsweringReadStream
 from dedup.errors import NotFound
 
 WINGS_URI = "castellan://wings"
@@ -109,6 +111,16 @@ class CastellanServer(MCPServer):
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             return refusal(invalid_arguments(cause))
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport, with every line it cannot read answered
+        (`api.mcp_server.wire`), where the SDK drops one and its client waits forever."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                AnsweringReadStream(read_stream, write_stream),
+                write_stream,
+                self._lowlevel_server.create_initialization_options(),
+            )
 
     async def read_resource(
         self, uri: AnyUrl | str, context: Context | None = None

@@ -25,6 +25,7 @@ from api.errors import body
 from api.mcp_server import reads, writes
 from api.mcp_server.calls import error_answer, release_old_connections, signed_in
 from api.mcp_server.resources import CastellanServer, add_resources
+from api.mcp_server.wire import AnswerUnreadable
 
 NAME = "castellan"
 INSTRUCTIONS = (
@@ -118,10 +119,12 @@ async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
 class RequireBearer:
     """Refuses a request without an `Authorization` header at once, with the REST API's 401
     body, and answers a GET itself (`stream_refusal`); the key of any other request is checked
-    by each tool call (`api.mcp_server.calls`)."""
+    by each tool call (`api.mcp_server.calls`). A POSTed body the SDK cannot read is answered on
+    the way (`wire.AnswerUnreadable`)."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
+        self.screened = AnswerUnreadable(app)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -136,5 +139,7 @@ class RequireBearer:
             await respond(send, 401, missing)
         elif scope.get("method") == "GET":
             await respond(send, *await anyio.to_thread.run_sync(stream_refusal, headers))
+        elif scope.get("method") == "POST":
+            await self.screened(scope, receive, send)
         else:
             await self.app(scope, receive, send)

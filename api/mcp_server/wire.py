@@ -1,0 +1,222 @@
+"""What the SDK's reader cannot read still gets an answer, over stdio and over HTTP.
+
+The SDK reads a message with pydantic's JSON parser, which refuses a string holding a lone
+surrogate (the escape `"\\ud800"`, valid JSON) as malformed, where Python's parser, the REST
+API's, reads it. Over stdio the SDK then drops the line without a word, so the client waits for
+an answer forever (a line that is no JSON at all too); over HTTP it answers -32700, not the
+REST API's `invalid`. Here such a message is read as the REST API reads a body and the lone
+surrogate refused as a NUL is, as `invalid` naming where: in a tool call's arguments as a tool
+error (`calls.refusal`), elsewhere as a JSON-RPC error -32602 whose data is the REST error body,
+as a resource's refusal is. A line that is no JSON is a -32700 parse error, one that is JSON
+but no JSON-RPC message -32600, each with the REST error body as data too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import pydantic_core
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+from rest_framework import exceptions
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.mcp_server.calls import check_arguments, error_body, refusal
+from api.parsers import check_document
+from dedup.errors import InvalidInput
+from dedup.validation import unstorable
+
+logger = logging.getLogger("castellan.mcp")
+
+NOT_JSON = "The message is not JSON: {}"
+NOT_A_MESSAGE = "The message is not a JSON-RPC 2.0 request, notification or response."
+NOT_READABLE = "The message is not JSON the protocol can read (NaN, Infinity?)."
+
+
+def answer_to_text(text: str | bytes) -> JSONRPCMessage | None:
+    """The answer to a message (a stdio line, an HTTP body) the SDK's reader refused; None for
+    a notification or a response, which are never answered."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep for Python
+        return failure(None, PARSE_ERROR, exceptions.ParseError(NOT_JSON.format(exc)))
+    return answer_to_document(document)
+
+
+def answer_to_document(document: Any) -> JSONRPCMessage | None:
+    """The answer to a JSON document the SDK's reader refused (see `answer_to_text`)."""
+    try:
+        message = jsonrpc_message_adapter.validate_python(document, by_name=False)
+    except ValidationError:
+        return failure(None, INVALID_REQUEST, InvalidInput(NOT_A_MESSAGE))
+    if not isinstance(message, JSONRPCRequest):
+        logger.warning("an MCP notification or response the SDK cannot read was dropped")
+        return None
+    # An id holding a lone surrogate cannot be written back: such an id was not readable.
+    request_id = None if isinstance(message.id, str) and unstorable(message.id) else message.id
+    arguments = (message.params or {}).get("arguments")
+    if message.method == "tools/call" and isinstance(arguments, dict):
+        try:
+            check_arguments(arguments)
+        except exceptions.ValidationError as exc:  # as the tool itself refuses its arguments
+            if request_id is None:  # a result needs an id: only an error can go without one
+                return failure(None, INVALID_PARAMS, exc)
+            result = refusal(exc).model_dump(by_alias=True, exclude_unset=True, mode="json")
+            return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)
+    try:
+        check_document(document)
+    except exceptions.ValidationError as exc:
+        return failure(request_id, INVALID_PARAMS, exc)
+    except exceptions.ParseError as exc:  # too deep
+        return failure(request_id, PARSE_ERROR, exc)
+    return failure(request_id, PARSE_ERROR, exceptions.ParseError(NOT_READABLE))
+
+
+def failure(request_id: str | int | None, code: int, exc: Exception) -> JSONRPCError:
+    """A JSON-RPC error whose data is the REST API's error body for `exc`."""
+    body = error_body(exc)
+    logger.warning("an MCP message the SDK cannot read was refused: %s", body["error"])
+    error = ErrorData(code=code, message=body["error"], data=body)
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def line_of(exc: Exception) -> str | None:
+    """The line the SDK's stdio reader failed to parse, which pydantic's error holds."""
+    if isinstance(exc, ValidationError):
+        for problem in exc.errors(include_url=False):
+            if problem["type"] == "json_invalid" and isinstance(problem["input"], str):
+                return problem["input"]
+    return None
+
+
+def answer_to_failure(exc: Exception) -> JSONRPCMessage | None:
+    """The answer to a line the SDK's stdio reader refused, given the reader's exception: that
+    of a blank line is none (no message)."""
+    line = line_of(exc)
+    if line is None:  # JSON, but no JSON-RPC message: the error holds no line
+        return failure(None, INVALID_REQUEST, InvalidInput(NOT_A_MESSAGE))
+    return answer_to_text(line) if line.strip() else None
+
+
+class AnsweringReadStream:
+    """The stdio transport's read stream, on which the SDK's reader puts an exception for a
+    line it could not read: each one is answered here (`answer_to_failure`) rather than handed
+    to the server, which drops it. Everything else passes through as it came."""
+
+    def __init__(
+        self,
+        inner: Any,  # the SDK's stream (its type is private to it), as is write_stream
+        write_stream: Any,
+    ) -> None:
+        self.inner = inner
+        self.write_stream = write_stream
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context, which the SDK's dispatcher runs a handler in."""
+        return getattr(self.inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self.inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            try:
+                answer = answer_to_failure(item)
+            except Exception:  # a bug here must cost one line's answer, not the connection
+                logger.exception("an MCP line the SDK cannot read could not be answered")
+                continue
+            if answer is not None:
+                await self.write_stream.send(SessionMessage(answer))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def answer_to_body(body: bytes) -> JSONRPCMessage | None:
+    """The answer to an HTTP body the SDK's reader would refuse but Python's reads; None for
+    any other body, left to the SDK (which answers one that is no JSON -32700 itself)."""
+    try:
+        pydantic_core.from_json(body)
+        return None
+    except ValueError:
+        pass
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return answer_to_document(document)
+
+
+class AnswerUnreadable:
+    """Over HTTP, answers a POSTed body that `answer_to_body` answers, and hands every other to
+    the SDK's app with its body as it came. The body is read whole once, within the SDK's own
+    limit on its size (a larger one is refused 413, as the SDK refuses it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.limited = RequestBodyLimitMiddleware(self.screen, DEFAULT_MAX_REQUEST_BODY_SIZE)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.limited(scope, receive, send)
+
+    async def screen(self, scope: Scope, receive: Receive, send: Send) -> None:
+        first = await receive()  # the whole body, as the limit's middleware replays it
+        body = first.get("body", b"") if first["type"] == "http.request" else b""
+        answer = answer_to_body(body)
+        if answer is None:
+            await self.app(scope, replay(first, receive), send)
+            return
+        error = getattr(answer, "error", None)
+        # As the SDK answers: a message it cannot read 400, a refusal in an answer 200.
+        status = 400 if error is not None and error.code in (PARSE_ERROR, INVALID_REQUEST) else 200
+        content = answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+
+
+def replay(first: Message, receive: Receive) -> Receive:
+    """`receive`, giving `first` (already read) once before what follows it."""
+    pending = [first]
+
+    async def replayed() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replayed

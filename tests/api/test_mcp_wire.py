@@ -1,0 +1,256 @@
+"""Every message gets an answer, over real stdio (`manage.py mcp_server` in a subprocess) and
+over HTTP: one holding a lone surrogate (the JSON escape `\\ud800`, which the SDK's reader
+refuses as malformed and used to drop without a word, the client waiting forever) is the REST
+API's `invalid` naming where; a line that is no JSON a -32700 parse error, one that is JSON but
+no JSON-RPC message -32600, each with the REST error body as data."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from api.mcp_server.server import RequireBearer, build_server, http_app
+from api.models import ALL_WINGS, RIGHTS, AgentKey
+
+ROOT = Path(__file__).resolve().parents[2]
+NUL_MESSAGE = "Must not contain NUL characters or lone surrogates."
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+# json.dumps writes the lone surrogate as the escape `\ud800`, as an attacker's client would.
+SEARCH = {
+    "jsonrpc": "2.0",
+    "id": 901,
+    "method": "tools/call",
+    "params": {"name": "search", "arguments": {"query": "x\ud800"}},
+}
+ROOMS = {
+    "jsonrpc": "2.0",
+    "id": 902,
+    "method": "resources/read",
+    "params": {"uri": "castellan://wings/\ud800/rooms"},
+}
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout
+
+
+class Stdio:
+    """`manage.py mcp_server` over pipes: a line in, the answers read by a thread, so that an
+    answer that never comes fails the test after a few seconds instead of hanging it."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "mcp_server"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            self.answers.put(line)
+
+    def send(self, line: bytes) -> None:
+        self.process.stdin.write(line + b"\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+
+    def answer(self, line: bytes, timeout: float = 15) -> dict[str, Any]:
+        self.send(line)
+        try:
+            return json.loads(self.answers.get(timeout=timeout))
+        except queue.Empty:
+            raise AssertionError(f"no answer to {line[:80]!r}") from None
+
+    def close(self) -> None:
+        self.process.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdio]:
+    """The server over stdio on a migrated SQLite file of its own, initialized, with a key that
+    reaches wing `alpha`."""
+    database = tmp_path_factory.mktemp("mcp-wire") / "castellan.sqlite3"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings_test",
+        "DATABASE_URL": f"sqlite:///{database}",
+    }
+    manage(env, "migrate", "--noinput")
+    key = manage(env, "agent_key", "create", "agent-a", "--wings", "alpha").strip().split()[-1]
+    server = Stdio({**env, "CASTELLAN_API_KEY": key})
+    try:
+        assert server.answer(json.dumps(INITIALIZE).encode())["id"] == 1
+        server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        yield server
+    finally:
+        server.close()
+
+
+def tool_refusal(answer: dict[str, Any]) -> dict[str, Any]:
+    result = answer["result"]
+    assert result["isError"] is True
+    body = json.loads(result["content"][0]["text"])
+    assert body == result["structuredContent"]
+    return body
+
+
+def test_stdio_a_lone_surrogate_in_a_tools_arguments_is_invalid(stdio: Stdio) -> None:
+    answer = stdio.answer(json.dumps(SEARCH).encode())
+    assert answer["id"] == 901
+    body = tool_refusal(answer)
+    assert body["code"] == "invalid"
+    assert body["error"] == f"query: {NUL_MESSAGE}"
+
+
+def test_stdio_a_lone_surrogate_in_a_resources_uri_is_invalid(stdio: Stdio) -> None:
+    answer = stdio.answer(json.dumps(ROOMS).encode())
+    assert answer["id"] == 902
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["data"]["code"] == "invalid"
+    assert answer["error"]["data"]["error"] == f"params.uri: {NUL_MESSAGE}"
+
+
+def test_stdio_a_lone_surrogate_elsewhere_is_invalid(stdio: Stdio) -> None:
+    ping = {"jsonrpc": "2.0", "id": 903, "method": "ping", "params": {"_meta": {"a": "\udfff"}}}
+    answer = stdio.answer(json.dumps(ping).encode())
+    assert answer["id"] == 903
+    assert answer["error"]["data"]["error"] == f"params._meta.a: {NUL_MESSAGE}"
+
+
+def test_stdio_an_id_holding_a_lone_surrogate_is_answered_with_none(stdio: Stdio) -> None:
+    answer = stdio.answer(json.dumps({**SEARCH, "id": "\ud800"}).encode())
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["data"]["error"] == f"query: {NUL_MESSAGE}"
+
+
+@pytest.mark.parametrize("line", [b"not json", b'{"jsonrpc": "2.0", "id": 904', b"\xff\xfe"])
+def test_stdio_a_line_that_is_no_json_is_a_parse_error(stdio: Stdio, line: bytes) -> None:
+    answer = stdio.answer(line)
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32700
+    assert answer["error"]["data"]["code"] == "invalid_json"
+
+
+@pytest.mark.parametrize("line", [b"[]", b"7", b'{"jsonrpc": "2.0", "id": 905, "method": 7}'])
+def test_stdio_json_that_is_no_message_is_an_invalid_request(stdio: Stdio, line: bytes) -> None:
+    answer = stdio.answer(line)
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32600
+    assert answer["error"]["data"]["code"] == "invalid"
+
+
+def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
+    stdio.send(b"")  # a blank line is no message: nothing to answer
+    call = {"jsonrpc": "2.0", "id": 906, "method": "tools/call"}
+    call["params"] = {"name": "list_wings", "arguments": {}}
+    answer = stdio.answer(json.dumps(call).encode())
+    assert answer["id"] == 906
+    assert answer["result"]["isError"] is False
+
+
+# Over HTTP, in-process ------------------------------------------------------------------------
+
+
+def post(body: bytes, authorization: str) -> tuple[int, bytes]:
+    """A POST on the ASGI app as uvicorn would make it, its session manager running; a hang
+    fails the test."""
+    server = build_server()
+    app = RequireBearer(http_app(server))
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"accept", b"application/json, text/event-stream"),
+            (b"content-type", b"application/json"),
+            (b"authorization", authorization.encode()),
+        ],
+    }
+
+    async def run() -> None:
+        with anyio.fail_after(10):
+            async with server.session_manager.run():
+                await app(scope, receive, send)
+
+    anyio.run(run)
+    return sent[0]["status"], b"".join(message.get("body", b"") for message in sent[1:])
+
+
+@pytest.fixture
+def bearer(settings) -> str:
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
+    return f"Bearer {secret}"
+
+
+# The key is read on a worker thread, with a connection of its own: it must be committed.
+@pytest.mark.django_db(transaction=True)
+def test_http_a_lone_surrogate_in_a_tools_arguments_is_invalid(bearer: str) -> None:
+    status, content = post(json.dumps(SEARCH).encode(), bearer)
+    assert status == 200
+    answer = json.loads(content)
+    assert answer["id"] == 901
+    assert tool_refusal(answer)["error"] == f"query: {NUL_MESSAGE}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_http_a_lone_surrogate_in_a_resources_uri_is_invalid(bearer: str) -> None:
+    status, content = post(json.dumps(ROOMS).encode(), bearer)
+    assert status == 200
+    error = json.loads(content)["error"]
+    assert error["code"] == -32602
+    assert error["data"]["code"] == "invalid"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_http_a_body_that_is_no_json_is_still_the_sdks_parse_error(bearer: str) -> None:
+    status, content = post(b"not json", bearer)
+    assert status == 400
+    assert json.loads(content)["error"]["code"] == -32700
