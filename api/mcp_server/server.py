@@ -86,11 +86,11 @@ def http_app(server: MCPServer | None = None) -> Starlette:
     )
 
 
-def stream_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
-    """The answer to a GET, the SSE stream a server sends its own messages on: the key is
-    checked first, as REST checks it before the method (401), then 405, which the protocol
-    allows a server that offers no stream. The SDK would hold the stream open, and a stateless
-    server never writes to it, so a client (a wrong key's too) would wait for nothing."""
+def key_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
+    """The REST API's answer to a request whose key does not sign in (401, or 503 for a busy
+    database), or None. Every request is held to it, `initialize` and the lists too, as every
+    REST route is: a wrong key learns nothing, and a client learns at its first request, not at
+    its first tool call, that its key is wrong."""
     release_old_connections()
     try:
         signed_in(headers)
@@ -98,8 +98,15 @@ def stream_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         return error_answer(exc)
     finally:
         release_old_connections()
-    message = "This server is stateless and offers no stream: POST each request."
-    return 405, body(message, "method_not_allowed")
+    return None
+
+
+# The answer to a GET, the SSE stream a server sends its own messages on: 405, which the
+# protocol allows a server that offers no stream. The SDK would hold the stream open, and a
+# stateless server never writes to it, so a client would wait for nothing.
+NO_STREAM = body(
+    "This server is stateless and offers no stream: POST each request.", "method_not_allowed"
+)
 
 
 async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
@@ -117,10 +124,11 @@ async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
 
 
 class RequireBearer:
-    """Refuses a request without an `Authorization` header at once, with the REST API's 401
-    body, and answers a GET itself (`stream_refusal`); the key of any other request is checked
-    by each tool call (`api.mcp_server.calls`). A POSTed body the SDK cannot read is answered on
-    the way (`wire.AnswerUnreadable`)."""
+    """Signs every request in before the SDK sees it, as REST signs in before the method: no
+    `Authorization` header is 401 at once, a key that does not sign in 401 with the REST API's
+    body (`key_refusal`); then a GET is answered 405 (`NO_STREAM`), and any other request goes
+    to the SDK's app, a body it cannot read answered on the way (`wire.AnswerUnreadable`). Each
+    tool call signs in again, as it does over stdio (`api.mcp_server.calls`)."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
@@ -137,8 +145,12 @@ class RequireBearer:
         if "authorization" not in headers:
             missing = body("Send `Authorization: Bearer <key>`.", "not_authenticated")
             await respond(send, 401, missing)
+            return
+        refused = await anyio.to_thread.run_sync(key_refusal, headers)
+        if refused is not None:
+            await respond(send, *refused)
         elif scope.get("method") == "GET":
-            await respond(send, *await anyio.to_thread.run_sync(stream_refusal, headers))
+            await respond(send, 405, NO_STREAM)
         elif scope.get("method") == "POST":
             await self.screened(scope, receive, send)
         else:

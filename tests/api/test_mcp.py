@@ -249,14 +249,32 @@ def test_http_without_a_key_is_refused(http_server: str) -> None:
 
 
 def test_http_with_a_wrong_key_is_refused(http_server: str) -> None:
-    async def scenario() -> dict[str, Any]:
-        headers = {"Authorization": "Bearer nope.not-a-key"}
+    """From the first request on (`initialize`), not only at a tool call."""
+    headers = {"Authorization": "Bearer nope.not-a-key"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+    answer = httpx2.post(http_server, json=initialize, headers={**headers, **accept})
+    assert answer.status_code == 401
+    assert answer.json()["code"] == "authentication_failed"
+
+    async def scenario() -> None:
         async with (
             httpx2.AsyncClient(headers=headers, timeout=30) as client,
             streamable_http_client(http_server, http_client=client) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            return error_of(await session.call_tool("list_wings", {}))
 
-    assert anyio.run(scenario)["code"] == "authentication_failed"
+    # The SDK's client gives up with an error (in its task groups), not an initialized session.
+    with pytest.raises(ExceptionGroup) as raised:
+        anyio.run(scenario)
+    assert raised.group_contains(MCPError)
