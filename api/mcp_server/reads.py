@@ -4,24 +4,35 @@ the caller's scope (a wing out of the key's reach is not found, as over REST).""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
+from pydantic import Field, Strict
+from rest_framework import serializers
 
 from api.errors import ApiError
-from api.mcp_server.calls import Caller, Route, caller_of, plain, tool
+from api.mcp_server.calls import Caller, Route, caller_of, plain, tool, validated
 from api.models import READ
 from api.scopes import Scope
 from api.serializers import drawers as s
+from api.serializers.search import SearchQuerySerializer
 from api.views.common import drawer_or_404
 from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView
-from dedup.search import drawers_search
+from dedup.search import SEARCH_LIMIT_MAX, drawers_search
 from palace import selectors
 from palace.models import Drawer
 
 MAX_LIMIT = 200
+# An argument is a JSON value of its schema's type, as in a REST body: pydantic's lax mode (the
+# SDK's) took "2", 2.0 and true for an integer and "yes" or 1 for a boolean. A page's size is
+# checked by a DRF serializer, for the REST API's messages; the schema says its bounds.
+Flag = Annotated[bool, Strict()]
+PageSize = Annotated[int, Strict(), Field(json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})]
+SearchSize = Annotated[
+    int, Strict(), Field(json_schema_extra={"minimum": 1, "maximum": SEARCH_LIMIT_MAX})
+]
 # The REST routes the tools (and resources) stand for, whose throttles they share.
 WINGS_READ = Route(WingListView, "GET")
 WING_READ = Route(WingDetailView, "GET")
@@ -30,8 +41,11 @@ DUPLICATES_READ = Route(DrawerDuplicatesView, "GET")
 SEARCH = Route(SearchView, "GET")
 
 
-def _limited(limit: int) -> int:
-    return max(1, min(limit, MAX_LIMIT))
+class DrawerPageSerializer(serializers.Serializer):
+    """`list_drawers`' page size: from 1 to MAX_LIMIT, refused otherwise (where REST's
+    `page_size` clamps a larger one to 200, this argument's schema says its maximum)."""
+
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT)
 
 
 @tool
@@ -65,17 +79,18 @@ def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
 
 @tool
 def list_drawers(
-    ctx: Context, wing: str, room: str, include_superseded: bool = False, limit: int = 50
+    ctx: Context, wing: str, room: str, include_superseded: Flag = False, limit: PageSize = 50
 ) -> dict[str, Any]:
     """List a room's drawers, newest first: the current ones, or every one with
     include_superseded=true. Use search instead to find a memory by what it says."""
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
+    size = validated(DrawerPageSerializer, {"limit": limit})["limit"]
     found = selectors.room_by_names(wing=wing, room=room)
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)
-    page = drawers.order_by("-id")[: _limited(limit)]
+    page = drawers.order_by("-id")[:size]
     return {"drawers": plain(s.DrawerSerializer(page, many=True).data)}
 
 
@@ -97,15 +112,23 @@ def search(
     wing: str | None = None,
     room: str | None = None,
     agent: str | None = None,
-    limit: int = 20,
+    limit: SearchSize = 20,
 ) -> dict[str, Any]:
     """Find current drawers by what they say, to recall what you (or other agents) stored:
     optionally within one wing or room, or written by one agent. Returns the best matches first.
     """
     caller = caller_of(ctx, SEARCH)
+    # The REST route's own check of its query parameters (the query is its `q`).
+    arguments = {"q": query, "wing": wing, "room": room, "agent": agent, "limit": limit}
+    data = validated(SearchQuerySerializer, arguments)
     caller.require(READ, wing)
     found = _search(
-        caller.scope, query=query, wing=wing, room=room, agent=agent, limit=_limited(limit)
+        caller.scope,
+        query=data["q"],
+        wing=data.get("wing"),
+        room=data.get("room"),
+        agent=data.get("agent"),
+        limit=data["limit"],
     )
     return {"drawers": plain(s.DrawerSerializer(found, many=True).data)}
 

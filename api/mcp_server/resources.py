@@ -27,7 +27,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    Tool,
+)
 from pydantic import AnyUrl, ValidationError
 from rest_framework import serializers
 
@@ -45,6 +51,7 @@ from dedup.errors import NotFound
 WINGS_URI = "castellan://wings"
 ROOMS_URI = "castellan://wings/{wing}/rooms"
 JSON = "application/json"
+CLOSED = {"additionalProperties": False}
 
 
 def wings(ctx: Context) -> str:
@@ -84,13 +91,36 @@ def add_resources(server: MCPServer) -> None:
     server.resource(ROOMS_URI, name="rooms", mime_type=JSON)(rooms)
 
 
+# The REST API's word for a field a body does not declare (`api.serializers.common`).
+UNKNOWN = "Unknown field."
+
+
 def invalid_arguments(error: ValidationError) -> serializers.ValidationError:
-    """The SDK's check of a call against the tool's schema, as the REST API's `invalid`."""
+    """The SDK's check of a call against the tool's schema, as the REST API's `invalid`: each
+    problem at its path written as REST writes one (`items[0].wing`), an argument the schema
+    does not declare (a checkpoint item's) `Unknown field.`."""
     fields: dict[str, list[str]] = {}
     for problem in error.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
-        fields.setdefault(where, []).append(problem["msg"])
+        where = path_of(problem["loc"]) or "arguments"
+        message = UNKNOWN if problem["type"] == "extra_forbidden" else problem["msg"]
+        fields.setdefault(where, []).append(message)
     return serializers.ValidationError(fields)
+
+
+def path_of(location: Iterable[str | int]) -> str:
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else part
+    return path
+
+
+def check_known(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """An argument the tool's schema does not declare is `invalid`, by name, as a field a REST
+    body does not declare is: the SDK dropped it without a word, so a misspelt optional
+    argument (`limt`) was silently its default."""
+    unknown = sorted(set(arguments) - set(schema.get("properties", {})))
+    if unknown:
+        raise serializers.ValidationError({name: [UNKNOWN] for name in unknown})
 
 
 class CastellanServer(MCPServer):
@@ -99,11 +129,26 @@ class CastellanServer(MCPServer):
     and a tool or a prompt it does not have with `not_found` (the SDK's answers were plain text
     or a JSON-RPC error of code 0, logged with a traceback as the server's own failure)."""
 
+    async def list_tools(self) -> list[Tool]:
+        """The tools, each schema closed (`additionalProperties: false`), as `call_tool` holds
+        a call to it (`check_known`)."""
+        return [
+            tool.model_copy(update={"input_schema": {**tool.input_schema, **CLOSED}})
+            for tool in await super().list_tools()
+        ]
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if name not in {tool.name for tool in await self.list_tools()}:
+        tools = {tool.name: tool for tool in await self.list_tools()}
+        if name not in tools:
             return refusal(NotFound(f"No tool named {name[:100]!r}: tools/list names them."))
+        try:
+            # As a REST body is read: the unstorable strings first (a NUL in a name too).
+            check_arguments(arguments)
+            check_known(arguments, tools[name].input_schema)
+        except Exception as exc:  # every failure is an answer with a code (a crash: logged)
+            return refusal(exc)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

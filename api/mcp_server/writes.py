@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, NotRequired
 
 from mcp.server.mcpserver import Context
+from pydantic import ConfigDict
 from typing_extensions import TypedDict
 
 from api.mcp_server.calls import Route, caller_of, plain, tool, validated
@@ -143,6 +144,9 @@ def write_diary(
 
 
 class CheckpointItem(TypedDict):
+    # Closed, as the REST API's item is: a key it does not declare is refused, not dropped.
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
     content: str
     destination: str  # general, preference, project or diary
     wing: NotRequired[str | None]
