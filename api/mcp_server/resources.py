@@ -5,8 +5,9 @@ a tool call, scoped as the tools `list_wings` and `list_rooms` are (the same fun
 - `castellan://wings/{wing}/rooms`: one wing and its rooms (a wing out of reach: not found).
 
 A refusal is a JSON-RPC error whose `data` is the REST API's error body, `{"error", "code"}`.
-A tool call's arguments that do not match the tool's schema (a wrong type, one missing) are the
-REST API's `invalid` too, naming the argument, rather than the SDK's text without a code.
+A tool call's arguments that do not match the tool's schema (a wrong type, one missing, one it
+does not declare) are the REST API's `invalid` too, naming the argument, rather than the SDK's
+text without a code (or, for an undeclared one, nothing: the SDK dropped it).
 
 The SDK hands the request's Context (over HTTP, the headers holding the key) only to a resource
 template's function, not to a fixed resource's, so `CastellanServer.read_resource` reads
