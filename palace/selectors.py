@@ -66,6 +66,10 @@ def drawer_by_uuid(drawer_id: uuid.UUID) -> Drawer | None:
     return drawers_with_place().filter(uuid=drawer_id).first()
 
 
+def wing_exists(name: str) -> bool:
+    return Wing.objects.filter(name=name).exists()
+
+
 def room_by_names(*, wing: str, room: str) -> Room | None:
     return Room.objects.select_related("wing").filter(wing__name=wing, name=room).first()
 

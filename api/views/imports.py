@@ -175,5 +175,7 @@ class ExportView(APIView):
             raise refused(
                 "Exporting every wing needs a key that reaches every wing.", "out_of_scope"
             )
+        if wing is not None and not selectors.wing_exists(wing):  # as `export_memories` says
+            raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
         lines = imports.export_lines(wing=wing, format=EXPORT_FORMATS[format])
         return StreamingHttpResponse(lines, content_type="application/x-ndjson")

@@ -95,6 +95,7 @@ def test_export_streams_json_lines(api):
 
 
 def test_export_of_every_wing_needs_a_key_reaching_every_wing(user, dedup_settings):
+    services.room_get_or_create(wing="ops", room="dev")
     client = agent_client(user.username, wings=["ops"])
     response = client.get("/api/export")
     assert response.status_code == 403
@@ -107,3 +108,9 @@ def test_export_refuses_an_unknown_format(api):
     response = api.get("/api/export?format=xml")
     assert response.status_code == 400
     assert response.json()["code"] == "invalid"
+
+
+def test_export_of_a_wing_that_does_not_exist_is_a_404(api):
+    response = api.get("/api/export?wing=nosuch")
+    assert response.status_code == 404
+    assert response.json()["code"] == "wing_not_found"

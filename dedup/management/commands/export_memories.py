@@ -10,7 +10,7 @@ from dedup import imports
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_label
-from palace.models import Wing
+from palace import selectors
 
 MAX_OPEN_FILES = 100
 
@@ -47,7 +47,7 @@ class Command(CastellanCommand):
             wing = clean_label(wing, "wing")
         except DomainError as error:
             raise CommandError(error.message) from error
-        if not Wing.objects.filter(name=wing).exists():
+        if not selectors.wing_exists(wing):
             raise CommandError(f"No wing {wing}.")
         return wing
 
