@@ -26,7 +26,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.api.mcp_support import INITIALIZE, ROOT, manage
+
 MEMORY = "The deploy pipeline runs the database migrations before the web processes restart."
 TYPO = "The deploy pipeline runs the databse migrations before the web processes restart."
 EXPECTED_TOOLS = {
@@ -42,19 +43,6 @@ EXPECTED_TOOLS = {
     "list_drawers",
     "list_duplicates",
 }
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -251,16 +239,7 @@ def test_http_without_a_key_is_refused(http_server: str) -> None:
 def test_http_with_a_wrong_key_is_refused(http_server: str) -> None:
     """From the first request on (`initialize`), not only at a tool call."""
     headers = {"Authorization": "Bearer nope.not-a-key"}
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    initialize = INITIALIZE
     accept = {"Accept": "application/json, text/event-stream"}
     answer = httpx2.post(http_server, json=initialize, headers={**headers, **accept})
     assert answer.status_code == 401

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,19 +20,9 @@ import pytest
 
 from api.mcp_server.server import RequireBearer, build_server, http_app
 from api.models import ALL_WINGS, RIGHTS, AgentKey
+from tests.api.mcp_support import INITIALIZE, ROOT, manage
 
-ROOT = Path(__file__).resolve().parents[2]
 NUL_MESSAGE = "Must not contain NUL characters or lone surrogates."
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 # json.dumps writes the lone surrogate as the escape `\ud800`, as an attacker's client would.
 SEARCH = {
     "jsonrpc": "2.0",
@@ -47,19 +36,6 @@ ROOMS = {
     "method": "resources/read",
     "params": {"uri": "castellan://wings/\ud800/rooms"},
 }
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
 
 
 class Stdio:
