@@ -1,7 +1,9 @@
 """What every Castellan management command shares: a database that is busy or cannot be reached
 ends the command with one line saying so (a CommandError, exit status 1), as the API answers 503,
-rather than a traceback. Every command's writes are transactions, so nothing of the failed one
-was written, and running it again is safe."""
+rather than a traceback. What the failing transaction held is not written; a long command
+(an import, mining, a sweep) keeps the chunks it committed before, and says how to go on
+(`import_memories` names the failed import, which can be reversed). Any other database error is
+a fault, shown as one."""
 
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 # SQLSTATEs of a transient conflict (serialisation failure, deadlock, lock not available).
 BUSY_SQLSTATES = ("40001", "40P01", "55P03")
+# SQLSTATEs of a server going away (an administrator's or a crash's shutdown, "cannot connect now").
+LOST_SQLSTATES = ("57P01", "57P02", "57P03")
 RETRY_AFTER_BUSY = 1
 RETRY_AFTER_UNAVAILABLE = 5
 
@@ -23,13 +25,26 @@ def default_connection() -> BaseDatabaseWrapper:
 def database_failure(exception: BaseException) -> tuple[str, str, int] | None:
     """(code, message, Retry-After seconds) for a database error a retry may cure: SQLite's
     "database is locked", a PostgreSQL lock timeout, deadlock or serialisation failure is
-    `database_busy`; any other operational error (a server away, a connection lost)
-    `database_unavailable`. None for anything else, a bug."""
+    `database_busy`; a connection that cannot be made or was lost (PostgreSQL's connection
+    errors carry no SQLSTATE or one of class 08 or 57P01-03; SQLite's file that cannot be
+    opened) `database_unavailable`. None for anything else: a missing table, a read-only file,
+    a malformed database are no wait's to cure, and are reported as the faults they are."""
     if not isinstance(exception, OperationalError | InterfaceError):
         return None
-    sqlstate = getattr(exception.__cause__, "sqlstate", None) or ""
+    cause = exception.__cause__
+    sqlstate = getattr(cause, "sqlstate", None) or ""
     if "is locked" in str(exception) or sqlstate in BUSY_SQLSTATES:
         return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_BUSY
+    unavailable = (
+        isinstance(exception, InterfaceError)  # a connection closed under it
+        or (
+            hasattr(cause, "sqlstate")  # psycopg's
+            and (not sqlstate or sqlstate.startswith("08") or sqlstate in LOST_SQLSTATES)
+        )
+        or "unable to open" in str(exception)  # SQLite's
+    )
+    if not unavailable:
+        return None
     return (
         "database_unavailable",
         "The database is unavailable; retry shortly.",

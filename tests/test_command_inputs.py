@@ -13,10 +13,11 @@ import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import OperationalError, connection
 
 from api.models import AgentKey
 from dedup import imports, services
+from dedup.imports import chunks
 from palace.models import Drawer, DrawerLink, Import
 from review.curators import GROUP
 from review.models import Proposal, SweepRun
@@ -363,3 +364,27 @@ def test_revoking_a_key_twice_says_so(dedup_settings, capsys):
         f"Revoked agent key {key.prefix}.",
         f"Agent key {key.prefix} was revoked already.",
     ]
+
+
+def test_an_import_the_database_stops_part_way_is_named(dedup_settings, tmp_path, monkeypatch):
+    path = tmp_path / "notes.jsonl"
+    path.write_text("".join(f'{{"uid": "n{n}", "text": "Fact number {n}."}}\n' for n in range(3)))
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 1)
+    commit = chunks.ChunkWriter._commit
+
+    def busy_after_one(writer, records):
+        if Drawer.objects.exists():
+            error = OperationalError("database is locked")
+            error.__cause__ = sqlite3.OperationalError("database is locked")
+            raise error
+        commit(writer, records)
+
+    monkeypatch.setattr(chunks.ChunkWriter, "_commit", busy_after_one)
+    with pytest.raises(CommandError, match=r"^The database is busy; .*; import ([0-9]+) failed: "):
+        call_command(
+            "import_memories", str(path), "--format", "jsonl", "--wing", "ops",
+            "--map", "id=uid", "--map", "content=text", "--no-progress",
+        )  # fmt: skip
+    imported = Import.objects.get()
+    assert imported.status == Import.Status.FAILED
+    assert Drawer.objects.count() == 1  # the chunk committed before stays, reversible

@@ -92,8 +92,9 @@ def test_connection_health_checks_are_on():
 
 
 def test_an_unreachable_database_is_a_json_503(http, console, monkeypatch):
-    def refused(*args, **kwargs):
-        raise OperationalError("connection to server at 127.0.0.1 port 1 failed")
+    def refused(*args, **kwargs):  # as Django wraps psycopg's (a connection error: no SQLSTATE)
+        message = "connection to server at 127.0.0.1 port 1 failed"
+        raise OperationalError(message) from psycopg.OperationalError(message)
 
     monkeypatch.setattr(wings.selectors, "wings_with_rooms", refused)
     response = http.get("/api/wings")
@@ -104,7 +105,8 @@ def test_an_unreachable_database_is_a_json_503(http, console, monkeypatch):
 
 def test_the_console_answers_a_plain_503_page(console, monkeypatch):
     def refused(*args, **kwargs):
-        raise OperationalError("server closed the connection unexpectedly")
+        message = "server closed the connection unexpectedly"
+        raise OperationalError(message) from psycopg.OperationalError(message)
 
     monkeypatch.setattr(review_selectors, "audit_entries", refused)
     response = console.get("/audit/")

@@ -4,10 +4,12 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.db import InterfaceError, OperationalError
 from tqdm import tqdm
 
 from dedup import imports
 from dedup.commands import CastellanCommand
+from dedup.database import database_failure
 from dedup.errors import DomainError
 from dedup.validation import clean_label
 from palace.models import Import
@@ -36,6 +38,16 @@ def checked_wing(wing: str | None) -> str | None:
         return clean_label(wing, "wing")
     except DomainError as error:
         raise CommandError(error.message) from error
+
+
+def unfinished(imported: Import, options: dict[str, Any]) -> str:
+    """What to do about an import that stopped part-way, its committed chunks kept."""
+    if options["dry_run"]:
+        return ""
+    return (
+        f"; import {imported.pk} failed: import the file again to go on (what it stored is not "
+        f"stored twice), or remove what it stored with import_reverse {imported.pk}"
+    )
 
 
 class Command(CastellanCommand):
@@ -88,8 +100,12 @@ class Command(CastellanCommand):
                 imported, path=path, dry_run=options["dry_run"], on_progress=advance
             )
         except imports.Unreadable as error:  # part-way: what was committed stays, reversible
-            failed = "" if options["dry_run"] else f"; import {imported.pk} failed"
-            raise CommandError(f"{error}{failed}") from error
+            raise CommandError(f"{error}{unfinished(imported, options)}") from error
+        except (OperationalError, InterfaceError) as error:
+            failure = database_failure(error)
+            if failure is None:
+                raise
+            raise CommandError(f"{failure[1]} ({error}){unfinished(imported, options)}") from error
         finally:
             bar.close()
         if tally.stopped:
