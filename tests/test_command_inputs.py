@@ -341,13 +341,20 @@ def test_a_lost_database_ends_a_command_with_one_line(dedup_settings):
     assert Import.objects.get(pk=imported.pk).status == Import.Status.QUEUED
 
 
-def test_a_persons_login_is_not_made_an_agent(dedup_settings, django_user_model):
+@pytest.mark.parametrize("password", ["pw-secret-1", None], ids=["password", "single sign-on"])
+def test_a_persons_login_is_not_made_an_agent(dedup_settings, django_user_model, password):
     """In the agents' group a viewer could write and delete: the command refuses."""
-    django_user_model.objects.create_user("vic", password="pw-secret-1")
+    django_user_model.objects.create_user("vic", password=password)
     with pytest.raises(CommandError, match="vic is a person's login"):
         call_command("agent_key", "create", "vic", "--wings", "*")
     assert not AgentKey.objects.exists()
     assert not django_user_model.objects.get(username="vic").groups.exists()
+
+
+def test_an_agents_next_key_is_minted(dedup_settings):
+    call_command("agent_key", "create", "scout", "--wings", "*")
+    call_command("agent_key", "create", "scout", "--wings", "ops")
+    assert AgentKey.objects.filter(user__username="scout").count() == 2
 
 
 def test_a_key_that_expires_at_once_is_refused(dedup_settings):

@@ -42,14 +42,11 @@ def shown(value: object) -> str:
 
 
 def _is_a_person(username: str) -> bool:
-    """A user who signs in (a usable password) and is not an agent: a viewer, a curator, an
-    admin. An agent's user is made without a password."""
+    """A user who is not an agent: a viewer, a curator, an admin, whether they sign in with a
+    password or not (single sign-on, a password turned off). An agent's user is made by the
+    first key minted for it, in the agents' group."""
     user = get_user_model().objects.filter(username=username).first()
-    return bool(
-        user is not None
-        and user.has_usable_password()
-        and not user.groups.filter(name=AGENTS_GROUP).exists()
-    )
+    return user is not None and not user.groups.filter(name=AGENTS_GROUP).exists()
 
 
 class Command(CastellanCommand):
