@@ -17,20 +17,23 @@ TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind o
 
 def tiers_chosen(tiers: Iterable[str] | None, *, entities: bool) -> set[str]:
     """The tiers an application of a sweep covers: those named, or every tier of the sweep's
-    kind when none is named (None). Refused when a name is no tier (a typo would otherwise apply
-    nothing, "in a tier not chosen") or the list is empty (which would apply every tier)."""
+    kind when none is named (None). Refused when a name is no tier of the sweep's kind (a typo, or
+    an entity tier on a drawer sweep, would otherwise apply nothing, "in a tier not chosen") or
+    the list is empty (which would apply every tier)."""
+    kind = ENTITY_TIERS if entities else DRAWER_TIERS
     if tiers is None:
-        return set(ENTITY_TIERS if entities else DRAWER_TIERS)
+        return set(kind)
     chosen = set(tiers)
-    unknown = sorted(chosen - set(TIERS))
+    unknown = sorted(chosen - set(kind))
+    sweep = "an entity sweep" if entities else "a drawer sweep"
     if unknown:
         raise InvalidInput(
-            f"tiers: no tier {', '.join(unknown)}; the tiers are {', '.join(TIERS)}.",
+            f"tiers: {sweep} has no tier {', '.join(unknown)}; its tiers are {', '.join(kind)}.",
             details={"field": "tiers"},
         )
     if not chosen:
         raise InvalidInput(
-            f"tiers: name at least one of {', '.join(TIERS)} (or leave tiers out for every tier).",
+            f"tiers: name at least one of {', '.join(kind)} (or leave tiers out for every tier).",
             details={"field": "tiers"},
         )
     return chosen

@@ -34,8 +34,12 @@ def test_reversing_a_sweep_with_nothing_applied(dedup_settings):
 
 @pytest.mark.parametrize(
     ("tiers", "message"),
-    [(["bogus"], "no tier bogus; the tiers are alias, exact"), ([], "name at least one of")],
-    ids=["unknown", "none"],
+    [
+        (["bogus"], "a drawer sweep has no tier bogus; its tiers are exact, normalized, near"),
+        (["typo"], "a drawer sweep has no tier typo"),  # an entity sweep's
+        ([], "name at least one of"),
+    ],
+    ids=["unknown", "of the other kind", "none"],
 )
 def test_applying_a_sweep_in_tiers_that_are_none_changes_nothing(dedup_settings, tiers, message):
     room = services.room_get_or_create(wing="ops", room="dev")
