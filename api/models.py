@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
+from dedup.errors import DomainError
+from dedup.validation import clean_label
 from palace.models import AGENTS_GROUP
 
 READ, WRITE, DELETE = "read", "write", "delete"
@@ -52,11 +54,17 @@ def clean_wings(value: object) -> list[str]:
     """At least one wing name (`*`: every wing), trimmed, each once, sorted."""
     if not isinstance(value, list | tuple) or not all(isinstance(w, str) for w in value):
         raise ValidationError("Each wing is a name (text), or * for every wing.", code="invalid")
-    if not all(wing.strip() for wing in value):
-        raise ValidationError("A wing name must not be blank.", code="invalid")
     if not value:
         raise ValidationError("Name at least one wing, or *.", code="invalid")
-    return sorted({wing.strip() for wing in value})
+    try:  # a wing's name by the write path's rule: a key for a wing no write can make is none
+        return sorted(
+            {
+                wing.strip() if wing.strip() == ALL_WINGS else clean_label(wing, "wing")
+                for wing in value
+            }
+        )
+    except DomainError as error:
+        raise ValidationError(error.message, code="invalid") from error
 
 
 def clean_scope(*, wings: object, rights: object) -> tuple[list[str], list[str]]:

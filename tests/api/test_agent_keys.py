@@ -71,8 +71,13 @@ def test_the_admin_shows_a_keys_scope_as_it_is_typed(admin_client, admin_user):
         (["ops", " "], ["read"], "wings"),
         ([5], ["read"], "wings"),
         ("ops", ["read"], "wings"),
+        (["ops\x01"], ["read"], "wings"),
+        (["w" * 201], ["read"], "wings"),
     ],
-    ids=["not a word", "unknown", "none", "a string", "no wing", "blank", "number", "string"],
+    ids=[
+        *("not a word", "unknown", "none", "a string", "no wing", "blank", "number", "string"),
+        *("a control character", "too long"),
+    ],
 )
 def test_the_model_refuses_a_bad_scope(admin_user, wings, rights, field):
     """What the admin's JSON fields once took: the model's clean, whatever the form sends."""
