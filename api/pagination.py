@@ -39,6 +39,8 @@ class NewestFirst(CursorPagination):
         `invalid_cursor` as the queue's and the search's cursors: DRF answered 404 for a cursor
         it could not decode and filtered by whatever a decoded one held, so a forged position
         (`p=2026-12-05`, base64) answered 500."""
+        if request.query_params.get(self.cursor_query_param) == "":
+            return None  # `cursor=` with nothing: a client's URL template with no cursor yet
         try:
             cursor = super().decode_cursor(request)
             valid = cursor is None or (

@@ -68,6 +68,10 @@ def test_a_list_cursor_that_does_not_decode_is_the_same_400(world, raw):
     assert response.json()["code"] == "invalid_cursor"
 
 
+def test_an_empty_list_cursor_is_the_first_page(world):
+    assert api_client(world).get("/api/entities?cursor=").status_code == 200
+
+
 def test_a_cursor_the_api_made_still_pages(world):
     for name in ("Zebra Tool", "Yak Tool"):
         write.entity_resolve(name=name, kind="tool")
