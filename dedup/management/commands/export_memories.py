@@ -38,7 +38,8 @@ class Command(CastellanCommand):
             raise CommandError(f"cannot write {out}: {error.strerror or error}") from error
         # Written to standard output, the export is followed by nothing but itself.
         report = self.stderr if out == "-" else self.stdout
-        report.write(f"{count} lines written to {out}")
+        # Plain: on a terminal Django colours whatever goes to stderr as an error.
+        report.write(f"{count} lines written to {out}", style_func=lambda text: text)
 
     def existing_wing(self, wing: str) -> str:
         """The wing named, refused when no wing has that name: an export of nothing would look
