@@ -50,13 +50,48 @@
       } else done = true;
     } else if (key === "Enter" && document.querySelector("tr.row.selected") && !event.target.closest("a,button")) {
       window.location = document.querySelector("tr.row.selected").dataset.href; done = true;
+    } else if ("amdxu".indexOf(key) !== -1 && key.length === 1 && event.repeat) {
+      // A held key repeats: it decided (or undid) once on its first press, never again.
+      done = true;
     } else if ("amdx".indexOf(key) !== -1 && key.length === 1) {
       done = click('.decide button[data-key="' + key + '"]');
     } else if (key === "u") {
-      var undo = document.getElementById("undo-form");
-      if (undo) { undo.submit(); done = true; }
+      // Only the Undo offered on this page, naming its decision, and through its submit event,
+      // so submit_once.js drops a second `u` before the next page arrives. No offer: nothing.
+      var undo = document.querySelector("form.undo-offer");
+      if (undo) { undo.requestSubmit(); done = true; }
     }
     if (done) event.preventDefault();
+  });
+  // A decision never lands on an item the curator has not seen. A quick second press (or a
+  // double click) reaches the next item, swapped in place of the first ~50 ms later, before
+  // anyone could read it. So a decision form submits nothing while a decision is on its way, nor
+  // for QUIET_MS after an item is swapped in: 450 ms is longer than a double press or a double
+  // click (under ~300 ms) and shorter than reading an item takes, so deliberate work is not
+  // slowed. Checked at the submit event, in the capture phase before htmx sees it, so keys,
+  // clicks and Enter are all covered; held keys are dropped above (event.repeat).
+  // busyUntil: a decision is on its way. Ended by the swap it brings or by its request's end
+  // (an error), and at worst after 15 s: an event on a form swapped out may never reach here.
+  var QUIET_MS = 450, quietUntil = 0, busyUntil = 0;
+  function decideForm(event) { return event.detail.elt && event.detail.elt.matches && event.detail.elt.matches("form.decide"); }
+  document.addEventListener("submit", function (event) {
+    if (!event.target.matches("form.decide")) return;
+    var now = performance.now();
+    if (now < busyUntil || now < quietUntil) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (decideForm(event)) busyUntil = performance.now() + 15000;
+  });
+  ["htmx:afterRequest", "htmx:sendError", "htmx:timeout"].forEach(function (name) {
+    document.addEventListener(name, function (event) { if (decideForm(event)) busyUntil = 0; });
+  });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (!event.detail.target || event.detail.target.id !== "main") return;
+    busyUntil = 0;
+    quietUntil = performance.now() + QUIET_MS;
   });
   // A click in a queue row (its checkbox, say) selects that row, so Enter opens the row the
   // curator is at, not one selected earlier with j/k.
