@@ -21,6 +21,7 @@ from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import AuditFilterForm
+from review.views import offers
 from review.views.common import (
     HtmxHttpRequest,
     post_or_show,
@@ -37,24 +38,26 @@ AUDIT_PAGE = 50
 @login_required
 @post_or_show(lambda request: reverse("review:queue"))
 def undo(request: HttpRequest) -> HttpResponse:
-    """The Undo button (a named decision or batch) or `u` (your last decision, with the rest of
-    its batch when it was one of several decided at once)."""
+    """The Undo offered after a decision (its button, or `u` while it is shown): the decision or
+    batch it names, once (`review.views.offers`). Never "your last decision": a second `u`, or
+    one pressed on a page with no offer, would undo decisions the curator was not shown."""
     require_decide(request)
-    # The page `u` was pressed on (its form names none): the browser's Referer, if ours.
     back = safe_next(request, referer_path(request) or reverse("review:queue"))
-    batch = request.POST.get("batch", "")
+    batch = request.POST.get("batch", "").strip()
     named = request.POST.get("decision", "").strip()
     decision = id_of(named)
-    if named and decision is None:  # not "your last" but no decision: undo nothing
-        messages.error(request, "That is not a decision's number.")
-        return redirect(back)
     if not batch and decision is None:
-        entry = services.last_own_decision(request.user)
-        if entry is None:
-            messages.info(request, "Nothing of yours to undo.")
-            return redirect(back)
-        several = entry.batch and selectors.batch_decisions(entry.batch).count() > 1
-        batch, decision = (str(entry.batch) if several else ""), entry.pk
+        messages.error(
+            request, "Nothing to undo: name a decision, or revert it from the audit log."
+        )
+        return redirect(back)
+    if not offers.take_offered(request, decision=decision, batch=batch):
+        messages.error(
+            request,
+            "That undo is no longer offered (used already, or a later decision took its place): "
+            "revert the decision from the audit log.",
+        )
+        return redirect(back)
     if batch or decision is None:
         return _revert_batch(request, batch, redirect_to=back)
     item = AuditEntry.objects.filter(pk=decision).values_list("data__item", flat=True).first()

@@ -28,7 +28,6 @@ from review.selectors import holds as hold_selectors
 from review.selectors.gone import gone_item
 from review.services import ItemRef
 from review.services import holds as hold_services
-from review.undo import offer_undo
 from review.views.common import (
     HtmxHttpRequest,
     filters_or_defaults,
@@ -37,6 +36,7 @@ from review.views.common import (
     wants_partial,
 )
 from review.views.holds import hold_context
+from review.views.offers import offer
 
 
 def _item_context(
@@ -263,5 +263,5 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         return _refused(request, item_id, error)
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
     messages.success(request, f"Done: {done}. Press u to undo.")
-    offer_undo(request, entry)
+    offer(request, entry)
     return _to_next_item(request)

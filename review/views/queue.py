@@ -15,7 +15,6 @@ from review import selectors, services
 from review.forms import RECENT_RUNS, QueueFilterForm, queue_filters
 from review.models import SweepRun
 from review.selectors import holds as hold_selectors
-from review.undo import offer_undo
 from review.views.common import (
     HtmxHttpRequest,
     filters_or_defaults,
@@ -26,6 +25,7 @@ from review.views.common import (
     wants_partial,
 )
 from review.views.confirm import bulk_confirmation
+from review.views.offers import offer
 
 
 @login_required
@@ -97,7 +97,7 @@ def decide_many(request: HttpRequest) -> HttpResponse:
     )
     if result.decided:
         messages.success(request, f"{len(result.decided)} item(s) decided in batch {result.batch}.")
-        offer_undo(request, result.decided[0], batch_size=len(result.decided))
+        offer(request, result.decided[0], batch_size=len(result.decided))
     for item_id, why in result.refused.items():
         messages.error(request, f"{item_id}: {why}")
     return back

@@ -174,7 +174,10 @@ def test_undo_opens_the_item_in_the_filter_it_was_decided_in(as_curator, drawer_
 
 def test_u_opens_the_item_in_the_filter_of_the_page_it_was_pressed_on(as_curator, drawer_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
-    response = as_curator.post("/undo", HTTP_REFERER="http://testserver/?type=drawer")
+    decision = AuditEntry.objects.get()
+    response = as_curator.post(
+        "/undo", {"decision": decision.pk}, HTTP_REFERER="http://testserver/?type=drawer"
+    )
     assert response["Location"] == f"/items/d{drawer_link.pk}/?type=drawer"
 
 
