@@ -36,3 +36,25 @@
     });
   });
 })();
+// The same for a form sent by htmx that opts in with data-submit-once (a cluster's decision): a
+// second submit before the page changes is cancelled, also in the moment between a response
+// that redirects (HX-Redirect) and the next page. A response swapped in place (a refusal) brings
+// a fresh form; an error with no swap lets the form be sent again.
+(function () {
+  "use strict";
+  function once(event) {
+    var elt = event.detail.elt;
+    return elt && elt.matches && elt.matches("form[data-submit-once]") ? elt : null;
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = once(event);
+    if (!form) return;
+    if (form.dataset.submitted) { event.preventDefault(); return; }
+    form.dataset.submitted = "1";
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = once(event);
+    var xhr = event.detail.xhr;
+    if (form && !(xhr && xhr.getResponseHeader("HX-Redirect"))) delete form.dataset.submitted;
+  });
+})();

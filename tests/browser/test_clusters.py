@@ -76,7 +76,7 @@ def test_a_four_name_entity_cluster_decided_at_once_then_reverted(
     assert not Entity.objects.exclude(redirect_to=None).exists()
 
 
-def test_a_five_drawer_cluster_decided_with_the_keyboard_then_reverted(
+def test_a_five_drawer_cluster_reached_with_the_keyboard_decided_then_reverted(
     page, live_server, curator, screenshot
 ):
     drawers = five_drawers()
@@ -87,7 +87,9 @@ def test_a_five_drawer_cluster_decided_with_the_keyboard_then_reverted(
     expect(page.get_by_role("heading", name=re.compile("Cluster of 5 drawers"))).to_be_visible()
     expect(page.locator("tr.member:has(ins, del)")).to_have_count(4)  # all but the canonical
     screenshot("cluster-drawers")
-    page.keyboard.press("m")  # every member merged into the oldest: the default
+    page.get_by_role(
+        "button", name="Decide the cluster"
+    ).click()  # all into the oldest: the default
     expect(page.get_by_text(re.compile("4 merged into the canonical member"))).to_be_visible()
     assert list(Drawer.objects.current().values_list("content", flat=True)) == [FACT]
     assert Drawer.objects.get(pk=drawers[0].pk).consolidation["restatements"] == 4
@@ -101,3 +103,36 @@ def test_a_five_drawer_cluster_decided_with_the_keyboard_then_reverted(
     assert Drawer.objects.current().count() == 5
     assert set(DrawerLink.objects.values_list("status", flat=True)) == {"open"}
     assert Drawer.objects.get(pk=drawers[0].pk).consolidation == {}
+
+
+def test_no_key_decides_a_cluster(page, live_server, curator):
+    """A single key never decides up to 50 members at once: the button is the confirmation."""
+    five_drawers()
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/?type=cluster")
+    page.locator("table.clusters tbody tr.row").get_by_role("link").first.click()
+    expect(page.get_by_role("heading", name=re.compile("Cluster of 5 drawers"))).to_be_visible()
+    page.locator("tr.member").nth(1).get_by_role("radio", name="leave open").focus()
+    for key in "amdx":
+        page.keyboard.press(key)
+    page.wait_for_timeout(500)
+    assert not AuditEntry.objects.exists()
+    expect(page.get_by_role("heading", name=re.compile("Cluster of 5 drawers"))).to_be_visible()
+
+
+def test_a_double_click_decides_a_cluster_once(page, live_server, curator):
+    five_drawers()
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/?type=cluster")
+    page.locator("table.clusters tbody tr.row").get_by_role("link").first.click()
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    # A second click that lands after the decision's response, before the next page is shown.
+    page.evaluate(
+        """() => document.addEventListener("htmx:afterRequest", () => setTimeout(() =>
+            document.querySelector(".cluster-decide button.primary")?.click(), 0))"""
+    )
+    page.get_by_role("button", name="Decide the cluster").click()
+    expect(page.get_by_text(re.compile("4 merged into the canonical member"))).to_be_visible()
+    page.wait_for_timeout(300)
+    assert len([url for url in posts if url.endswith("/decide")]) == 1
