@@ -25,6 +25,7 @@ from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.items import ItemKind, ItemRef
 from review.models import SweepRun
 from review.selectors import sweeps as sweep_selectors
+from review.views import sweep_pages
 from review.views.common import safe_next
 
 BULK_SALT = "review.bulk-confirm"
@@ -84,6 +85,7 @@ def sweep_confirmation(request: HttpRequest, run: SweepRun) -> HttpResponse | No
     context: dict = {"run": run, "action": action, "posted": _posted(request)}
     if action == "reverse":
         context["reach"] = sweep_selectors.reverse_reach(run)
+        context["nothing_applied"] = not sweep_pages.is_applied(run)  # no button: nothing to do
         return render(request, "review/sweep_confirm.html", context)
     try:
         threshold = float(request.POST.get("threshold") or 1.0)

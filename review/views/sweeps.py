@@ -17,6 +17,7 @@ from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep
+from review.views import sweep_pages
 from review.views.common import HtmxHttpRequest, require_decide
 from review.views.confirm import sweep_confirmation
 
@@ -52,7 +53,7 @@ def _sweep_start(request: HttpRequest) -> HttpResponse:
             return redirect("review:sweep", run_id=under_way)
         return redirect("review:sweeps")
     run_sweep.enqueue(run.pk)
-    messages.success(request, f"Sweep {run.pk} queued: `manage.py db_worker` runs it.")
+    messages.success(request, f"Sweep {run.pk} queued: a worker (manage.py db_worker) runs it.")
     return redirect("review:sweep", run_id=run.pk)
 
 
@@ -74,6 +75,9 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     context = {
         "run": run,
         "summary": sweep_selectors.summary(run) if run.status == "done" else None,
+        "what_if": sweep_pages.what_if(run) if run.status == "done" else [],
+        "applications": sweep_pages.applications(run),
+        "looks_stuck": sweep_pages.looks_stuck(run),
         "precision": sweep_selectors.precision(run),
         "sample": sweep_selectors.sample_to_judge(run),
         "proposals": sweep_selectors.proposals_for(run, tier=tier)[:100],
@@ -123,7 +127,7 @@ def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
 
 def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
     run_sweep.enqueue(sweep_services.run_to_resume(run.pk).pk)
-    messages.success(request, f"Sweep {run.pk} resumed: `manage.py db_worker` runs it.")
+    messages.success(request, f"Sweep {run.pk} resumed: a worker (manage.py db_worker) runs it.")
 
 
 def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
