@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET
 
@@ -54,8 +55,8 @@ def undo(request: HttpRequest) -> HttpResponse:
     if not offers.take_offered(request, decision=decision, batch=batch):
         messages.error(
             request,
-            "That undo is no longer offered (used already, or a later decision took its place): "
-            "revert the decision from the audit log.",
+            "That undo is not on offer (used already, or never offered here): revert the "
+            "decision from the audit log.",
         )
         return redirect(back)
     if batch or decision is None:
@@ -150,8 +151,11 @@ def _report_reverted(
 ) -> None:
     reverted = ", ".join(f"#{e.data['reverts']}" for e in entries)
     if batch is not None:
+        count = len(entries)
         messages.success(
-            request, f"Reverted {len(entries)} decisions as one (batch {batch}): {reverted}."
+            request,
+            f"Reverted {count} decision{pluralize(count)} as one "
+            f"(batch {str(batch)[:8]}): {reverted}.",
         )
     elif len(entries) > 1:
         messages.success(request, f"Reverted {len(entries)} decisions: {reverted}.")

@@ -109,7 +109,8 @@ def test_bulk_offers_to_undo_the_batch_and_u_undoes_all_of_it(as_curator, triang
     as_curator.post("/bulk", {"items": items, "action": "dismiss", "next": "/"})
     page = as_curator.get("/").content.decode()
     assert "Undo all 3 decisions of this batch" in page
-    response = as_curator.post("/undo")  # the `u` key: no decision named
+    batch = str(AuditEntry.objects.first().batch)
+    response = as_curator.post("/undo", {"batch": batch})  # the `u` key: the offer's form
     assert response.status_code == 302
     assert set(DrawerLink.objects.values_list("status", flat=True)) == {"open"}
     reverts = AuditEntry.objects.filter(action="review.revert")

@@ -229,7 +229,8 @@ def test_the_console_says_what_an_undo_linked(dedup_settings, curator, client):
     client.force_login(curator)
     client.post(f"/items/e{link.pk}/decide", {"action": "merge"})
     write.entity_resolve(name="Kowalczykaabb", kind="person")
-    response = client.post("/undo", follow=True)
+    decision = AuditEntry.objects.get(action="review.merge")
+    response = client.post("/undo", {"decision": decision.pk}, follow=True)  # the offer's form
     assert response.status_code == 200
     assert "linked to 1 entity a redirect kept from it" in response.content.decode()
 

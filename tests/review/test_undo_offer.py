@@ -5,6 +5,8 @@ import pytest
 
 from dedup import services as write
 from palace.models import AuditEntry
+from review import services
+from review.services import ItemRef
 
 BACKUP = "Backups run nightly at two in the morning and are kept for thirty days."
 
@@ -37,17 +39,26 @@ def test_the_offered_undo_is_done_once(as_curator, drawer_link):
     as_curator.post("/undo", {"decision": decision.pk})
     second = as_curator.post("/undo", {"decision": decision.pk})
     assert reverts() == 1
-    assert "no longer offered" in messages_after(second, as_curator)
+    assert "not on offer" in messages_after(second, as_curator)
 
 
-def test_an_undo_of_a_decision_no_longer_offered_is_refused(as_curator, drawer_link):
+def test_an_undo_of_a_decision_never_offered_is_refused(as_curator, curator, drawer_link):
+    decision = services.decide(
+        item=ItemRef.parse(f"d{drawer_link.pk}"), action="dismiss", actor=curator
+    )
+    as_curator.post("/undo", {"decision": decision.pk})  # decided elsewhere (the API): no offer
+    assert reverts() == 0
+
+
+def test_an_undo_still_shown_in_another_tab_works_once(as_curator, drawer_link):
     first = decide(as_curator, drawer_link)
     room = write.room_get_or_create(wing="ops", room="elsewhere")
     write.drawer_write(room=room, content=BACKUP)
     (other,) = write.drawer_write(room=room, content=BACKUP.upper()).links
-    decide(as_curator, other)  # its own offer takes the place of the first one's
+    decide(as_curator, other)  # in another tab: the first tab still shows its Undo
     as_curator.post("/undo", {"decision": first.pk})
-    assert reverts() == 0
+    as_curator.post("/undo", {"decision": first.pk})
+    assert reverts() == 1
 
 
 def test_an_undo_never_reaches_another_curators_decision(

@@ -158,10 +158,11 @@ def test_bulk_decision(as_curator, dedup_settings):
     assert set(statuses.values()) == {"open"}
 
 
-def test_undo_reverts_your_last_decision(as_curator, drawer_link):
+def test_undo_reverts_the_decision_offered(as_curator, drawer_link):
     as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "merge"})
     assert Drawer.objects.current().count() == 1
-    response = as_curator.post("/undo")
+    decision = AuditEntry.objects.get()
+    response = as_curator.post("/undo", {"decision": decision.pk})
     assert response.status_code == 302
     assert response["Location"] == f"/items/d{drawer_link.pk}/"
     assert Drawer.objects.current().count() == 2
