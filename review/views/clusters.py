@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -107,7 +108,8 @@ def cluster_decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     messages.success(
         request,
         f"Done: cluster {result.cluster}, {result.merged} merged into the canonical member, "
-        f"{result.distinct} marked distinct ({len(result.decided)} links decided in one batch).",
+        f"{result.distinct} marked distinct ({len(result.decided)} "
+        f"link{pluralize(result.decided)} decided in one batch).",
     )
     target = reverse("review:batch", args=[result.batch])
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -19,7 +20,7 @@ from django_htmx.http import (
 )
 
 from dedup.errors import DomainError
-from palace.models import EntityLink
+from palace.models import AuditEntry, EntityLink
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm
@@ -247,6 +248,22 @@ def _to_next_item(request: HtmxHttpRequest) -> HttpResponse:
     return response
 
 
+def _also_settled(entry: AuditEntry) -> str:
+    """ ", and dismissed e2: the alias settled it": the pairs an alias dismissed with it, in its
+    batch (`_decide_from_form`), so the message does not read as one decision of several."""
+    if entry.batch is None:
+        return ""
+    others = list(
+        AuditEntry.objects.filter(batch=entry.batch)
+        .exclude(pk=entry.pk)
+        .order_by("pk")
+        .values_list("data__item", flat=True)
+    )
+    if not others:
+        return ""
+    return f", and dismissed {', '.join(others)}: the alias settled {pluralize(others, 'it,them')}"
+
+
 def _item_url(request: HttpRequest, item_id: str) -> str:
     query = request.GET.urlencode()
     return reverse("review:item", args=[item_id]) + (f"?{query}" if query else "")
@@ -262,6 +279,7 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
     except DomainError as error:
         return _refused(request, item_id, error)
     done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
-    messages.success(request, f"Done: {done}. Press u to undo.")
+    # The Undo button beside it says how to undo (and names its key only where keys are on).
+    messages.success(request, f"Done: {done}{_also_settled(entry)}.")
     offer(request, entry)
     return _to_next_item(request)

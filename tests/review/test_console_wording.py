@@ -1,0 +1,66 @@
+"""The console's messages in its own words: no key named where there may be no keyboard, plurals
+right, a short batch id, an alias that settled other pairs says so, buttons' labels for names."""
+
+import pytest
+
+from dedup import services as write
+from palace.models import AuditEntry, EntityLink
+from tests.review.clusters_data import five_drawers
+from tests.review.test_cluster_views import cluster_ref, form
+
+pytestmark = pytest.mark.django_db
+
+
+def shown(client, response) -> str:
+    return client.get(response["Location"]).content.decode()
+
+
+def test_a_decision_names_no_key_in_its_message(as_curator, drawer_link):
+    response = as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    page = shown(as_curator, response)
+    assert f"Done: dismiss on d{drawer_link.pk}." in page
+    assert "Press u" not in page
+    assert "Undo dismiss" in page  # the button says it, and works on a phone
+
+
+def test_a_cluster_of_one_decided_link_is_singular(as_curator, dedup_settings):
+    five_drawers()
+    ref = cluster_ref()
+    data, _ = form(ref, m2="open", m3="open", m4="open")  # member 1 alone merges: one link
+    page = shown(as_curator, as_curator.post(f"/clusters/{ref}/decide", data))
+    assert "(1 link decided in one batch)" in page
+
+
+def test_a_bulk_decision_says_items_and_a_short_batch(as_curator, triangle):
+    items = [f"d{link.pk}" for link in triangle[:2]]
+    page = shown(as_curator, as_curator.post("/bulk", {"items": items, "action": "dismiss"}))
+    batch = str(AuditEntry.objects.first().batch)
+    assert f"2 items decided in one batch ({batch[:8]})." in page
+    assert batch not in page.split("<main")[1].split("undo-offer")[0]
+    assert "item(s)" not in page
+
+
+def test_an_alias_says_which_pairs_it_settled(as_curator, dedup_settings):
+    for name in ("Katarina", "Katerino", "Katerina"):
+        write.entity_resolve(name=name, kind="person")
+    first = EntityLink.objects.get(newer__name="Katerino", older__name="Katarina")
+    redundant = EntityLink.objects.get(newer__name="Katerina", older__name="Katerino")
+    response = as_curator.post(
+        f"/items/e{first.pk}/decide", {"action": "add_alias", "also_dismiss": [f"e{redundant.pk}"]}
+    )
+    page = shown(as_curator, response)
+    assert (
+        f"Done: add alias on e{first.pk}, and dismissed e{redundant.pk}: the alias settled it."
+        in page
+    )
+
+
+def test_a_bulk_refusal_uses_the_buttons_labels(as_curator, drawer_link, entity_link):
+    items = [f"d{drawer_link.pk}", f"e{entity_link.pk}"]
+    page = shown(as_curator, as_curator.post("/bulk", {"items": items, "action": "add_alias"}))
+    assert (
+        f"d{drawer_link.pk}: “Add alias” is not a decision for this item: choose Merge, "
+        "Delete link or Dismiss." in page
+    )
+    assert "delete_link" not in page.split('<select name="action">')[0]
+    assert EntityLink.objects.get().status == "aliased"
