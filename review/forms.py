@@ -163,6 +163,15 @@ class AuditFilterForm(forms.Form):
     def clean_until(self) -> str:
         return self._clean_day("until")
 
+    def clean(self) -> dict:
+        """A range that ends before it starts matches nothing, and "No entries" would read as an
+        empty log: an error, as the queue's similarity range is."""
+        cleaned = super().clean() or {}
+        since, until = cleaned.get("since"), cleaned.get("until")
+        if since and until and date.fromisoformat(since) > date.fromisoformat(until):
+            raise forms.ValidationError("since must not be after until.")
+        return cleaned
+
     def filters(self) -> selectors.AuditFilters:
         """The validated filters; an invalid form raises the first error as `InvalidInput`."""
         if not self.is_valid():

@@ -26,4 +26,7 @@ urlpatterns = [
         "accounts/login/", auth_views.LoginView.as_view(authentication_form=LoginForm), name="login"
     ),
     path("accounts/logout/", views.logout, name="logout"),
+    # A browser asks for /favicon.ico on pages without a <link rel=icon> (a JSON answer, the
+    # API's docs): WhiteNoise serves the file under STATIC_URL, so send it there.
+    path("favicon.ico", views.favicon, name="favicon"),
 ]

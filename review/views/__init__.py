@@ -8,6 +8,7 @@ from review.views.accounts import logout
 from review.views.audit import audit, batch_revert, revert, undo
 from review.views.clusters import batch, cluster, cluster_decide
 from review.views.holds import hold
+from review.views.icons import favicon
 from review.views.items import decide, item
 from review.views.preferences import shortcuts
 from review.views.queue import decide_many, queue
@@ -22,6 +23,7 @@ __all__ = [
     "cluster_decide",
     "decide",
     "decide_many",
+    "favicon",
     "hold",
     "item",
     "logout",

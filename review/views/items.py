@@ -61,10 +61,14 @@ def _item_context(
         "ref": ref,
         "query": params.urlencode() or request.POST.get("query", ""),
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),
-        # The next item nobody else holds (item holds: `review.services.holds`).
-        "next_ref": hold_selectors.next_untaken(filters, request.user, after=detail.link)
-        if upcoming is None
-        else next(iter(upcoming), None),
+        # The next item nobody else holds (item holds: `review.services.holds`). A decided item
+        # has left the queue, so its next one is the queue's first: its place in the queue's
+        # order (say, the last) would offer none, or skip the open items before it.
+        "next_ref": next(iter(upcoming), None)
+        if upcoming is not None
+        else hold_selectors.next_untaken(
+            filters, request.user, after=detail.link if is_open else None
+        ),
         "open": is_open,
         "renew_seconds": hold_services.HOLD_RENEW_SECONDS,
     }
