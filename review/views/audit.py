@@ -47,6 +47,9 @@ def undo(request: HttpRequest) -> HttpResponse:
     batch = request.POST.get("batch", "").strip()
     named = request.POST.get("decision", "").strip()
     decision = id_of(named)
+    if named and decision is None:  # a malformed number is not "none named": it names nothing
+        messages.error(request, "That is not a decision's number.")
+        return redirect(back)
     if not batch and decision is None:
         messages.error(
             request, "Nothing to undo: name a decision, or revert it from the audit log."
