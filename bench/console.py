@@ -229,6 +229,9 @@ def gunicorn(database_url: str, port: int, root: Path = ROOT) -> Iterator[str]:
 def decide(page, key: str) -> dict[str, float]:
     """Press a decision key on the item shown; wait for the next item, settled and painted."""
     shown = page.locator(".item").get_attribute("data-item")
+    # A swapped-in item takes no decision for 450 ms (static/review/review.js: a double press
+    # never decides an item not yet seen); the time measured starts at the keydown.
+    page.wait_for_timeout(500)
     page.keyboard.press(key)
     page.wait_for_function(
         "shown => window.__bench.done && document.querySelector('.item')"
