@@ -14,6 +14,7 @@ from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
 
 WHAT_IF_THRESHOLDS = (0.9, 0.95, 0.98, 1.0)
+WHAT_IF_STEPS = 4
 SAMPLE_CARDS = 20
 
 
@@ -82,9 +83,18 @@ def proposals_for(run: SweepRun, *, tier: str = "", status: str = "") -> QuerySe
     return queryset
 
 
-def summary(run: SweepRun) -> dict:
-    """Per tier: proposals, and what applying at each threshold would do. A proposal judged
-    "not the same" in the sample is never linked: applying records it distinct (`distinct`)."""
+def what_if_thresholds(run: SweepRun) -> list[float]:
+    """The run's own threshold, WHAT_IF_STEPS even steps from it to 1.0, and the usual ones above
+    it: a run at 0.8 whose proposals are all below 0.9 shows them, not a table of zeros."""
+    low = run.threshold
+    steps = {round(low + (1.0 - low) * k / WHAT_IF_STEPS, 2) for k in range(1, WHAT_IF_STEPS + 1)}
+    return sorted({low, *steps, *(t for t in WHAT_IF_THRESHOLDS if t > low)})
+
+
+def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) -> dict:
+    """Per tier: proposals, and what applying at each threshold would do (the API's fixed ones
+    unless told; the console's page asks `what_if_thresholds`). A proposal judged "not the same"
+    in the sample is never linked: applying records it distinct (`distinct`)."""
     rows: dict[str, dict] = {}
     for tier, score, gates, verdict in run.proposals.values_list(
         "tier", "score", "gates", "verdict"
@@ -93,7 +103,7 @@ def summary(run: SweepRun) -> dict:
         row["proposals"] += 1
         row["scores"].append((score, gates_pass(gates), verdict == "wrong"))
     what_if = {}
-    for threshold in WHAT_IF_THRESHOLDS:
+    for threshold in thresholds:
         links = merges = distinct = 0
         for tier, row in rows.items():
             for score, passed, wrong in row["scores"]:
@@ -105,11 +115,21 @@ def summary(run: SweepRun) -> dict:
                     merges += 1
                 else:
                     links += 1
-        what_if[f"{threshold:.2f}"] = {"links": links, "merges": merges, "distinct": distinct}
+        label = f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:.3f}"
+        what_if[label] = {"links": links, "merges": merges, "distinct": distinct}
     return {
         "tiers": {tier: row["proposals"] for tier, row in rows.items()},
         "if_applied_at": what_if,
     }
+
+
+def applied_since_last_reverse(run: SweepRun) -> QuerySet[AuditEntry]:
+    """The run's applications (`sweep.apply` rows) since its last reverse: what a Reverse undoes."""
+    rows = AuditEntry.objects.filter(target_type=AuditTarget.SWEEP, target_id=str(run.pk))
+    last_reverse = (
+        rows.filter(action=AuditAction.SWEEP_REVERSE).order_by("-pk").values_list("pk", flat=True)
+    ).first()
+    return rows.filter(action=AuditAction.SWEEP_APPLY, pk__gt=last_reverse or 0)
 
 
 # --- the reach of Apply and Reverse, shown before they run (issue 13, defect 4) ---------------

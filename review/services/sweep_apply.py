@@ -31,6 +31,7 @@ from palace.models import (
 from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
+from review.selectors.sweeps import applied_since_last_reverse
 from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.reverts import hold_decisions, revert, reverts_of
@@ -377,15 +378,7 @@ def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:
     distinct, are proposed again, as they were before; the distinct pairs those applications
     made are forgotten (a pair a curator had recorded before stays). Those discarded otherwise
     stay discarded."""
-    rows = AuditEntry.objects.filter(target_type=AuditTarget.SWEEP, target_id=str(run.pk))
-    last_reverse = (
-        rows.filter(action=AuditAction.SWEEP_REVERSE).order_by("-pk").values_list("pk", flat=True)
-    ).first()
-    applications = list(
-        rows.filter(action=AuditAction.SWEEP_APPLY, pk__gt=last_reverse or 0).values_list(
-            "data", flat=True
-        )
-    )
+    applications = list(applied_since_last_reverse(run).values_list("data", flat=True))
     discarded = [pk for data in applications for pk in data.get("discarded", [])]
     for kind, low, high in (p for data in applications for p in data.get("recorded_distinct", [])):
         DistinctPair.objects.filter(**DistinctPair.of(kind, low, high)).delete()

@@ -74,8 +74,11 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     tier = request.GET.get("tier", "")
     context = {
         "run": run,
-        "summary": sweep_selectors.summary(run) if run.status == "done" else None,
-        "what_if": sweep_pages.what_if(run) if run.status == "done" else [],
+        "summary": (
+            sweep_selectors.summary(run, thresholds=sweep_selectors.what_if_thresholds(run))
+            if run.status == "done"
+            else None
+        ),
         "applications": sweep_pages.applications(run),
         "looks_stuck": sweep_pages.looks_stuck(run),
         "precision": sweep_selectors.precision(run),
