@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import AGENTS_GROUP, AgentKey, clean_scope, split_names
+from api.models import AGENTS_GROUP, AgentKey, split_names
 from dedup.commands import CastellanCommand
 from dedup.errors import DomainError
 from dedup.validation import clean_username
@@ -100,10 +100,14 @@ class Command(CastellanCommand):
             return
         expires_at = timezone.now() + duration(expires) if expires else None
         try:
-            # The admin's rule (AgentKey.clean), so a key is refused the same way everywhere.
-            wanted_wings, wanted = clean_scope(wings=split_names(wings), rights=split_names(rights))
+            # `issue` holds them to the admin's rule (`clean_scope`), so a key is refused the
+            # same way everywhere.
             key, secret = AgentKey.objects.issue(
-                agent=agent, wings=wanted_wings, rights=wanted, expires_at=expires_at, name=name
+                agent=agent,
+                wings=split_names(wings),
+                rights=split_names(rights),
+                expires_at=expires_at,
+                name=name,
             )
         except ValidationError as error:
             raise CommandError(
