@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from api.models import AGENTS_GROUP, AgentKey, split_names
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from dedup.validation import clean_username
 
 DURATION = re.compile(r"^([0-9]{1,6})([dhm])$")  # up to 999,999 days: within any date
@@ -84,10 +83,7 @@ class Command(CastellanCommand):
         unless_active: bool = False,
         **_: Any,
     ) -> None:
-        try:
-            agent = clean_username(agent, "agent")
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        agent = clean_username(agent, "agent")
         limit = AgentKey._meta.get_field("name").max_length or 0
         if len(name) > limit:
             raise CommandError(f"--name: at most {limit} characters.")

@@ -8,7 +8,6 @@ from django.core.management.base import CommandError, CommandParser
 
 from dedup import imports
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from dedup.validation import clean_label
 from palace import selectors
 
@@ -44,10 +43,7 @@ class Command(CastellanCommand):
     def existing_wing(self, wing: str) -> str:
         """The wing named, refused when no wing has that name: an export of nothing would look
         like an empty wing's."""
-        try:
-            wing = clean_label(wing, "wing")
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        wing = clean_label(wing, "wing")
         if not selectors.wing_exists(wing):
             raise CommandError(f"No wing {wing}.")
         return wing

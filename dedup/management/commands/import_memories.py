@@ -10,7 +10,6 @@ from tqdm import tqdm
 from dedup import imports
 from dedup.commands import CastellanCommand
 from dedup.database import database_failure
-from dedup.errors import DomainError
 from dedup.validation import clean_label
 from palace.models import Import
 
@@ -34,10 +33,7 @@ def checked_wing(wing: str | None) -> str | None:
     blank, it would be ignored ("") or refuse every record (spaces)."""
     if wing is None:
         return None
-    try:
-        return clean_label(wing, "wing")
-    except DomainError as error:
-        raise CommandError(error.message) from error
+    return clean_label(wing, "wing")
 
 
 def unfinished(imported: Import, options: dict[str, Any]) -> str:

@@ -5,7 +5,6 @@ from django.core.management.base import CommandError, CommandParser
 
 from dedup import imports
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from palace.models import Import
 
 
@@ -22,8 +21,5 @@ class Command(CastellanCommand):
         imported = Import.objects.filter(pk=import_id).first()
         if imported is None:
             raise CommandError(f"No import {import_id}.")
-        try:
-            reversal = imports.import_reverse(imported=imported)
-        except DomainError as error:
-            raise CommandError(str(error)) from error
+        reversal = imports.import_reverse(imported=imported)
         self.stdout.write(json.dumps(reversal.as_dict(), indent=2))

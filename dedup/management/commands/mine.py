@@ -7,7 +7,6 @@ from tqdm import tqdm
 
 from dedup import mining
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 
 
 class Command(CastellanCommand):
@@ -33,18 +32,14 @@ class Command(CastellanCommand):
     ) -> None:
         if not path.exists():
             raise CommandError(f"{path} does not exist.")
-        try:  # a wing or room the write path would refuse ends the run before it starts
-            wing, room = mining.place_of(path, wing=wing, room=room)
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        # A wing or room the write path would refuse ends the run before it starts.
+        wing, room = mining.place_of(path, wing=wing, room=room)
         documents = mining.documents_under(path.resolve())
         bar = tqdm(
             total=len(documents), unit="doc", desc="mining", disable=no_progress, file=sys.stderr
         )
         try:
             result = mining.mine(path, wing=wing, room=room, on_document=lambda _: bar.update())
-        except DomainError as error:
-            raise CommandError(error.message) from error
         finally:
             bar.close()
         for key, value in result.as_dict().items():

@@ -10,7 +10,6 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from dedup.validation import clean_username
 from palace.models import AGENTS_GROUP
 from review.curators import curators_group
@@ -36,10 +35,7 @@ class Command(CastellanCommand):
     def handle(
         self, *args: Any, username: str, password: str | None, staff: bool, **options: Any
     ) -> None:
-        try:
-            username = clean_username(username)
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        username = clean_username(username)
         User = get_user_model()
         user = User.objects.filter(username=username).first()
         if user is not None and user.groups.filter(name=AGENTS_GROUP).exists():

@@ -2,11 +2,10 @@ import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 from tqdm import tqdm
 
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from dedup.validation import clean_label
 from review.services import sweeps
 from review.tasks import run_sweep
@@ -65,25 +64,22 @@ class Command(CastellanCommand):
         resume: int | None,
         **options: Any,
     ) -> None:
-        try:
-            for field, value in (("wing", wing), ("room", room)):
-                if value is not None:  # given, even empty: not the whole store by a typo
-                    clean_label(value, field)
-            run = (
-                sweeps.run_to_resume(resume)
-                if resume is not None
-                else sweeps.start(
-                    wing=wing or "",
-                    room=room or "",
-                    threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
-                    if threshold is None
-                    else threshold,
-                    same_kind=same_kind,
-                    entities=entities,
-                )
+        for field, value in (("wing", wing), ("room", room)):
+            if value is not None:  # given, even empty: not the whole store by a typo
+                clean_label(value, field)
+        run = (
+            sweeps.run_to_resume(resume)
+            if resume is not None
+            else sweeps.start(
+                wing=wing or "",
+                room=room or "",
+                threshold=settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
+                if threshold is None
+                else threshold,
+                same_kind=same_kind,
+                entities=entities,
             )
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        )
         if background:
             result = run_sweep.enqueue(run.pk)
             self.stdout.write(
@@ -99,8 +95,6 @@ class Command(CastellanCommand):
 
         try:
             sweeps.execute(run, progress=progress)
-        except DomainError as error:  # resumed while another run of its scope is under way
-            raise CommandError(error.message) from error
         finally:
             bar.close()
         self.stdout.write(f"sweep {run.pk}: {run.done} compared")

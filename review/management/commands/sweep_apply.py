@@ -3,7 +3,6 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from review.gates import MERGE_TIERS
 from review.models import SweepRun
 from review.services import sweeps
@@ -35,16 +34,13 @@ class Command(CastellanCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
-        try:
-            done = sweeps.apply(
-                sweep,
-                threshold=threshold,
-                tiers=tiers,
-                merge_tiers=() if no_merge else MERGE_TIERS,
-                discard_below=discard_below,
-            )
-        except DomainError as error:
-            raise CommandError(error.message) from error
+        done = sweeps.apply(
+            sweep,
+            threshold=threshold,
+            tiers=tiers,
+            merge_tiers=() if no_merge else MERGE_TIERS,
+            discard_below=discard_below,
+        )
         self.stdout.write(f"batch {done.batch}: linked {done.linked}, merged {done.merged}")
         self.stdout.write(f"discarded: {done.discarded}, recorded distinct: {done.distinct}")
         self.stdout.write(done.explained)

@@ -3,7 +3,6 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from dedup.commands import CastellanCommand
-from dedup.errors import DomainError
 from review.models import SweepRun
 from review.services import sweeps
 
@@ -20,8 +19,5 @@ class Command(CastellanCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
-        try:
-            undone = sweeps.reverse(sweep)
-        except DomainError as error:  # nothing applied, or reversed already
-            raise CommandError(error.message) from error
+        undone = sweeps.reverse(sweep)
         self.stdout.write(f"undone: {undone}")
