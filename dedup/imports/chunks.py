@@ -28,12 +28,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from dedup.errors import DomainError
 from dedup.imports import formats
@@ -231,18 +228,9 @@ class ChunkWriter:
         return result
 
 
-def parse_when(value: Any) -> datetime | None:
-    """A time as a file writes it (ISO 8601; the reader refused any other), one without an offset
-    read as UTC, as Castellan's own export writes every time."""
-    when = parse_datetime(value) if isinstance(value, str) else None
-    if when is not None and timezone.is_naive(when):
-        when = when.replace(tzinfo=UTC)
-    return when
-
-
 def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
     """A Castellan record keeps the time its memory became valid in the store it came from."""
-    when = parse_when(valid_from)
+    when = formats.parse_when(valid_from)
     if when is not None:
         Drawer.objects.filter(pk=drawer.pk).update(valid_from=when)
 

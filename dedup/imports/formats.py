@@ -24,10 +24,11 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
@@ -351,7 +352,7 @@ def _validity_problems(obj: Mapping[str, Any], name: str, line: int) -> list[Mal
     problems = []
     for key in VALIDITY_TIMES:
         value = obj.get(key)
-        if value is not None and _when(value) is None:
+        if value is not None and parse_when(value) is None:
             problems.append(Malformed(name, line, f"{key} is not an ISO 8601 date and time"))
     by = obj.get("superseded_by")
     if by is not None and not (isinstance(by, str) and by.strip()):
@@ -359,8 +360,13 @@ def _validity_problems(obj: Mapping[str, Any], name: str, line: int) -> list[Mal
     return problems
 
 
-def _when(value: Any) -> datetime | None:
+def parse_when(value: Any) -> datetime | None:
+    """A time as a file writes it (ISO 8601), one without an offset read as UTC, as Castellan's
+    own export writes every time; None for anything else (the reader refuses a drawer of one)."""
     try:
-        return parse_datetime(value) if isinstance(value, str) else None
+        when = parse_datetime(value) if isinstance(value, str) else None
     except ValueError:  # well formed, but no such date ("9999-99-99T00:00:00")
         return None
+    if when is not None and timezone.is_naive(when):
+        when = when.replace(tzinfo=UTC)
+    return when

@@ -31,7 +31,6 @@ from dedup.imports.chunks import (
     Tally,
     client_id,
     hold_running,
-    parse_when,
 )
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
@@ -197,7 +196,7 @@ def _apply_validity(imported: Import, supersessions: list[Supersession]) -> None
             else None
         )
         Drawer.objects.filter(uuid=drawer_id).update(
-            valid_to=parse_when(data.get("valid_to")) or timezone.now(), superseded_by=by
+            valid_to=formats.parse_when(data.get("valid_to")) or timezone.now(), superseded_by=by
         )
 
 
