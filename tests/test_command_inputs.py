@@ -7,6 +7,7 @@ import getpass
 import io
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import psycopg
@@ -191,7 +192,7 @@ def test_a_curator_of_an_odd_name_is_refused(dedup_settings, username):
 
 
 class Terminal(io.StringIO):
-    """A stdin that is a terminal, for getpass to ask at."""
+    """A stream that is a terminal: a stdin for getpass to ask at, a stderr for a progress bar."""
 
     def isatty(self) -> bool:
         return True
@@ -399,3 +400,15 @@ def test_an_import_the_database_stops_part_way_is_named(dedup_settings, tmp_path
     imported = Import.objects.get()
     assert imported.status == Import.Status.FAILED
     assert Drawer.objects.count() == 1  # the chunk committed before stays, reversible
+
+
+@pytest.mark.parametrize(("option", "shown"), [([], True), (["--no-progress"], False)])
+def test_an_export_shows_its_progress_on_a_terminal(
+    dedup_settings, tmp_path, monkeypatch, option, shown
+):
+    room = services.room_get_or_create(wing="ops", room="dev")
+    services.drawer_write(room=room, content="Rotate the API tokens of departed agents daily.")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    call_command("export_memories", str(tmp_path / "out.jsonl"), *option)
+    assert ("exporting: " in terminal.getvalue()) is shown

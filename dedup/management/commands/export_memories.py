@@ -1,10 +1,12 @@
 import json
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import IO, Any
 
 from django.core.management.base import CommandError, CommandParser
+from tqdm import tqdm
 
 from dedup import imports
 from dedup.commands import CastellanCommand
@@ -27,14 +29,25 @@ class Command(CastellanCommand):
         parser.add_argument("out")
         parser.add_argument("--wing")
         parser.add_argument("--format", default="castellan", choices=imports.EXPORT_FORMATS)
+        parser.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
     def handle(self, *args: Any, out: str, wing: str | None, format: str, **options: Any) -> None:
         if wing is not None:
             wing = self.existing_wing(wing)
+        # Lines written so far, on stderr (the export itself may be stdout); a store's export
+        # runs for minutes. Shown on a terminal only: piped or logged, it would be noise.
+        self.bar = tqdm(
+            unit="line",
+            desc="exporting",
+            disable=True if options["no_progress"] else None,
+            file=sys.stderr,
+        )
         try:
             count = self._export(out, wing, format)
         except OSError as error:  # a directory that is not there, a full disk...
             raise CommandError(f"cannot write {out}: {error.strerror or error}") from error
+        finally:
+            self.bar.close()
         # Written to standard output, the export is followed by nothing but itself.
         report = self.stderr if out == "-" else self.stdout
         # Plain: on a terminal Django colours whatever goes to stderr as an error.
@@ -51,7 +64,8 @@ class Command(CastellanCommand):
     def _export(self, out: str, wing: str | None, format: str) -> int:
         # Closed here, not when collected: a failed write leaves the export's database cursor
         # open, and closing it after the command has closed the connection prints a traceback.
-        with closing(imports.export_lines(wing=wing, format=format)) as lines:
+        with closing(imports.export_lines(wing=wing, format=format)) as exported:
+            lines = counted(exported, self.bar)
             if out == "-":
                 count = write_lines(lines, lambda line: self.stdout.write(line, ending=""))
                 self.stdout.flush()
@@ -60,6 +74,12 @@ class Command(CastellanCommand):
                 return write_tree(Path(out), lines)
             with Path(out).open("w", encoding="utf-8") as stream:
                 return write_lines(lines, stream.write)
+
+
+def counted(lines: Iterable[str], bar: tqdm) -> Iterator[str]:
+    for line in lines:
+        bar.update()
+        yield line
 
 
 def write_lines(lines: Iterable[str], write: Callable[[str], object]) -> int:
