@@ -43,7 +43,10 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "import_not_found": ErrorCode((404,), "No import with that id."),
     "import_reversed": ErrorCode((409,), "The import was reversed already."),
     "invalid": ErrorCode((400,), "Invalid input (a wrong type, NUL, an unknown field)."),
-    "invalid_action": ErrorCode((400,), "The action or verdict does not apply to the item."),
+    "invalid_action": ErrorCode(
+        (400,),
+        "The action or verdict does not apply to the item (`details.offered`: those it takes).",
+    ),
     "invalid_cursor": ErrorCode((400,), "A list's cursor is malformed."),
     "invalid_id": ErrorCode((400,), "A malformed id."),
     "invalid_json": ErrorCode((400,), "The body is not JSON (malformed, too deep, bad UTF-8)."),

@@ -41,6 +41,21 @@ class Action(enum.StrEnum):
     SAME = "same"
     WRONG = "wrong"
 
+    @property
+    def label(self) -> str:
+        """The console's words for it: its button's label (templates/review/_item.html)."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Action.ADD_ALIAS: "Add alias",
+    Action.MERGE: "Merge",
+    Action.DELETE_LINK: "Delete link",
+    Action.DISMISS: "Dismiss",
+    Action.SAME: "The same",
+    Action.WRONG: "Not the same",
+}
+
 
 DRAWER_ACTIONS = (Action.MERGE, Action.DELETE_LINK, Action.DISMISS)
 ENTITY_ACTIONS = (Action.ADD_ALIAS, Action.MERGE, Action.DELETE_LINK, Action.DISMISS)
@@ -53,6 +68,9 @@ ACTIONS_BY_KIND = {
 
 
 class InvalidAction(DomainError):
+    """An action the item does not take. `details` hold what was asked ("action") and the
+    actions the item takes ("offered"), for an interface to word it in its own terms."""
+
     code = "invalid_action"
 
 

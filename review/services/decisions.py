@@ -89,7 +89,10 @@ def _chosen_action(ref: ItemRef, action: str) -> Action:
         chosen = None
     if chosen not in ref.actions:
         allowed = ", ".join(ref.actions)
-        raise InvalidAction(f"{action!r} is not a decision for this item; use one of {allowed}.")
+        raise InvalidAction(
+            f"{action!r} is not a decision for this item; use one of {allowed}.",
+            details={"action": str(action)[:100], "offered": list(ref.actions)},
+        )
     return chosen
 
 
@@ -155,7 +158,7 @@ def decide(
 class BulkResult:
     batch: uuid.UUID
     decided: list[AuditEntry]
-    refused: dict[str, str]  # item -> why
+    refused: dict[str, DomainError]  # item -> why
 
 
 def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") -> BulkResult:
@@ -167,5 +170,5 @@ def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") ->
         try:
             decided.append(decide(item=item, action=action, actor=actor, note=note, batch=batch))
         except DomainError as error:
-            refused[str(item)] = error.message
+            refused[str(item)] = error
     return BulkResult(batch, decided, refused)

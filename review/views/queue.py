@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 from dedup.errors import DomainError, InvalidInput
 from review import selectors, services
 from review.forms import RECENT_RUNS, QueueFilterForm, queue_filters
-from review.items import ItemRef
+from review.items import Action, InvalidAction
 from review.models import SweepRun
 from review.selectors import holds as hold_selectors
 from review.views.common import (
@@ -28,16 +28,6 @@ from review.views.common import (
 )
 from review.views.confirm import bulk_confirmation
 from review.views.offers import offer
-
-# The decision buttons' labels (templates/review/_item.html), for messages.
-ACTION_LABELS = {
-    "add_alias": "Add alias",
-    "merge": "Merge",
-    "delete_link": "Delete link",
-    "dismiss": "Dismiss",
-    "same": "The same",
-    "wrong": "Not the same",
-}
 
 
 @login_required
@@ -101,11 +91,9 @@ def decide_many(request: HttpRequest) -> HttpResponse:
     if not items:
         messages.error(request, "Select at least one item.")
         return back
-    action = request.POST.get("action", "")
-    refused = _not_offered(items, action)
     result = services.decide_many(
-        items=[item for item in items if item not in refused],
-        action=action,
+        items=items,
+        action=request.POST.get("action", ""),
         actor=request.user,
         note=request.POST.get("note", ""),
     )
@@ -113,26 +101,21 @@ def decide_many(request: HttpRequest) -> HttpResponse:
         short = str(result.batch)[:8]  # the audit log and the batch page show it so
         messages.success(request, f"{count} item{pluralize(count)} decided in one batch ({short}).")
         offer(request, result.decided[0], batch_size=count)
-    for item_id, why in (refused | result.refused).items():
-        messages.error(request, f"{item_id}: {why}")
+    for item_id, refusal in result.refused.items():
+        messages.error(request, f"{item_id}: {_in_console_words(refusal)}")
     return back
 
 
-def _not_offered(items: list[str], action: str) -> dict[str, str]:
-    """The items that do not take this decision, each with why in the console's words (its
-    buttons' labels), not the service's (`'add_alias' ... merge, delete_link`)."""
-    label = ACTION_LABELS.get(action, action)
-    refused = {}
-    for item in items:
-        try:
-            ref = ItemRef.parse(item)
-        except DomainError:
-            continue  # the service says what is wrong with it
-        if action not in ref.actions:
-            offered = [ACTION_LABELS[a] for a in ref.actions]
-            choices = f"{', '.join(offered[:-1])} or {offered[-1]}"
-            refused[item] = f"“{label}” is not a decision for this item: choose {choices}."
-    return refused
+def _in_console_words(error: DomainError) -> str:
+    """Why an item was refused; an action it does not take is worded with the buttons' labels,
+    not the service's values (`'add_alias' ... merge, delete_link`)."""
+    if not isinstance(error, InvalidAction):
+        return error.message
+    labels = {action.value: action.label for action in Action}
+    asked, offered = error.details["action"], [labels[a] for a in error.details["offered"]]
+    label = labels.get(asked, asked)
+    choices = f"{', '.join(offered[:-1])} or {offered[-1]}"
+    return f"“{label}” is not a decision for this item: choose {choices}."
 
 
 def _all_matching(params: QueryDict) -> list[str]:

@@ -68,6 +68,14 @@ def test_second_decision_is_409_naming_who_and_when(drawer_link, curator, other_
     assert AuditEntry.objects.count() == 1
 
 
+def test_an_action_the_item_does_not_take_says_which_it_does(drawer_link, curator):
+    response = decide(client_for(curator), f"d{drawer_link.pk}", "add_alias")
+    assert response.json()["details"] == {
+        "action": "add_alias",
+        "offered": ["merge", "delete_link", "dismiss"],
+    }
+
+
 @pytest.mark.parametrize(
     ("item", "body", "status", "code"),
     [

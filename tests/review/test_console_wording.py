@@ -1,10 +1,13 @@
 """The console's messages in its own words: no key named where there may be no keyboard, plurals
 right, a short batch id, an alias that settled other pairs says so, buttons' labels for names."""
 
+import re
+
 import pytest
 
 from dedup import services as write
 from palace.models import AuditEntry, EntityLink
+from review.items import DRAWER_ACTIONS, ENTITY_ACTIONS
 from tests.review.clusters_data import five_drawers
 from tests.review.test_cluster_views import cluster_ref, form
 
@@ -64,3 +67,17 @@ def test_a_bulk_refusal_uses_the_buttons_labels(as_curator, drawer_link, entity_
     )
     assert "delete_link" not in page.split('<select name="action">')[0]
     assert EntityLink.objects.get().status == "aliased"
+
+
+def test_the_item_buttons_are_the_actions_labels(as_curator, drawer_link, entity_link):
+    """The labels a refusal names (Action.label) are the ones the buttons show."""
+    for item, actions in (
+        (f"d{drawer_link.pk}", DRAWER_ACTIONS),
+        (f"e{entity_link.pk}", ENTITY_ACTIONS),
+    ):
+        page = as_curator.get(f"/items/{item}/").content.decode()
+        for action in actions:
+            button = (
+                rf'value="{action.value}"[^>]*><kbd>\w</kbd> {re.escape(action.label)}</button>'
+            )
+            assert re.search(button, page), (item, action)
