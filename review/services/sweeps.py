@@ -45,11 +45,15 @@ def start(
 ) -> SweepRun:
     """Record a run (queued). `execute` does the work, in a worker or in the command. Refused
     (`sweep_under_way`, naming the run) while a run of the same scope is queued or running.
-    An entity sweep covers every entity: a wing or room given with it is not kept."""
+    An entity sweep covers every entity (entities belong to no wing): a wing or room with it is
+    refused, not dropped, so no one takes its run for a sweep of that wing."""
     wing = clean_optional_label(wing, "wing", max_length=LABEL_MAX_LENGTH)
     room = clean_optional_label(room, "room", max_length=LABEL_MAX_LENGTH)
-    if entities:
-        wing = room = ""
+    if entities and (wing or room):
+        raise InvalidInput(
+            "An entity sweep covers every entity (entities belong to no wing): leave out the "
+            "wing and room."
+        )
     low, high = NEAR_THRESHOLD_RANGE
     if not low <= threshold <= high:
         raise InvalidInput(f"threshold must be a number from {low:g} to {high:g}.")

@@ -122,11 +122,13 @@ def test_the_same_apply_sent_twice_at_once_is_recorded_once(room, curator):
     assert AuditEntry.objects.filter(action="sweep.apply").count() == 1
 
 
-def test_an_entity_sweep_covers_every_entity_whatever_wing_it_names(room):
-    first = start(entities=True)
-    with pytest.raises(Conflict) as refused:
-        start(entities=True, room="", wing="agents")
-    assert (first.wing, first.room, refused.value.details) == ("", "", {"run": first.pk})
+@pytest.mark.parametrize("scope", [{"wing": "ops"}, {"wing": "ops", "room": "dev"}])
+def test_an_entity_sweep_naming_a_wing_is_refused_not_taken_for_every_entity(room, curator, scope):
+    client = person_client(curator)
+    response = client.post("/api/sweeps", {"entities": True, **scope}, format="json")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+    assert "entities belong to no wing" in response.json()["error"]
+    assert not SweepRun.objects.exists()
 
 
 def test_a_wing_of_spaces_is_refused_not_taken_for_the_whole_palace(room, curator):
