@@ -9,8 +9,6 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import imports, policy, services
@@ -18,7 +16,6 @@ from dedup.errors import DomainError
 from dedup.forms import DrawerAddForm, RoomForm, WingForm
 from palace import name_search, selectors
 from palace.models import (
-    AuditEntry,
     Checkpoint,
     DistinctPair,
     Drawer,
@@ -326,23 +323,6 @@ class DistinctPairAdmin(ReadOnlyAdmin):
 class CheckpointAdmin(ReadOnlyAdmin):
     list_display = ["key", "created_by", "created_at"]
     search_fields = ["key"]
-
-
-@admin.register(AuditEntry)
-class AuditEntryAdmin(ReadOnlyAdmin):
-    """The audit log: read-only (no add, change or delete), here as everywhere."""
-
-    list_display = ["created_at", "actor_label", "action", "target_type", "target_link"]
-    list_filter = ["action", "target_type"]
-    search_fields = ["actor_label", "target_id", "action"]
-    date_hierarchy = "created_at"
-
-    @admin.display(description="target")
-    def target_link(self, entry: AuditEntry) -> SafeString:
-        return format_html("<code>{}</code>", entry.target_id)
-
-    def has_view_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
-        return request.user.is_staff
 
 
 @admin.register(Import)

@@ -1,17 +1,22 @@
 """The links in the Django admin, with actions that decide through the same service as the
 console: audited, refused when already decided, reversible from the audit log."""
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from dedup.admin import ReadOnlyAdmin
 from dedup.errors import DomainError
-from palace.models import DrawerLink, EntityLink
+from palace.models import AuditEntry, DrawerLink, EntityLink
 from review import services
 from review.curators import DECIDE_PERMISSION
 from review.items import Action
 from review.models import Proposal, SweepRun
+from review.selectors import without_deleted_content
 
 
 class LinkAdmin(ReadOnlyAdmin):
@@ -122,3 +127,27 @@ class ProposalAdmin(ReadOnlyAdmin):
     list_display = ["id", "run", "kind", "tier", "score", "status", "verdict", "sampled"]
     list_filter = ["kind", "tier", "status", "verdict"]
     list_select_related = ["run"]
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    """The audit log: read-only (no add, change or delete), here as everywhere. A deleted
+    drawer's content is shown to curators and admins only, as the API shows it."""
+
+    list_display = ["created_at", "actor_label", "action", "target_type", "target_link"]
+    list_filter = ["action", "target_type"]
+    search_fields = ["actor_label", "target_id", "action"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="target")
+    def target_link(self, entry: AuditEntry) -> SafeString:
+        return format_html("<code>{}</code>", entry.target_id)
+
+    def has_view_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
+        return request.user.is_staff
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None) -> Any:
+        entry = super().get_object(request, object_id, from_field)
+        if entry is None:
+            return None
+        return next(without_deleted_content([entry], request.user))
