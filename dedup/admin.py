@@ -217,6 +217,12 @@ class DrawerAdmin(RefusalsAsMessages):
     def delete_model(self, request: HttpRequest, obj: Drawer) -> None:
         services.drawer_delete(drawer=obj, actor=request.user)
 
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        """`drawer_delete` removes a drawer's links and mentions with it, kept in its audit row:
+        they are read-only here, so no right to delete them is asked for."""
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
         for drawer in queryset:
             services.drawer_delete(drawer=drawer, actor=request.user)

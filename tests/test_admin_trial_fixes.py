@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from dedup import services
-from palace.models import AuditEntry, Drawer, DrawerLink
+from palace.models import AuditEntry, Drawer, DrawerLink, Mention
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +26,31 @@ def linked(dedup_settings) -> Drawer:
     services.mention_add(drawer=newer, name="PostgreSQL", kind="tool")
     assert DrawerLink.objects.filter(newer=newer).exists()
     return newer
+
+
+def test_a_drawer_with_links_and_mentions_is_deleted_in_the_admin(admin_client, linked):
+    page = admin_client.get(f"/admin/palace/drawer/{linked.pk}/delete/")
+    assert page.status_code == 200
+    assert b"Are you sure" in page.content
+    assert b"permission to delete" not in page.content
+    response = admin_client.post(f"/admin/palace/drawer/{linked.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Drawer.objects.filter(pk=linked.pk).exists()
+    assert not DrawerLink.objects.exists()
+    assert not Mention.objects.exists()
+    entry = AuditEntry.objects.get(action="drawer.delete")
+    assert entry.before["content"] == linked.content
+    assert len(entry.before["links"]) == 1
+
+
+def test_drawers_with_links_are_deleted_by_the_admin_s_delete_action(admin_client, linked):
+    selected = list(Drawer.objects.values_list("pk", flat=True))
+    form = {"action": "delete_selected", "_selected_action": selected}
+    page = admin_client.post("/admin/palace/drawer/", form)
+    assert b"permission to delete" not in page.content
+    admin_client.post("/admin/palace/drawer/", form | {"post": "yes"})
+    assert not Drawer.objects.exists()
+    assert AuditEntry.objects.filter(action="drawer.delete").count() == 2
 
 
 @pytest.fixture
