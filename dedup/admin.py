@@ -56,6 +56,9 @@ class RoomInline(admin.TabularInline):
     fields = ["name", "created_at"]
     readonly_fields = ["created_at"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
+        return super().get_queryset(request).select_related("wing")  # each row shows wing/room
+
 
 class RefusalsAsMessages(admin.ModelAdmin):
     """A write the form's checks passed but a service refused (another admin stored a drawer
@@ -174,6 +177,11 @@ class DrawerAdmin(RefusalsAsMessages):
     def get_fields(self, request: HttpRequest, obj: Drawer | None = None) -> _FieldGroups:
         # Flat lists of names: a field group list, which mypy cannot see since lists are invariant.
         return cast("_FieldGroups", self.add_fields if obj is None else self.readonly_fields)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "room":  # each choice is shown as wing/room
+            kwargs["queryset"] = Room.objects.select_related("wing")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
         # Content is verbatim and never rewritten, so an existing drawer is read-only here.
@@ -328,6 +336,7 @@ class DistinctPairAdmin(ReadOnlyAdmin):
 @admin.register(Checkpoint)
 class CheckpointAdmin(ReadOnlyAdmin):
     list_display = ["key", "created_by", "created_at"]
+    list_select_related = ["created_by"]
     search_fields = ["key"]
 
 
@@ -337,6 +346,7 @@ class ImportAdmin(ReadOnlyAdmin):
 
     list_display = ["id", "format", "source", "status", "progress", "created_by", "created_at"]
     list_filter = ["format", "status"]
+    list_select_related = ["created_by"]
     readonly_fields = ["created_drawers", "made_links", "recorded_mentions", "malformed"]
     exclude = ["upload", "drawers", "links", "mentions", "errors"]
     actions = ["reverse"]

@@ -7,10 +7,12 @@ member who is neither a curator nor an admin."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from dedup import services
-from palace.models import AuditEntry, Drawer, DrawerLink, Mention
+from palace.models import AuditEntry, Checkpoint, Drawer, DrawerLink, Import, Mention
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +53,45 @@ def test_drawers_with_links_are_deleted_by_the_admin_s_delete_action(admin_clien
     admin_client.post("/admin/palace/drawer/", form | {"post": "yes"})
     assert not Drawer.objects.exists()
     assert AuditEntry.objects.filter(action="drawer.delete").count() == 2
+
+
+def queries(client: Client, url: str) -> int:
+    client.get(url)  # the content types' cache filled
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_checkpoints_and_imports_lists_take_the_same_queries_for_more_rows(
+    admin_client, django_user_model
+):
+    def add(index: int) -> None:
+        user = django_user_model.objects.create_user(f"writer{index}")
+        Checkpoint.objects.create(key=f"cp-{index}", payload_hash="x", created_by=user)
+        Import.objects.create(source=f"f{index}.jsonl", format="castellan", created_by=user)
+
+    add(0)
+    few = [queries(admin_client, f"/admin/palace/{page}/") for page in ("checkpoint", "import")]
+    for index in range(1, 6):
+        add(index)
+    many = [queries(admin_client, f"/admin/palace/{page}/") for page in ("checkpoint", "import")]
+    assert many == few
+
+
+@pytest.mark.parametrize("page", ["drawer_add", "wing_change"])
+def test_the_drawer_form_and_a_wing_s_rooms_take_the_same_queries_for_more_rooms(
+    admin_client, dedup_settings, page
+):
+    first = services.room_get_or_create(wing="ops", room="room-0")
+    url = {
+        "drawer_add": "/admin/palace/drawer/add/",  # every room a choice
+        "wing_change": f"/admin/palace/wing/{first.wing.pk}/change/",  # every room of the wing
+    }[page]
+    few = queries(admin_client, url)
+    for index in range(1, 6):
+        services.room_get_or_create(wing="ops", room=f"room-{index}")
+        services.room_get_or_create(wing=f"wing-{index}", room="notes")
+    assert queries(admin_client, url) == few
 
 
 @pytest.fixture
