@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404
+from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -115,3 +116,11 @@ def exception_handler(exc, context):
     message = exc.detail if isinstance(exc.detail, str) else _first_message(exc.detail)
     response.data = body(str(message), code)
     return response
+
+
+@csrf_exempt
+def no_such_route(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Any path under /api/ that no route matches, whatever the method: the API's JSON 404 with
+    DEBUG on as well as off (Django's handler404 only answers with DEBUG off; with it on, its
+    HTML debug page would)."""
+    return JsonResponse(body("No such API endpoint or object.", "not_found"), status=404)

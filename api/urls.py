@@ -1,9 +1,10 @@
 """Every API path, under `api/` with the `api` namespace. The paths are what clients call:
 they do not change."""
 
-from django.urls import path
+from django.urls import path, re_path
 
 from api import openapi
+from api.errors import no_such_route
 from api.views import (
     checkpoints,
     clusters,
@@ -134,4 +135,11 @@ transfer = [
     path("export", imports.ExportView.as_view(), name="export"),
 ]
 
-urlpatterns = [*schema, *review, *consolidation, *palace, *transfer]
+urlpatterns = [
+    *schema,
+    *review,
+    *consolidation,
+    *palace,
+    *transfer,
+    re_path(r"", no_such_route, name="no-such-route"),  # last: what nothing above matched
+]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from api.errors import body
+from api.errors import body, no_such_route
 
 API_PREFIX = "/api/"
 
@@ -29,7 +29,7 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return JsonResponse(body("No such API endpoint or object.", "not_found"), status=404)
+        return no_such_route(request)
     return defaults.page_not_found(request, exception)
 
 

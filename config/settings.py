@@ -39,11 +39,35 @@ def env_near_threshold(name: str, default: float) -> float:
     except ValueError:
         value = float("nan")
     if not 0.5 <= value <= 1.0:  # also refuses NaN
+        why = (
+            "below 0.5 distinct facts would be linked as duplicates"
+            if value < 0.5
+            else "above 1 nothing could be linked (a similarity is at most 1)"
+            if value > 1.0
+            else "it is not a number (a decimal point, not a comma)"
+        )
         raise ImproperlyConfigured(
-            f"{name} must be a number from 0.5 to 1 (inclusive), not {raw!r}: below 0.5 distinct "
-            "facts would be linked as duplicates."
+            f"{name} must be a number from 0.5 to 1 (inclusive), not {raw!r}: {why}."
         )
     return value
+
+
+# What DRF's throttles read a rate's period by (only its first letter: "100/fortnight" would
+# fail at the first request), spelt out so a rate is checked at start-up.
+RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+
+
+def env_rate(name: str, default: str) -> str:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    count, _, period = raw.partition("/")
+    if not (count.isdigit() and int(count) > 0 and period in RATE_PERIODS):
+        raise ImproperlyConfigured(
+            f"{name} must be a number of requests per s, min, hour or day, like 100/s or "
+            f"1200/min, not {raw!r}."
+        )
+    return raw
 
 
 def env_int(name: str, default: int, *, minimum: int) -> int:
@@ -277,14 +301,10 @@ REST_FRAMEWORK: dict[str, Any] = {
     # Writes (every method but GET, HEAD, OPTIONS) per authenticated identity, in the cache: over
     # the rate, 429 `throttled` with Retry-After. A view may name its own `throttle_scope`.
     "DEFAULT_THROTTLE_CLASSES": ["api.throttles.WriteRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {
-        "writes": os.environ.get("CASTELLAN_WRITE_THROTTLE_RATE", "").strip() or "1200/min"
-    },
+    "DEFAULT_THROTTLE_RATES": {"writes": env_rate("CASTELLAN_WRITE_THROTTLE_RATE", "1200/min")},
 }
-if DEBUG:
-    REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append(
-        "rest_framework.renderers.BrowsableAPIRenderer"
-    )
+# JSON only, with DEBUG on too (no browsable API): the API answers a developer as it will answer
+# in production (406 `not_acceptable` for HTML); /api/docs/ is the page to explore it in.
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Castellan API",

@@ -47,7 +47,9 @@ def console(user) -> Client:
         "/api/no-such-thing",
     ],
 )
-def test_an_unmatched_api_route_is_a_json_404(http, path):
+@pytest.mark.parametrize("debug", [False, True], ids=["debug off", "debug on"])
+def test_an_unmatched_api_route_is_a_json_404(http, path, debug, settings):
+    settings.DEBUG = debug  # `make run`'s development server too, not Django's HTML debug page
     response = http.post(path, {}, content_type="application/json")
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"

@@ -38,6 +38,31 @@ def test_near_threshold_outside_range_or_not_a_number_refuses_to_start(value):
     assert "CASTELLAN_DEDUP_NEAR_THRESHOLD must be a number from 0.5 to 1" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("0.49", "below 0.5 distinct facts would be linked"),
+        ("1.01", "above 1 nothing could be linked"),
+        ("0,9", "it is not a number"),
+    ],
+)
+def test_a_refused_near_threshold_says_why(value, why):
+    assert why in manage("check", CASTELLAN_DEDUP_NEAR_THRESHOLD=value).stderr
+
+
+@pytest.mark.parametrize("value", ["abc", "100/fortnight", "0/min", "-5/s", "1.5/s", "100"])
+def test_a_write_rate_drf_cannot_read_refuses_to_start(value):
+    result = manage("check", CASTELLAN_WRITE_THROTTLE_RATE=value)
+    assert result.returncode != 0
+    assert "CASTELLAN_WRITE_THROTTLE_RATE must be a number of requests per" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["100/s", "1200/min", "5/hour", "50000/day"])
+def test_a_write_rate_drf_reads_starts(value):
+    result = manage("check", CASTELLAN_WRITE_THROTTLE_RATE=value)
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.parametrize("value", ["0.5", "1", "0.95"])
 def test_near_threshold_bounds_are_inclusive(value):
     result = manage(
@@ -156,3 +181,16 @@ def test_sqlite_mmap_size_nonsense_refuses_to_start(value, tmp_path):
     )
     assert result.returncode != 0
     assert "SQLITE_MMAP_SIZE must be a whole number of 0 or more" in result.stderr
+
+
+def test_the_api_answers_json_only_with_debug_on_too():
+    """No browsable API in development: an HTML Accept is 406 there as in production."""
+    result = manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.REST_FRAMEWORK['DEFAULT_RENDERER_CLASSES'])",
+        DEBUG="true",
+        SECRET_KEY=None,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['rest_framework.renderers.JSONRenderer']"
