@@ -38,7 +38,7 @@ PORT ?= 8000
 
 run: install
 	DEBUG=true $(BIN)/python manage.py migrate --noinput
-	DEBUG=true $(BIN)/python manage.py seed_demo
+	DEBUG=true $(BIN)/python manage.py seed_demo --url http://127.0.0.1:$(PORT)
 	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # A small deployment on one machine: settings from the environment (or `.env`, which honcho

@@ -194,3 +194,12 @@ def test_the_api_answers_json_only_with_debug_on_too():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "['rest_framework.renderers.JSONRenderer']"
+
+
+def test_a_setting_the_environment_got_wrong_is_one_line_not_a_traceback():
+    """`manage.py agent_key --help` after `make run` (DEBUG unset, no SECRET_KEY)."""
+    result = manage("agent_key", "--help", SECRET_KEY=None, DEBUG=None)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("Castellan cannot start: SECRET_KEY is missing")
+    assert "set DEBUG=true on a development machine" in result.stderr

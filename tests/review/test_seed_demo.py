@@ -48,3 +48,11 @@ def test_every_run_prints_the_login_and_mints_the_scout_key_once(first_output):
     assert AgentKey.objects.filter(user__username="scout").count() == 1
     assert "manage.py agent_key create scout" in again
     assert AuditEntry.objects.filter(action="demo.seed").count() == 1
+
+
+def test_the_example_names_where_the_app_answers(first_output):
+    """`make run PORT=8302` passes its address: the printed curl is the one to run."""
+    assert "http://127.0.0.1:8000/api/wings" in first_output
+    out = io.StringIO()
+    call_command("seed_demo", "--no-progress", "--url", "http://127.0.0.1:8302/", stdout=out)
+    assert 'Bearer <key>" http://127.0.0.1:8302/api/wings' in out.getvalue()

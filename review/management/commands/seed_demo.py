@@ -268,8 +268,13 @@ class Command(CastellanCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000",
+            help="Where the app will answer, for the example it prints (make run passes its PORT).",
+        )
 
-    def handle(self, *args: Any, no_progress: bool, **options: Any) -> None:
+    def handle(self, *args: Any, no_progress: bool, url: str, **options: Any) -> None:
         seeded = self.seeded()
         if seeded:
             self.stdout.write(
@@ -300,7 +305,7 @@ class Command(CastellanCommand):
             stdout=self.stdout,
         )
         self.stdout.write(
-            'Use it: curl -H "Authorization: Bearer <key>" http://127.0.0.1:8000/api/wings'
+            f'Use it: curl -H "Authorization: Bearer <key>" {url.rstrip("/")}/api/wings'
         )
 
     def seeded(self) -> str:
