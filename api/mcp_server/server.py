@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
@@ -73,6 +74,16 @@ def transport_security() -> TransportSecuritySettings:
         allowed_origins=[f"{scheme}://{host}:*" for host in hosts for scheme in ("http", "https")]
         + [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
     )
+
+
+BAD_HOST = "This server does not answer for that Host (ALLOWED_HOSTS)."
+
+
+def host_allowed(host: str) -> bool:
+    """Django's rule for the Host header (`HttpRequest.get_host`), so /mcp answers the hosts
+    the REST API answers."""
+    domain, _ = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
 
 
 def http_app(server: MCPServer | None = None) -> Starlette:
@@ -142,6 +153,11 @@ class RequireBearer:
             name.decode("latin-1").lower(): value.decode("latin-1")
             for name, value in scope.get("headers", [])
         }
+        if not host_allowed(headers.get("host", "")):
+            # As Django refuses it for the REST API (400, its JSON body), before the key: the
+            # SDK's own check would answer 421 with a plain-text body.
+            await respond(send, 400, body(BAD_HOST, "invalid"))
+            return
         if "authorization" not in headers:
             missing = body("Send `Authorization: Bearer <key>`.", "not_authenticated")
             await respond(send, 401, missing)

@@ -68,3 +68,17 @@ def test_a_bad_key_is_refused_before_the_body_is_read() -> None:
     status, content = post(b"not json", "Bearer nope.not-a-key")
     assert status == 401
     assert json.loads(content)["code"] == "authentication_failed"
+
+
+@pytest.mark.parametrize("host", [b"evil.example", b"evil.example:8000", b"", b"127.0.0.1@evil"])
+def test_a_host_outside_allowed_hosts_is_refused_as_rest_refuses_it(host) -> None:
+    """400 with the API's JSON body, before the key is read (the SDK's check answered 421 in
+    plain text, which its own client reports only as "an error response")."""
+    status, content = post(json.dumps(INITIALIZE).encode(), f"Bearer {key('good')}", host=host)
+    assert status == 400
+    assert json.loads(content)["code"] == "invalid"
+
+
+def test_an_allowed_host_with_a_port_is_answered() -> None:
+    status, _ = post(json.dumps(INITIALIZE).encode(), f"Bearer {key('good')}", b"127.0.0.1:8312")
+    assert status == 200

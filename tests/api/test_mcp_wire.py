@@ -165,7 +165,7 @@ def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
 # Over HTTP, in-process ------------------------------------------------------------------------
 
 
-def post(body: bytes, authorization: str) -> tuple[int, bytes]:
+def post(body: bytes, authorization: str, host: bytes = b"127.0.0.1") -> tuple[int, bytes]:
     """A POST on the ASGI app as uvicorn would make it, its session manager running; a hang
     fails the test."""
     server = build_server()
@@ -183,7 +183,7 @@ def post(body: bytes, authorization: str) -> tuple[int, bytes]:
         "method": "POST",
         "path": "/mcp",
         "headers": [
-            (b"host", b"127.0.0.1"),
+            (b"host", host),
             (b"accept", b"application/json, text/event-stream"),
             (b"content-type", b"application/json"),
             (b"authorization", authorization.encode()),
