@@ -1,8 +1,7 @@
-"""What an administrator's trial of the admin found: a drawer with links or mentions could not be
-deleted there (Django asked for a delete right on links and mentions, which are read-only in the
-admin, though the service deletes them with the drawer and audits them); pages whose queries grew
-with the rows or rooms they show; and the audit log showing a deleted drawer's content to a staff
-member who is neither a curator nor an admin."""
+"""The admin deletes a drawer with links or mentions through the service (Django asked for a
+delete right on links and mentions, which are read-only in the admin, so it could not), its pages
+take a fixed number of queries whatever rows or rooms they show, and its audit log hides a
+deleted drawer's content from staff who are neither curators nor admins."""
 
 from __future__ import annotations
 
