@@ -1,6 +1,7 @@
 """The admin writes through the same service as the API, and the audit log is read-only."""
 
 import pytest
+from django.contrib.admin.models import LogEntry
 
 from dedup import services
 from palace.models import AuditEntry, Drawer, DrawerLink
@@ -45,6 +46,27 @@ def test_exact_copy_added_in_admin_is_not_stored(staff, room):
     response = add(staff, room, TEXT)
     assert Drawer.objects.count() == 1
     assert b"An exact copy is already in this room" in response.content
+
+
+def test_an_exact_copy_is_not_logged_as_added_nor_said_to_be(staff, room):
+    add(staff, room, TEXT)
+    drawer = Drawer.objects.get()
+    response = add(staff, room, TEXT)
+    assert response.redirect_chain[-1][0] == f"/admin/palace/drawer/{drawer.pk}/change/"
+    assert b"was added successfully" not in response.content
+    assert LogEntry.objects.filter(object_id=str(drawer.pk)).count() == 1  # the first add only
+
+
+def test_superseding_drawers_superseded_already_says_so(staff, room):
+    drawers = [services.drawer_write(room=room, content=f"{TEXT} Take {n}.").drawer for n in (1, 2)]
+    services.drawer_supersede(drawer=drawers[0])
+    response = staff.post(
+        "/admin/palace/drawer/",
+        {"action": "supersede_selected", "_selected_action": [d.pk for d in drawers]},
+        follow=True,
+    )
+    assert b"1 selected drawer was superseded already." in response.content
+    assert b"Superseded 1 drawer." in response.content
 
 
 def test_blank_content_in_admin_is_refused(staff, room):

@@ -1,0 +1,43 @@
+"""What the palace's admins share: read-only pages, and services' refusals shown as messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+
+from dedup.errors import DomainError
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class RefusalsAsMessages(admin.ModelAdmin):
+    """A write the form's checks passed but a service refused (another admin stored a drawer
+    of that name meanwhile, two rooms' names swapped) rolls back and the form is shown again,
+    checked against what is committed now, so the refusal is an error beside its field with the
+    input kept. Refused again, it is a message over an empty form; never a 500."""
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        for _ in range(2):
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except DomainError as error:
+                refusal = error.message
+        self.message_user(request, refusal, messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())

@@ -1,0 +1,219 @@
+"""Wings, rooms and drawers in the admin: a drawer added here goes through the write path, a
+deletion through `drawer_delete`, audited."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.defaultfilters import pluralize
+
+from dedup import services
+from dedup.admin.base import RefusalsAsMessages
+from dedup.forms import DrawerAddForm, RoomForm, WingForm
+from palace.models import Drawer, Room, Wing
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldGroups
+    from django_stubs_ext import WithAnnotations
+
+    class _RoomCount(TypedDict):
+        room_count: int
+
+
+class RoomInline(admin.TabularInline):
+    model = Room
+    form = RoomForm
+    extra = 0
+    fields = ["name", "created_at"]
+    readonly_fields = ["created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
+        return super().get_queryset(request).select_related("wing")  # each row shows wing/room
+
+
+@admin.register(Wing)
+class WingAdmin(RefusalsAsMessages):
+    """A rename (of the wing, or of a room in its inline) goes through the service that audits
+    it; adding a wing or a room is a plain create, as the write path's first use is."""
+
+    form = WingForm
+    list_display = ["name", "room_count", "created_at"]
+    search_fields = ["name"]
+    inlines = [RoomInline]
+
+    def save_model(
+        self, request: HttpRequest, obj: Wing, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change and "name" in form.changed_data:
+            services.wing_rename(wing=obj, name=obj.name, actor=request.user)
+        else:
+            super().save_model(request, obj, form, change)
+
+    def save_formset(
+        self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool
+    ) -> None:
+        if formset.model is not Room:  # pragma: no cover - the only inline is the rooms'
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)
+        for room in formset.deleted_objects:
+            room.delete()
+        for room, _ in formset.changed_objects:
+            services.room_change(room=room, name=room.name, wing=room.wing, actor=request.user)
+        for room in formset.new_objects:
+            room.save()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Wing]:
+        return super().get_queryset(request).annotate(room_count=Count("rooms"))
+
+    @admin.display(ordering="room_count")
+    def room_count(self, wing: WithAnnotations[Wing, _RoomCount]) -> int:
+        return wing.room_count
+
+
+@admin.register(Room)
+class RoomAdmin(RefusalsAsMessages):
+    """Renaming a room or moving it to another wing goes through the service that audits it."""
+
+    form = RoomForm
+    list_display = ["name", "wing", "created_at"]
+    list_filter = ["wing"]
+    search_fields = ["name", "wing__name"]
+    list_select_related = ["wing"]
+
+    def save_model(
+        self, request: HttpRequest, obj: Room, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change and form.has_changed():
+            services.room_change(room=obj, name=obj.name, wing=obj.wing, actor=request.user)
+        else:
+            super().save_model(request, obj, form, change)
+
+
+@admin.register(Drawer)
+class DrawerAdmin(RefusalsAsMessages):
+    list_display = ["preview", "room", "name", "kind", "agent", "is_current", "created_at"]
+    list_filter = [("valid_to", admin.EmptyFieldListFilter), "kind", "room__wing"]
+    search_fields = ["content", "name", "agent", "uuid"]
+    list_select_related = ["room__wing"]
+    date_hierarchy = "created_at"
+    add_fields = ["room", "content", "name", "kind", "agent"]
+    form = DrawerAddForm  # on change every field is read-only, so its checks have nothing to do
+    readonly_fields = [
+        "uuid",
+        "room",
+        "content",
+        "content_hash",
+        "fingerprint",
+        "name",
+        "kind",
+        "agent",
+        "source",
+        "valid_from",
+        "valid_to",
+        "superseded_by",
+        "created_at",
+    ]
+    actions = ["supersede_selected"]
+
+    @admin.display(description="content")
+    def preview(self, drawer: Drawer) -> str:
+        return str(drawer)
+
+    @admin.display(boolean=True, description="current")
+    def is_current(self, drawer: Drawer) -> bool:
+        return drawer.valid_to is None
+
+    def get_fields(self, request: HttpRequest, obj: Drawer | None = None) -> _FieldGroups:
+        # Flat lists of names: a field group list, which mypy cannot see since lists are invariant.
+        return cast("_FieldGroups", self.add_fields if obj is None else self.readonly_fields)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "room":  # each choice is shown as wing/room
+            kwargs["queryset"] = Room.objects.select_related("wing")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Drawer | None = None) -> list[str]:
+        # Content is verbatim and never rewritten, so an existing drawer is read-only here.
+        return [] if obj is None else self.readonly_fields
+
+    def save_model(
+        self, request: HttpRequest, obj: Drawer, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change:  # pragma: no cover - every field is read-only on change
+            return
+        result = services.drawer_write(  # a refusal here is answered by `changeform_view`
+            room=obj.room,
+            content=obj.content,
+            name=obj.name or None,
+            kind=obj.kind,
+            agent=obj.agent or request.user.get_username(),
+            source={"via": "admin", "user": request.user.get_username()},
+        )
+        # Point the admin at the drawer that holds the memory (the new one, or the existing copy).
+        obj.pk = result.drawer.pk
+        obj.__dict__.update(
+            {k: v for k, v in result.drawer.__dict__.items() if not k.startswith("_")}
+        )
+        obj.stored_nothing = not result.created  # type: ignore[attr-defined]
+        self._tell_outcome(request, result)
+
+    def log_addition(self, request: HttpRequest, obj: Drawer, message: Any) -> Any:
+        if getattr(obj, "stored_nothing", False):  # nothing added: the copy's history stands
+            return None
+        return super().log_addition(request, obj, message)
+
+    def response_add(
+        self, request: HttpRequest, obj: Drawer, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        if getattr(obj, "stored_nothing", False):  # not "added successfully": the copy, shown
+            return redirect("admin:palace_drawer_change", obj.pk)
+        return super().response_add(request, obj, post_url_continue)
+
+    def _tell_outcome(self, request: HttpRequest, result: services.DrawerWrite) -> None:
+        if not result.created:
+            self.message_user(
+                request,
+                f"An exact copy is already in this room (drawer {result.drawer.uuid}); "
+                "nothing new was stored.",
+                messages.WARNING,
+            )
+        elif result.links:
+            self.message_user(
+                request,
+                f"Stored and linked to {len(result.links)} similar drawer(s).",
+                messages.INFO,
+            )
+
+    def delete_model(self, request: HttpRequest, obj: Drawer) -> None:
+        services.drawer_delete(drawer=obj, actor=request.user)
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        """`drawer_delete` removes a drawer's links and mentions with it, kept in its audit row:
+        they are read-only here, so no right to delete them is asked for."""
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
+        for drawer in queryset:
+            services.drawer_delete(drawer=drawer, actor=request.user)
+
+    @admin.action(description="Supersede selected drawers")
+    def supersede_selected(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
+        done = 0
+        for drawer in queryset.filter(valid_to__isnull=True):
+            services.drawer_supersede(drawer=drawer, actor=request.user)
+            done += 1
+        if already := len(queryset) - done:
+            were = pluralize(already, "was,were")
+            self.message_user(
+                request,
+                f"{already} selected drawer{pluralize(already)} {were} superseded already.",
+                messages.WARNING,
+            )
+        if done:
+            self.message_user(request, f"Superseded {done} drawer{pluralize(done)}.")
