@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from dedup.admin import ReadOnlyAdmin
+from dedup.admin import ReadOnly, ReadOnlyAdmin
 from dedup.errors import DomainError
 from palace.models import AuditEntry, DrawerLink, EntityLink
 from review import services
@@ -87,20 +87,11 @@ class EntityLinkAdmin(LinkAdmin):
 # --- sweeps: read here, run and applied from the console, the API or the commands -------------
 
 
-class ProposalInline(admin.TabularInline):
+class ProposalInline(ReadOnly, admin.TabularInline):
     model = Proposal
     extra = 0
     fields = readonly_fields = ("tier", "score", "status", "verdict", "sampled", "texts")
     show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
         return super().get_queryset(request).order_by("-score", "pk")

@@ -10,7 +10,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from dedup.errors import DomainError
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnly:
+    """A page or inline that shows rows and changes none: writes go through the services."""
+
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
@@ -19,6 +21,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass
 
 
 class RefusalsAsMessages(admin.ModelAdmin):

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils.text import smart_split, unescape_string_literal
 
 from dedup import policy
-from dedup.admin.base import ReadOnlyAdmin
+from dedup.admin.base import ReadOnly, ReadOnlyAdmin
 from palace import name_search, selectors
 from palace.models import DistinctPair, Entity, EntityAlias, Mention
 
@@ -21,16 +21,10 @@ if TYPE_CHECKING:
         mention_count: int
 
 
-class AliasInline(admin.TabularInline):
+class AliasInline(ReadOnly, admin.TabularInline):
     model = EntityAlias
     extra = 0
     fields = readonly_fields = ("alias", "key", "source", "created_at")
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 def _key_or_id(text: str) -> Q:
