@@ -7,7 +7,9 @@ reasons) when anything outside the import has since come to rest on it:
   person linked it (the later writer's link is its evidence and stays; removing the drawer
   would take that link with it);
 - a curator decided one of its links, or said it is not the same as another drawer;
-- it was superseded, or supersedes another drawer (outside the import);
+- it was superseded (not by the import itself: a Castellan file's drawer exported superseded is
+  superseded again by the import, audited as its own), or supersedes another drawer (outside the
+  import);
 - a merge consolidated drawers into it;
 - a mention the import did not record is on it (see `_mentioned_since`).
 
@@ -129,8 +131,11 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     distinct = DistinctPair.objects.filter(Q(low_drawer__in=own_ids) | Q(high_drawer__in=own_ids))
     for pk in _either(distinct.values_list("low_drawer_id", "high_drawer_id"), own):
         reasons[pk].append("a curator said it is not the same as another drawer")
+    superseded_by_it = _superseded_by(imported)
     for drawer in drawers:
-        if drawer.valid_to is not None and drawer.superseded_by_id not in own:
+        if drawer.valid_to is None or str(drawer.uuid) in superseded_by_it:
+            continue
+        if drawer.superseded_by_id not in own:
             reasons[drawer.pk].append("it was superseded")
     superseding = Drawer.objects.filter(superseded_by__in=own_ids).exclude(pk__in=own_ids)
     for pk in set(superseding.values_list("superseded_by_id", flat=True)):
@@ -141,6 +146,20 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     for pk in _mentioned_since(imported, own_ids):
         reasons[pk].append("a mention was recorded on it later")
     return {pk: list(dict.fromkeys(why)) for pk, why in reasons.items()}
+
+
+def _superseded_by(imported: Import) -> set[str]:
+    """The ids of the drawers the import superseded itself (a Castellan file's drawer exported
+    superseded): each audited as the import's (`dedup.imports.run._apply_validity`), and, once
+    superseded, never current again to be superseded by anyone else. Imports made before they
+    audited their supersessions have none: a drawer of theirs superseded by a drawer they did
+    not create is kept, as one superseded since would be."""
+    entries = AuditEntry.objects.filter(
+        action=AuditAction.DRAWER_SUPERSEDE,
+        target_type=AuditTarget.DRAWER,
+        data__import=imported.pk,
+    )
+    return set(entries.values_list("target_id", flat=True))
 
 
 def _mentioned_since(imported: Import, own_ids: QuerySet[Any]) -> set[int]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from dedup.errors import DomainError
@@ -158,7 +159,7 @@ def _run_items(
             on_progress(tally.records)
     if not dry_run:
         writer.flush()
-        _apply_validity(imported, writer.supersessions)
+        _apply_validity(imported, writer.supersessions, writer.held_as)
     if on_progress is not None:
         on_progress(tally.records)
 
@@ -184,19 +185,35 @@ def _check_record(imported: Import, record: formats.Record, tally: Tally) -> Non
 
 
 @transaction.atomic
-def _apply_validity(imported: Import, supersessions: list[Supersession]) -> None:
+def _apply_validity(
+    imported: Import, supersessions: list[Supersession], held_as: Mapping[str, int]
+) -> None:
     """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
-    it named (imported under its client id), once every drawer is written."""
+    it named (the one the import wrote under its client id, or the one that already held that
+    record: `held_as`), once every drawer is written. Each supersession is audited as the
+    import's (`drawer.supersede`, its data naming the import): the import's reversal tells its
+    own supersessions from later work by these rows. A drawer someone else superseded meanwhile
+    (after its chunk, before this) is left as they made it, and not recorded as the import's."""
     hold_running(imported)
     for drawer_id, data in supersessions:
         by_id = data.get("superseded_by")
-        by = (
-            Drawer.objects.filter(uuid=client_id(Import.Format.CASTELLAN, by_id)).first()
-            if by_id
-            else None
-        )
-        Drawer.objects.filter(uuid=drawer_id).update(
-            valid_to=formats.parse_when(data.get("valid_to")) or timezone.now(), superseded_by=by
+        by = _file_drawer(imported, str(by_id), held_as).first() if by_id else None
+        valid_to = formats.parse_when(data.get("valid_to")) or timezone.now()
+        if not Drawer.objects.filter(uuid=drawer_id, valid_to__isnull=True).update(
+            valid_to=valid_to, superseded_by=by
+        ):
+            continue
+        AuditEntry.objects.record(
+            actor=imported.created_by,
+            action=AuditAction.DRAWER_SUPERSEDE,
+            target_type=AuditTarget.DRAWER,
+            target_id=drawer_id,
+            before={"valid_to": None, "superseded_by": None},
+            after={
+                "valid_to": valid_to.isoformat(),
+                "superseded_by": str(by.uuid) if by else None,
+            },
+            data={"import": imported.pk},
         )
 
 
@@ -247,18 +264,25 @@ def _reason(error: Exception) -> str:
 
 
 def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Drawer:
+    drawer = _file_drawer(imported, file_id, held_as).first()
+    if drawer is None:
+        raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor the store.")
+    return drawer
+
+
+def _file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> QuerySet[Drawer]:
+    """The drawer a line names by the file's id: the one the import wrote under it, or the one
+    that already held the record (`held_as`), in the import's wings only when it records them
+    (sent over the API: the key's checked wings)."""
     held = held_as.get(file_id)
     drawers = (
         Drawer.objects.filter(pk=held)
         if held is not None
         else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
     )
-    if imported.options.get("wings"):  # sent over the API: the key's checked wings
+    if imported.options.get("wings"):
         drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
-    drawer = drawers.first()
-    if drawer is None:
-        raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor the store.")
-    return drawer
+    return drawers
 
 
 def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.Source:
