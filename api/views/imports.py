@@ -19,7 +19,7 @@ from api.errors import ApiError, errors, not_found
 from api.models import DELETE, READ, WRITE
 from api.pagination import OldestFirst
 from api.permissions import WRITE_AS_ANY_AGENT, agent_for, refused, require
-from api.scopes import scope_of
+from api.scopes import Scope, scope_of
 from api.serializers import imports as s
 from api.serializers.drawers import DrawerSerializer
 from api.views.common import parsed
@@ -32,16 +32,23 @@ EXPORT_FORMATS = {"jsonl": "castellan", "castellan": "castellan", "mempalace": "
 
 
 def import_or_404(request: Request, import_id: int) -> Import:
-    """The import, if it exists and the key reaches every wing it wrote to."""
+    """The import, if it exists and the key reaches it (`reaches_import`)."""
     imported = Import.objects.filter(pk=import_id).first()
-    if imported is None:
-        raise not_found("import")
-    scope = scope_of(request)
-    wings = imported.options.get("wings", [])
-    # One that names no wing (nothing but entities, or a command's) is for keys of every wing.
-    if not (all(map(scope.reaches, wings)) if wings else scope.wings is None):
+    if imported is None or not reaches_import(scope_of(request), imported):
         raise not_found("import")
     return imported
+
+
+def reaches_import(scope: Scope, imported: Import) -> bool:
+    """One rule for every import, made over the API or by `import_memories`: each records, when
+    it is created (queued, before it writes anything), the wings its records name; a key sees it
+    when it reaches every one of them. One that names no wing (a file of entities or mentions
+    only, or an import made before commands recorded their wings) may have touched any wing:
+    only a key of every wing sees it."""
+    wings = imported.options.get("wings") or []
+    if scope.wings is None:
+        return True
+    return bool(wings) and all(map(scope.reaches, wings))
 
 
 class ImportListView(APIView):

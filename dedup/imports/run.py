@@ -77,7 +77,8 @@ def import_create(
     agent_only: bool = False,
 ) -> Import:
     """The record of an import about to run (queued); `upload` holds a file sent over the API,
-    `wings` the wings its records name (a mention's drawer is then looked for in them only).
+    `wings` the wings its records name (`record_wings`: an agent key sees the import when it
+    reaches every one; a line naming a drawer by the file's id finds it in them only).
     `agent` writes the records that name no agent, and, with `agent_only`, every record (the
     agent a record names is then kept in its drawer's source): an agent's key imports as itself,
     as it writes."""
@@ -272,8 +273,8 @@ def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]
 
 def _file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> QuerySet[Drawer]:
     """The drawer a line names by the file's id: the one the import wrote under it, or the one
-    that already held the record (`held_as`), in the import's wings only when it records them
-    (sent over the API: the key's checked wings)."""
+    that already held the record (`held_as`), in the import's wings only (those its records
+    name, `import_create`)."""
     held = held_as.get(file_id)
     drawers = (
         Drawer.objects.filter(pk=held)
@@ -334,12 +335,22 @@ def _finish(imported: Import, tally: Tally) -> None:
 def record_wings(
     path: Path, *, format: str, wing: str | None, mapping: Mapping[str, str]
 ) -> set[str]:
-    """The wings a file's records would be written into, read without writing: what an API key
-    must be allowed to write to before the import is queued. A wing given for the whole file is
-    checked as a record's is."""
+    """The wings a file's records would be written into, read without writing, as the write path
+    takes them (trimmed; a record whose wing it refuses names none): what an API key must be
+    allowed to write to before the import is queued, and what every import records
+    (`import_create`), so that a key sees an import when it reaches every wing it writes to. A
+    wing given for the whole file is checked as a record's is."""
     if wing:  # "" (or None) is no wing for the whole file, as the readers take it
         return {clean_label(wing, "wing")}
     arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
-    return {
+    named = {
         item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)
     }
+    return {label for label in map(_wing_label, named) if label}
+
+
+def _wing_label(wing: str) -> str:
+    try:
+        return clean_label(wing, "wing")
+    except DomainError:
+        return ""  # the write path refuses the record

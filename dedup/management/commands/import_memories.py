@@ -36,6 +36,17 @@ def checked_wing(wing: str | None) -> str | None:
     return clean_label(wing, "wing")
 
 
+def recorded_wings(path: Path, arguments: dict[str, Any]) -> set[str]:
+    """The wings the file's records name, recorded on the import as an API import records them:
+    an agent key sees (and reverses) the import when it reaches every one of them."""
+    try:
+        return imports.record_wings(
+            path, format=arguments["format"], wing=arguments["wing"], mapping=arguments["mapping"]
+        )
+    except imports.Unreadable as error:  # before anything is recorded
+        raise CommandError(str(error)) from error
+
+
 def unfinished(imported: Import, options: dict[str, Any]) -> str:
     """What to do about an import that stopped part-way, its committed chunks kept."""
     if options["dry_run"]:
@@ -82,7 +93,7 @@ class Command(CastellanCommand):
                 options={"wing": arguments["wing"] or "", "mapping": arguments["mapping"]},
             )
         else:
-            imported = imports.import_create(**arguments)
+            imported = imports.import_create(**arguments, wings=recorded_wings(path, arguments))
         bar = tqdm(unit="record", desc="importing", disable=options["no_progress"], file=sys.stderr)
         done = 0
 
