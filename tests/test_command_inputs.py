@@ -140,6 +140,7 @@ def test_importing_a_file_that_cannot_be_read_records_nothing(dedup_settings, dr
 @on_linux
 def test_a_file_failing_part_way_ends_the_import_failed_naming_it(dedup_settings, monkeypatch):
     monkeypatch.setattr(imports, "check_readable", lambda path, format: None)  # as if it broke
+    monkeypatch.setattr(imports, "record_wings", lambda path, **options: set())  # and again
     with pytest.raises(CommandError, match=f"^cannot read {UNREADABLE}: .*; import [0-9]+ failed"):
         call_command("import_memories", UNREADABLE, "--format", "jsonl", "--no-progress")
     assert Import.objects.get().status == Import.Status.FAILED
