@@ -48,10 +48,13 @@ class ItemAction:
         raise NotImplementedError
 
 
-def target_deleted(what: str) -> Conflict:
+def target_deleted(what: str, *, which: str = "", details: dict | None = None) -> Conflict:
+    """The refusal to revert; `which` names the row deleted (e.g. "drawer 12")."""
+    named = f" (deleted: {which})" if which else ""
     return Conflict(
-        f"{what} was deleted after this decision, so the decision cannot be reverted.",
+        f"{what} was deleted after this decision, so the decision cannot be reverted{named}.",
         code="revert_target_deleted",
+        details=details,
     )
 
 
@@ -160,20 +163,30 @@ class MergeDrawers(LinkDecision):
         )
 
     def restore_without_link(self, before: dict, after: dict) -> list[str]:
-        """The kept drawer was deleted, and its link with it: the merged-away drawer becomes
-        current again; the link and the kept drawer's consolidation are gone for good."""
-        if (
-            before.get("other") is None
-            or Drawer.objects.filter(pk=before["canonical"]["id"]).exists()
-        ):
+        """A side was deleted, and the link with it; what can be undone is: the kept drawer
+        deleted, the merged-away drawer becomes current again; the merged-away drawer deleted
+        (reached only from a sweep's reverse, `reverts.revert(partial=True)`), the kept drawer's
+        consolidation is written back, which is the state the merge never happened in and the
+        drawer was then deleted. Returns what could not be restored."""
+        other, kept = before.get("other"), before["canonical"]["id"]
+        kept_there = Drawer.objects.filter(pk=kept).exists()
+        other_there = other is not None and Drawer.objects.filter(pk=other["id"]).exists()
+        if other is None or (kept_there and other_there):
             raise target_deleted("The item's link")
-        make_current(
-            before["other"]["id"], beside=before["canonical"]["id"], merged_at=merged_at(after)
-        )
-        return [
-            "the link, deleted with the kept drawer",
-            "the kept drawer's consolidation, deleted with it",
+        if other_there:
+            make_current(other["id"], beside=kept, merged_at=merged_at(after))
+            return [
+                "the link, deleted with the kept drawer",
+                "the kept drawer's consolidation, deleted with it",
+            ]
+        lost = [
+            "the link, deleted with the merged-away drawer",
+            f"the merged-away drawer (drawer {other['id']}), deleted since: it stays deleted",
         ]
+        if not kept_there:
+            return [*lost, "the kept drawer's consolidation, deleted with it"]
+        Drawer.objects.filter(pk=kept).update(consolidation=before["canonical"]["consolidation"])
+        return lost
 
 
 class RedirectEntity(LinkDecision):
@@ -317,19 +330,27 @@ class JudgeProposal(ItemAction):
         )
 
     def undo(self, ref: ItemRef, *, before: dict, after: dict) -> list[str]:
+        # Held before it is judged (FOR NO KEY UPDATE, as `dedup.locks.rows_held`; the revert
+        # held it already, after its audit row: `reverts._hold`). A sweep's apply holds its
+        # proposals until it commits, so this judges what the apply left. Judged unheld, the
+        # check ran before the apply committed and the UPDATE, waiting on the apply, matched
+        # after it: the verdict was undone and the distinct pair it caused stayed recorded.
+        proposal = Proposal.objects.select_for_update(no_key=True).filter(pk=ref.pk).first()
         # issue 13, defect 6: applying the run recorded a "not the same" pair as distinct; the
         # verdict that did it stands until the run is reversed.
-        if Proposal.objects.filter(pk=ref.pk, status=Proposal.Status.DISTINCT).exists():
+        if proposal is not None and proposal.status == Proposal.Status.DISTINCT:
             raise Conflict(
                 "Applying the run recorded this pair as distinct on this verdict; reverse the "
                 "run first.",
                 code="revert_blocked",
+                details={"proposal": proposal.pk, "run": proposal.run_id},
             )
-        undone = Proposal.objects.filter(pk=ref.pk, verdict=after["verdict"]).update(verdict="")
-        if not undone:
+        if proposal is None or proposal.verdict != after["verdict"]:
             raise Conflict(
                 "The proposal changed since; it cannot be reverted.", code="revert_blocked"
             )
+        proposal.verdict = ""
+        proposal.save(update_fields=["verdict"])
         return []
 
 

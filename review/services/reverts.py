@@ -15,6 +15,7 @@ from dedup.locks import room_writes_held, rows_held
 from dedup.services import current_again_counted, entity_relinked
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
 from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemKind, ItemRef, RevertBlocked
+from review.models import Proposal
 from review.selectors.audit import not_reverted, redirect_windows
 from review.services.actions import ACTIONS, target_deleted
 
@@ -103,10 +104,18 @@ def _decision(decision: int | AuditEntry) -> AuditEntry:
 
 
 def revert(
-    *, decision: int | AuditEntry, actor: Any, cascade: bool = False, note: str = ""
+    *,
+    decision: int | AuditEntry,
+    actor: Any,
+    cascade: bool = False,
+    note: str = "",
+    partial: bool = False,
 ) -> list[AuditEntry]:
     """Undo a decision, restoring the exact prior state. If later decisions touched the same
-    objects, refuse and name them, or (cascade) revert them too, newest first.
+    objects, refuse and name them, or (cascade) revert them too, newest first. `partial`: a
+    drawer merge whose merged-away drawer was deleted since is reverted as far as it can be
+    (`MergeDrawers.restore_without_link`), its revert row saying what was not restored, instead
+    of refused: for a sweep's reverse, which one deletion would otherwise block for good.
 
     The later decisions are judged once what they touched is held (`_hold`): a decision on the
     same drawers committed meanwhile is seen (and blocks, or is reverted with it), and one not
@@ -124,8 +133,8 @@ def revert(
             )
         _refuse_unheld(later, guessed)
         batch = uuid.uuid4() if later else entry.batch
-        reverted = [_revert_one(e, actor, note, batch) for e in reversed(later)]
-        reverted.append(_revert_one(entry, actor, note, batch))
+        reverted = [_revert_one(e, actor, note, batch, partial) for e in reversed(later)]
+        reverted.append(_revert_one(entry, actor, note, batch, partial))
     return reverted
 
 
@@ -133,9 +142,11 @@ def _hold(entries: list[AuditEntry]) -> None:
     """Hold what undoing these decisions writes, in the canonical order (dedup/locks.py), before
     the later decisions are judged and before any link is locked: the rooms of the drawers a
     merge's undo makes current (`make_current` takes the write path's room lock), then every
-    touched drawer and entity by id. The undo locks the link itself, after them, as a DELETE
-    does; a side deleted before is missing for good, which `_check_sides` then says."""
-    touched: dict[str, set[int]] = {kind: set() for kind in TOUCHED_MODELS}
+    touched drawer and entity by id, then every judged proposal by id (as a sweep's apply and
+    reverse hold drawers, then proposals: a revert of a verdict judges the proposal as the apply
+    left it). The undo locks the link itself, after them, as a DELETE does; a side deleted
+    before is missing for good, which `_check_sides` then says."""
+    touched: dict[str, set[int]] = {kind: set() for kind in (*TOUCHED_MODELS, "proposal")}
     merged_away = []
     for entry in entries:
         for kind, _, pk in (t.partition(":") for t in entry.data.get("touches", [])):
@@ -148,6 +159,7 @@ def _hold(entries: list[AuditEntry]) -> None:
     current_again_counted([pk for entry in entries if (pk := _current_again(entry))])
     for kind, model in TOUCHED_MODELS.items():
         rows_held(model, touched[kind])
+    rows_held(Proposal, touched["proposal"])
 
 
 def _current_again(entry: AuditEntry) -> int | None:
@@ -171,10 +183,12 @@ def _refuse_unheld(later: list[AuditEntry], guessed: list[AuditEntry]) -> None:
         )
 
 
-def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None) -> AuditEntry:
+def _revert_one(
+    entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None, partial: bool = False
+) -> AuditEntry:
     ref = ItemRef.parse(entry.data["item"])
     action = Action(entry.action.removeprefix(DECISION_PREFIX))
-    _check_sides(entry, ref, action)
+    _check_sides(entry, ref, action, partial)
     try:
         # A decision's entry records both states.
         before, after = cast(dict, entry.before), cast(dict, entry.after)
@@ -208,10 +222,11 @@ def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | Non
     )
 
 
-def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
+def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action, partial: bool = False) -> None:
     """Refuse to revert a decision on a link one of whose sides was deleted since (the link went
-    with it), naming the side. A merge whose kept drawer was deleted is revertible in part: its
-    undo makes the merged-away drawer current again."""
+    with it), naming the side and the drawer or entity (its id, in `details` too). A merge whose
+    kept drawer was deleted is revertible in part: its undo makes the merged-away drawer current
+    again; with `partial`, so is one whose merged-away drawer was deleted."""
     if ref.is_proposal:
         return
     gone = []
@@ -223,10 +238,14 @@ def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
         return
     merge = ref.is_drawer and action is Action.MERGE
     kept = (entry.before or {}).get("canonical") if merge else None
-    if kept and [pk for _, _, pk in gone] == [kept["id"]]:
+    if kept and (partial or [pk for _, _, pk in gone] == [kept["id"]]):
         return
-    side, kind, _ = gone[0]
-    raise target_deleted(f"The {side} {kind} of this item")
+    side, kind, pk = gone[0]
+    raise target_deleted(
+        f"The {side} {kind} of this item",
+        which=f"{kind} {pk}",
+        details={"item": str(ref), "side": side, kind: pk},
+    )
 
 
 def last_own_decision(actor: Any) -> AuditEntry | None:

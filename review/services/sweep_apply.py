@@ -13,8 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from dedup.errors import Conflict, InvalidInput, NotFound
-from dedup.locks import room_writes_held
+from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from dedup.services import drawer_link
 from palace.models import (
@@ -35,26 +34,12 @@ from review.selectors.sweeps import applied_since_last_reverse
 from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.reverts import hold_decisions, revert, reverts_of
-from review.services.sweep_outcomes import Outcome, Tally
+from review.services.sweep_outcomes import Applied, Outcome, Tally
 
 APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
 
 
 # --- apply and reverse -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Applied:
-    batch: uuid.UUID
-    linked: int
-    merged: int
-    discarded: int
-    distinct: int = 0  # judged not the same: recorded as distinct pairs instead
-    outcome: dict = field(default_factory=dict)  # as stored on the run, with `explained`
-
-    @property
-    def explained(self) -> str:
-        return str(self.outcome.get("explained", ""))
 
 
 def apply(
@@ -304,11 +289,16 @@ def _entity_link_for(newer: int, older: int, proposal: Proposal) -> LinkFound:
 
 def reverse(run: SweepRun, *, actor: Any = None) -> int:
     """Undo everything the run's application did, to the exact prior state, in one audited
-    batch: merges are reverted, links it made are removed. Later writes are left untouched. With
-    nothing applied, 409 run_not_applied and no audit row."""
+    batch: merges are reverted, links it made are removed. Later writes are left untouched: a
+    merge whose merged-away drawer was deleted since is reverted as far as it can be (the kept
+    drawer's consolidation; the drawer stays deleted) rather than block the whole reverse for
+    good, and the audit row names it (`data.not_restored`: proposal, decision, its revert, what
+    was not restored). Any other refusal names the proposal and its decision. With nothing
+    applied, 409 run_not_applied and no audit row."""
     batch = uuid.uuid4()
     undone = 0
     removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
+    not_restored: list[dict] = []
     with transaction.atomic():
         # One apply or reverse at a time (NO KEY: as in `apply`).
         SweepRun.objects.select_for_update(no_key=True).get(pk=run.pk)
@@ -323,13 +313,14 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
         # The canonical order of a revert: its audit rows (and its dependents'), then the rooms,
         # the drawers; a curator's revert of one of these merges would otherwise deadlock.
         hold_decisions(list(merge_entries.values()))
-        _hold_applied_drawers(run)  # their rooms, then the drawers by id, before the proposals
+        # Their rooms, then the drawers (or the entities) by id, before the proposals.
+        sweep_locks.applied_sides_held(run, run.proposals.filter(status__in=APPLIED))
         applied = run.proposals.select_for_update().filter(status__in=APPLIED)
         for proposal in applied.order_by("-pk"):
             entry = merge_entries.get(proposal.pk)
             merged = proposal.status == Proposal.Status.MERGED
             if merged and entry is not None and reverts_of(entry) is None:
-                revert(decision=entry, actor=actor)
+                not_restored += _revert_merge(entry, proposal, actor)
             model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
             link_id = proposal.applied_link_id
             if link_id is not None:
@@ -352,25 +343,36 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             target_type=AuditTarget.SWEEP,
             target_id=run.pk,
             after={"undone": undone, "restored": restored, "distinct_undone": distinct},
-            data=removed_links,
+            data={**removed_links, **({"not_restored": not_restored} if not_restored else {})},
             batch=batch,
         )
     return undone
 
 
-def _hold_applied_drawers(run: SweepRun) -> None:
-    """Hold the drawers of the run's applied pairs, before any proposal is locked: undoing a
-    merge updates both sides, and a deletion locks its drawer and then sets its proposals' sides
-    to null, so locking the proposals first deadlocked with it. Their rooms' locks come first, for
-    a merged-away drawer made current again (the canonical order of `dedup.locks`)."""
-    if run.entities:
-        return
-    applied = run.proposals.filter(status__in=APPLIED)
-    sides = Drawer.objects.filter(
-        Q(pk__in=applied.values("newer_drawer_id")) | Q(pk__in=applied.values("older_drawer_id"))
-    )
-    room_writes_held(sides)
-    sweep_locks.drawers_hold([], any_state=sides.values_list("pk", flat=True), update=True)
+def _revert_merge(entry: AuditEntry, proposal: Proposal, actor: Any) -> list[dict]:
+    """Revert one of the run's merges, as far as it can be (`revert(partial=True)`); what could
+    not be restored, for the reverse's audit row. A refusal (a later decision on its drawers, a
+    copy written since) names the proposal and the decision, so the curator knows which."""
+    try:
+        reverted = revert(decision=entry, actor=actor, partial=True)
+    except DomainError as error:
+        where = {"proposal": proposal.pk, "decision": entry.pk}
+        raise type(error)(
+            f"Proposal {proposal.pk} of this sweep (its merge, decision {entry.pk}): "
+            f"{error.message}",
+            code=error.code,
+            details={**error.details, **where},
+        ) from error
+    return [
+        {
+            "proposal": proposal.pk,
+            "decision": entry.pk,
+            "revert": row.pk,
+            "not_restored": row.data["not_restored"],
+        }
+        for row in reverted
+        if row.data.get("not_restored")
+    ]
 
 
 def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:

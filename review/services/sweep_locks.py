@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import connection
+from django.db.models import Q, QuerySet
 
-from dedup.locks import drawers_locked
-from palace.models import Drawer
+from dedup.locks import drawers_locked, room_writes_held, rows_held
+from palace.models import Drawer, Entity
+from review.models import Proposal, SweepRun
 
 
 def drawers_held(ids: Iterable[int]) -> set[int]:
@@ -39,3 +41,25 @@ def drawers_hold(ids: Iterable[int], *, any_state: Iterable[int] = (), update: b
     any_state = set(any_state)
     lock = "FOR NO KEY UPDATE" if update else "FOR KEY SHARE"
     drawers_locked(set(ids) | any_state, lock, current_or=any_state)
+
+
+def applied_sides_held(run: SweepRun, applied: QuerySet[Proposal]) -> None:
+    """Hold the sides of the run's applied pairs, before any of its proposals is locked (the
+    canonical order: drawers or entities, by id, then proposals, then links). A deletion of a
+    drawer locks it, then sets its proposals' sides to null; a curator's decision on a link
+    holds its sides, then the link, and deleting the link sets the applied link of its proposal
+    to null: a reverse that locked the proposals first deadlocked with either.
+
+    A drawer run: the rooms' write locks first, for a merged-away drawer made current again, then
+    the drawers FOR NO KEY UPDATE (undoing a merge updates both sides). An entity run: the
+    entities FOR NO KEY UPDATE, as `dedup.locks.link_held` holds a link's sides, so a decision on
+    one of the run's links and the reverse queue at the first entity they share."""
+    if run.entities:
+        sides = applied.values_list("newer_entity_id", "older_entity_id")
+        rows_held(Entity, [pk for pair in sides for pk in pair if pk is not None])
+        return
+    drawers = Drawer.objects.filter(
+        Q(pk__in=applied.values("newer_drawer_id")) | Q(pk__in=applied.values("older_drawer_id"))
+    )
+    room_writes_held(drawers)
+    drawers_hold([], any_state=drawers.values_list("pk", flat=True), update=True)

@@ -1,6 +1,7 @@
 """What applying a sweep did to each proposal it reached, and the sentence that explains the
 result against the run's what-if table: every proposal at or above the threshold is counted
-under exactly one outcome, so the numbers add up to the table's."""
+under exactly one outcome, so the numbers add up to the table's; and `Applied`, what an apply
+returns."""
 
 from __future__ import annotations
 
@@ -80,3 +81,17 @@ class Tally:
             "below": {o.value: self.below[o] for o in Outcome if self.below[o]},
             "explained": self.explained(),
         }
+
+
+@dataclass(frozen=True)
+class Applied:
+    batch: uuid.UUID
+    linked: int
+    merged: int
+    discarded: int
+    distinct: int = 0  # judged not the same: recorded as distinct pairs instead
+    outcome: dict = field(default_factory=dict)  # as stored on the run, with `explained`
+
+    @property
+    def explained(self) -> str:
+        return str(self.outcome.get("explained", ""))
