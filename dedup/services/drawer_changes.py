@@ -6,16 +6,25 @@ from __future__ import annotations
 
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping
+from itertools import groupby
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, Value
 from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.locks import drawer_hold, drawers_locked, rows_held
 from dedup.services.config import Actor
-from palace.models import AuditAction, AuditEntry, AuditTarget, DistinctPair, Drawer, DrawerLink
+from palace.models import (
+    AuditAction,
+    AuditEntry,
+    AuditTarget,
+    DistinctPair,
+    Drawer,
+    DrawerLink,
+    Mention,
+)
 
 
 def drawer_link(
@@ -114,44 +123,51 @@ def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
 
 
 def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
-    """Delete a drawer and, with it, its links and mentions. The audit row keeps what it held.
+    """Delete a drawer and, with it, its links and mentions. The audit row keeps what it held:
+    its fields, its links and its mentions (each as an import reversal's row keeps one).
 
     The drawer is locked before its links and mentions are read, so concurrent deletes of it
     delete it once (the others find it gone: NotFound), and a write linking to it or a mention
     on it (which hold it meanwhile) either commits first, and is deleted with it, or finds it
     gone.
 
-    The drawers at the other end of its links are held too (FOR KEY SHARE), around it in id
-    order, the canonical one. Two deletions of a link's two ends each update the sweep proposal
-    both name twice (its side, then its applied link, set to null), so each one's commit checks
-    the proposal's other side, which the other deletion held FOR UPDATE: a deadlock. In id order
-    the second deletion waits for the first at the lower of the two drawers instead. The ends
-    are read again once the drawer is held: a link made while this waited for it (a sweep's
-    apply holds both its drawers) may add an end below it, which is then held first, after a
-    rollback of what this held (nothing is written before)."""
-    partners = _partners(drawer)
+    The other drawers the deletion touches are held too, around it in id order, the canonical
+    one (`_around`). The ends of its links, FOR KEY SHARE: two deletions of a link's two ends
+    each update the sweep proposal both name twice (its side, then its applied link, set to
+    null), so each one's commit checks the proposal's other side, which the other deletion held
+    FOR UPDATE: a deadlock. In id order the second deletion waits for the first at the lower of
+    the two drawers instead. The drawers it supersedes, FOR NO KEY UPDATE: the deletion sets
+    their `superseded_by` to null (SET_NULL), an UPDATE of each; taken after the drawer's own
+    lock, that of a lower drawer closed a cycle with a revert of a merge or a decision on the
+    pair's link, which hold the lower drawer and then wait for this one (503 database_busy).
+    They are read again once the drawer is held: a link or a supersession made while this
+    waited for it may add a drawer below it (or one below to update), which is then held first,
+    after a rollback of what this held (nothing is written before)."""
+    around = _around(drawer)
     for attempt in range(_ATTEMPTS):
         try:
-            _delete_holding(drawer, partners, actor, last=attempt == _ATTEMPTS - 1)
+            _delete_holding(drawer, around, actor, last=attempt == _ATTEMPTS - 1)
             return
         except _NewPartners as changed:
-            partners = changed.partners
+            around = changed.around
 
 
 _ATTEMPTS = 3  # links made to a drawer while its deletion waits: rarely one batch, never three
+KEY_SHARE, NO_KEY_UPDATE = "FOR KEY SHARE", "FOR NO KEY UPDATE"
 
 
 class _NewPartners(Exception):
-    """Links made while the deletion waited for its drawer lead below it: hold them first."""
+    """Drawers linked to or superseded by the drawer while its deletion waited for it lead
+    below it: hold them first."""
 
-    def __init__(self, partners: list[int]) -> None:
-        super().__init__(partners)
-        self.partners = partners
+    def __init__(self, around: dict[int, str]) -> None:
+        super().__init__(around)
+        self.around = around
 
 
-def _delete_holding(drawer: Drawer, partners: list[int], actor: Actor, *, last: bool) -> None:
+def _delete_holding(drawer: Drawer, around: dict[int, str], actor: Actor, *, last: bool) -> None:
     with transaction.atomic():
-        drawers_locked(pk for pk in partners if pk < drawer.pk)
+        _hold_in_order({pk: lock for pk, lock in around.items() if pk < drawer.pk})
         locked = (
             Drawer.objects.select_for_update(of=("self",))
             .select_related("room__wing", "superseded_by")
@@ -161,45 +177,81 @@ def _delete_holding(drawer: Drawer, partners: list[int], actor: Actor, *, last: 
         if locked is None:
             raise NotFound("No drawer with that id.", code="drawer_not_found")
         drawer = locked
-        now = _partners(drawer)
-        if not last and any(pk < drawer.pk for pk in set(now) - set(partners)):
+        now = _around(drawer)
+        if not last and any(
+            pk < drawer.pk and around.get(pk) not in (lock, NO_KEY_UPDATE)
+            for pk, lock in now.items()
+        ):
             raise _NewPartners(now)  # rolled back: the locks taken here are let go
-        drawers_locked(pk for pk in now if pk > drawer.pk)
-        links = list(
-            DrawerLink.objects.filter(newer=drawer).values(
-                "id", "older__uuid", "verdict", "similarity"
-            )
-        ) + list(
-            DrawerLink.objects.filter(older=drawer).values(
-                "id", "newer__uuid", "verdict", "similarity"
-            )
-        )
-        # The ids of the links deleted with it, as strings, so the console can say what became
-        # of a link ("its drawer was deleted") by a text match on one quoted id.
-        link_ids = [str(link["id"]) for link in links]
-        AuditEntry.objects.record(
-            actor=actor,
-            action=AuditAction.DRAWER_DELETE,
-            target_type=AuditTarget.DRAWER,
-            target_id=drawer.uuid,
-            before={
-                **drawer_snapshot(drawer),
-                "links": _jsonable({k: v for k, v in link.items() if k != "id"} for link in links),
-            },
-            after=None,
-            data={"drawer_links": link_ids},
-        )
+        _hold_in_order({pk: lock for pk, lock in now.items() if pk > drawer.pk})
+        _audit_delete(drawer, actor)
         drawer.delete()
 
 
-def _partners(drawer: Drawer) -> list[int]:
-    """The drawers at the other end of this one's links, by id (PostgreSQL; none on SQLite,
-    whose writers are serial)."""
+def _audit_delete(drawer: Drawer, actor: Actor) -> None:
+    """The deletion's audit row: the drawer as it is, its links and its mentions."""
+    links = list(
+        DrawerLink.objects.filter(newer=drawer).values("id", "older__uuid", "verdict", "similarity")
+    ) + list(
+        DrawerLink.objects.filter(older=drawer).values("id", "newer__uuid", "verdict", "similarity")
+    )
+    # As `dedup.imports.reverse` keeps a removed drawer's mentions (by its entity's name), in
+    # one query; the import reversal's rows and these are read alike.
+    mentions = [
+        {
+            "entity": mention["entity__name"],
+            "observation": mention["observation"],
+            "provenance": mention["provenance"],
+        }
+        for mention in Mention.objects.filter(drawer=drawer)
+        .order_by("id")
+        .values("entity__name", "observation", "provenance")
+    ]
+    AuditEntry.objects.record(
+        actor=actor,
+        action=AuditAction.DRAWER_DELETE,
+        target_type=AuditTarget.DRAWER,
+        target_id=drawer.uuid,
+        before={
+            **drawer_snapshot(drawer),
+            "links": _jsonable({k: v for k, v in link.items() if k != "id"} for link in links),
+            "mentions": mentions,
+        },
+        after=None,
+        # The ids of the links deleted with it, as strings, so the console can say what became
+        # of a link ("its drawer was deleted") by a text match on one quoted id.
+        data={"drawer_links": [str(link["id"]) for link in links]},
+    )
+
+
+def _around(drawer: Drawer) -> dict[int, str]:
+    """The other drawers its deletion touches, by id, each with the row lock it is held by: the
+    ends of its links (FOR KEY SHARE, as a row that refers to them would be checked at commit)
+    and the drawers it supersedes (FOR NO KEY UPDATE, the lock of the UPDATE that sets their
+    `superseded_by` to null), in one query. PostgreSQL; none on SQLite, whose writers are
+    serial."""
     if connection.vendor != "postgresql":
-        return []
-    links = DrawerLink.objects.filter(Q(older=drawer) | Q(newer=drawer))
-    ends = {pk for pair in links.values_list("older_id", "newer_id") for pk in pair}
-    return sorted(ends - {drawer.pk})
+        return {}
+    links = DrawerLink.objects.filter(Q(older=drawer) | Q(newer=drawer)).order_by()
+    superseded = Drawer.objects.filter(superseded_by=drawer).order_by()
+    rows = links.annotate(updated=Value(False)).values_list("older_id", "newer_id", "updated")
+    rows = rows.union(
+        superseded.annotate(updated=Value(True)).values_list("pk", "superseded_by", "updated"),
+        all=True,
+    )
+    around: dict[int, str] = {}
+    for older, newer, updated in rows:
+        for pk in (older, newer):
+            if pk != drawer.pk and around.get(pk) != NO_KEY_UPDATE:
+                around[pk] = NO_KEY_UPDATE if updated else KEY_SHARE
+    return around
+
+
+def _hold_in_order(locks: Mapping[int, str]) -> None:
+    """Hold these drawers, each by its lock, in ascending id: one statement for each run of
+    consecutive ids held by the same lock (one, unless both kinds interleave)."""
+    for lock, run in groupby(sorted(locks), key=locks.__getitem__):
+        drawers_locked(run, lock)
 
 
 def _jsonable(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
