@@ -143,5 +143,18 @@ class AppliedSerializer(serializers.Serializer):
     explained = serializers.CharField()
 
 
+class NotRestoredSerializer(serializers.Serializer):
+    proposal = serializers.IntegerField()
+    decision = serializers.IntegerField(help_text="The run's merge decision.")
+    revert = serializers.IntegerField(help_text="That decision's revert, in the audit log.")
+    not_restored = serializers.ListField(
+        child=serializers.CharField(), help_text="What the revert could not restore, and why."
+    )
+
+
 class ReversedSerializer(serializers.Serializer):
     undone = serializers.IntegerField(help_text="Links and merges undone.")
+    not_restored = NotRestoredSerializer(
+        many=True,
+        help_text="Merges undone in part: a merged-away drawer deleted since stays deleted.",
+    )

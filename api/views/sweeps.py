@@ -118,8 +118,8 @@ class SweepReverseView(APIView):
         },
     )
     def post(self, request: Request, run_id: int) -> Response:
-        undone = sweep_services.reverse(sweep_or_404(run_id), actor=request.user)
-        return Response(s.ReversedSerializer({"undone": undone}).data)
+        reversed_ = sweep_services.reverse(sweep_or_404(run_id), actor=request.user)
+        return Response(s.ReversedSerializer(reversed_).data)
 
 
 class SweepResumeView(APIView):

@@ -34,7 +34,7 @@ from review.selectors.sweeps import applied_since_last_reverse
 from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.reverts import hold_decisions, revert, reverts_of
-from review.services.sweep_outcomes import Applied, Outcome, Tally
+from review.services.sweep_outcomes import Applied, Outcome, Reversed, Tally
 
 APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
 
@@ -287,7 +287,7 @@ def _entity_link_for(newer: int, older: int, proposal: Proposal) -> LinkFound:
     return (link, Outcome.LINKED) if created else (None, Outcome.ALREADY_LINKED)
 
 
-def reverse(run: SweepRun, *, actor: Any = None) -> int:
+def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
     """Undo everything the run's application did, to the exact prior state, in one audited
     batch: merges are reverted, links it made are removed. Later writes are left untouched: a
     merge whose merged-away drawer was deleted since is reverted as far as it can be (the kept
@@ -346,7 +346,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> int:
             data={**removed_links, **({"not_restored": not_restored} if not_restored else {})},
             batch=batch,
         )
-    return undone
+    return Reversed(undone, not_restored)
 
 
 def _revert_merge(entry: AuditEntry, proposal: Proposal, actor: Any) -> list[dict]:

@@ -95,3 +95,20 @@ class Applied:
     @property
     def explained(self) -> str:
         return str(self.outcome.get("explained", ""))
+
+
+@dataclass(frozen=True)
+class Reversed:
+    """What a reverse undid: its links and merges, and the merges it could undo only in part
+    (a merged-away drawer deleted since stays deleted), each with why."""
+
+    undone: int
+    not_restored: list[dict] = field(default_factory=list)
+
+    @property
+    def explained(self) -> str:
+        """The part left, in words, for a console message or a command's output."""
+        return "; ".join(
+            f"proposal {item['proposal']}: {', '.join(item['not_restored'])}"
+            for item in self.not_restored
+        )

@@ -28,6 +28,7 @@ from review.selectors.stats import similarity_band
 from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.sweep_apply import APPLIED, Applied, apply, reverse
+from review.services.sweep_outcomes import Reversed
 
 logger = logging.getLogger("castellan.sweeps")
 
@@ -122,7 +123,17 @@ def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> 
 # --- apply and reverse: `sweep_apply` -----------------------------------------------------------
 
 # Re-exported: callers reach every write of a sweep as `sweeps.<name>`.
-__all__ = ["APPLIED", "Applied", "apply", "draw_sample", "execute", "judge", "reverse", "start"]
+__all__ = [
+    "APPLIED",
+    "Applied",
+    "Reversed",
+    "apply",
+    "draw_sample",
+    "execute",
+    "judge",
+    "reverse",
+    "start",
+]
 
 
 # --- the sample that measures precision --------------------------------------------------------

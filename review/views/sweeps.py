@@ -134,9 +134,10 @@ def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
 
 
 def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
-    messages.success(
-        request, f"Reversed: {sweep_services.reverse(run, actor=request.user)} undone."
-    )
+    reversed_ = sweep_services.reverse(run, actor=request.user)
+    messages.success(request, f"Reversed: {reversed_.undone} undone.")
+    if reversed_.not_restored:
+        messages.warning(request, f"Undone in part: {reversed_.explained}.")
 
 
 SWEEP_ACTIONS = {

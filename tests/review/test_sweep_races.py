@@ -12,10 +12,13 @@
 
 The races run in real threads, each on its own connection, on PostgreSQL only."""
 
+import io
 import threading
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 
 from dedup import services as write
 from dedup.errors import DomainError
@@ -257,7 +260,7 @@ def test_a_reverse_undoes_the_rest_when_one_merged_away_drawer_was_deleted(
 ):
     run, merge = one_merged_away_deleted
     applied_before = run.proposals.filter(status__in=sweep_apply.APPLIED).count()
-    assert sweep_services.reverse(run, actor=curator) == applied_before
+    assert sweep_services.reverse(run, actor=curator).undone == applied_before
     assert not run.proposals.exclude(status=Proposal.Status.PROPOSED).exists()
     others = [m.before["other"]["id"] for m in run_merges(run) if m.pk != merge.pk]
     assert len(others) == len(FACTS) - 1
@@ -305,6 +308,29 @@ def test_the_api_reverses_such_a_run(one_merged_away_deleted, curator):
     response = person_client(curator).post(f"/api/sweeps/{run.pk}/reverse")
     assert response.status_code == 200
     assert response.json()["undone"] > 0
+    row = AuditEntry.objects.get(action="sweep.reverse")
+    assert response.json()["not_restored"] == row.data["not_restored"]
+
+
+@pytest.mark.django_db
+def test_the_command_says_what_stays(one_merged_away_deleted, curator):
+    run, merge = one_merged_away_deleted
+    away = merge.before["other"]["id"]
+    out = io.StringIO()
+    call_command("sweep_reverse", str(run.pk), stdout=out)
+    proposal = merge.data["evidence"]["proposal"]
+    assert f"undone in part: proposal {proposal}: " in out.getvalue()
+    assert f"drawer {away}" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_the_console_says_what_stays(one_merged_away_deleted, curator):
+    run, merge = one_merged_away_deleted
+    client = Client()
+    client.force_login(curator)
+    page = client.post(f"/sweeps/{run.pk}/", {"action": "reverse", "confirm": "1"}, follow=True)
+    proposal = merge.data["evidence"]["proposal"]
+    assert f"Undone in part: proposal {proposal}: " in page.content.decode()
 
 
 @pytest.mark.django_db

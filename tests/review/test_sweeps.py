@@ -182,7 +182,7 @@ def test_apply_at_a_threshold_then_reverse_to_the_exact_prior_state(palace, cura
     later = write.drawer_write(
         room=palace["original"].room, content="A brand new runbook entry about DNS."
     ).drawer
-    assert sweep_services.reverse(run, actor=curator) == applied.linked + applied.merged
+    assert sweep_services.reverse(run, actor=curator).undone == applied.linked + applied.merged
     after = snapshot()
     assert [d for d in after[0] if d["pk"] != later.pk] == prior[0]
     assert after[1] == prior[1]

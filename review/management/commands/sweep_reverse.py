@@ -19,5 +19,7 @@ class Command(CastellanCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
-        undone = sweeps.reverse(sweep)
-        self.stdout.write(f"undone: {undone}")
+        reversed_ = sweeps.reverse(sweep)
+        self.stdout.write(f"undone: {reversed_.undone}")
+        if reversed_.not_restored:
+            self.stdout.write(f"undone in part: {reversed_.explained}")
