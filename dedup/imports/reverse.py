@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
 from dedup.locks import room_writes_held
-from dedup.services import drawer_snapshot
+from dedup.services import MENTION_FIELDS, drawer_snapshot, mention_kept
 from dedup.services.config import Actor
 from palace.models import (
     AuditAction,
@@ -178,15 +178,11 @@ def _remove_mentions_elsewhere(imported: Import) -> list[dict[str, Any]]:
     mention of a drawer stored before); the import's audit row keeps what each held. Those on
     its own drawers went with them, or stay with a drawer kept whole."""
     mentions = Mention.objects.filter(imports=imported).exclude(drawer__imports=imported)
-    held = list(
-        mentions.order_by("id").values(
-            "id", "drawer__uuid", "entity__name", "observation", "provenance"
-        )
-    )
+    held = list(mentions.order_by("id").values("id", "drawer__uuid", *MENTION_FIELDS))
     ids = [mention["id"] for mention in held]
     for start in range(0, len(ids), DELETE_CHUNK):
         Mention.objects.filter(pk__in=ids[start : start + DELETE_CHUNK]).delete()
-    return [{"drawer": str(mention["drawer__uuid"]), **_mention_row(mention)} for mention in held]
+    return [{"drawer": str(mention["drawer__uuid"]), **mention_kept(mention)} for mention in held]
 
 
 def _links_of(drawer_ids: QuerySet[Any]) -> QuerySet[DrawerLink]:
@@ -245,16 +241,7 @@ def _held(removed: set[int]) -> tuple[dict[int, list[dict[str, Any]]], dict[int,
             for pk in {link["newer_id"], link["older_id"]} & removed:
                 links[pk].append(row)
         for mention in Mention.objects.filter(drawer__in=chunk).values(
-            "drawer_id", "entity__name", "observation", "provenance"
+            "drawer_id", *MENTION_FIELDS
         ):
-            mentions[mention["drawer_id"]].append(_mention_row(mention))
+            mentions[mention["drawer_id"]].append(mention_kept(mention))
     return links, mentions
-
-
-def _mention_row(mention: Mapping[str, Any]) -> dict[str, Any]:
-    """What an audit row keeps of a removed mention (read with its entity's name)."""
-    return {
-        "entity": mention["entity__name"],
-        "observation": mention["observation"],
-        "provenance": mention["provenance"],
-    }

@@ -29,10 +29,12 @@ from dedup.services.checkpoints import (
 )
 from dedup.services.config import Actor, DedupConfig, WriteMode
 from dedup.services.drawer_changes import (
+    MENTION_FIELDS,
     drawer_delete,
     drawer_link,
     drawer_snapshot,
     drawer_supersede,
+    mention_kept,
 )
 from dedup.services.drawers import (
     DrawerCheck,
@@ -61,6 +63,7 @@ __all__ = [
     "DIARY_ROOM",
     "ENTRIES_ROOM",
     "MAX_LINKS_PER_WRITE",
+    "MENTION_FIELDS",
     "Actor",
     "CheckpointItem",
     "CheckpointResult",
@@ -92,6 +95,7 @@ __all__ = [
     "index_person_alias",
     "known_entities",
     "mention_add",
+    "mention_kept",
     "room_change",
     "room_get_or_create",
     "wing_rename",

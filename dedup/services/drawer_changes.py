@@ -188,6 +188,19 @@ def _delete_holding(drawer: Drawer, around: dict[int, str], actor: Actor, *, las
         drawer.delete()
 
 
+# What an audit row keeps of a mention deleted with its drawer (a deletion's, an import
+# reversal's), read with these fields: its entity by name, as written, and where it came from.
+MENTION_FIELDS = ("entity__name", "observation", "provenance")
+
+
+def mention_kept(mention: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "entity": mention["entity__name"],
+        "observation": mention["observation"],
+        "provenance": mention["provenance"],
+    }
+
+
 def _audit_delete(drawer: Drawer, actor: Actor) -> None:
     """The deletion's audit row: the drawer as it is, its links and its mentions."""
     links = list(
@@ -195,18 +208,8 @@ def _audit_delete(drawer: Drawer, actor: Actor) -> None:
     ) + list(
         DrawerLink.objects.filter(older=drawer).values("id", "newer__uuid", "verdict", "similarity")
     )
-    # As `dedup.imports.reverse` keeps a removed drawer's mentions (by its entity's name), in
-    # one query; the import reversal's rows and these are read alike.
-    mentions = [
-        {
-            "entity": mention["entity__name"],
-            "observation": mention["observation"],
-            "provenance": mention["provenance"],
-        }
-        for mention in Mention.objects.filter(drawer=drawer)
-        .order_by("id")
-        .values("entity__name", "observation", "provenance")
-    ]
+    held = Mention.objects.filter(drawer=drawer).order_by("id").values(*MENTION_FIELDS)
+    mentions = [mention_kept(mention) for mention in held]
     AuditEntry.objects.record(
         actor=actor,
         action=AuditAction.DRAWER_DELETE,

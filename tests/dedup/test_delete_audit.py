@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from dedup import services
-from dedup.imports.reverse import _mention_row
+from dedup.services import mention_kept
 from palace.models import AuditEntry, Drawer, Mention
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +41,7 @@ def test_the_audit_row_of_a_deletion_keeps_the_drawers_mentions(dedup_settings):
     assert not Mention.objects.filter(drawer_id=drawer.pk).exists()
     mentions = deletion_row(drawer).before["mentions"]
     # The shape of an import reversal's row, so one reader serves both.
-    assert mentions == [_mention_row(mention) for mention in held]
+    assert mentions == [mention_kept(mention) for mention in held]
     assert [mention["entity"] for mention in mentions] == list(NAMES)
     assert [mention["provenance"] for mention in mentions] == [
         {"line": 1},
