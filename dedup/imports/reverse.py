@@ -40,7 +40,13 @@ from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
 from dedup.locks import room_writes_held
-from dedup.services import MENTION_FIELDS, drawer_snapshot, mention_kept
+from dedup.services import (
+    LINK_FIELDS,
+    MENTION_FIELDS,
+    drawer_snapshot,
+    link_kept,
+    mention_kept,
+)
 from dedup.services.config import Actor
 from palace.models import (
     AuditAction,
@@ -229,15 +235,9 @@ def _held(removed: set[int]) -> tuple[dict[int, list[dict[str, Any]]], dict[int,
     for start in range(0, len(ids), DELETE_CHUNK):
         chunk = ids[start : start + DELETE_CHUNK]
         for link in DrawerLink.objects.filter(Q(newer__in=chunk) | Q(older__in=chunk)).values(
-            "id", "newer_id", "older_id", "newer__uuid", "older__uuid", "verdict", "similarity"
+            "newer_id", "older_id", *LINK_FIELDS
         ):
-            row = {
-                "id": link["id"],
-                "newer": str(link["newer__uuid"]),
-                "older": str(link["older__uuid"]),
-                "verdict": link["verdict"],
-                "similarity": link["similarity"],
-            }
+            row = link_kept(link)
             for pk in {link["newer_id"], link["older_id"]} & removed:
                 links[pk].append(row)
         for mention in Mention.objects.filter(drawer__in=chunk).values(

@@ -29,11 +29,13 @@ from dedup.services.checkpoints import (
 )
 from dedup.services.config import Actor, DedupConfig, WriteMode
 from dedup.services.drawer_changes import (
+    LINK_FIELDS,
     MENTION_FIELDS,
     drawer_delete,
     drawer_link,
     drawer_snapshot,
     drawer_supersede,
+    link_kept,
     mention_kept,
 )
 from dedup.services.drawers import (
@@ -62,6 +64,7 @@ __all__ = [
     "CHECKPOINT_NAMESPACE",
     "DIARY_ROOM",
     "ENTRIES_ROOM",
+    "LINK_FIELDS",
     "MAX_LINKS_PER_WRITE",
     "MENTION_FIELDS",
     "Actor",
@@ -94,6 +97,7 @@ __all__ = [
     "entity_resolve",
     "index_person_alias",
     "known_entities",
+    "link_kept",
     "mention_add",
     "mention_kept",
     "room_change",

@@ -4,8 +4,7 @@ row in it."""
 
 from __future__ import annotations
 
-import uuid as uuid_module
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from itertools import groupby
 from typing import Any
 
@@ -188,9 +187,21 @@ def _delete_holding(drawer: Drawer, around: dict[int, str], actor: Actor, *, las
         drawer.delete()
 
 
-# What an audit row keeps of a mention deleted with its drawer (a deletion's, an import
-# reversal's), read with these fields: its entity by name, as written, and where it came from.
+# What an audit row keeps of the links and mentions deleted with their drawer (a deletion's, an
+# import reversal's), read with these fields: a link by both its sides' ids, a mention by its
+# entity's name, as written, and where it came from.
+LINK_FIELDS = ("id", "newer__uuid", "older__uuid", "verdict", "similarity")
 MENTION_FIELDS = ("entity__name", "observation", "provenance")
+
+
+def link_kept(link: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": link["id"],
+        "newer": str(link["newer__uuid"]),
+        "older": str(link["older__uuid"]),
+        "verdict": link["verdict"],
+        "similarity": link["similarity"],
+    }
 
 
 def mention_kept(mention: Mapping[str, Any]) -> dict[str, Any]:
@@ -203,11 +214,8 @@ def mention_kept(mention: Mapping[str, Any]) -> dict[str, Any]:
 
 def _audit_delete(drawer: Drawer, actor: Actor) -> None:
     """The deletion's audit row: the drawer as it is, its links and its mentions."""
-    links = list(
-        DrawerLink.objects.filter(newer=drawer).values("id", "older__uuid", "verdict", "similarity")
-    ) + list(
-        DrawerLink.objects.filter(older=drawer).values("id", "newer__uuid", "verdict", "similarity")
-    )
+    held_links = DrawerLink.objects.filter(Q(newer=drawer) | Q(older=drawer)).order_by("id")
+    links = [link_kept(link) for link in held_links.values(*LINK_FIELDS)]
     held = Mention.objects.filter(drawer=drawer).order_by("id").values(*MENTION_FIELDS)
     mentions = [mention_kept(mention) for mention in held]
     AuditEntry.objects.record(
@@ -217,7 +225,7 @@ def _audit_delete(drawer: Drawer, actor: Actor) -> None:
         target_id=drawer.uuid,
         before={
             **drawer_snapshot(drawer),
-            "links": _jsonable({k: v for k, v in link.items() if k != "id"} for link in links),
+            "links": links,
             "mentions": mentions,
         },
         after=None,
@@ -255,13 +263,3 @@ def _hold_in_order(locks: Mapping[int, str]) -> None:
     consecutive ids held by the same lock (one, unless both kinds interleave)."""
     for lock, run in groupby(sorted(locks), key=locks.__getitem__):
         drawers_locked(run, lock)
-
-
-def _jsonable(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            key: str(value) if isinstance(value, uuid_module.UUID) else value
-            for key, value in row.items()
-        }
-        for row in rows
-    ]

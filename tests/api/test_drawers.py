@@ -406,7 +406,7 @@ def test_delete_removes_links_and_is_audited(api, user):
     entry = AuditEntry.objects.get(action="drawer.delete")
     assert entry.before["content"] == typo["content"]
     assert entry.after is None
-    assert entry.before["links"][0]["older__uuid"] == original["id"]
+    assert entry.before["links"][0]["older"] == original["id"]
 
 
 def test_a_deleted_drawers_id_is_not_written_again(api):
