@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
+from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, status
@@ -119,8 +127,24 @@ def exception_handler(exc, context):
 
 
 @csrf_exempt
-def no_such_route(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+def no_such_route(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     """Any path under /api/ that no route matches, whatever the method: the API's JSON 404 with
     DEBUG on as well as off (Django's handler404 only answers with DEBUG off; with it on, its
-    HTML debug page would)."""
+    HTML debug page would). A GET of a route's path without its slash (`/api/docs`) is
+    redirected to it, as `CommonMiddleware` would were this route not matching everything."""
+    if (
+        settings.APPEND_SLASH
+        and request.method in ("GET", "HEAD")
+        and not request.path_info.endswith("/")
+        and _a_route(f"{request.path_info}/", getattr(request, "urlconf", None))
+    ):
+        return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
     return JsonResponse(body("No such API endpoint or object.", "not_found"), status=404)
+
+
+def _a_route(path: str, urlconf: str | None) -> bool:
+    """A route other than this catch-all matches the path."""
+    try:
+        return resolve(path, urlconf).url_name != "no-such-route"
+    except Resolver404:
+        return False

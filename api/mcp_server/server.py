@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from django.conf import settings
@@ -63,27 +64,22 @@ def build_server() -> MCPServer:
     return server
 
 
-def transport_security() -> TransportSecuritySettings:
-    """The Host header is checked against Django's ALLOWED_HOSTS, as for every other page
-    (the SDK's guard against DNS rebinding); `*` lets any host through."""
-    hosts = list(settings.ALLOWED_HOSTS)
-    if "*" in hosts:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return TransportSecuritySettings(
-        allowed_hosts=[form for host in hosts for form in (host, f"{host}:*")],
-        allowed_origins=[f"{scheme}://{host}:*" for host in hosts for scheme in ("http", "https")]
-        + [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")],
-    )
-
-
 BAD_HOST = "This server does not answer for that Host (ALLOWED_HOSTS)."
+BAD_ORIGIN = "Requests from that Origin are not answered (ALLOWED_HOSTS)."
 
 
 def host_allowed(host: str) -> bool:
-    """Django's rule for the Host header (`HttpRequest.get_host`), so /mcp answers the hosts
-    the REST API answers."""
+    """Django's rule for the Host header (`HttpRequest.get_host`: `.example.com` covers its
+    subdomains, case and a trailing dot do not count), so /mcp answers the hosts the REST API
+    answers."""
     domain, _ = split_domain_port(host)
     return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+def origin_allowed(origin: str | None) -> bool:
+    """A browser's page may call /mcp only from a host the app answers for (the guard against
+    DNS rebinding the SDK offers, by Django's rule); a client that is no browser sends none."""
+    return origin is None or host_allowed(urlsplit(origin).netloc)
 
 
 def http_app(server: MCPServer | None = None) -> Starlette:
@@ -93,7 +89,9 @@ def http_app(server: MCPServer | None = None) -> Starlette:
         streamable_http_path="/mcp",
         stateless_http=True,
         json_response=True,
-        transport_security=transport_security(),
+        # Host and Origin are checked in front of it (`RequireBearer`), by Django's rule: the
+        # SDK's own check knows no `.example.com` and answers 421 in plain text.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
 
@@ -154,9 +152,10 @@ class RequireBearer:
             for name, value in scope.get("headers", [])
         }
         if not host_allowed(headers.get("host", "")):
-            # As Django refuses it for the REST API (400, its JSON body), before the key: the
-            # SDK's own check would answer 421 with a plain-text body.
-            await respond(send, 400, body(BAD_HOST, "invalid"))
+            await respond(send, 400, body(BAD_HOST, "invalid"))  # as Django refuses it
+            return
+        if not origin_allowed(headers.get("origin")):
+            await respond(send, 403, body(BAD_ORIGIN, "permission_denied"))
             return
         if "authorization" not in headers:
             missing = body("Send `Authorization: Bearer <key>`.", "not_authenticated")

@@ -56,6 +56,15 @@ def test_an_unmatched_api_route_is_a_json_404(http, path, debug, settings):
     assert response.json()["code"] == "not_found"
 
 
+@pytest.mark.parametrize("path", ["/api/docs", "/api/schema"])
+@pytest.mark.parametrize("debug", [False, True], ids=["debug off", "debug on"])
+def test_a_route_asked_without_its_slash_is_redirected_to_it(http, path, debug, settings):
+    """As Django's APPEND_SLASH does, which the catch-all 404 route would otherwise preempt."""
+    settings.DEBUG = debug
+    response = http.get(path)
+    assert (response.status_code, response["Location"]) == (301, f"{path}/")
+
+
 def test_the_console_keeps_its_html_404(console):
     response = console.get("/no-such-page/")
     assert response.status_code == 404

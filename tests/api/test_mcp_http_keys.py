@@ -79,6 +79,29 @@ def test_a_host_outside_allowed_hosts_is_refused_as_rest_refuses_it(host) -> Non
     assert json.loads(content)["code"] == "invalid"
 
 
-def test_an_allowed_host_with_a_port_is_answered() -> None:
-    status, _ = post(json.dumps(INITIALIZE).encode(), f"Bearer {key('good')}", b"127.0.0.1:8312")
+@pytest.mark.parametrize(
+    "host", [b"127.0.0.1:8312", b"mcp.example.org", b"MCP.Example.org:443", b"example.org."]
+)
+def test_a_host_allowed_hosts_allows_by_django_s_rule_is_answered(settings, host) -> None:
+    """`.example.org` covers its subdomains, and case and a trailing dot do not count, as for
+    the REST API (the SDK's own check answered those 421)."""
+    settings.ALLOWED_HOSTS = ["127.0.0.1", ".example.org"]
+    status, _ = post(json.dumps(INITIALIZE).encode(), f"Bearer {key('good')}", host)
     assert status == 200
+
+
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [
+        (b"https://evil.example", 403),
+        (b"null", 403),
+        (b"http://127.0.0.1:8312", 200),
+        (None, 200),  # a client that is no browser
+    ],
+)
+def test_a_browser_s_origin_must_be_an_allowed_host(origin, status) -> None:
+    message = json.dumps(INITIALIZE).encode()
+    answered, content = post(message, f"Bearer {key('good')}", origin=origin)
+    assert answered == status
+    if status == 403:
+        assert json.loads(content)["code"] == "permission_denied"

@@ -165,7 +165,9 @@ def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
 # Over HTTP, in-process ------------------------------------------------------------------------
 
 
-def post(body: bytes, authorization: str, host: bytes = b"127.0.0.1") -> tuple[int, bytes]:
+def post(
+    body: bytes, authorization: str, host: bytes = b"127.0.0.1", origin: bytes | None = None
+) -> tuple[int, bytes]:
     """A POST on the ASGI app as uvicorn would make it, its session manager running; a hang
     fails the test."""
     server = build_server()
@@ -187,6 +189,7 @@ def post(body: bytes, authorization: str, host: bytes = b"127.0.0.1") -> tuple[i
             (b"accept", b"application/json, text/event-stream"),
             (b"content-type", b"application/json"),
             (b"authorization", authorization.encode()),
+            *([(b"origin", origin)] if origin is not None else []),
         ],
     }
 
