@@ -7,6 +7,7 @@ working app on an embedded SQLite file with nothing else installed.
 from __future__ import annotations
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def env_rate(name: str, default: str) -> str:
     if not raw:
         return default
     count, _, period = raw.partition("/")
-    if not (count.isdigit() and int(count) > 0 and period in RATE_PERIODS):
+    if not (re.fullmatch(r"[0-9]+", count) and int(count) > 0 and period in RATE_PERIODS):
         raise ImproperlyConfigured(
             f"{name} must be a number of requests per s, min, hour or day, like 100/s or "
             f"1200/min, not {raw!r}."

@@ -33,6 +33,7 @@ from dedup.imports.chunks import (
     client_id,
     hold_running,
 )
+from dedup.locks import rows_held
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
@@ -196,10 +197,19 @@ def _apply_validity(
     own supersessions from later work by these rows. A drawer someone else superseded meanwhile
     (after its chunk, before this) is left as they made it, and not recorded as the import's."""
     hold_running(imported)
+    planned = []
     for drawer_id, data in supersessions:
         by_id = data.get("superseded_by")
         by = _file_drawer(imported, str(by_id), held_as).first() if by_id else None
-        valid_to = formats.parse_when(data.get("valid_to")) or timezone.now()
+        planned.append((drawer_id, by, formats.parse_when(data.get("valid_to")) or timezone.now()))
+    # Held up front, in id order with their successors, as `drawer_supersede` holds a pair:
+    # updated in the file's order, two of them could wait on a supersession holding them in id
+    # order, each on the other.
+    superseded = Drawer.objects.filter(uuid__in=[drawer_id for drawer_id, _, _ in planned])
+    rows_held(
+        Drawer, [*superseded.values_list("pk", flat=True), *(b.pk for _, b, _ in planned if b)]
+    )
+    for drawer_id, by, valid_to in planned:
         if not Drawer.objects.filter(uuid=drawer_id, valid_to__isnull=True).update(
             valid_to=valid_to, superseded_by=by
         ):

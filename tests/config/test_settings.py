@@ -50,7 +50,9 @@ def test_a_refused_near_threshold_says_why(value, why):
     assert why in manage("check", CASTELLAN_DEDUP_NEAR_THRESHOLD=value).stderr
 
 
-@pytest.mark.parametrize("value", ["abc", "100/fortnight", "0/min", "-5/s", "1.5/s", "100"])
+@pytest.mark.parametrize(
+    "value", ["abc", "100/fortnight", "0/min", "-5/s", "1.5/s", "100", "²/s", "０/s"]
+)
 def test_a_write_rate_drf_cannot_read_refuses_to_start(value):
     result = manage("check", CASTELLAN_WRITE_THROTTLE_RATE=value)
     assert result.returncode != 0

@@ -123,3 +123,29 @@ def test_a_supersession_an_earlier_import_of_the_drawer_recorded_is_not_this_one
     reversal = imports.import_reverse(imported=second)
     assert [kept["drawer"] for kept in reversal.kept] == [str(drawer.uuid)]
     assert Import.objects.get(pk=second.pk).status == Import.Status.REVERSED
+
+
+def test_the_validity_pass_holds_its_drawers_and_successors_before_updating_any(
+    tmp_path, monkeypatch
+):
+    """In id order, as `drawer_supersede` holds a pair (dedup/locks.py): updated in the file's
+    order, which an earlier import's drawers make other than the ids', two of them could each
+    wait on a supersession holding the other."""
+    path = castellan(
+        tmp_path,
+        drawer_line("d1", "Old fact.", valid_to="2001-01-02T03:04:05+00:00", superseded_by="d3"),
+        drawer_line("d2", "Older fact.", valid_to="2001-01-02T03:04:05+00:00"),
+        drawer_line("d3", "New fact."),
+    )
+    held: list[list[int]] = []
+
+    def recorded(model, ids):
+        held.append(sorted(ids))
+        assert Drawer.objects.filter(valid_to__isnull=False).count() == 0  # nothing updated yet
+
+    monkeypatch.setattr(import_run_module, "rows_held", recorded)
+    imported = imports.import_create(source=str(path), format="castellan")
+    imports.import_run(imported, path=path)
+    ids = dict(Drawer.objects.values_list("content", "pk"))
+    assert held == [sorted([ids["Old fact."], ids["Older fact."], ids["New fact."]])]
+    assert Drawer.objects.filter(valid_to__isnull=False).count() == 2
