@@ -51,7 +51,7 @@ def test_a_refused_near_threshold_says_why(value, why):
 
 
 @pytest.mark.parametrize(
-    "value", ["abc", "100/fortnight", "0/min", "-5/s", "1.5/s", "100", "²/s", "０/s"]
+    "value", ["abc", "100/fortnight", "0/min", "-5/s", "1.5/s", "100", "²/s", "\uff11/s"]
 )
 def test_a_write_rate_drf_cannot_read_refuses_to_start(value):
     result = manage("check", CASTELLAN_WRITE_THROTTLE_RATE=value)
