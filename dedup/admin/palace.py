@@ -3,6 +3,7 @@ deletion through `drawer_delete`, audited."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
@@ -14,6 +15,7 @@ from django.template.defaultfilters import pluralize
 
 from dedup import services
 from dedup.admin.base import RefusalsAsMessages
+from dedup.errors import DomainError
 from dedup.forms import DrawerAddForm, RoomForm, WingForm
 from palace.models import Drawer, Room, Wing
 
@@ -190,7 +192,27 @@ class DrawerAdmin(RefusalsAsMessages):
             )
 
     def delete_model(self, request: HttpRequest, obj: Drawer) -> None:
-        services.drawer_delete(drawer=obj, actor=request.user)
+        self._refusals(
+            request, [obj], lambda drawer: services.drawer_delete(drawer=drawer, actor=request.user)
+        )
+
+    def _refusals(
+        self, request: HttpRequest, drawers: Iterable[Drawer], change: Callable[[Drawer], object]
+    ) -> int:
+        """Apply the change to each drawer; one another request deleted or superseded meanwhile
+        is refused by the service and said here, not a 500, and the others go ahead. How many
+        were changed."""
+        done = 0
+        for drawer in drawers:
+            try:
+                change(drawer)
+            except DomainError as refusal:
+                self.message_user(
+                    request, f"Drawer {drawer.uuid}: {refusal.message}", messages.ERROR
+                )
+            else:
+                done += 1
+        return done
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
         """`drawer_delete` removes a drawer's links and mentions with it, kept in its audit row:
@@ -199,15 +221,19 @@ class DrawerAdmin(RefusalsAsMessages):
         return deleted, counts, set(), protected
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
-        for drawer in queryset:
-            services.drawer_delete(drawer=drawer, actor=request.user)
+        self._refusals(
+            request,
+            queryset,
+            lambda drawer: services.drawer_delete(drawer=drawer, actor=request.user),
+        )
 
     @admin.action(description="Supersede selected drawers")
     def supersede_selected(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
-        done = 0
-        for drawer in queryset.filter(valid_to__isnull=True):
-            services.drawer_supersede(drawer=drawer, actor=request.user)
-            done += 1
+        done = self._refusals(
+            request,
+            queryset.filter(valid_to__isnull=True),
+            lambda drawer: services.drawer_supersede(drawer=drawer, actor=request.user),
+        )
         if already := len(queryset) - done:
             were = pluralize(already, "was,were")
             self.message_user(

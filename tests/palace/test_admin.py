@@ -139,3 +139,34 @@ def test_an_audit_row_of_a_deleted_user_still_shows_in_the_admin(staff, room, dj
     response = staff.get(f"/admin/palace/auditentry/{entry.pk}/change/")
     assert response.status_code == 200
     assert b"gone" in response.content
+
+
+@pytest.mark.parametrize(
+    ("action", "service", "race"),
+    [
+        ("supersede_selected", "drawer_supersede", services.drawer_supersede),
+        ("delete_selected", "drawer_delete", services.drawer_delete),
+    ],
+)
+def test_a_drawer_changed_meanwhile_is_refused_in_words_and_the_others_go_ahead(
+    staff, room, monkeypatch, action, service, race
+):
+    """Another request supersedes or deletes the first drawer between the page and the action:
+    the service's refusal is a message, not a 500."""
+    first, second = (
+        services.drawer_write(room=room, content=f"{TEXT} {n}.").drawer for n in (1, 2)
+    )
+    real = getattr(services, service)
+
+    def raced(*, drawer, **kwargs):
+        if drawer.pk == first.pk:
+            race(drawer=Drawer.objects.get(pk=first.pk))  # the other request, committed first
+        return real(drawer=drawer, **kwargs)
+
+    monkeypatch.setattr(services, service, raced)
+    form = {"action": action, "_selected_action": [first.pk, second.pk], "post": "yes"}
+    response = staff.post("/admin/palace/drawer/", form, follow=True)
+    assert response.status_code == 200
+    assert f"Drawer {first.uuid}: ".encode() in response.content
+    changed = Drawer.objects.filter(pk=second.pk, valid_to__isnull=True).exists()
+    assert not changed
