@@ -12,8 +12,10 @@ writes (`room_writes`), or an entity's key; each kind by sorted key; then the ke
 entity about to be created (`creations_meanwhile`, by length; or of those an undo makes current
 again, `bands_counted`, all in one statement; a transaction creates one entity at most, or
 writes alone, as `seed_demo` before anyone else: holding bands, it would wait on another name's
-lock whose holder waits on the bands); then row locks on drawers (or entities), by id; then row
-locks on what they lead to, their links (similar_to and possibly_same_as), by id. A request that
+lock whose holder waits on the bands); then row locks on drawers (or entities), by id; then a
+sweep's proposals, by id (its apply and reverse, and a revert of a judgement,
+`review.services.sweep_locks`, `reverts._hold`); then row locks on what they lead to, their links
+(similar_to and possibly_same_as), by id. A request that
 needs more than one lock of a kind takes them all up front (`hold_locks`, `rows_held`).
 
 Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a

@@ -277,7 +277,8 @@ def _reason(error: Exception) -> str:
 def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Drawer:
     drawer = _file_drawer(imported, file_id, held_as).first()
     if drawer is None:
-        raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor the store.")
+        where = "the wings this import writes to" if imported.options.get("wings") else "the store"
+        raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor in {where}.")
     return drawer
 
 

@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from dedup import imports, services
 from dedup.imports import formats
+from dedup.imports.chunks import client_id
 from palace.models import Drawer, Entity, Import
 
 pytestmark = pytest.mark.django_db
@@ -169,7 +170,7 @@ def test_a_mention_of_a_drawer_nowhere_is_refused_in_words(tmp_path):
     imported = imports.import_create(source=str(out), format="castellan")
     tally = imports.import_run(imported, path=out)
     assert [error["error"] for error in tally.errors] == [
-        "The mention's drawer 'd9' is neither in the file nor the store.",
+        "The mention's drawer 'd9' is neither in the file nor in the store.",
         "missing 'drawer'",
     ]
 
@@ -228,3 +229,23 @@ def test_a_drawer_superseded_as_exported_is_superseded_again(tmp_path):
     assert tally.errors == []
     old = Drawer.objects.get(content="Old fact.")
     assert old.valid_to.isoformat() == "2026-01-02T03:04:05+00:00"
+
+
+def test_a_mention_of_a_drawer_in_a_wing_the_import_does_not_write_says_so(tmp_path):
+    """An earlier import stored drawer 'x' in wing a; this file writes to wing b only, so its
+    mention of 'x' does not reach it, and the refusal says where it looked."""
+    room = services.room_get_or_create(wing="a", room="r")
+    services.drawer_write(
+        room=room, content="Deploys run on Fridays.", drawer_id=client_id("castellan", "x")
+    )
+    out = tmp_path / "castellan.jsonl"
+    lines = [
+        {"type": "drawer", "id": "d1", "wing": "b", "room": "r", "content": "Backups at two."},
+        {"type": "mention", "drawer": "x", "name": "PostgreSQL", "kind": "technology"},
+    ]
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = imports.import_create(source=str(out), format="castellan", wings={"b"})
+    tally = imports.import_run(imported, path=out)
+    assert [error["error"] for error in tally.errors] == [
+        "The mention's drawer 'x' is neither in the file nor in the wings this import writes to."
+    ]
