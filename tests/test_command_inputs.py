@@ -69,6 +69,13 @@ def test_a_sweep_of_a_blank_wing_or_room_is_refused(dedup_settings, option, valu
     assert not SweepRun.objects.exists()
 
 
+def test_an_entity_sweep_naming_a_wing_is_refused(dedup_settings):
+    services.room_get_or_create(wing="ops", room="dev")
+    with pytest.raises(CommandError, match="entities belong to no wing"):
+        call_command("dedup_sweep", "--entities", "--wing", "ops")
+    assert not SweepRun.objects.exists()
+
+
 @pytest.mark.parametrize("out", ["/nonexistent/directory/out.jsonl", "/dev/full"])
 def test_exporting_where_nothing_can_be_written(dedup_settings, out):
     room = services.room_get_or_create(wing="ops", room="dev")
