@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -17,6 +17,16 @@ def dedup_settings(settings):
     settings.CASTELLAN_DEDUP_ENTITY_FUZZY = True
     settings.CASTELLAN_MAX_CONTENT_BYTES = 1024 * 1024
     return settings
+
+
+@pytest.fixture
+def curator(django_user_model):
+    """A person in the curators' group, who may decide."""
+    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(Permission.objects.get(codename="decide"))
+    user.groups.add(group)
+    return user
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ in id order with its own, before it: one of the two waits for the other, and eac
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, Permission
 from django.db import connection, transaction
 
 from dedup import services
@@ -30,15 +29,6 @@ pytestmark = [
 ]
 
 ROUNDS = 20
-
-
-@pytest.fixture
-def curator(django_user_model):
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
 
 
 def linked_pair(round_: int, label: str) -> tuple[Drawer, Drawer, DrawerLink]:

@@ -1,17 +1,7 @@
 import pytest
-from django.contrib.auth.models import Group, Permission
 
 from dedup import services
 from palace.models import DrawerLink
-
-
-@pytest.fixture
-def curator(django_user_model):
-    user = django_user_model.objects.create_user("cora", password="secret-pass-1")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="decide"))
-    user.groups.add(group)
-    return user
 
 
 @pytest.fixture
