@@ -139,6 +139,11 @@ def no_such_route(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
         and _a_route(f"{request.path_info}/", getattr(request, "urlconf", None))
     ):
         return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+    return not_found_response()
+
+
+def not_found_response() -> JsonResponse:
+    """The API's 404 for a path it has no route or object for (here, and Django's handler404)."""
     return JsonResponse(body("No such API endpoint or object.", "not_found"), status=404)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from api.errors import body, no_such_route
+from api.errors import body, not_found_response
 
 API_PREFIX = "/api/"
 
@@ -29,7 +29,7 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return no_such_route(request)
+        return not_found_response()
     return defaults.page_not_found(request, exception)
 
 
