@@ -61,6 +61,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "out_of_scope": ErrorCode((403,), "The agent key does not reach the wing."),
     "permission_denied": ErrorCode((403,), "The user may not do that."),
     "remembered_distinct": ErrorCode((409,), "A curator said the two are distinct."),
+    "request_too_large": ErrorCode(
+        (414, 431), "The request line or headers are over the server's limits (gunicorn's)."
+    ),
     "revert_blocked": ErrorCode((409,), "Later decisions depend on it, or the item changed."),
     "revert_target_deleted": ErrorCode(
         (409,), "A side of the item was deleted after the decision."
@@ -78,6 +81,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
         (409,), "A sweep of the same scope is queued or running (`details.run`)."
     ),
     "throttled": ErrorCode((429,), "Too many requests."),
+    "unsupported_request": ErrorCode(
+        (417, 501), "An `Expect` or transfer coding the server does not support (gunicorn's)."
+    ),
     "unsupported_media_type": ErrorCode((415,), "The body is not `application/json`."),
     "wing_not_found": ErrorCode((404,), "No wing with that name."),
 }

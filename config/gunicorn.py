@@ -14,6 +14,7 @@ The access log goes to stdout and errors to stderr, for the process manager to c
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -25,6 +26,7 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ.get(
     "PROMETHEUS_MULTIPROC_DIR", ""
 ).strip() or tempfile.mkdtemp(prefix="castellan-metrics-")
 
+from gunicorn import util
 from prometheus_client import multiprocess
 
 
@@ -73,3 +75,37 @@ def on_starting(server: Any) -> None:
 def child_exit(server: Any, worker: Any) -> None:
     """A worker that exits stops counting towards the live gauges (its counters are kept)."""
     multiprocess.mark_process_dead(worker.pid)
+
+
+# gunicorn refuses a request it cannot parse (a request line over 4,094 bytes, too many or too
+# large headers, a NUL in a header, a malformed request line) itself, before Django sees it, with
+# an HTML page of its own, and has no setting for that page (benoitc/gunicorn#993). Every refusal
+# of outside input is `{"error", "code"}` JSON here, so each worker replaces gunicorn's one writer
+# of those pages (`util.write_error`, called only by `Worker.handle_error`): the same status and
+# reason, a JSON body, whatever the path (the request was not read far enough to tell the API's).
+REFUSAL_CODES = {
+    400: "invalid",
+    403: "permission_denied",
+    414: "request_too_large",
+    417: "unsupported_request",
+    431: "request_too_large",
+    501: "unsupported_request",
+}
+REFUSAL_MESSAGE_CHARS = 200  # gunicorn's message may quote the request: a bounded part of it
+
+
+def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status."""
+    message = f"{reason}: {mesg[:REFUSAL_MESSAGE_CHARS]}" if mesg else reason
+    code = REFUSAL_CODES.get(status_int, "server_error")
+    body = json.dumps({"error": message, "code": code}).encode()  # ASCII: escapes the rest
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        "Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+def post_worker_init(worker: Any) -> None:
+    util.write_error = write_json_error

@@ -47,3 +47,45 @@ def test_workers_and_threads_from_the_environment(monkeypatch):
 def test_nonsense_sizes_refuse_to_start(monkeypatch, value):
     with pytest.raises(SystemExit, match="WEB_CONCURRENCY must be a positive whole number"):
         load(monkeypatch, WEB_CONCURRENCY=value)
+
+
+def read_answer(sock) -> tuple[str, dict[str, str], bytes]:
+    raw = b""
+    while chunk := sock.recv(65536):
+        raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    return status, dict(line.split(": ", 1) for line in lines), body
+
+
+def test_gunicorn_refusals_answer_json_with_a_stable_code(monkeypatch):
+    import json
+    import socket
+
+    from gunicorn import util
+
+    from api.error_codes import ERROR_CODES
+
+    config = load(monkeypatch)
+    monkeypatch.setattr(util, "write_error", util.write_error)  # restored after the test
+    config["post_worker_init"](worker=None)
+    assert util.write_error is config["write_json_error"]
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        message = "Request Line is too large (5000 > 4094) \u00e9" + "x" * 1000
+        util.write_error(ours, 414, "URI Too Long", message)
+        ours.close()
+        status, headers, body = read_answer(theirs)
+    assert status == "HTTP/1.1 414 URI Too Long"
+    assert headers["Content-Type"] == "application/json"
+    assert int(headers["Content-Length"]) == len(body)
+    answer = json.loads(body)
+    assert answer["code"] == "request_too_large"
+    assert answer["error"].startswith(
+        "URI Too Long: Request Line is too large (5000 > 4094) \u00e9"
+    )
+    assert len(answer["error"]) < 250  # the quoted request is cut short
+    assert set(config["REFUSAL_CODES"].values()) <= set(ERROR_CODES)
+    for status_int, code in config["REFUSAL_CODES"].items():
+        assert status_int in ERROR_CODES[code].statuses, code

@@ -346,3 +346,51 @@ def test_metrics_count_a_write_and_the_log_says_who_wrote_it(deployed: Server):
     assert logged["user"] == "curator"
     assert (logged["method"], logged["status"]) == ("POST", 201)
     assert logged["verdicts"] == {"new": 1}
+
+
+def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Bytes no HTTP client library would send, over a socket: (status, headers, body)."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(request)
+        raw = b""
+        while chunk := sock.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    return int(status.split()[1]), dict(line.split(": ", 1) for line in lines), body
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    [
+        (
+            b"GET /api/search?q=" + b"a" * 5000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            414,
+            "request_too_large",
+        ),
+        (
+            b"GET /api/ HTTP/1.1\r\nHost: localhost\r\n"
+            + b"".join(b"X-Pad-%d: 1\r\n" % n for n in range(120))
+            + b"\r\n",
+            431,
+            "request_too_large",
+        ),
+        (b"GET /api/ HTTP/1.1\r\nHost: localhost\r\nX-Evil: a\x00b\r\n\r\n", 400, "invalid"),
+        (b"NOT A REQUEST LINE\r\n\r\n", 400, "invalid"),
+        (
+            b"GET /api/ HTTP/1.1\r\nHost: localhost\r\nExpect: nonsense\r\n\r\n",
+            417,
+            "unsupported_request",
+        ),
+    ],
+    ids=["long request line", "too many headers", "NUL in a header", "garbage", "expect"],
+)
+def test_requests_gunicorn_cannot_parse_are_refused_in_json(
+    deployed: Server, request_bytes: bytes, status: int, code: str
+):
+    """gunicorn refuses these before Django sees them; its answer is the API's error shape."""
+    answered, headers, body = raw_request(deployed, request_bytes)
+    assert answered == status
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(body)["code"] == code
