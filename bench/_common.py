@@ -173,6 +173,7 @@ def drawer_row(room, text: str):
         content=text,
         content_hash=derived.content_hash,
         normalized_content=derived.normalized,
+        index_text=policy.index_text(derived.normalized),
         fingerprint=derived.fingerprint,
     )
 
@@ -266,6 +267,7 @@ BULK_COLUMNS = (
     "content",
     "content_hash",
     "normalized_content",
+    "index_text",
     "fingerprint",
     "name",
     "kind",
@@ -304,7 +306,8 @@ def bulk_drawers(room_id: int, texts, *, transaction_rows: int = 50_000) -> list
         public_id = uuid_field.get_db_prep_value(uuid_module.uuid4(), connection)
         return (
             *(public_id, room_id, text, derived.content_hash),
-            *(derived.normalized, derived.fingerprint, None, "", "", "{}"),
+            *(derived.normalized, policy.index_text(derived.normalized)),
+            *(derived.fingerprint, None, "", "", "{}"),
             *(now, None, None, "{}", now),
         )
 

@@ -40,6 +40,7 @@ def rows(room_ids: Sequence[int], vocabulary: Vocabulary, count: int, now) -> It
             text,
             derived.content_hash,
             derived.normalized,
+            policy.index_text(derived.normalized),
             derived.fingerprint,
             None,
             "",

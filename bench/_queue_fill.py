@@ -66,6 +66,7 @@ def new_drawer(drawer_id: int, room_id: int, content: str, now):
         content=content,
         content_hash=text.content_hash,
         normalized_content=text.normalized,
+        index_text=policy.index_text(text.normalized),
         fingerprint=text.fingerprint,
         valid_from=now,
         created_at=now,
@@ -177,9 +178,8 @@ class _Rows:
         self.rows.append(row)
 
 
-DRAWER_VARYING = tuple(
-    "id uuid room_id content content_hash normalized_content fingerprint".split()
-)
+DRAWER_VARYING = tuple("id uuid room_id content content_hash normalized_content".split())
+DRAWER_VARYING += ("index_text", "fingerprint")
 LINK_VARYING = ("id", "newer_id", "older_id", "verdict", "similarity", "signals")
 
 
@@ -207,6 +207,7 @@ def drawer_chunk(pairs: list[tuple[str, str, int]], ids: dict) -> tuple[list, li
                 content=content,
                 content_hash=text.content_hash,
                 normalized_content=text.normalized,
+                index_text=policy.index_text(text.normalized),
                 fingerprint=text.fingerprint,
             )
         assessment = policy.assess(texts[1], texts[0], threshold=threshold)

@@ -1,5 +1,6 @@
-"""Fill the derived columns of rows written before they existed: drawers' hashes, normalised text
-and fingerprints, entities' and aliases' keys. Merges nothing; running it twice changes nothing.
+"""Fill the derived columns of rows written before they existed: drawers' hashes, normalised text,
+fingerprints and index texts, entities' and aliases' keys. Merges nothing; running it twice
+changes nothing.
 
 The functions take the model classes, so the data migration can pass its historical models and
 the `dedup_backfill` command the current ones: one implementation for both.
@@ -50,15 +51,64 @@ def backfill_fingerprints(drawer_model: type[Drawer], *, progress: Progress = _n
         for drawer in batch:
             normalized = policy.normalize_text(drawer.content)
             drawer.normalized_content = normalized
+            drawer.index_text = policy.index_text(normalized)
             drawer.fingerprint = policy.fingerprint_of_normalized(normalized)
             drawer.content_hash = drawer.content_hash or policy.content_hash(drawer.content)
             filled += drawer.fingerprint is not None
         changed = [d for d in batch if d.normalized_content]
         drawer_model.objects.bulk_update(
-            changed, ["normalized_content", "fingerprint", "content_hash"]
+            changed, ["normalized_content", "index_text", "fingerprint", "content_hash"]
         )
         progress(len(batch))
         last_id = batch[-1].id
+
+
+def _may_hold_unspaced() -> tuple[str, str]:
+    """A condition on `normalized_content`, and its parameter, true of every text that may have
+    an index text (a character at or past `policy.UNSPACED_LOWEST`); the policy decides."""
+    characters = f"{policy.UNSPACED_LOWEST}-\U0010ffff"
+    if connection.vendor == "postgresql":
+        return "normalized_content ~ %s", f"[{characters}]"
+    return "normalized_content GLOB %s", f"*[{characters}]*"
+
+
+def drawers_lacking_index_text() -> int:
+    """How many drawers `backfill_index_text` looks at: those with no index text whose text may
+    need one."""
+    condition, pattern = _may_hold_unspaced()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*) FROM palace_drawer WHERE index_text IS NULL AND {condition}",
+            [pattern],
+        )
+        return cursor.fetchone()[0]
+
+
+def backfill_index_text(drawer_model: type[Drawer], *, progress: Progress = _noop) -> int:
+    """Give every drawer lacking one the index text the write path gives it
+    (`policy.index_text`: a text in a script written without spaces), as dedup/0016 did: for
+    drawers a process of the release before wrote while it ran. Returns how many gained one."""
+    condition, pattern = _may_hold_unspaced()
+    sql = (
+        "SELECT id, normalized_content FROM palace_drawer WHERE id > %s AND index_text IS NULL "
+        f"AND {condition} ORDER BY id LIMIT %s"
+    )
+    filled = last_id = 0
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [last_id, pattern, BATCH_SIZE])
+            rows = cursor.fetchall()
+        if not rows:
+            return filled
+        changed = [
+            drawer_model(id=pk, index_text=indexed)
+            for pk, normalized in rows
+            if (indexed := policy.index_text(normalized)) is not None
+        ]
+        drawer_model.objects.bulk_update(changed, ["index_text"])
+        filled += len(changed)
+        progress(len(rows))
+        last_id = rows[-1][0]
 
 
 def backfill_entity_keys(

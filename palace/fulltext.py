@@ -1,9 +1,13 @@
 """The full-text index over drawers' normalised text, for lexical duplicate candidates.
 
+Its terms are the words of a drawer's indexed text (`indexed_column`): the normalised text, or,
+for a text in a script written without spaces (Chinese, Japanese, Thai...), its `index_text`,
+whose long runs are cut into pieces (`dedup.policy.index_text`), set by the write path.
+
 SQLite: a contentless FTS5 table kept in step by triggers, one term per word and room (below), so
 a lookup in a room reads that room's postings only; accents kept, as in the policy.
 PostgreSQL: a GIN index on the same terms, built by the function `castellan_drawer_terms` from
-the drawer's room and normalised text (`array_to_tsvector`: the words as they are, no parser, no
+the drawer's room and indexed text (`array_to_tsvector`: the words as they are, no parser, no
 dictionary), so a lookup's lexemes are its room's and its posting lists hold only that room's
 drawers. A room of 1,000 among 1,000,000 drawers: a word pair's lookup read 7 to 11 buffers in
 0.07 to 0.2 ms, against 12 to 46 buffers and 0.25 to 1.9 ms when the index keyed the room beside
@@ -38,22 +42,32 @@ POSTGRESQL_MAX_CHARACTERS = 100000
 POSTGRESQL_MAX_WORD_BYTES = 2000
 
 
-def indexed_words(normalized: str, vendor: str) -> list[str]:
-    """The words of a normalised text that the index holds as its terms (each followed by the
-    room mark and the room): on SQLite every word (`str.split`'s, see SQLITE_TOKENIZE); on
-    PostgreSQL those `castellan_drawer_terms` keeps, the words of the first
-    POSTGRESQL_MAX_CHARACTERS of at most POSTGRESQL_MAX_WORD_BYTES."""
+def indexed_words(indexed: str, vendor: str) -> list[str]:
+    """The words of a drawer's indexed text (`indexed_column`: its index text, else its
+    normalised text) that the index holds as its terms (each followed by the room mark and the
+    room): on SQLite every word (`str.split`'s, see SQLITE_TOKENIZE); on PostgreSQL those
+    `castellan_drawer_terms` keeps, the words of the first POSTGRESQL_MAX_CHARACTERS of at most
+    POSTGRESQL_MAX_WORD_BYTES."""
     if vendor == "postgresql":
-        text = normalized[:POSTGRESQL_MAX_CHARACTERS].rstrip(" ")
+        text = indexed[:POSTGRESQL_MAX_CHARACTERS].rstrip(" ")
         words = text.split(" ") if text else []
         return [word for word in words if len(word.encode()) <= POSTGRESQL_MAX_WORD_BYTES]
-    return normalized.split(" ") if normalized else []
+    return indexed.split(" ") if indexed else []
 
 
-def postgresql_document(room: str = "room_id", text: str = "normalized_content") -> str:
-    """The tsvector expression the GIN index is built on, over the `room` and `text` columns
-    (qualify them with the alias a query gives `palace_drawer`)."""
-    return f"{POSTGRESQL_FUNCTION_NAME}({room}, {text})"
+def indexed_column(alias: str = "") -> str:
+    """The SQL expression of the text whose words are a drawer's terms: its `index_text` where
+    it has one (a text in a script written without spaces, `dedup.policy.index_text`), else its
+    normalised text. `alias`: the name a query gives `palace_drawer` (or a trigger's `new`)."""
+    prefix = f"{alias}." if alias else ""
+    return f"coalesce({prefix}index_text, {prefix}normalized_content)"
+
+
+def postgresql_document(alias: str = "") -> str:
+    """The tsvector expression the GIN index is built on, over the columns of `palace_drawer`
+    as the query names it (`alias`, or none)."""
+    prefix = f"{alias}." if alias else ""
+    return f"{POSTGRESQL_FUNCTION_NAME}({prefix}room_id, {indexed_column(alias)})"
 
 
 def postgresql_query(text: str) -> str:
@@ -86,14 +100,14 @@ SQLITE_TOKENIZE = "ascii"
 SQLITE_DETAIL = "none"
 
 
-def sqlite_terms(room: str, normalized: str) -> str:
-    """The SQL expression of a drawer's terms, from its `room` and `normalized` text columns:
-    each word followed by the room mark and the room's id (none for an empty text)."""
-    mark = f"'{ROOM_MARK}' || {room}"
-    return (
-        f"CASE WHEN {normalized} = '' THEN '' "
-        f"ELSE replace({normalized}, ' ', {mark} || ' ') || {mark} END"
-    )
+def sqlite_terms(alias: str = "") -> str:
+    """The SQL expression of a drawer's terms, from the columns of `palace_drawer` as `alias`
+    names it (a trigger's `new` or `old`, or none): each word of its indexed text
+    (`indexed_column`) followed by the room mark and the room's id (none for an empty text)."""
+    prefix = f"{alias}." if alias else ""
+    mark = f"'{ROOM_MARK}' || {prefix}room_id"
+    text = indexed_column(alias)
+    return f"CASE WHEN {text} = '' THEN '' ELSE replace({text}, ' ', {mark} || ' ') || {mark} END"
 
 
 def sqlite_match(words: list[str], room: int | None = None) -> str:
@@ -105,8 +119,8 @@ def sqlite_match(words: list[str], room: int | None = None) -> str:
     return " AND ".join(f'"{word}{ROOM_MARK}{int(room)}"' for word in words)
 
 
-_NEW_TERMS = sqlite_terms("new.room_id", "new.normalized_content")
-_OLD_TERMS = sqlite_terms("old.room_id", "old.normalized_content")
+_NEW_TERMS = sqlite_terms("new")
+_OLD_TERMS = sqlite_terms("old")
 SQLITE = [
     f"""
     CREATE VIRTUAL TABLE IF NOT EXISTS palace_drawer_fts USING fts5(
@@ -130,15 +144,14 @@ SQLITE = [
     """,
     f"""
     CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_update
-    AFTER UPDATE OF room_id, normalized_content ON palace_drawer BEGIN
+    AFTER UPDATE OF room_id, normalized_content, index_text ON palace_drawer BEGIN
         INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, terms)
         VALUES ('delete', old.id, {_OLD_TERMS});
         INSERT INTO palace_drawer_fts(rowid, terms) VALUES (new.id, {_NEW_TERMS});
     END
     """,
     # Filled from the table (a contentless table has no 'rebuild').
-    "INSERT INTO palace_drawer_fts(rowid, terms) "
-    f"SELECT id, {sqlite_terms('room_id', 'normalized_content')} FROM palace_drawer",
+    f"INSERT INTO palace_drawer_fts(rowid, terms) SELECT id, {sqlite_terms()} FROM palace_drawer",
 ]
 SQLITE_REMOVE = [
     "DROP TRIGGER IF EXISTS palace_drawer_fts_update",

@@ -266,7 +266,7 @@ def _matching_sql(
     if connection.vendor == "postgresql":
         one_group = (
             f"SELECT m.id FROM {Drawer._meta.db_table} m WHERE "
-            f"{fulltext.postgresql_document('m.room_id', 'm.normalized_content')} @@ "
+            f"{fulltext.postgresql_document('m')} @@ "
             f"{fulltext.postgresql_query('%s')} AND m.valid_to IS NULL"
         )
         matches = [fulltext.postgresql_match(list(group)) for group in groups]

@@ -34,7 +34,7 @@ def _group_lookup() -> str:
     return f"""
             SELECT f.id FROM (
                 SELECT m.id FROM palace_drawer m
-                WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
+                WHERE {fulltext.postgresql_document("m")}
                       @@ {fulltext.postgresql_query("v_group")}
                   AND (p_agent IS NULL OR m.agent = p_agent)
                   AND (p_exclude IS NULL OR m.id <> p_exclude)
@@ -145,7 +145,7 @@ BEGIN
     FOR v_index IN 1 .. coalesce(cardinality(p_terms), 0) LOOP
         SELECT count(*) INTO v_holders FROM (
             SELECT 1 FROM palace_drawer m
-            WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
+            WHERE {fulltext.postgresql_document("m")}
                   @@ {fulltext.postgresql_query("p_terms[v_index]")}
             LIMIT p_holders
         ) h;

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import QuerySet
 
+from dedup import policy
 from dedup.candidates.drawer_function import (
     POSTGRESQL_FUNCTION,
     POSTGRESQL_FUNCTION_NAME,
@@ -239,12 +240,30 @@ def lexical_words(words: Sequence[str]) -> list[str]:
 
 def lexical_groups(words: Sequence[str], groups: int = LEXICAL_GROUPS) -> list[list[str]]:
     """Split the longest words into at most `groups` small groups: a typo breaks one word, so
-    one group."""
+    one group. Words alone when there are two at most; in a script written without spaces
+    (`single_groups`), alone when there are `groups` at most, else neighbours paired."""
     chosen = lexical_words(words)[: LEXICAL_GROUP_SIZE * groups]
-    if len(chosen) <= LEXICAL_GROUP_SIZE:
+    if len(chosen) <= single_groups(chosen, groups):
         return [[word] for word in chosen]
+    if single_groups(chosen, groups) > LEXICAL_GROUP_SIZE:  # pieces of runs, in text order
+        return [
+            chosen[i : i + LEXICAL_GROUP_SIZE] for i in range(0, len(chosen), LEXICAL_GROUP_SIZE)
+        ]
     count = -(-len(chosen) // LEXICAL_GROUP_SIZE)
     return [chosen[i::count] for i in range(count)]
+
+
+def single_groups(words: Sequence[str], groups: int) -> int:
+    """How many of `words` may each be a group alone: LEXICAL_GROUP_SIZE; or, when all are of a
+    script written without spaces (`policy.is_unspaced`: the pieces of its sentences, three
+    characters or more, telling as a long word of a spaced script), `groups`. One edit breaks
+    one to three neighbouring pieces of a run, and a short sentence has three or four: paired
+    by length, every pair could hold a broken one; alone, or paired with their neighbours (the
+    words come in text order, `policy.query_words_of_normalized`), some are left whole
+    (bench/unspaced_recall.py)."""
+    if words and all(policy.is_unspaced(word) for word in words):
+        return max(groups, LEXICAL_GROUP_SIZE)
+    return LEXICAL_GROUP_SIZE
 
 
 # --- SQLite ------------------------------------------------------------------------------------

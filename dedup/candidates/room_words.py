@@ -174,8 +174,8 @@ def query_groups(
     seen_pairs = _seen_groups(found, seen)
     if not unseen and not seen_pairs:
         unseen, suspect = suspect, []
-    unseen_count = min(groups - min(SEEN_GROUPS, len(seen_pairs)), -(-len(unseen) // 2))
-    unseen_groups = lexical_groups(unseen, unseen_count) if unseen_count > 0 else []
+    free = groups - min(SEEN_GROUPS, len(seen_pairs))
+    unseen_groups = lexical_groups(unseen, free) if free > 0 else []
     chosen_groups = unseen_groups + seen_pairs[: groups - len(unseen_groups)]
     bounded = _bounded(found, chosen_groups, seen)
     if big:
@@ -361,11 +361,12 @@ def forget() -> None:
 
 
 def _sample(room_id: int) -> tuple[Sample, int]:
-    texts = list(
+    rows = (
         Drawer.objects.filter(room_id=room_id, valid_to__isnull=True)
         .order_by("-id")
-        .values_list("normalized_content", flat=True)[:SAMPLE_DRAWERS]
+        .values_list("index_text", "normalized_content")[:SAMPLE_DRAWERS]
     )
+    texts = [indexed or normalized for indexed, normalized in rows]  # the words it is indexed by
     if len(texts) < MIN_SAMPLE_DRAWERS:
         return Sample(), len(texts)
     counts: Counter[str] = Counter()

@@ -91,8 +91,9 @@ def _unindexed(text: policy.Text, words: Sequence[str]) -> frozenset[str]:
         connection.vendor != "postgresql"
         or len(text.normalized) <= fulltext.POSTGRESQL_MAX_CHARACTERS
     ):
-        return frozenset()
-    return frozenset(words) - set(fulltext.indexed_words(text.normalized, connection.vendor))
+        return frozenset()  # its indexed text is no longer than the cut (a piece has no space)
+    indexed = policy.indexed_text(text.normalized)
+    return frozenset(words) - set(fulltext.indexed_words(indexed, connection.vendor))
 
 
 def for_texts(
@@ -261,7 +262,7 @@ WITH batch AS (
     FROM groups g CROSS JOIN LATERAL (
         SELECT f.id FROM (
             SELECT m.id FROM palace_drawer m
-            WHERE {fulltext.postgresql_document("m.room_id", "m.normalized_content")}
+            WHERE {fulltext.postgresql_document("m")}
                   @@ {fulltext.postgresql_query("g.query")}
               AND (p_agent IS NULL OR m.agent = p_agent)
               AND m.id <> g.exclude

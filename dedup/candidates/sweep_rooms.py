@@ -72,7 +72,8 @@ class RoomIndex:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT id, uuid, content_hash, normalized_content, fingerprint, "
-                f"valid_to IS NULL, agent FROM palace_drawer WHERE {where} ORDER BY id LIMIT %s",
+                f"valid_to IS NULL, agent, {fulltext.indexed_column()} "
+                f"FROM palace_drawer WHERE {where} ORDER BY id LIMIT %s",
                 [*params, MAX_DRAWERS + 1],
             )
             rows = cursor.fetchall()
@@ -81,10 +82,19 @@ class RoomIndex:
         if sum(len(row[3]) for row in rows) > MAX_CHARACTERS:
             return None
         index = cls(connection.vendor)
-        for pk, public_id, content_hash, normalized, fingerprint, current, agent_of in rows:
+        for (
+            pk,
+            public_id,
+            content_hash,
+            normalized,
+            fingerprint,
+            current,
+            agent_of,
+            indexed,
+        ) in rows:
             candidate = (pk, public_id, content_hash, normalized, fingerprint)
             index.rows[pk] = Row(candidate, bool(current), agent_of)
-            for word in set(fulltext.indexed_words(normalized, index.vendor)):
+            for word in set(fulltext.indexed_words(indexed, index.vendor)):
                 index.holders.setdefault(word, set()).add(pk)
             if current:
                 index.by_hash.setdefault(content_hash, []).append(pk)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 
 import regex
@@ -10,6 +11,24 @@ import regex
 # A letter (the Unicode Alphabetic property, which also holds vowel signs that str.isalnum()
 # drops) or a number (categories N*). Everything else separates words.
 _NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}]+")
+
+# Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese,
+# Tibetan): a sentence of them is one "word" of a normalised text, which a one-character variant
+# breaks whole. The index and the queries cut such runs into pieces (`index_text`).
+# Their letters by the scripts that use them (Script_Extensions: the kana prolonged sound mark ー
+# too), but for the combining marks and modifier letters Latin shares with them (a decomposed
+# accent, the modifier apostrophe).
+_UNSPACED = regex.compile(
+    r"(?V1)[[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}"
+    r"\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]--[\p{sc=Inherited}\p{Block=Spacing_Modifier_Letters}]]+"
+)
+# Every letter _UNSPACED matches lies at or past U+0E00 (tests/dedup/policy/test_index_text.py):
+# a text with none has no index text (`index_text`, `dedup.backfill` ask this first).
+UNSPACED_LOWEST = "\u0e00"
+_BEYOND_SPACED = re.compile(f"[{UNSPACED_LOWEST}-\U0010ffff]")
+UNSPACED_PIECE_MIN = 3  # a piece is a query word (`is_query_word`): longer than two characters
+UNSPACED_PIECE_MAX = 12
+UNSPACED_WHOLE_MAX = 6  # a run this long or shorter stays whole, as a word would
 
 MAX_QUERY_WORDS = 48
 QUERY_WORD_MIN_CHARS_EXCLUSIVE = 2
@@ -45,6 +64,71 @@ def fingerprint_of_normalized(normalized: str) -> str | None:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
+def index_text(normalized: str) -> str | None:
+    """The words a full-text index holds of a normalised text, where they are not its own words:
+    each run of a script written without spaces becomes a word of its own (the Latin and the
+    digits beside it too), and a run longer than UNSPACED_PIECE_MAX is cut into pieces. None
+    when no word changes (a text with no such run, nearly every text in a spaced script).
+
+    A piece ends after UNSPACED_PIECE_MIN characters or more at a character the content chooses
+    (`_ends_piece`), or at UNSPACED_PIECE_MAX. Where pieces end depends on the characters there,
+    not on their position in the text, so an edit changes only the pieces around it and the
+    others, the same in a variant as in its original, find it; and a run's first pieces are
+    those of any text starting with the same characters. Only the index and the queries see the
+    pieces: comparisons, fingerprints and exact matches keep the normalised text."""
+    # Every write asks: the first two tests, in C, take a microsecond where the third takes 20.
+    if normalized.isascii() or not _BEYOND_SPACED.search(normalized):
+        return None
+    if not _UNSPACED.search(normalized):
+        return None
+    words = []
+    for word in normalized.split(" "):
+        for part in _parts(word):
+            words.extend(_pieces(part) if _UNSPACED.fullmatch(part) else [part])
+    indexed = " ".join(words)
+    return None if indexed == normalized else indexed
+
+
+def is_unspaced(word: str) -> bool:
+    """Whether a word is all letters of a script written without spaces (a piece of a run, or a
+    short run whole): a few of them are as telling as a long word of a spaced script."""
+    return not word.isascii() and _UNSPACED.fullmatch(word) is not None
+
+
+def indexed_text(normalized: str) -> str:
+    """The text whose words the index holds: `index_text`, or the normalised text itself."""
+    return index_text(normalized) or normalized
+
+
+def _parts(word: str) -> list[str]:
+    """A word cut where a run of an unspaced script starts or ends."""
+    parts, start = [], 0
+    for run in _UNSPACED.finditer(word):
+        parts += [word[start : run.start()], run.group()]
+        start = run.end()
+    return [part for part in [*parts, word[start:]] if part]
+
+
+def _pieces(run: str) -> list[str]:
+    if len(run) <= UNSPACED_WHOLE_MAX:
+        return [run]
+    pieces, start = [], 0
+    for end in range(1, len(run) + 1):
+        size = end - start
+        if size >= UNSPACED_PIECE_MIN and (size == UNSPACED_PIECE_MAX or _ends_piece(run[end - 1])):
+            pieces.append(run[start:end])
+            start = end
+    if start < len(run):  # the tail, shorter than UNSPACED_PIECE_MIN maybe (then never asked)
+        pieces.append(run[start:])
+    return pieces
+
+
+def _ends_piece(character: str) -> bool:
+    """About one character in three, the same ones in every text (a multiplicative hash of the
+    code point, so related characters, next to each other in Unicode, are spread)."""
+    return (((ord(character) * 2654435761) & 0xFFFFFFFF) >> 16) % 3 == 0
+
+
 def query_words(text: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
     """The distinct words of a text worth a lexical query, longest first, at most `limit`.
 
@@ -61,10 +145,16 @@ def is_query_word(word: str) -> bool:
 
 
 def query_words_of_normalized(normalized: str, *, limit: int = MAX_QUERY_WORDS) -> list[str]:
-    """`query_words` of a text already normalised."""
+    """`query_words` of a text already normalised: of the words the index holds of it. Words of
+    a script written without spaces (`is_unspaced`) come after the others and in text order: a
+    piece's length says nothing of its rarity, and an edit breaks neighbouring pieces, which
+    `dedup.candidates.lexical_groups` then keeps together."""
     seen: dict[str, int] = {}
-    for position, word in enumerate(normalized.split(" ")):
+    for position, word in enumerate(indexed_text(normalized).split(" ")):
         if is_query_word(word) and word not in seen:
             seen[word] = position
-    ordered = sorted(seen, key=lambda word: (-len(word), seen[word]))
+    ordered = sorted(
+        seen,
+        key=lambda word: (1, 0, seen[word]) if is_unspaced(word) else (0, -len(word), seen[word]),
+    )
     return ordered[:limit]

@@ -360,6 +360,7 @@ def _new_drawer(write: _CheckedWrite) -> Drawer:
         content=write.content,
         content_hash=write.text.content_hash,
         normalized_content=write.text.normalized,
+        index_text=policy.index_text(write.text.normalized),
         fingerprint=write.text.fingerprint,
         name=write.name,
         kind=write.kind,

@@ -40,6 +40,15 @@ class Drawer(models.Model):
         blank=True,
         help_text="SHA-256 of the normalised text; empty when it has no letter or digit.",
     )
+    # What the full-text index holds instead of the normalised text's words, for the few texts
+    # whose words differ (a sentence of Chinese, Japanese or Thai is one "word": it is cut into
+    # pieces, `dedup.policy.index_text`); null for every other text (`palace.fulltext`).
+    index_text = models.TextField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The words the full-text index holds, where they are not the normalised text's.",
+    )
     name = models.CharField(max_length=200, null=True, blank=True)
     kind = models.CharField(max_length=32, blank=True, help_text="fact, event, preference, ...")
     agent = models.CharField(max_length=150, blank=True)

@@ -133,7 +133,14 @@ def _sort_key(
 _UNSHOWN_DRAWER_FIELDS = [
     f"{side}__{field}"
     for side in ("newer", "older")
-    for field in ("normalized_content", "content_hash", "fingerprint", "source", "consolidation")
+    for field in (
+        "normalized_content",
+        "index_text",
+        "content_hash",
+        "fingerprint",
+        "source",
+        "consolidation",
+    )
 ]
 
 

@@ -37,6 +37,26 @@ def test_backfill_command_fills_once_and_merges_nothing(capsys, dedup_settings):
     assert "fingerprints filled: 0" in capsys.readouterr().out
 
 
+SENTENCE = "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了"
+
+
+def test_drawers_written_without_an_index_text_gain_it_and_are_found(capsys, dedup_settings):
+    """A drawer a process of the release before wrote while dedup/0016 ran: its sentence, in a
+    script written without spaces, is indexed whole until the backfill cuts it into pieces."""
+    room = services.room_get_or_create(wing="old", room="r")
+    written = services.drawer_write(room=room, content=SENTENCE).drawer
+    Drawer.objects.filter(pk=written.pk).update(index_text=None)
+    services.drawer_write(room=room, content="Ça va, les déploiements?")  # may need one: no
+    call_command("dedup_backfill", "--no-progress")
+    assert "index texts filled: 1" in capsys.readouterr().out
+    written.refresh_from_db()
+    assert written.index_text == policy.index_text(policy.normalize_text(SENTENCE))
+    variant = services.drawer_write(room=room, content=SENTENCE.replace("磁盘", "硬盘"))
+    assert [link.older_id for link in variant.links] == [written.pk]
+    call_command("dedup_backfill", "--no-progress")
+    assert "index texts filled: 0" in capsys.readouterr().out
+
+
 def test_legacy_drawers_become_candidates_after_backfill(dedup_settings):
     room = services.room_get_or_create(wing="old", room="r")
     legacy = legacy_drawer(room, "We chose SurrealDB for storage in the early days.")

@@ -1,6 +1,7 @@
 """The full-text terms (palace/fulltext.py): one term per word and room, on both databases. A
 lookup in a room reads that room's words only, a search reads every room's, and the terms are the
-normalised words exactly, whatever the script."""
+normalised words exactly, whatever the script (but a script written without spaces, whose long
+runs are cut into pieces: `dedup.policy.index_text`)."""
 
 import pytest
 from django.db import connection
@@ -70,7 +71,9 @@ def test_a_variant_in_any_script_is_linked_to_its_original(dedup_settings, scrip
 def test_the_terms_are_the_normalised_words_of_the_room(dedup_settings, script):
     room = services.room_get_or_create(wing="langs", room=script)
     drawer = services.drawer_write(room=room, content=TEXTS[script]).drawer
-    words = set(policy.normalize_text(TEXTS[script]).split(" "))
+    # The normalised words, but in a script written without spaces (Thai; the Chinese here has
+    # spaces, and words of UNSPACED_WHOLE_MAX or fewer) the pieces of each (`policy.index_text`).
+    words = set(policy.indexed_text(policy.normalize_text(TEXTS[script])).split(" "))
     assert terms_of(drawer) == {f"{word}{fulltext.ROOM_MARK}{room.pk}" for word in words}
 
 
@@ -119,3 +122,30 @@ def test_a_word_longer_than_the_index_keeps_is_written_and_not_asked(dedup_setti
     variant = services.drawer_write(room=room, content=text.replace("tonight", "tonihgt"))
     assert [link.older_id for link in variant.links] == [original.pk]
     assert blob not in policy.query_words(text)
+
+
+def test_variants_of_sentences_written_without_spaces_are_linked_in_a_full_room(dedup_settings):
+    """A sentence of Chinese with no punctuation is one word of its normalised text; a variant
+    breaks it whole. Its pieces (`policy.index_text`) are what the index holds and the write
+    asks, so in a room of 300 such sentences the one-character variants find their original:
+    29 of these 30 (none did when the index held the whole sentence; the one missed broke
+    three of its six pieces, one in each group of two the write asked)."""
+    import random
+
+    rng = random.Random(3)
+    han = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现"
+    room = services.room_get_or_create(wing="langs", room="han")
+    originals = []
+    for _ in range(300):
+        text = "".join(rng.choice(han) for _ in range(rng.randint(20, 60)))
+        originals.append(services.drawer_write(room=room, content=text).drawer)
+    missed = []
+    for original in rng.sample(originals, 30):
+        text, at = original.content, rng.randrange(len(original.content))
+        variant = text[:at] + rng.choice(han) + text[at + 1 :]
+        if variant == text:
+            variant = text[:at] + text[at + 1 :]
+        linked = services.drawer_write(room=room, content=variant).links
+        if original.pk not in [link.older_id for link in linked]:
+            missed.append(variant)
+    assert len(missed) <= 1, missed

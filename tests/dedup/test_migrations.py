@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from dedup import candidates, policy, services
 from dedup.policy.signatures import reach_range, reach_signatures
 from palace import fulltext, name_search
-from palace.models import Drawer
+from palace.models import Drawer, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +186,7 @@ def test_migrations_import_no_live_project_code():
             "dedup/migrations/0011_entity_signatures_carry_lengths.py",
             "dedup.policy.signatures",
         ),
+        ("dedup/migrations/0016_index_text.py", "dedup"),  # `from dedup import policy`
     }
     offences = []
     for app in ("palace", "dedup", "review"):
@@ -224,7 +225,7 @@ def test_one_signature_is_installed_and_it_queries_the_index_s_expression():
     [(_, definition)] = installed_functions()
     body = candidates.POSTGRESQL_FUNCTION.split("$$")[1]
     assert body in definition
-    assert fulltext.postgresql_document("m.room_id", "m.normalized_content") in body
+    assert fulltext.postgresql_document("m") in body
 
 
 @pytest.mark.django_db(transaction=True)
@@ -285,6 +286,7 @@ def test_upgrading_from_the_function_of_0002(dedup_settings, also_installed):
         ("0006_candidates_function_generic_lookups", "0008_candidates_function_room_outside_index"),
         ("0008_candidates_function_room_outside_index", "0009_candidates_function_room_terms"),
         ("0009_candidates_function_room_terms", "0010_candidates_functions_without_jit"),
+        ("0010_candidates_functions_without_jit", "0016_index_text"),
     ],
 )
 def test_a_function_migration_reverses_to_the_function_before_it(
@@ -324,7 +326,7 @@ def test_the_room_terms_migration_indexes_existing_drawers_and_reverses(dedup_se
     original = old_drawer()
     migrate()
     assert_installed_as_the_code_expects()
-    variant = services.drawer_write(room=original.room, content=TYPO)
+    variant = services.drawer_write(room=Room.objects.get(pk=original.room_id), content=TYPO)
     assert [link.older_id for link in variant.links] == [original.id]
 
     migrate(("palace", "0014_queue_by_rule"))
@@ -344,7 +346,7 @@ def test_the_room_column_migration_rebuilds_an_existing_full_text_index(dedup_se
     original = old_drawer()
     migrate()
     assert_installed_as_the_code_expects()
-    variant = services.drawer_write(room=original.room, content=TYPO)
+    variant = services.drawer_write(room=Room.objects.get(pk=original.room_id), content=TYPO)
     assert [link.older_id for link in variant.links] == [original.id]
 
     migrate(("palace", "0010_entity_signatures"))
@@ -367,7 +369,7 @@ def test_the_room_terms_migration_fills_the_terms_of_existing_drawers(dedup_sett
     original = old_drawer()
     migrate()
     assert_installed_as_the_code_expects()
-    variant = services.drawer_write(room=original.room, content=TYPO)
+    variant = services.drawer_write(room=Room.objects.get(pk=original.room_id), content=TYPO)
     assert [link.older_id for link in variant.links] == [original.id]
 
     migrate(("palace", "0014_queue_by_rule"))
@@ -379,32 +381,34 @@ def test_the_room_terms_migration_fills_the_terms_of_existing_drawers(dedup_sett
     migrate()
 
 
-def old_drawer() -> Drawer:
+def old_drawer(text: str = TEXT):
     """A drawer stored as a bulk load or an earlier version stored it (the index's triggers of
-    the time made its entries)."""
+    the time made its entries), through the model as the migrations applied now have it."""
     room = services.room_get_or_create(wing="ops", room="runbooks")
-    return Drawer.objects.create(
-        room=room,
-        content=TEXT,
-        content_hash=policy.content_hash(TEXT),
-        normalized_content=policy.normalize_text(TEXT),
-        fingerprint=policy.fingerprint(TEXT),
+    loader = MigrationExecutor(connection).loader
+    state = loader.project_state(list(loader.applied_migrations))
+    return state.apps.get_model("palace", "Drawer").objects.create(
+        room_id=room.id,
+        content=text,
+        content_hash=policy.content_hash(text),
+        normalized_content=policy.normalize_text(text),
+        fingerprint=policy.fingerprint(text),
     )
 
 
 def test_the_new_migration_installs_the_code_s_function_text():
     """Cheap, and on every database: the latest function migration holds the code's text. A
     change to the function's text needs a new migration (and this test then names it)."""
-    latest = migration("dedup", "0010_candidates_functions_without_jit")
+    latest = migration("dedup", "0016_index_text")
     assert latest.FUNCTION == candidates.POSTGRESQL_FUNCTION
-    drops = " ".join(latest.DROP_SIGNATURES)
+    drops = " ".join(latest.WITHOUT_JIT.DROP_SIGNATURES)
     assert candidates.POSTGRESQL_FUNCTION_REMOVE.split(FUNCTION)[1] in drops
 
 
 def test_the_words_function_migration_installs_the_code_s_text():
-    latest = migration("dedup", "0014_words_held_function")
-    assert latest.FUNCTION == candidates.WORDS_FUNCTION
-    assert latest.REMOVE == candidates.WORDS_FUNCTION_REMOVE
+    latest = migration("dedup", "0016_index_text")
+    assert latest.WORDS_FUNCTION == candidates.WORDS_FUNCTION
+    assert latest.WORDS_HELD.REMOVE == candidates.WORDS_FUNCTION_REMOVE
 
 
 def test_the_entity_function_migration_installs_the_code_s_text():
@@ -503,3 +507,42 @@ def test_the_function_of_0012_still_answers_the_release_before(dedup_settings):
             [typo, candidates.signatures_parameter(reach_signatures(typo)), low, high],
         )
         assert (1, ada.pk, ada.key) in cursor.fetchall()
+
+
+# A sentence of Chinese without punctuation: one "word" of its normalised text.
+UNSPACED = (
+    "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了迁移将在下周一进行"
+)
+UNSPACED_TYPO = UNSPACED.replace("磁盘", "硬盘")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_index_text_migrations_fill_existing_drawers_and_reverse(dedup_settings):
+    """palace 0024 and dedup 0016: a drawer stored before in a script written without spaces
+    gets its index words, and the write path finds it by them; reversed, the column and its
+    expression are gone, and migrating again installs the code's."""
+    migrate(("palace", "0023_audit_batch"))
+    original = old_drawer(UNSPACED)
+    latin = old_drawer()
+    migrate()
+    assert_installed_as_the_code_expects()
+    assert Drawer.objects.get(pk=original.pk).index_text == policy.index_text(
+        policy.normalize_text(UNSPACED)
+    )
+    assert Drawer.objects.get(pk=latin.pk).index_text is None
+    room = Room.objects.get(pk=original.room_id)
+    # The room is big enough that the write asks the index rather than every drawer.
+    for n in range(40):
+        services.drawer_write(room=room, content=f"{UNSPACED[n % 7 :][:20]}其他记录{n}号")
+    variant = services.drawer_write(room=room, content=UNSPACED_TYPO)
+    assert [link.older_id for link in variant.links] == [original.id]
+
+    migrate(("palace", "0023_audit_batch"))
+    with connection.cursor() as cursor:
+        columns = [
+            c.name for c in connection.introspection.get_table_description(cursor, "palace_drawer")
+        ]
+    assert "index_text" not in columns
+    assert all("index_text" not in definition for _, definition in fulltext_objects())
+    migrate()
+    assert_installed_as_the_code_expects()

@@ -126,6 +126,21 @@ def test_lexical_groups_split_long_words_so_one_typo_breaks_one_group():
     assert candidates.lexical_groups([]) == []
 
 
+def test_pieces_of_unspaced_runs_are_asked_alone_or_with_their_neighbours():
+    """One edit breaks one to three neighbouring pieces of a run (`policy.index_text`): a few
+    pieces are groups alone; more are paired with the next one in the text, so a broken stretch
+    breaks at most two pairs."""
+    few = ["东京塔下", "看夜景的", "朋友们"]
+    assert candidates.lexical_groups(few) == [["东京塔下"], ["看夜景的"], ["朋友们"]]
+    many = [f"{n}号楼" for n in "一二三四五六七八九十"]  # in text order
+    assert candidates.lexical_groups(many) == [many[i : i + 2] for i in range(0, 10, 2)]
+    # Beside a word of a spaced script, the pairs are the usual ones.
+    assert candidates.lexical_groups(["postgresql", *few]) == [
+        ["postgresql", "看夜景的"],
+        ["东京塔下", "朋友们"],
+    ]
+
+
 def test_stop_words_are_never_query_words():
     words = candidates.lexical_words(["because", "migrations", "their", "deploy"])
     assert words == ["migrations", "deploy"]

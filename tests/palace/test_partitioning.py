@@ -21,7 +21,7 @@ pytestmark = [
 OFF = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
 PARTITIONS = 8
 TABLE = "scale_drawer_by_room"
-DOCUMENT = fulltext.postgresql_document("m.room_id", "m.normalized_content")
+DOCUMENT = fulltext.postgresql_document("m")
 # The shapes of the candidate function's statements (dedup/candidates/drawer_function.py), for one
 # room: a word group's lookup names its room only in its terms (the words' terms in the room).
 TERMS = (

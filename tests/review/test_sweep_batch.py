@@ -282,9 +282,9 @@ def test_the_installed_function_is_the_code_s():
 
 
 def test_the_migration_holds_the_code_s_function_text():
-    migration = importlib.import_module("dedup.migrations.0010_candidates_functions_without_jit")
+    migration = importlib.import_module("dedup.migrations.0016_index_text")
     assert migration.SWEEP_FUNCTION == sweep_batch.POSTGRESQL_BATCH_FUNCTION
-    assert migration.SWEEP_REMOVE == sweep_batch.POSTGRESQL_BATCH_FUNCTION_REMOVE
+    assert migration.WITHOUT_JIT.SWEEP_REMOVE == sweep_batch.POSTGRESQL_BATCH_FUNCTION_REMOVE
 
 
 def test_a_big_room_s_batch_asks_the_index_once_which_words_other_drawers_hold(monkeypatch):

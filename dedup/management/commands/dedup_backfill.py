@@ -12,9 +12,9 @@ from palace.models import Drawer, Entity, EntityAlias
 
 class Command(CastellanCommand):
     help = (
-        "Fill the fingerprints and entity keys of rows written before they existed. Merges "
-        "nothing; running it twice changes nothing. With --signatures, also compute every "
-        "entity signature again (in one transaction)."
+        "Fill the fingerprints, index texts and entity keys of rows written before they "
+        "existed. Merges nothing; running it twice changes nothing. With --signatures, also "
+        "compute every entity signature again (in one transaction)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -38,6 +38,14 @@ class Command(CastellanCommand):
             file=sys.stderr,
         ) as bar:
             drawers = backfill.backfill_fingerprints(Drawer, progress=bar.update)
+        with tqdm(
+            total=backfill.drawers_lacking_index_text(),
+            desc="index texts",
+            unit="row",
+            disable=no_progress,
+            file=sys.stderr,
+        ) as bar:
+            indexed_texts = backfill.backfill_index_text(Drawer, progress=bar.update)
         unkeyed = Entity.objects.filter(key="").count() + EntityAlias.objects.filter(key="").count()
         with tqdm(
             total=unkeyed,
@@ -48,6 +56,7 @@ class Command(CastellanCommand):
         ) as bar:
             entities = backfill.backfill_entity_keys(Entity, EntityAlias, progress=bar.update)
         self.stdout.write(f"fingerprints filled: {drawers}")
+        self.stdout.write(f"index texts filled: {indexed_texts}")
         self.stdout.write(f"entity keys filled: {entities}")
         if not signatures:
             return

@@ -1,0 +1,144 @@
+"""The words the full-text index holds of a text in a script written without spaces: no database."""
+
+import importlib
+import random
+
+import pytest
+
+from dedup.policy import index_text, indexed_text, normalize_text, query_words
+from dedup.policy.text import (
+    _UNSPACED,
+    UNSPACED_PIECE_MAX,
+    UNSPACED_PIECE_MIN,
+    UNSPACED_WHOLE_MAX,
+    _pieces,
+)
+
+# Common characters of Chinese (the Thai and Japanese cases below use their own).
+HAN = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学"
+SENTENCE = (
+    "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了迁移将在下周一进行"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The deploy script must run database migrations first.",
+        "Мы перенесли базу данных на новый сервер.",
+        "نقلنا قاعدة البيانات إلى الخادم الجديد",
+        "데이터베이스를 새 서버로 옮겼습니다",  # Korean is written with spaces
+        "हमने डेटाबेस को नए सर्वर पर ले जाया",
+        "Chúng tôi đã chuyển cơ sở dữ liệu",
+        "Hawai\u02bbi and q\u0303",  # a modifier letter, a combining mark Latin shares
+        "",
+    ],
+    ids=["latin", "cyrillic", "arabic", "korean", "devanagari", "vietnamese", "shared", "empty"],
+)
+def test_texts_in_spaced_scripts_keep_their_own_words(text):
+    normalized = normalize_text(text)
+    assert index_text(normalized) is None
+    assert indexed_text(normalized) == normalized
+
+
+def test_a_run_is_cut_into_pieces_that_make_it_up():
+    indexed = index_text(normalize_text(SENTENCE))
+    assert indexed is not None
+    pieces = indexed.split(" ")
+    assert "".join(pieces) == SENTENCE
+    assert all(UNSPACED_PIECE_MIN <= len(piece) <= UNSPACED_PIECE_MAX for piece in pieces[:-1])
+    assert 1 <= len(pieces[-1]) <= UNSPACED_PIECE_MAX
+
+
+def test_other_letters_and_digits_beside_a_run_are_words_of_their_own():
+    normalized = normalize_text("使用PostgreSQL数据库 部署在阿里云上2024年")
+    assert index_text(normalized) == "使用 postgresql 数据库 部署在 阿里云上 2024 年"
+
+
+def test_a_short_run_stays_whole_as_a_word_would():
+    assert index_text(normalize_text("东京塔 很高")) is None
+    assert UNSPACED_WHOLE_MAX == 6
+    assert index_text(normalize_text("一二三四五六")) is None
+    assert index_text(normalize_text("一二三四五六七")) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "コーヒーを飲みながら会議の資料を準備しました",  # the prolonged sound mark stays in its run
+        "ไปเที่ยวเชียงใหม่กับครอบครัวเมื่อสัปดาห์ที่แล้ว",
+    ],
+    ids=["japanese", "thai"],
+)
+def test_japanese_and_thai_are_cut_too(text):
+    normalized = normalize_text(text)
+    indexed = index_text(normalized)
+    assert indexed is not None
+    assert indexed.replace(" ", "") == normalized.replace(" ", "")
+    assert len(indexed.split(" ")) > len(normalized.split(" "))
+
+
+def test_query_words_are_the_pieces_in_text_order_after_other_words():
+    pieces = index_text(normalize_text(SENTENCE)).split(" ")
+    assert query_words(SENTENCE) == [piece for piece in pieces if len(piece) > 2]
+    assert query_words(f"{SENTENCE} postgresql 2024")[:2] == ["postgresql", "2024"]
+
+
+def _edited(run: str, rng: random.Random) -> tuple[str, int]:
+    """`run` with one character substituted, inserted or deleted, and where."""
+    at = rng.randrange(len(run))
+    kind = rng.choice("sid")
+    if kind == "s":
+        return run[:at] + rng.choice(HAN) + run[at + 1 :], at
+    if kind == "i":
+        return run[:at] + rng.choice(HAN) + run[at:], at
+    return run[:at] + run[at + 1 :], at
+
+
+def test_an_edit_leaves_the_pieces_before_it_as_they_were():
+    """Where a piece ends depends only on the characters before: every piece of the original
+    ending before the edited character is a piece of the variant, in the same place (both cut:
+    a run of UNSPACED_WHOLE_MAX or fewer stays whole)."""
+    rng = random.Random(14)
+    for _ in range(3000):
+        run = "".join(rng.choice(HAN) for _ in range(rng.randint(8, 80)))
+        variant, at = _edited(run, rng)
+        before = []
+        for piece in _pieces(run):
+            if sum(map(len, before)) + len(piece) > at - 1:
+                break
+            before.append(piece)
+        assert _pieces(variant)[: len(before)] == before, (run, variant)
+
+
+def test_an_edit_changes_few_pieces_after_it():
+    """The pieces after an edit fall back into step: of 3,000 one-character edits of runs of 24
+    characters or more, every variant keeps a piece of its original, and most change one or two
+    (2,658 here; a forced cut at UNSPACED_PIECE_MAX moves the next ones until a chosen character
+    ends a piece in both)."""
+    rng = random.Random(15)
+    changed, kept = [], 0
+    for _ in range(3000):
+        run = "".join(rng.choice(HAN) for _ in range(rng.randint(24, 80)))
+        variant, _ = _edited(run, rng)
+        new = set(_pieces(variant)) - set(_pieces(run))
+        changed.append(len(new))
+        kept += bool(set(_pieces(variant)) & set(_pieces(run)))
+    assert kept == 3000
+    assert sum(count <= 2 for count in changed) >= 0.85 * len(changed)
+    assert sum(count <= 4 for count in changed) >= 0.98 * len(changed)
+
+
+def test_the_migration_s_code_point_ranges_hold_every_letter_of_the_unspaced_scripts():
+    """dedup 0016 finds the drawers to fill by ranges of code points; the policy's runs must lie
+    within them, or a stored text would keep the words it was indexed by before."""
+    ranges = importlib.import_module("dedup.migrations.0016_index_text").UNSPACED_RANGES
+    outside = [
+        hex(point)
+        for point in range(0x110000)
+        if not 0xD800 <= point <= 0xDFFF
+        and _UNSPACED.match(chr(point))
+        and normalize_text(chr(point))  # a letter or digit: what a normalised text holds
+        and not any(low <= point <= high for low, high in ranges)
+    ]
+    assert outside == []
