@@ -608,3 +608,31 @@ def test_sample_is_stratified_by_similarity_band(palace):
     )
     sampled_near = {p.score for p in run.proposals.filter(tier="near", sampled=True)}
     assert sampled_near == {0.91, 0.99}  # one from each band, not one for the whole tier
+
+
+@pytest.mark.parametrize("room_in_memory", [True, False], ids=["room read whole", "index"])
+def test_a_sweep_finds_variants_of_sentences_written_without_spaces(
+    dedup_settings, monkeypatch, room_in_memory
+):
+    """A sentence of Chinese with no punctuation is one word of its normalised text; the sweep
+    asks its pieces (`policy.index_text`), of the room read whole or of the full-text index,
+    and proposes each one-character variant with its original."""
+    import random
+
+    from dedup.candidates import sweep_rooms
+
+    if not room_in_memory:
+        monkeypatch.setattr(sweep_rooms, "MAX_DRAWERS", 10)
+    rng = random.Random(5)
+    han = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可"
+    room = write.room_get_or_create(wing="langs", room="han")
+    texts = ["".join(rng.choice(han) for _ in range(rng.randint(16, 50))) for _ in range(200)]
+    originals = [legacy(room, text) for text in texts]
+    variants = {}
+    for original in originals[:12]:
+        at = rng.randrange(len(original.content))
+        text = original.content[:at] + "猫" + original.content[at + 1 :]
+        variants[legacy(room, text).pk] = original.pk
+    found = pairs(run_sweep(wing="langs"))
+    missed = [pair for pair in variants.items() if pair not in found]
+    assert missed == []
