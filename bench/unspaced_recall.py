@@ -122,7 +122,8 @@ def report(backend, script, indexing, room, texts, ids, picked, threshold, alpha
         if policy.assess(variant, policy.Text.of(original), threshold=threshold).verdict is None:
             continue  # out of reach: the policy would not link it (not near, or too short)
         length = len(policy.normalize_text(original).replace(" ", ""))
-        band = next(f"{low}-{high}" for low, high in LENGTHS if length <= high)
+        low, high = next((band for band in LENGTHS if length <= band[1]), LENGTHS[-1])
+        band = f"{low}-{high}" if (low, high) != LENGTHS[-1] else f"{low}+"
         key = f"{band}|{'punctuated' if COMMA in original else 'unpunctuated'}"
         hits = services.candidates_for_text(scope, variant, threshold=threshold)
         counts = found.setdefault(key, [0, 0])
