@@ -50,7 +50,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "invalid_cursor": ErrorCode((400,), "A list's cursor is malformed."),
     "invalid_id": ErrorCode((400,), "A malformed id."),
     "invalid_json": ErrorCode((400,), "The body is not JSON (malformed, too deep, bad UTF-8)."),
-    "item_not_found": ErrorCode((404,), "No review item with that id."),
+    "item_not_found": ErrorCode(
+        (404,), "No review item with that id, or one removed after it was listed."
+    ),
     "method_not_allowed": ErrorCode((405,), "The path does not take that method."),
     "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),
     "not_authenticated": ErrorCode((401,), "No token or session."),

@@ -47,17 +47,30 @@ def already_decided(ref: ItemRef) -> AlreadyDecided:
     )
 
 
-def _not_found() -> NotFound:
+def _not_found(ref: ItemRef) -> NotFound:
+    """The refusal of an item that is not there: one whose id was handed out (a later one
+    exists; ids are never used again) was removed since it was listed, which a curator acting on
+    a page left open needs told apart from a mistyped id."""
+    if _model(ref).objects.filter(pk__gt=ref.pk).exists():
+        return NotFound(
+            "This item is gone: it was removed after it was listed (a drawer or entity of it "
+            "deleted, an import or a sweep reversed); the audit log says which.",
+            code="item_not_found",
+            details={"item": str(ref), "removed": True},
+        )
     return NotFound("No review item with that id.", code="item_not_found")
+
+
+def _model(ref: ItemRef) -> type[Proposal] | type[Link]:
+    return Proposal if ref.kind is ItemKind.PROPOSAL else LINK_MODELS[ref.kind]
 
 
 def check_item_known(ref: ItemRef) -> None:
     """404 `item_not_found` unless the item exists or was decided (a decision may delete its
     link): read before a request's body, so an unknown id is a 404 whatever the body holds. The
     decision checks again, holding the item."""
-    model = Proposal if ref.kind is ItemKind.PROPOSAL else LINK_MODELS[ref.kind]
-    if not model.objects.filter(pk=ref.pk).exists() and last_decision(ref) is None:
-        raise _not_found()
+    if not _model(ref).objects.filter(pk=ref.pk).exists() and last_decision(ref) is None:
+        raise _not_found(ref)
 
 
 def _locked_link(ref: ItemRef) -> Link:
@@ -67,7 +80,7 @@ def _locked_link(ref: ItemRef) -> Link:
     if link is None:
         if last_decision(ref) is not None:  # its link was deleted by a decision
             raise already_decided(ref)
-        raise _not_found()
+        raise _not_found(ref)
     if link.status != type(link).Status.OPEN:
         raise already_decided(ref)
     return link
@@ -76,7 +89,7 @@ def _locked_link(ref: ItemRef) -> Link:
 def _locked_proposal(ref: ItemRef) -> Proposal:
     proposal = Proposal.objects.select_for_update().filter(pk=ref.pk).first()
     if proposal is None:
-        raise _not_found()
+        raise _not_found(ref)
     if proposal.verdict:
         raise already_decided(ref)
     return proposal

@@ -96,6 +96,21 @@ def test_bad_decision_requests(drawer_link, curator, item, body, status, code):
     assert DrawerLink.objects.get().status == "open"
 
 
+def test_deciding_an_item_removed_since_it_was_listed_says_it_is_gone(drawer_link, curator):
+    """A page left open: the link went with its newer drawer, deleted meanwhile."""
+    item = f"d{drawer_link.pk}"
+    later = write.drawer_write(room=drawer_link.older.room, content=f"{drawer_link.older.content}!")
+    assert later.links  # a later link: ids are never used again
+    write.drawer_delete(drawer=drawer_link.newer)
+    response = decide(client_for(curator), item)
+    body = response.json()
+    assert (response.status_code, body["code"]) == (404, "item_not_found")
+    assert "removed after it was listed" in body["error"]
+    assert body["details"] == {"item": item, "removed": True}
+    never = decide(client_for(curator), "d99999").json()
+    assert (never["error"], never.get("details")) == ("No review item with that id.", None)
+
+
 def test_decisions_log_and_revert(drawer_link, curator):
     client = client_for(curator)
     decision = decide(client, f"d{drawer_link.pk}", "merge").json()
