@@ -14,77 +14,40 @@ index to use: run both in one `migrate`.
 
 The reverse puts back 0015's triggers and index, and drops the column.
 
-A migration is history: this file holds the SQL it ran, as text, and imports no project code.
+A migration is history and imports no project code: the SQL it runs is 0015's triggers, as that
+migration holds them, with the terms' column replaced, and its index statements as text here.
 palace/fulltext.py is today's definition; tests/dedup/test_migrations.py checks that migrating
 installs it.
 """
 
+import importlib
+import re
+
 from django.db import migrations, models
 
+ROOM_TERMS = importlib.import_module("palace.migrations.0015_drawer_fulltext_room_terms")
+RunSQLOn = ROOM_TERMS.RunSQLOn
 
-class RunSQLOn(migrations.RunSQL):
-    """RunSQL on one database vendor only: the other has its own statements or needs none."""
-
-    def __init__(self, vendor, sql, reverse_sql):
-        super().__init__(sql, reverse_sql, elidable=False)
-        self.vendor = vendor
-
-    def deconstruct(self):
-        return (self.__class__.__name__, [self.vendor, self.sql, self.reverse_sql], {})
-
-    def _run_sql(self, schema_editor, sqls):
-        if schema_editor.connection.vendor == self.vendor:
-            super()._run_sql(schema_editor, sqls)
+DROP_TRIGGERS = ROOM_TERMS.REMOVE[:3]  # the three triggers; the FTS5 table stays as it is
+PREVIOUS_TRIGGERS = ROOM_TERMS.SQLITE[1:4]
 
 
-DROP_TRIGGERS = [
-    "DROP TRIGGER IF EXISTS palace_drawer_fts_update",
-    "DROP TRIGGER IF EXISTS palace_drawer_fts_delete",
-    "DROP TRIGGER IF EXISTS palace_drawer_fts_insert",
-]
+def indexed(trigger):
+    """0015's trigger with a row's terms made of its index text where it has one, and the
+    update trigger firing on that column too."""
+    trigger = re.sub(
+        r"\b(new|old)\.normalized_content\b",
+        r"coalesce(\1.index_text, \1.normalized_content)",
+        trigger,
+    )
+    return trigger.replace(
+        "AFTER UPDATE OF room_id, normalized_content ON",
+        "AFTER UPDATE OF room_id, normalized_content, index_text ON",
+    )
 
 
-def triggers(terms, updated_columns):
-    """The three triggers, `terms` the SQL of a row's terms over `{row}` (new or old)."""
-    new, old = terms.format(row="new"), terms.format(row="old")
-    return [
-        f"""
-        CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_insert AFTER INSERT ON palace_drawer BEGIN
-            INSERT INTO palace_drawer_fts(rowid, terms) VALUES (new.id, {new});
-        END
-        """,
-        f"""
-        CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_delete AFTER DELETE ON palace_drawer BEGIN
-            INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, terms)
-            VALUES ('delete', old.id, {old});
-        END
-        """,
-        f"""
-        CREATE TRIGGER IF NOT EXISTS palace_drawer_fts_update
-        AFTER UPDATE OF {updated_columns} ON palace_drawer BEGIN
-            INSERT INTO palace_drawer_fts(palace_drawer_fts, rowid, terms)
-            VALUES ('delete', old.id, {old});
-            INSERT INTO palace_drawer_fts(rowid, terms) VALUES (new.id, {new});
-        END
-        """,
-    ]
-
-
-# A drawer's terms: each word of its index text (else its normalised text) followed by a middle
-# dot and the room's id.
-INDEXED = "coalesce({row}.index_text, {row}.normalized_content)"
-TERMS = (
-    f"CASE WHEN {INDEXED} = '' THEN '' ELSE replace({INDEXED}, ' ', "
-    "'\u00b7' || {row}.room_id || ' ') || '\u00b7' || {row}.room_id END"
-)
-# 0015's: of the normalised text.
-PREVIOUS_TERMS = (
-    "CASE WHEN {row}.normalized_content = '' THEN '' ELSE replace({row}.normalized_content, ' ', "
-    "'\u00b7' || {row}.room_id || ' ') || '\u00b7' || {row}.room_id END"
-)
-
-SQLITE = [*DROP_TRIGGERS, *triggers(TERMS, "room_id, normalized_content, index_text")]
-PREVIOUS_SQLITE = [*DROP_TRIGGERS, *triggers(PREVIOUS_TERMS, "room_id, normalized_content")]
+SQLITE = [*DROP_TRIGGERS, *map(indexed, PREVIOUS_TRIGGERS)]
+PREVIOUS_SQLITE = [*DROP_TRIGGERS, *PREVIOUS_TRIGGERS]
 
 
 def gin_index(name, text):

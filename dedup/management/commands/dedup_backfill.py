@@ -30,30 +30,12 @@ class Command(CastellanCommand):
         )
 
     def handle(self, *args: Any, no_progress: bool, signatures: bool, **options: Any) -> None:
-        with tqdm(
-            total=backfill.drawers_needing_backfill(Drawer).count(),
-            desc="drawers",
-            unit="row",
-            disable=no_progress,
-            file=sys.stderr,
-        ) as bar:
+        with _bar(backfill.drawers_needing_backfill(Drawer).count(), "drawers", no_progress) as bar:
             drawers = backfill.backfill_fingerprints(Drawer, progress=bar.update)
-        with tqdm(
-            total=backfill.drawers_lacking_index_text(),
-            desc="index texts",
-            unit="row",
-            disable=no_progress,
-            file=sys.stderr,
-        ) as bar:
+        with _bar(backfill.drawers_lacking_index_text(), "index texts", no_progress) as bar:
             indexed_texts = backfill.backfill_index_text(Drawer, progress=bar.update)
         unkeyed = Entity.objects.filter(key="").count() + EntityAlias.objects.filter(key="").count()
-        with tqdm(
-            total=unkeyed,
-            desc="entities",
-            unit="row",
-            disable=no_progress,
-            file=sys.stderr,
-        ) as bar:
+        with _bar(unkeyed, "entities", no_progress) as bar:
             entities = backfill.backfill_entity_keys(Entity, EntityAlias, progress=bar.update)
         self.stdout.write(f"fingerprints filled: {drawers}")
         self.stdout.write(f"index texts filled: {indexed_texts}")
@@ -62,13 +44,7 @@ class Command(CastellanCommand):
             return
         with (
             transaction.atomic(),
-            tqdm(
-                total=backfill.signature_owners(Entity, EntityAlias),
-                desc="signatures",
-                unit="row",
-                disable=no_progress,
-                file=sys.stderr,
-            ) as bar,
+            _bar(backfill.signature_owners(Entity, EntityAlias), "signatures", no_progress) as bar,
         ):
             indexed = backfill.recompute_signatures(Entity, EntityAlias, progress=bar.update)
         self.stdout.write(f"entity signatures computed again: {indexed} keys")
@@ -78,3 +54,8 @@ class Command(CastellanCommand):
                 "run `manage.py dedup_maintain` next: until it (or autovacuum) has marked the "
                 "new rows visible, the signature lookups read the table beside their index"
             )
+
+
+def _bar(total: int, desc: str, hidden: bool) -> tqdm:
+    """A progress bar of rows on stderr (stdout keeps the counts)."""
+    return tqdm(total=total, desc=desc, unit="row", disable=hidden, file=sys.stderr)
