@@ -21,6 +21,7 @@ few words.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sys
@@ -84,10 +85,9 @@ def one_edit(text: str, alphabet: str, rng: random.Random) -> str:
 
 def child(backend: str, sizes: list[int], originals_count: int) -> None:
     setup_django(fresh_database_url(backend))
-    from dedup import policy, services
+    from dedup import services
 
     threshold = services.DedupConfig.from_settings().near_threshold
-    index_text, is_unspaced = policy.index_text, policy.is_unspaced
     for script, alphabet in SCRIPTS.items():
         rng = random.Random(f"{script}-texts")
         words = Words(alphabet, rng)
@@ -97,17 +97,30 @@ def child(backend: str, sizes: list[int], originals_count: int) -> None:
             texts.append(words.text(low, high, punctuated=n % 2 == 1))
         picked = random.Random(f"{script}-variants").sample(range(len(texts)), originals_count)
         for indexing in ("pieces", "whole"):
-            # `whole`: as before index texts, the policy's functions switched off for this room's
-            # writes and queries alike (the write path and the candidate words both ask them).
-            whole = indexing == "whole"
-            policy.index_text = (lambda normalized: None) if whole else index_text
-            policy.is_unspaced = (lambda word: False) if whole else is_unspaced
-            try:
+            with as_before(indexing == "whole"):
                 room = services.room_get_or_create(wing=backend, room=f"{script}-{indexing}")
                 ids = [services.drawer_write(room=room, content=text).drawer.pk for text in texts]
                 report(backend, script, indexing, room, texts, ids, picked, threshold, alphabet)
-            finally:
-                policy.index_text, policy.is_unspaced = index_text, is_unspaced
+
+
+@contextlib.contextmanager
+def as_before(before: bool):
+    """With `before`, the code as it was before index texts: the policy's `index_text` and
+    `is_unspaced` answer None and False wherever they are called from (the package's names
+    and the module's own, which `query_words_of_normalized` calls), for the room's writes and
+    queries alike."""
+    from dedup import policy
+    from dedup.policy import text
+
+    saved = [(o, n, getattr(o, n)) for o in (policy, text) for n in ("index_text", "is_unspaced")]
+    if before:
+        for owner, name, _ in saved:
+            setattr(owner, name, (lambda _: None) if name == "index_text" else (lambda _: False))
+    try:
+        yield
+    finally:
+        for owner, name, function in saved:
+            setattr(owner, name, function)
 
 
 def report(backend, script, indexing, room, texts, ids, picked, threshold, alphabet) -> None:

@@ -14,9 +14,11 @@ The access log goes to stdout and errors to stderr, for the process manager to c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +97,10 @@ REFUSAL_MESSAGE_CHARS = 200  # gunicorn's message may quote the request: a bound
 
 
 def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-    """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status."""
+    """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status, with
+    the status's own reason (gunicorn gives "Bad Request" with its 501)."""
+    with contextlib.suppress(ValueError):
+        reason = HTTPStatus(status_int).phrase
     message = f"{reason}: {mesg[:REFUSAL_MESSAGE_CHARS]}" if mesg else reason
     code = REFUSAL_CODES.get(status_int, "server_error")
     body = json.dumps({"error": message, "code": code}).encode()  # ASCII: escapes the rest

@@ -87,12 +87,13 @@ def _unindexed(text: policy.Text, words: Sequence[str]) -> frozenset[str]:
     part of a text it indexes)."""
     # A query word has at most QUERY_WORD_MAX_CHARS characters, so at most as many bytes as the
     # index keeps of a word: only the cut of a long text leaves some out.
-    if (
-        connection.vendor != "postgresql"
-        or len(text.normalized) <= fulltext.POSTGRESQL_MAX_CHARACTERS
-    ):
-        return frozenset()  # its indexed text is no longer than the cut (a piece has no space)
+    if connection.vendor != "postgresql":
+        return frozenset()
+    # What is indexed is the index text where there is one (`policy.index_text`: spaces between
+    # pieces make it longer than the normalised text).
     indexed = policy.indexed_text(text.normalized)
+    if len(indexed) <= fulltext.POSTGRESQL_MAX_CHARACTERS:
+        return frozenset()
     return frozenset(words) - set(fulltext.indexed_words(indexed, connection.vendor))
 
 

@@ -1,10 +1,11 @@
 """Texts in scripts written without spaces get their index words (palace's 0024 `index_text`),
-and the PostgreSQL functions that read the full-text index ask it over the new expression.
+and the PostgreSQL functions that read the full-text index ask it over the new expression (the
+index of palace's 0025).
 
 PostgreSQL: `castellan_drawer_candidates`, `castellan_sweep_candidates` and `castellan_words_held`
 are those of 0010 and 0014 with one change: a drawer's document is
 `castellan_drawer_terms(m.room_id, coalesce(m.index_text, m.normalized_content))`, the expression
-palace's 0024 indexes (a lookup uses the index only through the very same expression). The
+palace's 0025 indexes (a lookup uses the index only through the very same expression). The
 reverse puts back 0010's and 0014's.
 
 Both databases: every drawer whose normalised text holds a letter of such a script (Chinese,
@@ -120,7 +121,7 @@ def empty_index_text(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("dedup", "0015_entity_lookup_banded_function"),
-        ("palace", "0024_drawer_index_text"),
+        ("palace", "0025_drawer_index_text_postgresql"),
     ]
 
     operations = [

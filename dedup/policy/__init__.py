@@ -41,7 +41,7 @@ from dedup.policy.similarity import (
 )
 from dedup.policy.text import (
     MAX_QUERY_WORDS,
-    UNSPACED_LOWEST,
+    UNSPACED_CHARACTERS,
     content_hash,
     fingerprint,
     fingerprint_of_normalized,
@@ -64,7 +64,7 @@ __all__ = [
     "MIN_TYPO_KEY_CHARS",
     "NEAR_THRESHOLD_RANGE",
     "POSSIBLE_SIMILARITY",
-    "UNSPACED_LOWEST",
+    "UNSPACED_CHARACTERS",
     "VAGUE_KIND",
     "Assessment",
     "EntityCandidate",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -22,10 +23,31 @@ _UNSPACED = regex.compile(
     r"(?V1)[[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}"
     r"\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]--[\p{sc=Inherited}\p{Block=Spacing_Modifier_Letters}]]+"
 )
-# Every letter _UNSPACED matches lies at or past U+0E00 (tests/dedup/policy/test_index_text.py):
-# a text with none has no index text (`index_text`, `dedup.backfill` ask this first).
-UNSPACED_LOWEST = "\u0e00"
-_BEYOND_SPACED = re.compile(f"[{UNSPACED_LOWEST}-\U0010ffff]")
+# Every letter _UNSPACED matches lies in these ranges of code points (more lie there too), so a
+# text with none in them has no index text: Thai to Myanmar, Khmer, CJK (from the iteration mark)
+# and kana, Myanmar's extensions, compatibility ideographs, halfwidth kana, and the supplementary
+# planes' kana, Tangut, Khitan, counting rods and ideographs (tests/dedup/policy/
+# test_index_text.py). `index_text` and `dedup.backfill` ask them first; the policy decides.
+UNSPACED_RANGES = (
+    (0x0E00, 0x10FF),
+    (0x1780, 0x17FF),
+    (0x3000, 0x9FFF),
+    (0xA9E0, 0xAA7F),
+    (0xF900, 0xFAFF),
+    (0xFF00, 0xFFEF),
+    (0x11600, 0x116FF),
+    (0x16FE0, 0x16FFF),
+    (0x17000, 0x18DFF),
+    (0x1AFF0, 0x1B2FF),
+    (0x1D360, 0x1D37F),
+    (0x20000, 0x3FFFF),
+)
+UNSPACED_CHARACTERS = "".join(f"{chr(low)}-{chr(high)}" for low, high in UNSPACED_RANGES)
+# Tests in C, each a few microseconds on a long text (the `regex` scan: 20 to 50): the first
+# passes every text with a character past U+0E00 (Korean, Vietnamese too), the second only those
+# with a character in the ranges.
+_BEYOND_SPACED = re.compile("[\u0e00-\U0010ffff]")
+_MAYBE_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]")
 UNSPACED_PIECE_MIN = 3  # a piece is a query word (`is_query_word`): longer than two characters
 UNSPACED_PIECE_MAX = 12
 UNSPACED_WHOLE_MAX = 6  # a run this long or shorter stays whole, as a word would
@@ -64,6 +86,17 @@ def fingerprint_of_normalized(normalized: str) -> str | None:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
+def may_be_unspaced(normalized: str) -> bool:
+    """False when a text surely holds no letter of a script written without spaces: quick tests
+    in C, for every write (`str.isascii`, a character past U+0E00, one in UNSPACED_RANGES)."""
+    return not (
+        normalized.isascii()
+        or not _BEYOND_SPACED.search(normalized)
+        or not _MAYBE_UNSPACED.search(normalized)
+    )
+
+
+@functools.lru_cache(maxsize=16)  # a write asks twice: for its row, and for its query's words
 def index_text(normalized: str) -> str | None:
     """The words a full-text index holds of a normalised text, where they are not its own words:
     each run of a script written without spaces becomes a word of its own (the Latin and the
@@ -76,10 +109,7 @@ def index_text(normalized: str) -> str | None:
     others, the same in a variant as in its original, find it; and a run's first pieces are
     those of any text starting with the same characters. Only the index and the queries see the
     pieces: comparisons, fingerprints and exact matches keep the normalised text."""
-    # Every write asks: the first two tests, in C, take a microsecond where the third takes 20.
-    if normalized.isascii() or not _BEYOND_SPACED.search(normalized):
-        return None
-    if not _UNSPACED.search(normalized):
+    if not may_be_unspaced(normalized) or not _UNSPACED.search(normalized):
         return None
     words = []
     for word in normalized.split(" "):
@@ -92,7 +122,7 @@ def index_text(normalized: str) -> str | None:
 def is_unspaced(word: str) -> bool:
     """Whether a word is all letters of a script written without spaces (a piece of a run, or a
     short run whole): a few of them are as telling as a long word of a spaced script."""
-    return not word.isascii() and _UNSPACED.fullmatch(word) is not None
+    return may_be_unspaced(word) and _UNSPACED.fullmatch(word) is not None
 
 
 def indexed_text(normalized: str) -> str:

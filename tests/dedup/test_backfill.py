@@ -57,6 +57,17 @@ def test_drawers_written_without_an_index_text_gain_it_and_are_found(capsys, ded
     assert "index texts filled: 0" in capsys.readouterr().out
 
 
+def test_a_legacy_drawer_s_normalised_text_comes_with_its_index_text(dedup_settings):
+    from dedup.backfill import backfill_fingerprints
+
+    room = services.room_get_or_create(wing="old", room="r")
+    legacy = legacy_drawer(room, SENTENCE)
+    backfill_fingerprints(Drawer)
+    legacy.refresh_from_db()
+    assert legacy.normalized_content == SENTENCE
+    assert legacy.index_text == policy.index_text(SENTENCE)
+
+
 def test_legacy_drawers_become_candidates_after_backfill(dedup_settings):
     room = services.room_get_or_create(wing="old", room="r")
     legacy = legacy_drawer(room, "We chose SurrealDB for storage in the early days.")

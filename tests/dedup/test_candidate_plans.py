@@ -8,7 +8,7 @@ lookup with every index entry of the room: 2 ms per group instead of 0.04; and, 
 import re
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from dedup import candidates, policy, services
 from dedup.policy.signatures import key_signatures
@@ -285,3 +285,21 @@ def test_the_entity_function_never_compiles_its_statements(dedup_settings, plans
     assert len(inside) >= 2, plans  # the exact lookups, the signature lookup
     assert any("JIT:" in plan for plan in plans), plans  # the session's own statements compile
     assert not [plan for plan in inside if "JIT:" in plan]
+
+
+def test_a_search_reads_the_full_text_index(dedup_settings):
+    """Search (`palace.selectors.drawers_matching`) asks each group through the very expression
+    the index is built on: its plan is the index's, never a scan of the table computing every
+    drawer's terms (table scans priced out, so a small table's is not chosen for its size)."""
+    from palace import selectors
+
+    room = services.room_get_or_create(wing="geology", room="a")
+    fill(room, 3000)
+    sql, params = selectors._matching_sql([["amber", "basalt"]], None, None, None, None, None, 20)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("ANALYZE palace_drawer")
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Bitmap Index Scan on palace_drawer_fulltext" in plan, plan
+    assert "Seq Scan on palace_drawer" not in plan, plan

@@ -20,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http import HTTPStatus
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -358,7 +359,8 @@ def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], by
             raw += chunk
     head, _, body = raw.partition(b"\r\n\r\n")
     status, *lines = head.decode("latin-1").split("\r\n")
-    return int(status.split()[1]), dict(line.split(": ", 1) for line in lines), body
+    headers = {"X-Status-Line": status, **dict(line.split(": ", 1) for line in lines)}
+    return int(status.split()[1]), headers, body
 
 
 @pytest.mark.parametrize(
@@ -383,8 +385,13 @@ def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], by
             417,
             "unsupported_request",
         ),
+        (
+            b"POST /api/ HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: br\r\n\r\n",
+            501,
+            "unsupported_request",
+        ),
     ],
-    ids=["long request line", "too many headers", "NUL in a header", "garbage", "expect"],
+    ids=["long request line", "too many headers", "NUL in a header", "garbage", "expect", "coding"],
 )
 def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     deployed: Server, request_bytes: bytes, status: int, code: str
@@ -392,5 +399,6 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     """gunicorn refuses these before Django sees them; its answer is the API's error shape."""
     answered, headers, body = raw_request(deployed, request_bytes)
     assert answered == status
+    assert headers["X-Status-Line"] == f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"
     assert headers["Content-Type"] == "application/json"
     assert json.loads(body)["code"] == code

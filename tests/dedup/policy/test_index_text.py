@@ -10,8 +10,10 @@ from dedup.policy.text import (
     _UNSPACED,
     UNSPACED_PIECE_MAX,
     UNSPACED_PIECE_MIN,
+    UNSPACED_RANGES,
     UNSPACED_WHOLE_MAX,
     _pieces,
+    may_be_unspaced,
 )
 
 # Common characters of Chinese (the Thai and Japanese cases below use their own).
@@ -129,10 +131,18 @@ def test_an_edit_changes_few_pieces_after_it():
     assert sum(count <= 4 for count in changed) >= 0.98 * len(changed)
 
 
-def test_the_migration_s_code_point_ranges_hold_every_letter_of_the_unspaced_scripts():
-    """dedup 0016 finds the drawers to fill by ranges of code points; the policy's runs must lie
-    within them, or a stored text would keep the words it was indexed by before."""
-    ranges = importlib.import_module("dedup.migrations.0016_index_text").UNSPACED_RANGES
+@pytest.mark.parametrize(
+    "ranges",
+    [
+        UNSPACED_RANGES,
+        importlib.import_module("dedup.migrations.0016_index_text").UNSPACED_RANGES,
+    ],
+    ids=["policy", "dedup 0016"],
+)
+def test_the_code_point_ranges_hold_every_letter_of_the_unspaced_scripts(ranges):
+    """Every write's quick test (`may_be_unspaced`), `dedup_backfill` and dedup 0016 look for
+    such letters by ranges of code points; the policy's runs must lie within them, or a text
+    would keep the words it was indexed by before."""
     outside = [
         hex(point)
         for point in range(0x110000)
@@ -142,3 +152,21 @@ def test_the_migration_s_code_point_ranges_hold_every_letter_of_the_unspaced_scr
         and not any(low <= point <= high for low, high in ranges)
     ]
     assert outside == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chúng tôi đã chuyển cơ sở dữ liệu",
+        "데이터베이스를 새 서버로 옮겼습니다",
+        "Ελληνικά κείμενα",
+    ],
+    ids=["vietnamese", "korean", "greek"],
+)
+def test_spaced_scripts_past_u0e00_stop_at_the_quick_test(text):
+    """Every write asks; the `regex` scan of a long text costs tens of microseconds."""
+    assert not may_be_unspaced(normalize_text(text))
+
+
+def test_the_quick_test_passes_unspaced_text():
+    assert may_be_unspaced(normalize_text(SENTENCE))
