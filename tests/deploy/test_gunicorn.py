@@ -20,8 +20,8 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http import HTTPStatus
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 
 import dj_database_url
