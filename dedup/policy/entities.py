@@ -12,10 +12,14 @@ from typing import TypeAlias
 import regex
 
 from dedup.policy.similarity import edit_distance
+from dedup.policy.text import without_leading_marks
 
 # Kept: letters, digits, and the symbols that carry meaning in names (C++ is not C, C# is not C).
 _KEY_DROPPED = regex.compile(r"[.'\u2019]")
-_KEY_SEPARATOR = regex.compile(r"[^\p{Alphabetic}\p{N}+#]+")
+# A letter's marks are its own, as in a normalised text (`dedup.policy.text`).
+_KEY_SEPARATOR = regex.compile(
+    r"[^\p{Alphabetic}\p{N}\p{M}+#]+(?:\p{M}+[^\p{Alphabetic}\p{N}\p{M}+#]*)*"
+)
 
 VAGUE_KIND = "other"
 MIN_TYPO_KEY_CHARS = 6
@@ -43,7 +47,7 @@ def entity_key(name: str) -> str:
     """Casefold; keep letters, digits, + and #; drop dots and apostrophes; any other run is one
     space. A name with nothing left keys as its trimmed, casefolded self ("???")."""
     folded = unicodedata.normalize("NFC", name).casefold()
-    key = _KEY_SEPARATOR.sub(" ", _KEY_DROPPED.sub("", folded)).strip()
+    key = without_leading_marks(_KEY_SEPARATOR.sub(" ", _KEY_DROPPED.sub("", folded)).strip())
     return key or folded.strip()
 
 

@@ -10,8 +10,14 @@ import unicodedata
 import regex
 
 # A letter (the Unicode Alphabetic property, which also holds vowel signs that str.isalnum()
-# drops) or a number (categories N*). Everything else separates words.
-_NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}]+")
+# drops), a number (categories N*), or a mark on one of them (category M: a Thai tone mark, a
+# Devanagari virama or nukta, a combining accent NFC leaves apart; "ป่า" is not "ป้า", and
+# "क्षत्रिय" is one word). Everything else separates words, marks with it (a variation selector
+# after an emoji).
+_NOT_WORD = regex.compile(
+    r"[^\p{Alphabetic}\p{N}\p{M}]+(?:\p{M}+[^\p{Alphabetic}\p{N}\p{M}]*)*"
+)
+_LEADING_MARKS = regex.compile(r"^[\p{M}\s]+")
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese,
 # Tibetan): a sentence of them is one "word" of a normalised text, which a one-character variant
@@ -61,12 +67,20 @@ QUERY_WORD_MAX_CHARS = 500
 
 
 def normalize_text(text: str) -> str:
-    """NFC, then casefold, then every run of non-letters and non-digits becomes one space.
+    """NFC, then casefold, then every run of non-letters and non-digits becomes one space (a
+    letter's marks are its own).
 
     Accents are not folded: "café" and "cafe" are different words.
     """
     folded = unicodedata.normalize("NFC", text).casefold()
-    return _NOT_WORD.sub(" ", folded).strip()
+    return without_leading_marks(_NOT_WORD.sub(" ", folded).strip())
+
+
+def without_leading_marks(text: str) -> str:
+    """A text whose first characters are marks on nothing, without them."""
+    if text and unicodedata.category(text[0])[0] == "M":
+        return _LEADING_MARKS.sub("", text)
+    return text
 
 
 def content_hash(content: str) -> str:

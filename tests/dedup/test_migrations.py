@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from dedup import candidates, policy, services
 from dedup.policy.signatures import reach_range, reach_signatures
 from palace import fulltext, name_search
-from palace.models import Drawer, Room
+from palace.models import Drawer, Entity, EntitySignature, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -187,6 +187,8 @@ def test_migrations_import_no_live_project_code():
             "dedup.policy.signatures",
         ),
         ("dedup/migrations/0016_index_text.py", "dedup"),  # `from dedup import policy`
+        ("dedup/migrations/0017_marks_in_words.py", "dedup"),
+        ("dedup/migrations/0017_marks_in_words.py", "dedup.policy.signatures"),
     }
     offences = []
     for app in ("palace", "dedup", "review"):
@@ -546,3 +548,43 @@ def test_the_index_text_migrations_fill_existing_drawers_and_reverse(dedup_setti
     assert all("index_text" not in definition for _, definition in fulltext_objects())
     migrate()
     assert_installed_as_the_code_expects()
+
+
+FOREST = "ครอบครัวของเราจะไปเยี่ยมป่าที่เชียงใหม่สุดสัปดาห์นี้"  # visit the forest...
+AUNT = FOREST.replace("ป่า", "ป้า")  # ... visit the aunt: another fact
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_marks_migration_computes_texts_and_keys_again_and_reverses(dedup_settings):
+    """dedup 0017: a drawer and an entity stored when a Thai tone mark separated words get the
+    normalised text, fingerprint and key of today's rules (and the key's signatures), so a text
+    differing only in a tone mark is no longer "the same words"; reversed, the rules before."""
+    previous = migration("dedup", "0017_marks_in_words")
+    migrate(("dedup", "0016_index_text"))
+    drawer = old_drawer(FOREST)
+    Drawer.objects.filter(pk=drawer.pk).update(
+        normalized_content=previous._previous_normalize_text(FOREST),
+        fingerprint=policy.fingerprint_of_normalized(previous._previous_normalize_text(FOREST)),
+        index_text=policy.index_text(previous._previous_normalize_text(FOREST)),
+    )
+    entity = Entity.objects.create(
+        name="ป่าไม้", kind="place", key=previous._previous_entity_key("ป่าไม้"), key_length=4
+    )
+    assert entity.key == "ป าไม"  # the tone mark separated
+    migrate()
+    drawer.refresh_from_db()
+    assert drawer.normalized_content == policy.normalize_text(FOREST)
+    assert drawer.fingerprint == policy.fingerprint(FOREST)
+    entity.refresh_from_db()
+    assert (entity.key, entity.key_length) == (policy.entity_key("ป่าไม้"), len("ป่าไม้"))
+    assert EntitySignature.objects.filter(entity=entity, key=entity.key).exists()
+    room = Room.objects.get(pk=drawer.room_id)
+    aunt = services.drawer_write(room=room, content=AUNT)
+    assert [link.verdict for link in aunt.links] != ["normalized"]
+
+    migrate(("dedup", "0016_index_text"))
+    drawer.refresh_from_db()
+    assert drawer.normalized_content == previous._previous_normalize_text(FOREST)
+    entity.refresh_from_db()
+    assert entity.key == "ป าไม"
+    migrate()

@@ -352,3 +352,10 @@ def test_one_entity_close_by_name_and_by_person_alias_is_one_match():
     known = [vouched(1, "Johnson", ["Johnsen"])]
     result = resolve("Johnsin", "person", known, True)
     assert (result.entity, result.rule) == (1, Rule.TYPO)
+
+
+def test_marks_tell_keys_apart():
+    from dedup.policy import entity_key
+
+    assert entity_key("ป่า") != entity_key("ป้า")
+    assert entity_key("क्षत्रिय") == "क्षत्रिय"

@@ -29,8 +29,12 @@ def test_normalize_text_conformance(case):
         pytest.param("٣ apples", "٣ apples", id="non-ascii-digits-are-numbers"),
         pytest.param("½ cup", "½ cup", id="number-other-category-kept"),
         # U+093F (a vowel sign, category Mc) has the Alphabetic property though str.isalnum()
-        # says False; U+094D (virama) has neither and separates.
+        # says False; U+094D (virama) has neither, but is a mark on its letter.
         pytest.param("कि", "कि", id="alphabetic-property-not-isalnum"),
+        pytest.param("क्षत्रिय राजा", "क्षत्रिय राजा", id="virama-in-its-word"),
+        pytest.param("ป่า", "ป่า", id="thai-tone-mark-kept"),
+        pytest.param("done \u2705\ufe0f ok", "done ok", id="variation-selector-goes-with-emoji"),
+        pytest.param("\u0301\u0302 abc", "abc", id="marks-on-nothing-dropped"),
         pytest.param("...", "", id="nothing-left"),
     ],
 )
@@ -90,3 +94,10 @@ def test_query_words_conformance():
         assert words.count(word) == count
     assert not set(first_expect["excludes"]) & set(words)
     assert len(query_words(text_of(second["lexical_query_words"]))) == second_expect["length"]
+
+
+def test_marks_tell_words_apart():
+    """A Thai tone mark or a Devanagari nukta makes another word: never the same normalised text
+    (a "normalized" link says the words are the same)."""
+    assert normalize_text("ไปเยี่ยมป่า") != normalize_text("ไปเยี่ยมป้า")  # forest / aunt
+    assert normalize_text("फ़ैसला") != normalize_text("फैसला")  # with and without a nukta
