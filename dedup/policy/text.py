@@ -14,9 +14,7 @@ import regex
 # Devanagari virama or nukta, a combining accent NFC leaves apart; "ป่า" is not "ป้า", and
 # "क्षत्रिय" is one word). Everything else separates words, marks with it (a variation selector
 # after an emoji).
-_NOT_WORD = regex.compile(
-    r"[^\p{Alphabetic}\p{N}\p{M}]+(?:\p{M}+[^\p{Alphabetic}\p{N}\p{M}]*)*"
-)
+_NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}\p{M}]+(?:\p{M}+[^\p{Alphabetic}\p{N}\p{M}]*)*")
 _LEADING_MARKS = regex.compile(r"^[\p{M}\s]+")
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese,
