@@ -81,8 +81,8 @@ def query_groups(query: object) -> list[list[str]]:
     groups = candidates.lexical_groups(policy.query_words(query))
     if not groups:
         raise InvalidInput(
-            "q has no word to search by: words of three letters or more, other than common "
-            "function words (the, and, with...).",
+            "q has no word to search by: a word of three letters or digits or more (in any "
+            "script), other than common English function words (the, and, with...).",
             details={"field": "q"},
         )
     return groups

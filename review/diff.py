@@ -6,13 +6,21 @@ sweep's sample cards show the same diff."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+
+import regex
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
+_GRAPHEME = regex.compile(r"\X")
+# A "word" this long is a sentence of a script written without spaces (or a path, a URL): a
+# compact diff shows its changed characters with CONTEXT_CHARACTERS either side, not all of it.
+LONG_WORD = 16
+CONTEXT_CHARACTERS = 6
 
 WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 MONTHS = frozenset(
@@ -132,17 +140,46 @@ def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
     return ""
 
 
+def composed(text: str) -> str:
+    """The text in NFC, as it is compared (`dedup.policy.normalize_text`): the same words typed
+    decomposed (a Korean syllable as its letters, a Vietnamese vowel and its marks) show as the
+    same, not every syllable struck out."""
+    return unicodedata.normalize("NFC", text)
+
+
+def characters(text: str) -> list[str]:
+    """A text's characters as a reader sees them (grapheme clusters): a letter with its marks is
+    one, so a changed Thai tone mark or Arabic vowel shows with its letter, not alone and
+    invisible."""
+    return _GRAPHEME.findall(text)
+
+
+def alike(old: str, new: str) -> bool:
+    """Whether a word replaced by one other word is shown letter by letter (a typo: "refreshed"
+    and "refershed"), or whole (another word: "مارس" and "أبريل", whose letters interleaved
+    break the joined script): half their letters or more in common."""
+    matcher = SequenceMatcher(None, characters(old), characters(new), autojunk=False)
+    return matcher.ratio() >= 0.5
+
+
+def warns(a: str, b: str) -> bool:
+    """Whether the curator is warned about a pair: numbers (dates, versions) or named words
+    differ (`differing_numbers`, `differing_words`)."""
+    return any(differing_numbers(a, b)) or bool(differing_words(a, b))
+
+
 def _chars(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     left, right = [], []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    chars_a, chars_b = characters(a), characters(b)
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, chars_a, chars_b, autojunk=False).get_opcodes():
         if op == "equal":
-            left.append(Segment("equal", a[i1:i2]))
-            right.append(Segment("equal", b[j1:j2]))
+            left.append(Segment("equal", "".join(chars_a[i1:i2])))
+            right.append(Segment("equal", "".join(chars_b[j1:j2])))
         else:
             if i2 > i1:
-                left.append(Segment("delete", a[i1:i2]))
+                left.append(Segment("delete", "".join(chars_a[i1:i2])))
             if j2 > j1:
-                right.append(Segment("insert", b[j1:j2]))
+                right.append(Segment("insert", "".join(chars_b[j1:j2])))
     return left, right
 
 
@@ -156,6 +193,7 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     """Segments of the left (older) and right (newer) text. Words are compared first; a word
     replaced by one word is compared letter by letter, so a typo shows as one letter. A change
     touching a flagged word (see `differing_words`) carries its kind."""
+    a, b = composed(a), composed(b)
     words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
     flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
     left: list[Segment] = []
@@ -166,7 +204,7 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
         if op == "equal":
             left.append(Segment("equal", old))
             right.append(Segment("equal", new))
-        elif op == "replace" and i2 - i1 == j2 - j1 == 1:
+        elif op == "replace" and i2 - i1 == j2 - j1 == 1 and alike(old, new):
             chars_left, chars_right = _chars(old, new)
             left += _flagged(chars_left, _flag_of(old, flags_a))
             right += _flagged(chars_right, _flag_of(new, flags_b))
@@ -183,6 +221,7 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
     words either side, equal text between changes left out as a "gap", and a change longer
     than `longest` words cut short. Segments are words joined by one space (line breaks and
     runs of spaces are not worth a list's room): two paragraphs become a dozen words."""
+    a, b = composed(a), composed(b)
     words_a, words_b = a.split(), b.split()
     flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
     opcodes = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
@@ -192,11 +231,38 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
             head, tail = index > 0, index < len(opcodes) - 1
             segments += _context(words_a[i1:i2], context, longest, head=head, tail=tail)
             continue
+        if op == "replace" and i2 - i1 == j2 - j1 == 1 and _long(words_a[i1], words_b[j1]):
+            segments += _long_word_changes(words_a[i1], words_b[j1], flags_a, flags_b)
+            continue
         old, new = _shortened(words_a[i1:i2], longest), _shortened(words_b[j1:j2], longest)
         if old:
             segments.append(Segment("delete", old, _flag_of(old, flags_a)))
         if new:
             segments.append(Segment("insert", new, _flag_of(new, flags_b)))
+    return segments
+
+
+def _long(old: str, new: str) -> bool:
+    return min(len(old), len(new)) >= LONG_WORD
+
+
+def _long_word_changes(old: str, new: str, flags_a: dict, flags_b: dict) -> list[Segment]:
+    """One long word replaced by another (a sentence of Chinese, Japanese or Thai with one
+    character changed): the changed characters in place, with CONTEXT_CHARACTERS either side."""
+    segments: list[Segment] = []
+    chars_a, chars_b = characters(old), characters(new)
+    opcodes = SequenceMatcher(None, chars_a, chars_b, autojunk=False).get_opcodes()
+    for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
+        if op == "equal":
+            head, tail = index > 0, index < len(opcodes) - 1
+            segments += _context(
+                chars_a[i1:i2], CONTEXT_CHARACTERS, head=head, tail=tail, joined=""
+            )
+            continue
+        if i2 > i1:
+            segments.append(Segment("delete", "".join(chars_a[i1:i2]), _flag_of(old, flags_a)))
+        if j2 > j1:
+            segments.append(Segment("insert", "".join(chars_b[j1:j2]), _flag_of(new, flags_b)))
     return segments
 
 
@@ -207,21 +273,27 @@ def _shortened(words: list[str], longest: int) -> str:
 
 
 def _context(
-    words: list[str], context: int, longest: int, *, head: bool, tail: bool
+    words: list[str],
+    context: int,
+    longest: int = 0,
+    *,
+    head: bool,
+    tail: bool,
+    joined: str = " ",
 ) -> list[Segment]:
-    """An equal run in a compact diff: its first `context` words after a change (head), its
-    last `context` words before one (tail), and a gap for what is left out between. Texts with
-    no change at all show their beginning."""
+    """An equal run in a compact diff: its first `context` words (or characters, `joined` by
+    nothing) after a change (head), its last `context` before one (tail), and a gap for what is
+    left out between. Texts with no change at all show their beginning."""
     if not (head or tail):
         return [Segment("equal", _shortened(words, longest))]
     if len(words) <= context * (head + tail) + 1:
-        return [Segment("equal", " ".join(words))]
+        return [Segment("equal", joined.join(words))]
     segments = []
     if head:
-        segments.append(Segment("equal", " ".join(words[:context])))
+        segments.append(Segment("equal", joined.join(words[:context])))
     segments.append(Segment("gap", "…"))
     if tail:
-        segments.append(Segment("equal", " ".join(words[-context:])))
+        segments.append(Segment("equal", joined.join(words[-context:])))
     return segments
 
 

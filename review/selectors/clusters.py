@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
+from review import diff
 from review.diff import Segment
 from review.items import ItemKind, ItemRef
 from review.selectors.filters import (
@@ -238,6 +239,10 @@ class MemberView:
     row: Any  # Drawer or Entity
     segments: list[Segment]  # its text (or name) against the canonical member's, inline
     links: list[Any]  # its open links within the cluster
+    # Its numbers (dates, versions) or named words (names, weekdays, months) differ from the
+    # canonical member's: a near miss more likely than a restatement, so the page leaves it
+    # open rather than merged unless the curator says so.
+    warned: bool = False
 
 
 @dataclass
@@ -265,10 +270,14 @@ def inline_diff(canonical: str, text: str) -> list[Segment]:
         ]
 
     segments: list[Segment] = []
+    canonical, text = diff.composed(canonical), diff.composed(text)
     words_a, words_b = _TOKEN.findall(canonical), _TOKEN.findall(text)
     for op, old, new in ops(words_a, words_b):
         single = op == "replace" and len(_TOKEN.findall(old)) == len(_TOKEN.findall(new)) == 1
-        for char_op, char_old, char_new in ops(old, new) if single else [(op, old, new)]:
+        if single:  # a letter with its marks is one character (`review.diff`)
+            single = diff.alike(old, new)
+        by_letter = ops(diff.characters(old), diff.characters(new)) if single else [(op, old, new)]
+        for char_op, char_old, char_new in by_letter:
             if char_op == "equal":
                 segments.append(Segment("equal", char_old))
                 continue
@@ -300,5 +309,5 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     for member in cluster.members:
         segments = inline_diff(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
-        views.append(MemberView(member, segments, own))
+        views.append(MemberView(member, segments, own, diff.warns(_text(keep), _text(member))))
     return ClusterDetail(cluster, keep, views, links)

@@ -39,7 +39,7 @@ def compact_diff(segments: Iterable[Segment]) -> SafeString:
     Deleted and inserted words are named for screen readers; flagged words (digits, names,
     weekdays, months, numbers as words) are outlined and titled."""
     inner = " ".join(_segment(segment) for segment in segments)
-    return mark_safe(f'<span class="diff">{inner}</span>')
+    return mark_safe(f'<span class="diff" dir="auto">{inner}</span>')
 
 
 @register.filter

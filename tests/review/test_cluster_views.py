@@ -139,3 +139,28 @@ def test_drawer_pair_offers_which_side_to_keep_and_keeps_the_newer(as_curator, d
     older = Drawer.objects.get(pk=drawer_link.older_id)
     assert older.superseded_by_id == drawer_link.newer_id
     assert Drawer.objects.get(pk=drawer_link.newer_id).valid_to is None
+
+
+def test_a_member_whose_numbers_differ_is_left_open_by_default(as_curator, dedup_settings):
+    """A wrong merge is worse than a missed one: of a cluster's members, one whose date differs
+    from the canonical's is offered "leave open", flagged, where a typo is offered "merge"."""
+    import re
+
+    from dedup import services
+    from palace.models import DrawerLink
+
+    room = services.room_get_or_create(wing="ops", room="releases")
+    base = "The quarterly release of the billing service ships on 2026-03-15 to every region."
+    services.drawer_write(room=room, content=base)
+    typo = services.drawer_write(room=room, content=base.replace("billing", "biling")).drawer
+    moved = services.drawer_write(room=room, content=base.replace("03-15", "03-16")).drawer
+    link = DrawerLink.objects.filter(newer=typo).first()
+    body = as_curator.get(f"/clusters/d{link.pk}/").content.decode()
+
+    def checked(drawer):
+        found = re.search(rf'name="fate-{drawer.uuid}" value="(\w+)" checked', body)
+        return found and found[1]
+
+    assert checked(typo) == "merge"
+    assert checked(moved) == "open"
+    assert "differs: check" in body

@@ -1,5 +1,8 @@
+import unicodedata
+
 import pytest
 
+from review import diff
 from review.diff import (
     Segment,
     WordFlag,
@@ -152,3 +155,37 @@ def test_compact_diff_of_equal_texts_shows_their_beginning():
 def test_a_text_in_capitals_names_nothing():
     older, newer = "ADA PREFERS DARK MODE.", "Ada prefers light mode."
     assert differing_words(older, newer) == []
+
+
+def test_a_changed_mark_shows_with_its_letter():
+    """A Thai tone mark changed: the letter it sits on is the change, not the mark alone (which
+    renders as nothing)."""
+    left, right = diff.side_by_side("ไปเยี่ยมป่า", "ไปเยี่ยมป้า")
+    assert [s.text for s in left if s.op == "delete"] == ["ป่"]
+    assert [s.text for s in right if s.op == "insert"] == ["ป้"]
+
+
+def test_a_long_unspaced_sentence_shows_its_changed_character_in_a_compact_diff():
+    """A sentence of Chinese is one word: the queue's row shows the character changed with a
+    few characters either side, not the whole sentence struck out and written again."""
+    old = "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了迁移将在下周一进行"
+    segments = diff.compact(old, old.replace("磁盘", "硬盘"))
+    assert [(s.op, s.text) for s in segments if s.op in ("delete", "insert")] == [
+        ("delete", "磁"),
+        ("insert", "硬"),
+    ]
+    shown = "".join(s.text for s in segments if s.op == "equal")
+    assert len(shown) == 2 * diff.CONTEXT_CHARACTERS
+
+
+def test_the_same_words_typed_decomposed_show_as_the_same():
+    composed_text = "Chúng tôi đã chuyển"
+    decomposed = unicodedata.normalize("NFD", composed_text)
+    left, right = diff.side_by_side(composed_text, decomposed)
+    assert {s.op for s in [*left, *right]} == {"equal"}
+
+
+def test_another_word_shows_whole_not_letters_interleaved():
+    left, right = diff.side_by_side("الاجتماع في مارس", "الاجتماع في أبريل")
+    assert [s.text for s in left if s.op == "delete"] == ["مارس"]
+    assert [s.text for s in right if s.op == "insert"] == ["أبريل"]

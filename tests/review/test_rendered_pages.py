@@ -44,3 +44,19 @@ def test_no_page_shows_a_template_comment(as_curator, pages, client):
         assert "{%" not in body, url
     client.logout()
     assert "{#" not in client.get("/accounts/login/").content.decode()
+
+
+def test_right_to_left_text_takes_its_own_direction(as_curator, dedup_settings):
+    """A pair of Hebrew texts (with English words inside): the queue row's diff and the item
+    page's texts are laid out by their own first strong letter (`dir="auto"`), not the page's
+    left-to-right, which scrambled the order of their words."""
+    from dedup import services
+
+    room = services.room_get_or_create(wing="i18n", room="he")
+    text = "הצוות בחר ב-Redis 7.2 לשכבת המטמון של שירות ההזמנות החדש"
+    services.drawer_write(room=room, content=text)
+    (link,) = services.drawer_write(room=room, content=text.replace("החדש", "הישן")).links
+    queue = as_curator.get("/").content.decode()
+    assert '<span class="diff" dir="auto">' in queue
+    item = as_curator.get(f"/items/d{link.pk}/").content.decode()
+    assert item.count('<p class="content" dir="auto">') == 2
