@@ -240,8 +240,8 @@ class MemberView:
     segments: list[Segment]  # its text (or name) against the canonical member's, inline
     links: list[Any]  # its open links within the cluster
     # Its numbers (dates, versions) or named words (names, weekdays, months) differ from the
-    # canonical member's: a near miss more likely than a restatement, so the page leaves it
-    # open rather than merged unless the curator says so.
+    # canonical member's (`_warned`): a near miss more likely than a restatement, so the page
+    # leaves it open rather than merged unless the curator says so.
     warned: bool = False
 
 
@@ -288,6 +288,15 @@ def inline_diff(canonical: str, text: str) -> list[Segment]:
     return segments
 
 
+def _warned(keep: Any, member: Any) -> bool:
+    """A drawer whose numbers or named words differ from the canonical's; an entity whose
+    numbers do (`server-01` and `server-02`: its words are names, so names differing say
+    nothing)."""
+    if isinstance(member, Drawer):
+        return diff.warns(keep.content, member.content)
+    return any(diff.differing_numbers(keep.name, member.name))
+
+
 def _text(row: Any) -> str:
     return row.content if isinstance(row, Drawer) else row.name
 
@@ -309,5 +318,5 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     for member in cluster.members:
         segments = inline_diff(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
-        views.append(MemberView(member, segments, own, diff.warns(_text(keep), _text(member))))
+        views.append(MemberView(member, segments, own, _warned(keep, member)))
     return ClusterDetail(cluster, keep, views, links)
