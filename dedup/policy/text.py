@@ -112,7 +112,7 @@ def may_be_unspaced(normalized: str) -> bool:
 def index_text(normalized: str) -> str | None:
     """The words a full-text index holds of a normalised text, where they are not its own words:
     each run of a script written without spaces becomes a word of its own (the Latin and the
-    digits beside it too), and a run longer than UNSPACED_PIECE_MAX is cut into pieces. None
+    digits beside it too), and a run longer than UNSPACED_WHOLE_MAX is cut into pieces. None
     when no word changes (a text with no such run, nearly every text in a spaced script).
 
     A piece ends after UNSPACED_PIECE_MIN characters or more at a character the content chooses
