@@ -1,5 +1,6 @@
 """A real headless Chromium (Debian's package) driven by Playwright against a live server."""
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -58,11 +59,19 @@ def curator(dedup_settings, django_user_model):
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, live_server):
+    """A page of a fresh browser context. It depends on `live_server` so that it is closed
+    first: a request the page still had in flight (an htmx swap after the test's last check)
+    must end before the database is flushed, or SQLite's shared in-memory database refuses the
+    flush ("database table is locked", seen once in CI with both suites running)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
     yield page
+    with contextlib.suppress(PlaywrightError):
+        page.wait_for_load_state("networkidle", timeout=5_000)
     context.close()
 
 
