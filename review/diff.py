@@ -165,6 +165,7 @@ def alike(old: str, new: str) -> bool:
 def warns(a: str, b: str) -> bool:
     """Whether the curator is warned about a pair: numbers (dates, versions) or named words
     differ (`differing_numbers`, `differing_words`)."""
+    a, b = composed(a), composed(b)
     return any(differing_numbers(a, b)) or bool(differing_words(a, b))
 
 
@@ -231,7 +232,8 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
             head, tail = index > 0, index < len(opcodes) - 1
             segments += _context(words_a[i1:i2], context, longest, head=head, tail=tail)
             continue
-        if op == "replace" and i2 - i1 == j2 - j1 == 1 and _long(words_a[i1], words_b[j1]):
+        long_pair = i2 - i1 == j2 - j1 == 1 and _long(words_a[i1], words_b[j1])
+        if op == "replace" and long_pair and alike(words_a[i1], words_b[j1]):
             segments += _long_word_changes(words_a[i1], words_b[j1], flags_a, flags_b)
             continue
         old, new = _shortened(words_a[i1:i2], longest), _shortened(words_b[j1:j2], longest)

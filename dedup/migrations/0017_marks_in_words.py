@@ -7,7 +7,9 @@ and two such names converged on one entity by their key.
 Every drawer whose text has such a mark gets its normalised text, fingerprint and index text
 again, and every entity and alias its key (and key length), with the signatures of a changed
 key written again (those of an alias only where a person recorded it, as the write path does).
-Rows are found by a character at or past U+0300 (every mark is), and the policy decides. The
+Rows are found by a character at or past U+0300 (every mark is) or one of the two below it whose
+casefold makes a mark ("İ", "ǰ"), and the policy decides; a key that would outgrow its column
+stays as it was (the write path refuses such a name). The
 reverse computes them again by the rules before, held here (`_previous_normalize_text`,
 `_previous_entity_key`). Links, mentions and decisions made before stay as they were.
 
@@ -23,6 +25,11 @@ import regex
 from django.db import migrations
 
 BATCH_SIZE = 1000
+# Every text whose normalised form or key holds a mark has one of these characters: the marks
+# (all at or past U+0300), and the two below it whose casefold makes one ("İ" is "i" and a dot
+# above, "ǰ" is "j" and a caron).
+MAY_HOLD_MARKS = "\u0130\u01f0\u0300-\U0010ffff"
+KEY_MAX_LENGTH = 200  # palace_entity.key, palace_entityalias.key
 PERSON_ALIAS_SOURCES = ("api", "curator")
 # The rules before: every character that is not a letter (Alphabetic) or a number separated words.
 _PREVIOUS_NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}]+")
@@ -44,9 +51,9 @@ def _rows(connection, table, column, extra=""):
     """(id, column, ...) of the rows whose `column` has a character at or past U+0300, in
     batches by id."""
     if connection.vendor == "postgresql":
-        condition, pattern = f"{column} ~ %s", "[\u0300-\U0010ffff]"
+        condition, pattern = f"{column} ~ %s", f"[{MAY_HOLD_MARKS}]"
     else:
-        condition, pattern = f"{column} GLOB %s", "*[\u0300-\U0010ffff]*"
+        condition, pattern = f"{column} GLOB %s", f"*[{MAY_HOLD_MARKS}]*"
     last_id = 0
     while True:
         with connection.cursor() as cursor:
@@ -97,7 +104,13 @@ def _keys(apps, connection, key_of, key_signatures):
         model = apps.get_model("palace", model_name)
         signature_model = apps.get_model("palace", signature_name)
         for batch in _rows(connection, table, column, f", key{extra}"):
-            changed = [(row[0], key_of(row[1]), row) for row in batch if key_of(row[1]) != row[2]]
+            # A key grown past its column (every mark kept where a run of them was one space)
+            # stays as it was: the write path refuses such a name as bad input from now on.
+            changed = [
+                (row[0], key, row)
+                for row in batch
+                if (key := key_of(row[1])) != row[2] and len(key) <= KEY_MAX_LENGTH
+            ]
             if not changed:
                 continue
             rows = [model(id=pk, key=key) for pk, key, _ in changed]

@@ -16,6 +16,12 @@ import regex
 # after an emoji).
 _NOT_WORD = regex.compile(r"[^\p{Alphabetic}\p{N}\p{M}]+(?:\p{M}+[^\p{Alphabetic}\p{N}\p{M}]*)*")
 _LEADING_MARKS = regex.compile(r"^[\p{M}\s]+")
+_MARK = regex.compile(r"\p{M}")
+# A text with no character that is or makes a mark (dedup/0017) is split by the simpler rule,
+# the same words for less work on every write: ASCII by letters and digits alone.
+_MAY_HOLD_MARKS = re.compile("[\u0130\u01f0\u0300-\U0010ffff]")
+_NOT_LETTER_OR_NUMBER = regex.compile(r"[^\p{Alphabetic}\p{N}]+")
+_NOT_ASCII_WORD = re.compile(r"[^a-z0-9]+")
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese,
 # Tibetan): a sentence of them is one "word" of a normalised text, which a one-character variant
@@ -71,14 +77,16 @@ def normalize_text(text: str) -> str:
     Accents are not folded: "café" and "cafe" are different words.
     """
     folded = unicodedata.normalize("NFC", text).casefold()
+    if folded.isascii():
+        return _NOT_ASCII_WORD.sub(" ", folded).strip()
+    if not _MAY_HOLD_MARKS.search(folded):
+        return _NOT_LETTER_OR_NUMBER.sub(" ", folded).strip()
     return without_leading_marks(_NOT_WORD.sub(" ", folded).strip())
 
 
 def without_leading_marks(text: str) -> str:
     """A text whose first characters are marks on nothing, without them."""
-    if text and unicodedata.category(text[0])[0] == "M":
-        return _LEADING_MARKS.sub("", text)
-    return text
+    return _LEADING_MARKS.sub("", text) if _MARK.match(text) else text
 
 
 def content_hash(content: str) -> str:

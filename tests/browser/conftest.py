@@ -1,8 +1,8 @@
 """A real headless Chromium (Debian's package) driven by Playwright against a live server."""
 
-import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -59,19 +59,22 @@ def curator(dedup_settings, django_user_model):
 
 
 @pytest.fixture
-def page(browser, live_server):
-    """A page of a fresh browser context. It depends on `live_server` so that it is closed
-    first: a request the page still had in flight (an htmx swap after the test's last check)
-    must end before the database is flushed, or SQLite's shared in-memory database refuses the
-    flush ("database table is locked", seen once in CI with both suites running)."""
-    from playwright.sync_api import Error as PlaywrightError
-
+def page(browser):
+    """A page of a fresh browser context, closed once no request of it is in flight: an htmx
+    request fired at a test's end, still served when the database is flushed, made SQLite's
+    shared in-memory database refuse the flush ("database table is locked", once in CI with
+    both suites running). Playwright's "networkidle" does not wait for it once reached."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
+    in_flight: set = set()
+    page.on("request", lambda request: in_flight.add(request))
+    page.on("requestfinished", lambda request: in_flight.discard(request))
+    page.on("requestfailed", lambda request: in_flight.discard(request))
     yield page
-    with contextlib.suppress(PlaywrightError):
-        page.wait_for_load_state("networkidle", timeout=5_000)
+    deadline = time.monotonic() + 5
+    while in_flight and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # lets Playwright deliver the requests' events
     context.close()
 
 

@@ -189,3 +189,7 @@ def test_another_word_shows_whole_not_letters_interleaved():
     left, right = diff.side_by_side("الاجتماع في مارس", "الاجتماع في أبريل")
     assert [s.text for s in left if s.op == "delete"] == ["مارس"]
     assert [s.text for s in right if s.op == "insert"] == ["أبريل"]
+
+
+def test_the_same_name_typed_decomposed_is_no_warning():
+    assert not diff.warns("Zoë ships it", unicodedata.normalize("NFD", "Zoë ships it"))
