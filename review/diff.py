@@ -147,19 +147,26 @@ def composed(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def characters(text: str) -> list[str]:
+def _characters(text: str) -> list[str]:
     """A text's characters as a reader sees them (grapheme clusters): a letter with its marks is
     one, so a changed Thai tone mark or Arabic vowel shows with its letter, not alone and
     invisible."""
     return _GRAPHEME.findall(text)
 
 
-def alike(old: str, new: str) -> bool:
-    """Whether a word replaced by one other word is shown letter by letter (a typo: "refreshed"
-    and "refershed"), or whole (another word: "مارس" and "أبريل", whose letters interleaved
-    break the joined script): half their letters or more in common."""
-    matcher = SequenceMatcher(None, characters(old), characters(new), autojunk=False)
-    return matcher.ratio() >= 0.5
+Letters = list[tuple[str, list[str], list[str]]]  # (op, the old word's letters, the new word's)
+
+
+def by_letter(old: str, new: str) -> Letters | None:
+    """A word replaced by one other word, letter by letter (`_characters`): its parts, equal,
+    replaced, deleted or inserted, when they have half their letters or more in common (a typo:
+    "refreshed" and "refershed"); None for another word, shown whole ("مارس" and "أبريل", whose
+    letters interleaved break the joined script). One comparison for the test and the parts."""
+    a, b = _characters(old), _characters(new)
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < 0.5:
+        return None
+    return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes()]
 
 
 def warns(a: str, b: str) -> bool:
@@ -169,18 +176,17 @@ def warns(a: str, b: str) -> bool:
     return any(differing_numbers(a, b)) or bool(differing_words(a, b))
 
 
-def _chars(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
+def _sides(letters: Letters) -> tuple[list[Segment], list[Segment]]:
     left, right = [], []
-    chars_a, chars_b = characters(a), characters(b)
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, chars_a, chars_b, autojunk=False).get_opcodes():
+    for op, old, new in letters:
         if op == "equal":
-            left.append(Segment("equal", "".join(chars_a[i1:i2])))
-            right.append(Segment("equal", "".join(chars_b[j1:j2])))
-        else:
-            if i2 > i1:
-                left.append(Segment("delete", "".join(chars_a[i1:i2])))
-            if j2 > j1:
-                right.append(Segment("insert", "".join(chars_b[j1:j2])))
+            left.append(Segment("equal", "".join(old)))
+            right.append(Segment("equal", "".join(new)))
+            continue
+        if old:
+            left.append(Segment("delete", "".join(old)))
+        if new:
+            right.append(Segment("insert", "".join(new)))
     return left, right
 
 
@@ -205,8 +211,8 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
         if op == "equal":
             left.append(Segment("equal", old))
             right.append(Segment("equal", new))
-        elif op == "replace" and i2 - i1 == j2 - j1 == 1 and alike(old, new):
-            chars_left, chars_right = _chars(old, new)
+        elif op == "replace" and i2 - i1 == j2 - j1 == 1 and (letters := by_letter(old, new)):
+            chars_left, chars_right = _sides(letters)
             left += _flagged(chars_left, _flag_of(old, flags_a))
             right += _flagged(chars_right, _flag_of(new, flags_b))
         else:
@@ -233,8 +239,9 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
             segments += _context(words_a[i1:i2], context, longest, head=head, tail=tail)
             continue
         long_pair = i2 - i1 == j2 - j1 == 1 and _long(words_a[i1], words_b[j1])
-        if op == "replace" and long_pair and alike(words_a[i1], words_b[j1]):
-            segments += _long_word_changes(words_a[i1], words_b[j1], flags_a, flags_b)
+        if op == "replace" and long_pair and (letters := by_letter(words_a[i1], words_b[j1])):
+            flags = _flag_of(words_a[i1], flags_a), _flag_of(words_b[j1], flags_b)
+            segments += _long_word_changes(letters, *flags)
             continue
         old, new = _shortened(words_a[i1:i2], longest), _shortened(words_b[j1:j2], longest)
         if old:
@@ -248,23 +255,19 @@ def _long(old: str, new: str) -> bool:
     return min(len(old), len(new)) >= LONG_WORD
 
 
-def _long_word_changes(old: str, new: str, flags_a: dict, flags_b: dict) -> list[Segment]:
+def _long_word_changes(letters: Letters, flag_old: str, flag_new: str) -> list[Segment]:
     """One long word replaced by another (a sentence of Chinese, Japanese or Thai with one
     character changed): the changed characters in place, with CONTEXT_CHARACTERS either side."""
     segments: list[Segment] = []
-    chars_a, chars_b = characters(old), characters(new)
-    opcodes = SequenceMatcher(None, chars_a, chars_b, autojunk=False).get_opcodes()
-    for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
+    for index, (op, old, new) in enumerate(letters):
         if op == "equal":
-            head, tail = index > 0, index < len(opcodes) - 1
-            segments += _context(
-                chars_a[i1:i2], CONTEXT_CHARACTERS, head=head, tail=tail, joined=""
-            )
+            head, tail = index > 0, index < len(letters) - 1
+            segments += _context(old, CONTEXT_CHARACTERS, head=head, tail=tail, joined="")
             continue
-        if i2 > i1:
-            segments.append(Segment("delete", "".join(chars_a[i1:i2]), _flag_of(old, flags_a)))
-        if j2 > j1:
-            segments.append(Segment("insert", "".join(chars_b[j1:j2]), _flag_of(new, flags_b)))
+        if old:
+            segments.append(Segment("delete", "".join(old), flag_old))
+        if new:
+            segments.append(Segment("insert", "".join(new), flag_new))
     return segments
 
 

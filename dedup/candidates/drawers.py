@@ -243,9 +243,10 @@ def lexical_groups(words: Sequence[str], groups: int = LEXICAL_GROUPS) -> list[l
     one group. Words alone when there are two at most; in a script written without spaces
     (`single_groups`), alone when there are `groups` at most, else neighbours paired."""
     chosen = lexical_words(words)[: LEXICAL_GROUP_SIZE * groups]
-    if len(chosen) <= single_groups(chosen, groups):
+    alone = single_groups(chosen, groups)
+    if len(chosen) <= alone:
         return [[word] for word in chosen]
-    if single_groups(chosen, groups) > LEXICAL_GROUP_SIZE:  # pieces of runs, in text order
+    if alone > LEXICAL_GROUP_SIZE:  # pieces of runs, in text order
         return [
             chosen[i : i + LEXICAL_GROUP_SIZE] for i in range(0, len(chosen), LEXICAL_GROUP_SIZE)
         ]

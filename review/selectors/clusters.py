@@ -262,7 +262,7 @@ def inline_diff(canonical: str, text: str) -> list[Segment]:
     "always" against "alway" is one struck letter). The pair page's `side_by_side` splits this
     into two texts; a cluster shows one text per member."""
 
-    def ops(a: list[str] | str, b: list[str] | str) -> list[tuple[str, str, str]]:
+    def ops(a: list[str], b: list[str]) -> list[tuple[str, str, str]]:
         matcher = SequenceMatcher(None, a, b, autojunk=False)
         return [
             (op, "".join(a[i1:i2]), "".join(b[j1:j2]))
@@ -274,10 +274,11 @@ def inline_diff(canonical: str, text: str) -> list[Segment]:
     words_a, words_b = _TOKEN.findall(canonical), _TOKEN.findall(text)
     for op, old, new in ops(words_a, words_b):
         single = op == "replace" and len(_TOKEN.findall(old)) == len(_TOKEN.findall(new)) == 1
-        if single:  # a letter with its marks is one character (`review.diff`)
-            single = diff.alike(old, new)
-        by_letter = ops(diff.characters(old), diff.characters(new)) if single else [(op, old, new)]
-        for char_op, char_old, char_new in by_letter:
+        letters = diff.by_letter(old, new) if single else None  # as the pair page shows them
+        parts = (
+            [(o, "".join(a), "".join(b)) for o, a, b in letters] if letters else [(op, old, new)]
+        )
+        for char_op, char_old, char_new in parts:
             if char_op == "equal":
                 segments.append(Segment("equal", char_old))
                 continue

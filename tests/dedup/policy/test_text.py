@@ -101,3 +101,27 @@ def test_marks_tell_words_apart():
     (a "normalized" link says the words are the same)."""
     assert normalize_text("ไปเยี่ยมป่า") != normalize_text("ไปเยี่ยมป้า")  # forest / aunt
     assert normalize_text("फ़ैसला") != normalize_text("फैसला")  # with and without a nukta
+
+
+def test_the_quick_rules_split_as_the_general_one():
+    """`normalize_text` splits a text with no character that is or makes a mark (ASCII above
+    all) by a simpler rule, for every write's sake: the same words as the general rule, over
+    random texts of letters, digits, marks, symbols and the two that casefold to a mark."""
+    import random
+    import unicodedata
+
+    from dedup.policy import text as rules
+
+    def general(text: str) -> str:
+        folded = unicodedata.normalize("NFC", text).casefold()
+        return rules.without_leading_marks(rules._NOT_WORD.sub(" ", folded).strip())
+
+    points = [*range(32, 0x250), *range(0x300, 0x370), *range(0x0E00, 0x0E60)]
+    points += [*range(0x900, 0x980), 0x130, 0x1F0, 0xFE0F, 0x2705, 0x4E00, 0x3042]
+    rng = random.Random(17)
+    for _ in range(20_000):
+        text = "".join(chr(rng.choice(points)) for _ in range(rng.randint(0, 20)))
+        assert normalize_text(text) == general(text), repr(text)
+    for _ in range(2_000):  # ASCII alone: the quickest rule
+        text = "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 40)))
+        assert normalize_text(text) == general(text), repr(text)
