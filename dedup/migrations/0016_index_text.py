@@ -24,6 +24,7 @@ hold it, with the document's expression replaced.
 import importlib
 
 from django.db import migrations
+from tqdm import tqdm
 
 WITHOUT_JIT = importlib.import_module("dedup.migrations.0010_candidates_functions_without_jit")
 WORDS_HELD = importlib.import_module("dedup.migrations.0014_words_held_function")
@@ -99,12 +100,16 @@ def fill_index_text(apps, schema_editor):
         "ORDER BY id LIMIT %s"
     )
     last_id = 0
+    # On a terminal only (disable=None): the drawers looked at, those of the scripts' ranges.
+    progress = tqdm(desc="index texts", unit=" drawers", disable=None)
     while True:
         with schema_editor.connection.cursor() as cursor:
             cursor.execute(sql, [last_id, pattern, BATCH_SIZE])
             rows = cursor.fetchall()
         if not rows:
+            progress.close()
             return
+        progress.update(len(rows))
         changed = [
             drawer_model(id=pk, index_text=indexed)
             for pk, normalized in rows

@@ -23,6 +23,7 @@ import unicodedata
 
 import regex
 from django.db import migrations
+from tqdm import tqdm
 
 BATCH_SIZE = 1000
 # Every text whose normalised form or key holds a mark has one of these characters: the marks
@@ -55,6 +56,8 @@ def _rows(connection, table, column, extra=""):
     else:
         condition, pattern = f"{column} GLOB %s", f"*[{MAY_HOLD_MARKS}]*"
     last_id = 0
+    # On a terminal only (disable=None): the rows looked at.
+    progress = tqdm(desc=table, unit=" rows", disable=None)
     while True:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -64,7 +67,9 @@ def _rows(connection, table, column, extra=""):
             )
             batch = cursor.fetchall()
         if not batch:
+            progress.close()
             return
+        progress.update(len(batch))
         yield batch
         last_id = batch[-1][0]
 
