@@ -307,9 +307,17 @@ def numbers(text: str) -> list[str]:
 
 
 def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
-    """Numbers (and dates, times, versions) found in one text and not the other. "use port 8080"
-    against "use port 8081" is a near miss, not a typo: the curator is warned."""
+    """Numbers (and dates, times, versions) found in one text and not the other, as written. "use
+    port 8080" against "use port 8081" is a near miss, not a typo: the curator is warned. Digits
+    are compared by value whatever their script: "15", "١٥" and "１５" are one number."""
     left, right = numbers(a), numbers(b)
-    only_left = [n for n in left if n not in right]
-    only_right = [n for n in right if n not in left]
+    left_values, right_values = set(map(_value, left)), set(map(_value, right))
+    only_left = [n for n in left if _value(n) not in right_values]
+    only_right = [n for n in right if _value(n) not in left_values]
     return only_left, only_right
+
+
+def _value(number: str) -> str:
+    """A number's digits in ASCII (every character `\\d` matches has a decimal value), its
+    separators as written."""
+    return "".join(str(unicodedata.decimal(c, c)) for c in number)

@@ -48,13 +48,14 @@ def _previous_entity_key(name):
     return key or folded.strip()
 
 
-def _rows(connection, table, column, extra=""):
-    """(id, column, ...) of the rows whose `column` has a character at or past U+0300, in
-    batches by id."""
+def _rows(connection, table, column, extra="", characters=MAY_HOLD_MARKS):
+    """(id, column, ...) of the rows whose `column` has one of `characters` (a character class's
+    inside: by default those at or past U+0300 and the two that make a mark), in batches by id.
+    dedup 0018 asks for other characters."""
     if connection.vendor == "postgresql":
-        condition, pattern = f"{column} ~ %s", f"[{MAY_HOLD_MARKS}]"
+        condition, pattern = f"{column} ~ %s", f"[{characters}]"
     else:
-        condition, pattern = f"{column} GLOB %s", f"*[{MAY_HOLD_MARKS}]*"
+        condition, pattern = f"{column} GLOB %s", f"*[{characters}]*"
     last_id = 0
     # On a terminal only (disable=None): the rows looked at.
     progress = tqdm(desc=table, unit=" rows", disable=None)
@@ -74,9 +75,10 @@ def _rows(connection, table, column, extra=""):
         last_id = batch[-1][0]
 
 
-def _drawers(apps, connection, normalize, policy):
+def _drawers(apps, connection, normalize, policy, characters=MAY_HOLD_MARKS):
     drawer_model = apps.get_model("palace", "Drawer")
-    for batch in _rows(connection, "palace_drawer", "content", ", normalized_content"):
+    rows = _rows(connection, "palace_drawer", "content", ", normalized_content", characters)
+    for batch in rows:
         changed = []
         for pk, content, stored in batch:
             normalized = normalize(content)
@@ -93,7 +95,7 @@ def _drawers(apps, connection, normalize, policy):
         drawer_model.objects.bulk_update(changed, fields)
 
 
-def _keys(apps, connection, key_of, key_signatures):
+def _keys(apps, connection, key_of, key_signatures, characters=MAY_HOLD_MARKS):
     owners = (
         ("Entity", "palace_entity", "name", "", "EntitySignature", "entity_id"),
         (
@@ -108,7 +110,7 @@ def _keys(apps, connection, key_of, key_signatures):
     for model_name, table, column, extra, signature_name, owner in owners:
         model = apps.get_model("palace", model_name)
         signature_model = apps.get_model("palace", signature_name)
-        for batch in _rows(connection, table, column, f", key{extra}"):
+        for batch in _rows(connection, table, column, f", key{extra}", characters):
             # A key grown past its column (every mark kept where a run of them was one space)
             # stays as it was: the write path refuses such a name as bad input from now on.
             changed = [

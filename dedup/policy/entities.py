@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
@@ -12,7 +11,7 @@ from typing import TypeAlias
 import regex
 
 from dedup.policy.similarity import edit_distance
-from dedup.policy.text import without_leading_marks
+from dedup.policy.text import fold, without_leading_marks
 
 # Kept: letters, digits, and the symbols that carry meaning in names (C++ is not C, C# is not C).
 _KEY_DROPPED = regex.compile(r"[.'\u2019]")
@@ -44,9 +43,10 @@ CONFIDENCE = {Rule.EXACT: 1.0, Rule.NORMALIZED: 0.98, Rule.ALIAS: 0.95}
 
 @functools.lru_cache(maxsize=4096)  # a resolution keys the name and each alias more than once
 def entity_key(name: str) -> str:
-    """Casefold; keep letters, digits, + and #; drop dots and apostrophes; any other run is one
-    space. A name with nothing left keys as its trimmed, casefolded self ("???")."""
-    folded = unicodedata.normalize("NFC", name).casefold()
+    """Fold (NFC, usual widths, casefold: `fold`); keep letters, digits, + and #; drop dots and
+    apostrophes; any other run is one space. A name with nothing left keys as its trimmed, folded
+    self ("???")."""
+    folded = fold(name)
     key = without_leading_marks(_KEY_SEPARATOR.sub(" ", _KEY_DROPPED.sub("", folded)).strip())
     return key or folded.strip()
 

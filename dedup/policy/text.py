@@ -70,13 +70,36 @@ QUERY_WORD_MIN_CHARS_EXCLUSIVE = 2
 QUERY_WORD_MAX_CHARS = 500
 
 
+# Characters written in another width than their usual one: the Halfwidth and Fullwidth Forms
+# (full-width Latin letters, digits and signs an input method for Chinese, Japanese or Korean
+# types, half-width katakana and Hangul) and the ideographic space. Each is mapped to the one
+# character its <wide> or <narrow> decomposition names, and nothing else is: NFKC would also fold
+# "x²" into "x2", "①" into "1" and "ﬁ" into "fi", other texts (tests/dedup/policy/test_text.py).
+_OTHER_WIDTH = re.compile("[\u3000\uff00-\uffef]")
+_USUAL_WIDTH = {
+    code: int(decomposition.split()[1], 16)
+    for code in (0x3000, *range(0xFF00, 0xFFF0))
+    if (decomposition := unicodedata.decomposition(chr(code))).startswith(("<wide>", "<narrow>"))
+}
+
+
+def fold(text: str) -> str:
+    """NFC, each character in its usual width ("ＡＷＳ" is "AWS", "ﾊﾞｹｯﾄ" is "バケット"), then
+    casefold: what a normalised text and an entity key start from."""
+    text = unicodedata.normalize("NFC", text)
+    if not text.isascii() and _OTHER_WIDTH.search(text):
+        # Again NFC: a half-width voiced sound mark becomes a combining one, which joins its kana.
+        text = unicodedata.normalize("NFC", text.translate(_USUAL_WIDTH))
+    return text.casefold()
+
+
 def normalize_text(text: str) -> str:
-    """NFC, then casefold, then every run of non-letters and non-digits becomes one space (a
-    letter's marks are its own).
+    """Folded (NFC, usual widths, casefold: `fold`), then every run of non-letters and
+    non-digits becomes one space (a letter's marks are its own).
 
     Accents are not folded: "café" and "cafe" are different words.
     """
-    folded = unicodedata.normalize("NFC", text).casefold()
+    folded = fold(text)
     if folded.isascii():
         return _NOT_ASCII_WORD.sub(" ", folded).strip()
     if not _MAY_HOLD_MARKS.search(folded):

@@ -189,6 +189,8 @@ def test_migrations_import_no_live_project_code():
         ("dedup/migrations/0016_index_text.py", "dedup"),  # `from dedup import policy`
         ("dedup/migrations/0017_marks_in_words.py", "dedup"),
         ("dedup/migrations/0017_marks_in_words.py", "dedup.policy.signatures"),
+        ("dedup/migrations/0018_usual_widths.py", "dedup"),
+        ("dedup/migrations/0018_usual_widths.py", "dedup.policy.signatures"),
     }
     offences = []
     for app in ("palace", "dedup", "review"):
@@ -603,3 +605,74 @@ def test_the_marks_migration_computes_texts_and_keys_again_and_reverses(dedup_se
     entity.refresh_from_db()
     assert entity.key == "ป าไม"
     migrate()
+
+
+FULL_WIDTH = "ＡＷＳのＳ３バケットにログを保存する"
+USUAL_WIDTH = "AWSのS3バケットにログを保存する"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_widths_migration_computes_texts_and_keys_again_and_reverses(dedup_settings):
+    """dedup 0018: a drawer and an entity stored when a full-width letter was another character
+    get today's normalised text, fingerprint and key (and the key's signatures), so a text in the
+    usual width is "the same words"; reversed, the rules before. Other rows are left alone."""
+    previous = migration("dedup", "0018_usual_widths")
+    migrate(("dedup", "0017_marks_in_words"))
+    drawer = old_drawer(FULL_WIDTH)
+    before = previous._previous_normalize_text(FULL_WIDTH)
+    assert before != policy.normalize_text(FULL_WIDTH)
+    Drawer.objects.filter(pk=drawer.pk).update(
+        normalized_content=before,
+        fingerprint=policy.fingerprint_of_normalized(before),
+        index_text=policy.index_text(before),
+    )
+    latin = old_drawer()
+    twin = old_drawer(USUAL_WIDTH)  # stored apart before: other characters then
+    entity = Entity.objects.create(
+        name="ＡＷＳ", kind="tool", key=previous._previous_entity_key("ＡＷＳ"), key_length=3
+    )
+    assert entity.key == "ａｗｓ"
+    migrate()
+    drawer.refresh_from_db()
+    assert drawer.normalized_content == policy.normalize_text(USUAL_WIDTH)
+    assert drawer.fingerprint == policy.fingerprint(USUAL_WIDTH)
+    assert drawer.index_text == policy.index_text(policy.normalize_text(USUAL_WIDTH))
+    entity.refresh_from_db()
+    assert (entity.key, entity.key_length) == ("aws", 3)
+    assert EntitySignature.objects.filter(entity=entity, key="aws").exists()
+    assert not EntitySignature.objects.filter(entity=entity, key="ａｗｓ").exists()
+    assert Drawer.objects.get(pk=latin.pk).normalized_content == policy.normalize_text(TEXT)
+    # The twins stored before are the same words now: the next sweep proposes them.
+    from review.services import sweeps
+
+    run = sweeps.execute(sweeps.start(threshold=0.9))
+    assert [(p.newer_pk, p.older_pk, p.tier) for p in run.proposals.all()] == [
+        (twin.pk, drawer.pk, "normalized")
+    ]
+    room = Room.objects.get(pk=drawer.room_id)
+    written = services.drawer_write(room=room, content=f"{FULL_WIDTH}。")
+    assert {(link.older_id, link.verdict) for link in written.links} == {
+        (twin.pk, "normalized"),
+        (drawer.pk, "normalized"),
+    }
+
+    migrate(("dedup", "0017_marks_in_words"))
+    drawer.refresh_from_db()
+    assert drawer.normalized_content == before
+    entity.refresh_from_db()
+    assert entity.key == "ａｗｓ"
+    migrate()
+
+
+def test_the_rules_before_the_widths_migration_are_today_s_for_other_texts():
+    """0018's reverse holds the rules of 0017: on texts of no other width they are today's."""
+    import random
+
+    previous = migration("dedup", "0018_usual_widths")
+    points = [*range(32, 0x250), *range(0x300, 0x370), *range(0x0E00, 0x0E60), 0x130, 0x2019]
+    points += [*range(0x900, 0x980), 0xFE0F, 0x4E00, 0x3042, 0x30AB, 0x3099, ord("+"), ord("#")]
+    rng = random.Random(18)
+    for _ in range(10_000):
+        text = "".join(chr(rng.choice(points)) for _ in range(rng.randint(0, 16)))
+        assert previous._previous_normalize_text(text) == policy.normalize_text(text), repr(text)
+        assert previous._previous_entity_key(text) == policy.entity_key(text), repr(text)

@@ -267,6 +267,15 @@ def test_a_write_that_links_nothing_stores_the_row_the_orm_would(room):
     assert (stored.kind, stored.agent, stored.source) == ("fact", "ada", {"file": "x", "n": [1, 2]})
 
 
+def test_a_full_width_twin_is_stored_and_linked_as_the_same_words(room):
+    """An input method's full-width letters and digits are the same words, not an exact copy:
+    the twin is stored verbatim and linked "normalized" to the text it repeats."""
+    original = services.drawer_write(room=room, content="AWSのS3バケットにログを保存する").drawer
+    twin = services.drawer_write(room=room, content="ＡＷＳのＳ３バケットにログを保存する")
+    assert twin.created
+    assert [(link.older_id, link.verdict) for link in twin.links] == [(original.pk, "normalized")]
+
+
 def test_diary_needs_an_agent(room):
     with pytest.raises(InvalidInput):
         services.drawer_write(room=room, content=TEXT, mode=services.WriteMode.DIARY)

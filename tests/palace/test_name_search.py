@@ -28,7 +28,7 @@ ADVERSARIAL = [
     "東京タワー",
     "서울 타워",
     "Москва",
-    "МОСКВА-Сити",  # noqa: RUF001 (Cyrillic on purpose)
+    "МОСКВА-Сити",
     "100% Pure",
     "snake_case_tool",
     "snakeXcaseXtool",
@@ -57,7 +57,7 @@ QUERIES = [
     "タワー",
     "京",
     "моск",
-    "МОСК",  # noqa: RUF001 (Cyrillic on purpose)
+    "МОСК",
     "0%",
     "%",
     "_",

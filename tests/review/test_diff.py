@@ -44,6 +44,22 @@ def test_numbers_and_dates_that_differ_are_reported():
     assert differing_numbers("same 42 here", "Same 42 here!") == ([], [])
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        pytest.param("الموعد 15 مارس", "الموعد ١٥ مارس", id="arabic-indic"),
+        pytest.param("会議は15時から", "会議は１５時から", id="full-width"),
+        pytest.param("बैठक 2026-03-01 को", "बैठक २०२६-०३-०१ को", id="devanagari-date"),
+    ],
+)
+def test_the_same_number_in_another_script_s_digits_does_not_differ(a, b):
+    assert differing_numbers(a, b) == ([], [])
+
+
+def test_another_number_in_another_script_s_digits_differs_as_written():
+    assert differing_numbers("الموعد 15 مارس", "الموعد ١٦ مارس") == (["15"], ["١٦"])
+
+
 # Words flagged like digits: names, weekdays, months, numbers written as words.
 
 FLAG_CASES = [

@@ -28,6 +28,9 @@ def test_entity_key_conformance(case):
         pytest.param("Café", "café", id="accents-kept"),
         pytest.param("Straße", "strasse", id="casefold"),
         pytest.param(" ??? ", "???", id="nothing-left-keys-as-itself"),
+        pytest.param("ＡＷＳ", "aws", id="full-width-letters-usual-width"),
+        pytest.param("Ｃ＃", "c#", id="full-width-hash-kept"),
+        pytest.param("ﾄﾞｯｶｰ", "ドッカー", id="half-width-katakana-usual-width"),
     ],
 )
 def test_entity_key_rules(name, key):
@@ -359,3 +362,11 @@ def test_marks_tell_keys_apart():
 
     assert entity_key("ป่า") != entity_key("ป้า")
     assert entity_key("क्षत्रिय") == "क्षत्रिय"
+
+
+def test_a_full_width_name_converges_on_its_usual_width_by_key():
+    """An input method's "ＰｏｓｔｇｒｅＳＱＬ" is the PostgreSQL already known: the same key."""
+    result = resolve(
+        "ＰｏｓｔｇｒｅＳＱＬ", "tool", [EntityCandidate(1, "PostgreSQL", "tool")], True
+    )
+    assert (result.entity, result.rule) == (1, Rule.NORMALIZED)

@@ -28,6 +28,12 @@ def test_normalize_text_conformance(case):
         pytest.param("port 8080", "port 8080", id="digits-kept"),
         pytest.param("٣ apples", "٣ apples", id="non-ascii-digits-are-numbers"),
         pytest.param("½ cup", "½ cup", id="number-other-category-kept"),
+        pytest.param("ＡＷＳのＳ３バケット", "awsのs3バケット", id="full-width-usual-width"),
+        pytest.param("ﾊﾞｹｯﾄ ｶﾞ", "バケット ガ", id="half-width-kana-joined-marks"),
+        pytest.param("カﾞ", "ガ", id="half-width-mark-joins-a-full-width-kana"),
+        pytest.param("東京\u3000大阪", "東京 大阪", id="ideographic-space-separates"),
+        pytest.param("ﾡﾤ", "ㄱㄴ", id="half-width-hangul-usual-width"),
+        pytest.param("x² ①", "x² ①", id="other-compatibility-forms-kept"),
         # U+093F (a vowel sign, category Mc) has the Alphabetic property though str.isalnum()
         # says False; U+094D (virama) has neither, but is a mark on its letter.
         pytest.param("कि", "कि", id="alphabetic-property-not-isalnum"),
@@ -108,16 +114,16 @@ def test_the_quick_rules_split_as_the_general_one():
     all) by a simpler rule, for every write's sake: the same words as the general rule, over
     random texts of letters, digits, marks, symbols and the two that casefold to a mark."""
     import random
-    import unicodedata
 
     from dedup.policy import text as rules
 
     def general(text: str) -> str:
-        folded = unicodedata.normalize("NFC", text).casefold()
+        folded = rules.fold(text)
         return rules.without_leading_marks(rules._NOT_WORD.sub(" ", folded).strip())
 
     points = [*range(32, 0x250), *range(0x300, 0x370), *range(0x0E00, 0x0E60)]
-    points += [*range(0x900, 0x980), 0x130, 0x1F0, 0xFE0F, 0x2705, 0x4E00, 0x3042]
+    points += [*range(0x900, 0x980), 0x130, 0x1F0, 0xFE0F, 0x2705, 0x4E00, 0x3042, 0x3000]
+    points += [*range(0xFF00, 0xFFF0)]
     rng = random.Random(17)
     for _ in range(20_000):
         text = "".join(chr(rng.choice(points)) for _ in range(rng.randint(0, 20)))
@@ -125,3 +131,23 @@ def test_the_quick_rules_split_as_the_general_one():
     for _ in range(2_000):  # ASCII alone: the quickest rule
         text = "".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 40)))
         assert normalize_text(text) == general(text), repr(text)
+
+
+def test_every_character_of_another_width_is_folded_and_nothing_else():
+    """`fold` maps each character whose decomposition is <wide> or <narrow> to the one it names,
+    and only those: every one of them lies where its quick test looks (the ideographic space and
+    the Halfwidth and Fullwidth Forms), and no other compatibility form is touched."""
+    import sys
+    import unicodedata
+
+    from dedup.policy.text import _OTHER_WIDTH, fold
+
+    for code in range(sys.maxunicode + 1):
+        character = chr(code)
+        decomposition = unicodedata.decomposition(character)
+        if decomposition.startswith(("<wide>", "<narrow>")):
+            assert _OTHER_WIDTH.match(character), hex(code)
+            usual = chr(int(decomposition.split()[1], 16))
+            assert fold(character) == unicodedata.normalize("NFC", usual).casefold(), hex(code)
+        elif decomposition.startswith("<"):
+            assert fold(character) == unicodedata.normalize("NFC", character).casefold(), hex(code)
