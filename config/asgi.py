@@ -2,8 +2,9 @@
 
 `uvicorn config.asgi:application` serves both. The Procfile's `web` process stays on gunicorn's
 threaded WSGI workers (every view is synchronous; the deploy test, the per-worker metrics and the
-load bench hold that serving); production runs this module in its own `mcp` process and the
-proxy in front sends `/mcp` to it (README "Agents over MCP"). The MCP app also receives the
+load bench hold that serving); production runs the same MCP app in its own `mcp` process
+(`manage.py mcp_server --transport http`, which also refuses unparseable requests in JSON) and
+the proxy in front sends `/mcp` to it (README "Agents over MCP"). The MCP app also receives the
 lifespan events: its session manager must run for it to answer.
 """
 

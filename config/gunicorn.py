@@ -14,11 +14,8 @@ The access log goes to stdout and errors to stderr, for the process manager to c
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import tempfile
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +27,8 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ.get(
 
 from gunicorn import util
 from prometheus_client import multiprocess
+
+from api.refusals import refusal
 
 
 def positive_int(name: str, default: int) -> int:
@@ -85,25 +84,10 @@ def child_exit(server: Any, worker: Any) -> None:
 # of outside input is `{"error", "code"}` JSON here, so each worker replaces gunicorn's one writer
 # of those pages (`util.write_error`, called only by `Worker.handle_error`): the same status and
 # reason, a JSON body, whatever the path (the request was not read far enough to tell the API's).
-REFUSAL_CODES = {
-    400: "invalid",
-    403: "permission_denied",
-    414: "request_too_large",
-    417: "unsupported_request",
-    431: "request_too_large",
-    501: "unsupported_request",
-}
-REFUSAL_MESSAGE_CHARS = 200  # gunicorn's message may quote the request: a bounded part of it
-
-
 def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status, with
-    the status's own reason (gunicorn gives "Bad Request" with its 501)."""
-    with contextlib.suppress(ValueError):
-        reason = HTTPStatus(status_int).phrase
-    message = f"{reason}: {mesg[:REFUSAL_MESSAGE_CHARS]}" if mesg else reason
-    code = REFUSAL_CODES.get(status_int, "server_error")
-    body = json.dumps({"error": message, "code": code}).encode()  # ASCII: escapes the rest
+    the status's own reason (`api.refusals`)."""
+    reason, body = refusal(status_int, reason, mesg)
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
         "Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n"

@@ -65,6 +65,7 @@ def test_gunicorn_refusals_answer_json_with_a_stable_code(monkeypatch):
     from gunicorn import util
 
     from api.error_codes import ERROR_CODES
+    from api.refusals import REFUSAL_CODES
 
     config = load(monkeypatch)
     monkeypatch.setattr(util, "write_error", util.write_error)  # restored after the test
@@ -87,6 +88,6 @@ def test_gunicorn_refusals_answer_json_with_a_stable_code(monkeypatch):
         "Request-URI Too Long: Request Line is too large (5000 > 4094) \u00e9"
     )
     assert len(answer["error"]) < 250  # the quoted request is cut short
-    assert set(config["REFUSAL_CODES"].values()) <= set(ERROR_CODES)
-    for status_int, code in config["REFUSAL_CODES"].items():
+    assert set(REFUSAL_CODES.values()) <= set(ERROR_CODES)
+    for status_int, code in REFUSAL_CODES.items():
         assert status_int in ERROR_CODES[code].statuses, code

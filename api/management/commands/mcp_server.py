@@ -12,6 +12,7 @@ from typing import Any
 import uvicorn
 from django.core.management.base import CommandError, CommandParser
 
+from api.mcp_server.protocol import JsonRefusalH11Protocol
 from api.mcp_server.server import RequireBearer, build_server, http_app
 from dedup.commands import CastellanCommand
 
@@ -32,4 +33,10 @@ class Command(CastellanCommand):
             build_server().run("stdio")
             return
         self.stderr.write(f"MCP over streamable HTTP on http://{host}:{port}/mcp")
-        uvicorn.run(RequireBearer(http_app()), host=host, port=port, log_level="warning")
+        uvicorn.run(
+            RequireBearer(http_app()),
+            host=host,
+            port=port,
+            log_level="warning",
+            http=JsonRefusalH11Protocol,  # a request it cannot parse is refused in JSON too
+        )

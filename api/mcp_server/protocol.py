@@ -1,0 +1,38 @@
+"""uvicorn's HTTP protocol with its one answer of its own in the API's JSON.
+
+uvicorn (h11) answers a request it cannot parse (a malformed request line, a header without a
+colon, headers past h11's 16 KiB) itself, before the MCP app sees it, with a plain-text 400
+"Invalid HTTP request received.", and has no setting for that answer. `manage.py mcp_server
+--transport http` (the Procfile's `mcp`) serves with this protocol instead: the same refusal, as
+`{"error", "code"}` (`api.refusals`, gunicorn's twin) with the status h11 names for the error
+(431 for headers too large, else 400).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from api.refusals import refusal
+
+
+class JsonRefusalH11Protocol(H11Protocol):
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn calls this from its `except h11.RemoteProtocolError`: the error is at hand.
+        error = sys.exception()
+        status, message = 400, msg
+        if isinstance(error, h11.RemoteProtocolError):
+            status, message = error.error_status_hint, str(error) or msg
+        reason, body = refusal(status, "Bad Request", message)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        response = h11.Response(status_code=status, headers=headers, reason=reason.encode())
+        for event in (response, h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()

@@ -1,0 +1,97 @@
+"""The MCP process as the Procfile starts it refuses a request it cannot parse in the API's JSON,
+as gunicorn does (tests/deploy): raw bytes over a real socket, before any app could read them."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.mcp_support import ROOT
+from tests.api.test_mcp import free_port, palace, wait_for  # noqa: F401 - a module fixture
+
+
+def procfile_command(process: str) -> str:
+    for line in (ROOT / "Procfile").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"{process}:"):
+            return line.partition(":")[2].strip()
+    raise AssertionError(f"no {process} in the Procfile")
+
+
+@pytest.fixture(scope="module")
+def mcp_port(palace: dict[str, Any]) -> Iterator[int]:  # noqa: F811
+    port = free_port()
+    env = {
+        **palace["env"],
+        "MCP_PORT": str(port),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    process = subprocess.Popen(
+        ["sh", "-c", f"exec {procfile_command('mcp')}"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(port, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def answer(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    return status, {k.lower(): v for k, v in (line.split(": ", 1) for line in lines)}, body
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(b"GARBAGE\r\n\r\n", id="request-line"),
+        pytest.param(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon\r\n\r\n", id="header"),
+        pytest.param(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-\x00: 1\r\n\r\n", id="nul"),
+        pytest.param(b"POST /mcp HTTP/1.1\r\nContent-Length: 1\r\n\r\n", id="no-host"),
+    ],
+)
+def test_an_unparseable_request_is_refused_in_json(mcp_port, raw):
+    status, headers, body = answer(mcp_port, raw)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/json"
+    assert int(headers["content-length"]) == len(body)
+    refused = json.loads(body)
+    assert refused["code"] == "invalid"
+    assert refused["error"].startswith("Bad Request: ")
+
+
+def test_headers_past_the_limit_are_refused_as_too_large(mcp_port):
+    """h11 holds at most 16 KiB of an unfinished request head: more, still unfinished, is 431."""
+    unfinished = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"a" * 40_000
+    status, headers, body = answer(mcp_port, unfinished)
+    assert status == "HTTP/1.1 431 Request Header Fields Too Large"
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body)["code"] == "request_too_large"
+
+
+def test_a_parseable_request_still_reaches_the_app(mcp_port):
+    connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
+    connection.request("GET", "/mcp")
+    response = connection.getresponse()
+    assert response.status == 401
+    assert json.loads(response.read())["code"] == "not_authenticated"
+    connection.close()
