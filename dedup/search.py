@@ -21,6 +21,12 @@ from palace import selectors
 SEARCH_LIMIT_DEFAULT = 20
 SEARCH_LIMIT_MAX = 200
 QUERY_MAX_CHARACTERS = 1000
+# A word of a script written without spaces is found anywhere in a sentence by its pairs of
+# neighbouring characters, which the index holds (`policy.character_pairs`): each run of the
+# query of two to UNSPACED_PIECE_MAX characters is a group of its pairs (a run of at most
+# UNSPACED_WHOLE_MAX stands for no group of its own), the first PAIR_GROUPS of them. A longer run
+# is a sentence, found by its pieces as the write path finds a variant.
+PAIR_GROUPS = 8
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,21 @@ def query_groups(query: object) -> list[list[str]]:
         raise InvalidInput(
             f"q must be at most {QUERY_MAX_CHARACTERS} characters.", details={"field": "q"}
         )
-    groups = candidates.lexical_groups(policy.query_words(query))
+    normalized = policy.normalize_text(query)
+    runs = [run for run in policy.unspaced_runs(normalized) if len(run) > 1]
+    short = {run for run in runs if len(run) <= policy.UNSPACED_WHOLE_MAX}
+    words = [w for w in policy.query_words_of_normalized(normalized) if w not in short]
+    groups = candidates.lexical_groups(words)
+    groups += [
+        policy.character_pairs(run)
+        for run in dict.fromkeys(runs)
+        if len(run) <= policy.UNSPACED_PIECE_MAX
+    ][:PAIR_GROUPS]
     if not groups:
         raise InvalidInput(
             "q has no word to search by: a word of three letters or digits or more (in any "
-            "script), other than common English function words (the, and, with...).",
+            "script), other than common English function words (the, and, with...), or two "
+            "characters or more of a script written without spaces (Chinese, Japanese, Thai...).",
             details={"field": "q"},
         )
     return groups

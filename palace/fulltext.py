@@ -2,7 +2,8 @@
 
 Its terms are the words of a drawer's indexed text (`indexed_column`): the normalised text, or,
 for a text in a script written without spaces (Chinese, Japanese, Thai...), its `index_text`,
-whose long runs are cut into pieces (`dedup.policy.index_text`), set by the write path.
+whose long runs are cut into pieces and which ends with each run's pairs of neighbouring
+characters, for search (`dedup.policy.index_text`), set by the write path.
 
 SQLite: a contentless FTS5 table kept in step by triggers, one term per word and room (below), so
 a lookup in a room reads that room's postings only; accents kept, as in the policy.

@@ -373,9 +373,10 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     holders: dict[str, int] = {}
     for position, text in enumerate(texts):
         sampled = text[:SAMPLED_CHARACTERS]
-        if len(text) > SAMPLED_CHARACTERS:
+        if len(text) > SAMPLED_CHARACTERS and text[SAMPLED_CHARACTERS] != " ":
             sampled = sampled.rsplit(" ", 1)[0]  # the last word, cut, is not a word of the room
-        words = set(sampled.split(" "))
+        # Only words a query may ask: not the pairs of characters an index text ends with.
+        words = {word for word in sampled.split(" ") if policy.is_query_word(word)}
         counts.update(words)
         bit = 1 << position
         for word in words:
@@ -390,8 +391,6 @@ def _sample(room_id: int) -> tuple[Sample, int]:
     once: frozenset[str] = frozenset()
     if drawers >= COMMON_WORDS_LEFT_OUT:  # only words a query may ask (a few MB a room)
         once = frozenset(
-            word
-            for word, count in counts.items()
-            if count == 1 and policy.is_query_word(word) and word not in STOP_WORDS
+            word for word, count in counts.items() if count == 1 and word not in STOP_WORDS
         )
     return Sample(common, seen, len(texts), drawers, masks, once), len(texts)

@@ -31,6 +31,7 @@ from typing import cast
 
 from django.db import connection
 
+from dedup import policy
 from dedup.candidates.drawers import (
     EXACT_CANDIDATES,
     GROUP_MATCHES,
@@ -95,7 +96,8 @@ class RoomIndex:
             candidate = (pk, public_id, content_hash, normalized, fingerprint)
             index.rows[pk] = Row(candidate, bool(current), agent_of)
             for word in set(fulltext.indexed_words(indexed, index.vendor)):
-                index.holders.setdefault(word, set()).add(pk)
+                if policy.is_query_word(word):  # not a pair of characters, which none asks
+                    index.holders.setdefault(word, set()).add(pk)
             if current:
                 index.by_hash.setdefault(content_hash, []).append(pk)
                 if fingerprint is not None:

@@ -42,6 +42,9 @@ from dedup.policy.similarity import (
 from dedup.policy.text import (
     MAX_QUERY_WORDS,
     UNSPACED_CHARACTERS,
+    UNSPACED_PIECE_MAX,
+    UNSPACED_WHOLE_MAX,
+    character_pairs,
     content_hash,
     fingerprint,
     fingerprint_of_normalized,
@@ -52,6 +55,7 @@ from dedup.policy.text import (
     normalize_text,
     query_words,
     query_words_of_normalized,
+    unspaced_runs,
 )
 
 __all__ = [
@@ -65,6 +69,8 @@ __all__ = [
     "NEAR_THRESHOLD_RANGE",
     "POSSIBLE_SIMILARITY",
     "UNSPACED_CHARACTERS",
+    "UNSPACED_PIECE_MAX",
+    "UNSPACED_WHOLE_MAX",
     "VAGUE_KIND",
     "Assessment",
     "EntityCandidate",
@@ -75,6 +81,7 @@ __all__ = [
     "Text",
     "Verdict",
     "assess",
+    "character_pairs",
     "classify",
     "content_hash",
     "edit_distance",
@@ -96,4 +103,5 @@ __all__ = [
     "similarity",
     "similarity_of_normalized",
     "through_redirect",
+    "unspaced_runs",
 ]

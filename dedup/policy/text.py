@@ -151,15 +151,38 @@ def index_text(normalized: str) -> str | None:
     not on their position in the text, so an edit changes only the pieces around it and the
     others, the same in a variant as in its original, find it; and a run's first pieces are
     those of any text starting with the same characters. Only the index and the queries see the
-    pieces: comparisons, fingerprints and exact matches keep the normalised text."""
+    pieces: comparisons, fingerprints and exact matches keep the normalised text.
+
+    After the words come the distinct pairs of neighbouring characters of every run of three or
+    more (`character_pairs`), for search to find a word anywhere in a sentence; no query of the
+    write path asks them (`is_query_word`: they are too short)."""
     if not may_be_unspaced(normalized) or not _UNSPACED.search(normalized):
         return None
-    words = []
+    words, pairs = [], {}
     for word in normalized.split(" "):
         for part in _parts(word):
-            words.extend(_pieces(part) if _UNSPACED.fullmatch(part) else [part])
-    indexed = " ".join(words)
+            if _UNSPACED.fullmatch(part):
+                words.extend(_pieces(part))
+                pairs.update(dict.fromkeys(character_pairs(part) if len(part) > 2 else ()))
+            else:
+                words.append(part)
+    indexed = " ".join([*words, *pairs])
     return None if indexed == normalized else indexed
+
+
+def character_pairs(run: str) -> list[str]:
+    """The distinct pairs of neighbouring characters of a run, in text order: a drawer holding
+    the run anywhere in a sentence holds them all in its index (a run of two is a word of its
+    own), which is how search finds a word of a script written without spaces, as search engines
+    for Chinese and Japanese do."""
+    return list(dict.fromkeys(run[i : i + 2] for i in range(len(run) - 1)))
+
+
+def unspaced_runs(normalized: str) -> list[str]:
+    """The runs of a script written without spaces in a normalised text, in text order."""
+    if not may_be_unspaced(normalized):
+        return []
+    return _UNSPACED.findall(normalized)
 
 
 def is_unspaced(word: str) -> bool:

@@ -191,6 +191,7 @@ def test_migrations_import_no_live_project_code():
         ("dedup/migrations/0017_marks_in_words.py", "dedup.policy.signatures"),
         ("dedup/migrations/0018_usual_widths.py", "dedup"),
         ("dedup/migrations/0018_usual_widths.py", "dedup.policy.signatures"),
+        ("dedup/migrations/0019_character_pairs.py", "dedup"),
     }
     offences = []
     for app in ("palace", "dedup", "review"):
@@ -676,3 +677,36 @@ def test_the_rules_before_the_widths_migration_are_today_s_for_other_texts():
         text = "".join(chr(rng.choice(points)) for _ in range(rng.randint(0, 16)))
         assert previous._previous_normalize_text(text) == policy.normalize_text(text), repr(text)
         assert previous._previous_entity_key(text) == policy.entity_key(text), repr(text)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_pairs_migration_gives_index_texts_their_pairs_and_reverses(dedup_settings):
+    """dedup 0019: a drawer indexed by the pieces of its sentence alone gets its pairs of
+    characters, and search finds a word in the middle of it; reversed, the pieces alone."""
+    from dedup.search import drawers_search
+
+    previous = migration("dedup", "0019_character_pairs")
+    migrate(("dedup", "0018_usual_widths"))
+    normalized = policy.normalize_text(UNSPACED)
+    drawer = old_drawer(UNSPACED)
+    before = previous._without_pairs(normalized)
+    assert before is not None
+    assert "据库" not in before.split(" ")
+    Drawer.objects.filter(pk=drawer.pk).update(index_text=before)
+    short = old_drawer("东京塔 很高")  # no index text before: its words were its own
+    assert previous._without_pairs(policy.normalize_text("东京塔 很高")) is None
+    latin = old_drawer()
+    migrate()
+    drawer.refresh_from_db()
+    assert drawer.index_text == policy.index_text(normalized)
+    assert "据库" in drawer.index_text.split(" ")
+    assert Drawer.objects.get(pk=short.pk).index_text == "东京塔 很高 东京 京塔"
+    assert Drawer.objects.get(pk=latin.pk).index_text is None
+    hits = drawers_search(query="数据库").hits
+    assert [hit.drawer.pk for hit in hits] == [drawer.pk]
+
+    migrate(("dedup", "0018_usual_widths"))
+    drawer.refresh_from_db()
+    assert drawer.index_text == before
+    assert Drawer.objects.get(pk=short.pk).index_text is None
+    migrate()

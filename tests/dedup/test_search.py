@@ -44,6 +44,7 @@ def test_a_page_ends_where_the_next_begins(dedup_settings):
         ({"query": ""}, "invalid"),
         ({"query": None}, "invalid"),
         ({"query": "the and"}, "invalid"),
+        ({"query": "猫"}, "invalid"),  # one character of a script without spaces
         ({"query": "storage", "limit": 0}, "invalid"),
         ({"query": "storage", "limit": True}, "invalid"),
         ({"query": "storage", "cursor": "bm90IGpzb24"}, "invalid_cursor"),
@@ -53,3 +54,36 @@ def test_bad_input_is_refused(dedup_settings, arguments, code):
     with pytest.raises(InvalidInput) as refused:
         drawers_search(**arguments)
     assert refused.value.code == code
+
+
+MIGRATION = "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了"
+WEATHER = "明天的天气预报说会下雨所以会议改到室内举行请大家准时参加"
+JAPANESE = "昨日の夜にデータベースを新しいサーバーへ移行しました"
+
+
+@pytest.mark.parametrize(
+    ("query", "groups"),
+    [
+        pytest.param("数据库", [["数据", "据库"]], id="a-word-inside-a-sentence"),
+        pytest.param("磁盘", [["磁盘"]], id="a-word-of-two"),
+        pytest.param("服务器的磁盘", [["服务", "务器", "器的", "的磁", "磁盘"]], id="a-phrase"),
+    ],
+)
+def test_a_word_of_a_script_without_spaces_is_found_anywhere_in_a_sentence(
+    dedup_settings, query, groups
+):
+    """Search finds a Chinese word in the middle of a sentence, which its pieces do not hold
+    whole, by the word's pairs of neighbouring characters (the index holds every pair of a run)."""
+    stored = services.drawer_write_in(wing="notes", room="entries", content=MIGRATION).drawer
+    services.drawer_write_in(wing="notes", room="entries", content=WEATHER)
+    page = drawers_search(query=query, wing="notes")
+    assert page.groups == groups
+    assert [hit.drawer for hit in page.hits] == [stored]
+
+
+def test_a_japanese_word_is_found_in_a_sentence_and_beside_other_words(dedup_settings):
+    japanese = services.drawer_write_in(wing="notes", room="entries", content=JAPANESE).drawer
+    services.drawer_write_in(wing="notes", room="entries", content=MIGRATION)
+    page = drawers_search(query="データベース postgres", wing="notes")
+    assert page.groups == [["postgres"], ["デー", "ータ", "タベ", "ベー", "ース"]]
+    assert [(hit.drawer, hit.matched) for hit in page.hits] == [(japanese, 1)]

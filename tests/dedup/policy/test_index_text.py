@@ -5,7 +5,14 @@ import random
 
 import pytest
 
-from dedup.policy import index_text, indexed_text, normalize_text, query_words
+from dedup.policy import (
+    character_pairs,
+    index_text,
+    indexed_text,
+    normalize_text,
+    query_words,
+    unspaced_runs,
+)
 from dedup.policy.text import (
     _UNSPACED,
     UNSPACED_PIECE_MAX,
@@ -43,10 +50,25 @@ def test_texts_in_spaced_scripts_keep_their_own_words(text):
     assert indexed_text(normalized) == normalized
 
 
+def words_and_pairs(normalized: str) -> tuple[list[str], list[str]]:
+    """An index text's words, and the pairs of characters after them (those of each run of three
+    or more, each once)."""
+    pairs = list(
+        dict.fromkeys(
+            pair
+            for run in unspaced_runs(normalized)
+            if len(run) > 2
+            for pair in character_pairs(run)
+        )
+    )
+    indexed = index_text(normalized).split(" ")
+    assert indexed[len(indexed) - len(pairs) :] == pairs
+    return indexed[: len(indexed) - len(pairs)], pairs
+
+
 def test_a_run_is_cut_into_pieces_that_make_it_up():
-    indexed = index_text(normalize_text(SENTENCE))
-    assert indexed is not None
-    pieces = indexed.split(" ")
+    pieces, pairs = words_and_pairs(normalize_text(SENTENCE))
+    assert len(pairs) == len(set(SENTENCE[i : i + 2] for i in range(len(SENTENCE) - 1)))
     assert "".join(pieces) == SENTENCE
     assert all(UNSPACED_PIECE_MIN <= len(piece) <= UNSPACED_PIECE_MAX for piece in pieces[:-1])
     assert 1 <= len(pieces[-1]) <= UNSPACED_PIECE_MAX
@@ -54,14 +76,30 @@ def test_a_run_is_cut_into_pieces_that_make_it_up():
 
 def test_other_letters_and_digits_beside_a_run_are_words_of_their_own():
     normalized = normalize_text("使用PostgreSQL数据库 部署在阿里云上2024年")
-    assert index_text(normalized) == "使用 postgresql 数据库 部署在 阿里云上 2024 年"
+    assert index_text(normalized) == (
+        "使用 postgresql 数据库 部署在 阿里云上 2024 年 数据 据库 部署 署在 在阿 阿里 里云 云上"
+    )
 
 
 def test_a_short_run_stays_whole_as_a_word_would():
-    assert index_text(normalize_text("东京塔 很高")) is None
+    """Whole, and its pairs after the words (a run of two is its own pair)."""
+    assert index_text(normalize_text("东京塔 很高")) == "东京塔 很高 东京 京塔"
+    assert index_text(normalize_text("很高")) is None
     assert UNSPACED_WHOLE_MAX == 6
-    assert index_text(normalize_text("一二三四五六")) is None
-    assert index_text(normalize_text("一二三四五六七")) is not None
+    assert words_and_pairs(normalize_text("一二三四五六"))[0] == ["一二三四五六"]
+    assert words_and_pairs(normalize_text("一二三四五六七"))[0] != ["一二三四五六七"]
+
+
+def test_a_word_anywhere_in_a_run_has_its_pairs_in_the_index():
+    """What search asks of a word of a script written without spaces (`character_pairs`): every
+    drawer holding it anywhere in a run holds all its pairs, however the run is cut."""
+    rng = random.Random(16)
+    for _ in range(2000):
+        run = "".join(rng.choice(HAN) for _ in range(rng.randint(3, 60)))
+        at = rng.randrange(len(run) - 1)
+        word = run[at : at + rng.randint(2, 12)]
+        indexed = set(index_text(normalize_text(f"x {run} y")).split(" "))
+        assert set(character_pairs(word)) <= indexed, (run, word)
 
 
 @pytest.mark.parametrize(
@@ -74,14 +112,13 @@ def test_a_short_run_stays_whole_as_a_word_would():
 )
 def test_japanese_and_thai_are_cut_too(text):
     normalized = normalize_text(text)
-    indexed = index_text(normalized)
-    assert indexed is not None
-    assert indexed.replace(" ", "") == normalized.replace(" ", "")
-    assert len(indexed.split(" ")) > len(normalized.split(" "))
+    words, _ = words_and_pairs(normalized)
+    assert "".join(words) == normalized.replace(" ", "")
+    assert len(words) > len(normalized.split(" "))
 
 
 def test_query_words_are_the_pieces_in_text_order_after_other_words():
-    pieces = index_text(normalize_text(SENTENCE)).split(" ")
+    pieces, _ = words_and_pairs(normalize_text(SENTENCE))
     assert query_words(SENTENCE) == [piece for piece in pieces if len(piece) > 2]
     assert query_words(f"{SENTENCE} postgresql 2024")[:2] == ["postgresql", "2024"]
 

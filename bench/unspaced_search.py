@@ -1,0 +1,200 @@
+#!/usr/bin/env python
+"""Search for a word of a script written without spaces (Chinese, Japanese, Thai), inside
+sentences.
+
+Such a sentence's index terms are pieces of it (`dedup.policy.index_text`), which hold a word
+whole only where a piece happens to be that word; the index now also holds each run's pairs of
+neighbouring characters, and search asks a word by its pairs (`dedup.search`). This measures
+both in one run: for each script, two rooms filled through the write path with the same texts
+(bench/unspaced_recall.py's made-up words), one indexed with pairs (now) and one by pieces alone
+(before); then words of two to four characters cut from random stored sentences are searched in
+each room, and the drawers returned are compared with those whose text holds the word:
+*recall* is the share of those found, *precision* the share of the drawers returned that hold
+it (a drawer may hold a word's pairs apart). Also the write's mean time and how much the
+full-text index grew with the room (SQLite: the FTS5 table's blocks after an optimize;
+PostgreSQL: the GIN index's pages, then an ANALYZE), and the median time of TIMED more writes
+into both rooms, interleaved (each text into one, then the other).
+
+    .venv/bin/python bench/unspaced_search.py [--sizes 2000] [--words 300]
+        [--backends sqlite,postgresql]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import arguments, fresh_database_url, run_children, setup_django, table
+from bench.unspaced_recall import COMMA, LENGTHS, SCRIPTS, Words
+
+INDEXINGS = ("pairs", "pieces")
+TIMED = 500  # writes of each indexing, interleaved, after the rooms are filled
+MAX_HOLDERS = 150  # words held by more drawers are not asked: a page holds every hit (200)
+
+
+def child(backend: str, size: int, words_count: int) -> None:
+    setup_django(fresh_database_url(backend))
+    from dedup import services
+
+    for script, alphabet in SCRIPTS.items():
+        rng = random.Random(f"{script}-texts")
+        vocabulary = Words(alphabet, rng)
+        texts = [
+            vocabulary.text(*LENGTHS[n % len(LENGTHS)], punctuated=n % 2 == 1)
+            for n in range(size + TIMED)
+        ]
+        rooms, grown = {}, {}
+        for indexing in INDEXINGS:  # one room after the other: the index's growth apart
+            with pieces_alone(indexing == "pieces"):
+                rooms[indexing] = services.room_get_or_create(
+                    wing=backend, room=f"{script}-{indexing}"
+                )
+                before = index_bytes()
+                for text in texts[:size]:
+                    services.drawer_write(room=rooms[indexing], content=text)
+                grown[indexing] = index_bytes() - before
+        timings: dict[str, list[float]] = {indexing: [] for indexing in INDEXINGS}
+        for text in texts[size:]:  # then the timed writes, each text into both, interleaved
+            for indexing in INDEXINGS:
+                with pieces_alone(indexing == "pieces"):
+                    started = time.perf_counter()
+                    services.drawer_write(room=rooms[indexing], content=text)
+                    timings[indexing].append((time.perf_counter() - started) * 1000)
+        for indexing in INDEXINGS:
+            with pieces_alone(indexing == "pieces"):
+                found = searched(rooms[indexing], texts, words_count, f"{script}-words")
+            print(
+                json.dumps(
+                    {
+                        "backend": backend,
+                        "script": script,
+                        "indexing": indexing,
+                        "write_ms": statistics.median(timings[indexing]),
+                        "index_kb": grown[indexing] / 1024,
+                        **found,
+                    }
+                ),
+                flush=True,
+            )
+
+
+@contextlib.contextmanager
+def pieces_alone(before: bool):
+    """With `before`, index texts as dedup 0019's reverse computes them (the pieces, no pairs),
+    wherever `index_text` is called from."""
+    from dedup import policy
+    from dedup.policy import text
+
+    migration = importlib.import_module("dedup.migrations.0019_character_pairs")
+    owners = (policy, text)
+    today = text.index_text
+
+    def use(function: Callable[[str], str | None]) -> None:
+        for owner in owners:
+            setattr(owner, "index_text", function)  # noqa: B010 - a module's function replaced
+
+    def without_pairs(normalized: str) -> str | None:
+        use(today)  # the migration asks today's policy, then takes the pairs off
+        try:
+            return migration._without_pairs(normalized)
+        finally:
+            use(without_pairs)
+
+    if before:
+        use(without_pairs)
+    try:
+        yield
+    finally:
+        use(today)
+
+
+def index_bytes() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ANALYZE palace_drawer")  # as autovacuum would have, for search's plan
+            cursor.execute("SELECT pg_relation_size('palace_drawer_fulltext')")
+        else:
+            cursor.execute("INSERT INTO palace_drawer_fts(palace_drawer_fts) VALUES ('optimize')")
+            cursor.execute("SELECT sum(length(block)) FROM palace_drawer_fts_data")
+        return cursor.fetchone()[0] or 0
+
+
+def searched(room, texts, words_count, seed) -> dict[str, float]:
+    from dedup import policy
+    from dedup.search import drawers_search
+    from palace.models import Drawer
+
+    stored = dict(Drawer.objects.filter(room=room).values_list("id", "normalized_content"))
+    rng = random.Random(seed)
+    truths = found = returned = 0
+    timings = []
+    asked = 0
+    while asked < words_count:
+        runs = [run for run in policy.unspaced_runs(policy.normalize_text(rng.choice(texts)))]
+        run = rng.choice(runs)
+        if len(run) < 2:
+            continue
+        length = min(len(run), rng.randint(2, 4))
+        at = rng.randrange(len(run) - length + 1)
+        word = run[at : at + length]
+        holders = {pk for pk, text in stored.items() if word in text}
+        if len(holders) > MAX_HOLDERS:
+            continue
+        asked += 1
+        started = time.perf_counter()
+        hits = drawers_search(query=word, wing=room.wing.name, room=room.name, limit=200).hits
+        timings.append((time.perf_counter() - started) * 1000)
+        pks = {hit.drawer.pk for hit in hits}
+        truths += len(holders)
+        found += len(holders & pks)
+        returned += len(pks)
+    return {
+        "recall": found / max(1, truths),
+        "precision": found / max(1, returned),
+        "held": truths / asked,
+        "returned": returned,
+        "search_ms": statistics.median(timings),
+    }
+
+
+def main() -> None:
+    args = arguments(__doc__, sizes="2000", words=300)
+    if args.child:
+        child(args.child, args.sizes[0], args.words)
+        return
+    rows = [
+        [
+            r["backend"],
+            r["script"],
+            "pairs (now)" if r["indexing"] == "pairs" else "pieces (before)",
+            f"{100 * r['recall']:.1f}%",
+            f"{100 * r['precision']:.1f}%" if r["returned"] else "none returned",
+            f"{r['held']:.1f}",
+            f"{r['search_ms']:.2f}",
+            f"{r['write_ms']:.2f}",
+            f"{r['index_kb']:,.0f}",
+        ]
+        for r in run_children(__file__, args.backends)
+    ]
+    headers = ["backend", "script", "index", "recall", "precision", "holders/word"]
+    print(table([*headers, "search p50 ms", "write p50 ms", "index KB"], rows))
+    print(
+        f"\n{args.sizes[0]:,} drawers a room; {args.words} words of 2-4 characters a room, each "
+        f"held by at most {MAX_HOLDERS} drawers; {COMMA} punctuates half the texts; {TIMED} timed "
+        "writes of each index, interleaved."
+    )
+
+
+if __name__ == "__main__":
+    main()
