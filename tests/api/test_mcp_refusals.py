@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ import pytest
 
 from tests.api.mcp_support import ROOT
 from tests.api.test_mcp import free_port, palace, wait_for  # noqa: F401 - a module fixture
+from tests.raw_http import exchange
 
 
 def procfile_command(process: str) -> str:
@@ -50,14 +50,8 @@ def mcp_port(palace: dict[str, Any]) -> Iterator[int]:  # noqa: F811
 
 
 def answer(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(raw)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    return status, {k.lower(): v for k, v in (line.split(": ", 1) for line in lines)}, body
+    status, headers, body = exchange("127.0.0.1", port, raw, timeout=10)
+    return status, {name.lower(): value for name, value in headers.items()}, body
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.raw_http import read_answer
+
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "gunicorn.py"
 
 
@@ -47,15 +49,6 @@ def test_workers_and_threads_from_the_environment(monkeypatch):
 def test_nonsense_sizes_refuse_to_start(monkeypatch, value):
     with pytest.raises(SystemExit, match="WEB_CONCURRENCY must be a positive whole number"):
         load(monkeypatch, WEB_CONCURRENCY=value)
-
-
-def read_answer(sock) -> tuple[str, dict[str, str], bytes]:
-    raw = b""
-    while chunk := sock.recv(65536):
-        raw += chunk
-    head, _, body = raw.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    return status, dict(line.split(": ", 1) for line in lines), body
 
 
 def test_gunicorn_refusals_answer_json_with_a_stable_code(monkeypatch):

@@ -28,6 +28,7 @@ import dj_database_url
 import pytest
 
 from tests.browser.conftest import ARGS, CHROMIUM
+from tests.raw_http import exchange
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres_only]
 
@@ -352,15 +353,8 @@ def test_metrics_count_a_write_and_the_log_says_who_wrote_it(deployed: Server):
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
     """Bytes no HTTP client library would send, over a socket: (status, headers, body)."""
     host, port = server.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(request)
-        raw = b""
-        while chunk := sock.recv(65536):
-            raw += chunk
-    head, _, body = raw.partition(b"\r\n\r\n")
-    status, *lines = head.decode("latin-1").split("\r\n")
-    headers = {"X-Status-Line": status, **dict(line.split(": ", 1) for line in lines)}
-    return int(status.split()[1]), headers, body
+    status, headers, body = exchange(host, int(port), request)
+    return int(status.split()[1]), {"X-Status-Line": status, **headers}, body
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,25 @@
+"""HTTP as raw bytes: requests no client library would send, and the answer read off the socket
+until the server closes it. For the tests of what a server answers before any app reads the
+request (gunicorn's and uvicorn's own refusals)."""
+
+from __future__ import annotations
+
+import socket
+
+
+def read_answer(sock: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """Everything the server sends until it closes: (status line, headers as sent, body)."""
+    raw = b""
+    while chunk := sock.recv(65536):
+        raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    return status, dict(line.split(": ", 1) for line in lines), body
+
+
+def exchange(
+    host: str, port: int, request: bytes, timeout: float = 30
+) -> tuple[str, dict[str, str], bytes]:
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(request)
+        return read_answer(sock)
