@@ -8,9 +8,10 @@ neighbouring characters, and search asks a word by its pairs (`dedup.search`). T
 both in one run: for each script, two rooms filled through the write path with the same texts
 (bench/unspaced_recall.py's made-up words), one indexed with pairs (now) and one by pieces alone
 (before); then words of two to four characters cut from random stored sentences are searched in
-each room, and the drawers returned are compared with those whose text holds the word:
-*recall* is the share of those found, *precision* the share of the drawers returned that hold
-it (a drawer may hold a word's pairs apart). Also the write's mean time and how much the
+each room (in the second as search did before: a word whole, none of two characters), and the
+drawers returned are compared with those whose text holds the word: *recall* is the share of
+those found, *precision* the share of the drawers returned that hold it (a drawer may hold a
+word's pairs apart). Also how much the
 full-text index grew with the room (SQLite: the FTS5 table's blocks after an optimize;
 PostgreSQL: the GIN index's pages, then an ANALYZE), and the median time of TIMED more writes
 into both rooms, interleaved (each text into one, then the other).
@@ -22,14 +23,14 @@ into both rooms, interleaved (each text into one, then the other).
 from __future__ import annotations
 
 import contextlib
-import importlib
+import functools
 import json
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -71,7 +72,8 @@ def child(backend: str, size: int, words_count: int) -> None:
                     timings[indexing].append((time.perf_counter() - started) * 1000)
         for indexing in INDEXINGS:
             with pieces_alone(indexing == "pieces"):
-                found = searched(rooms[indexing], texts, words_count, f"{script}-words")
+                room = rooms[indexing]
+                found = searched(room, texts, words_count, f"{script}-words", indexing)
             print(
                 json.dumps(
                     {
@@ -89,32 +91,20 @@ def child(backend: str, size: int, words_count: int) -> None:
 
 @contextlib.contextmanager
 def pieces_alone(before: bool):
-    """With `before`, index texts as dedup 0019's reverse computes them (the pieces, no pairs),
-    wherever `index_text` is called from."""
+    """With `before`, index texts without pairs (`pairs=False`, as dedup 0019's reverse computes
+    them), wherever `index_text` is called from."""
     from dedup import policy
     from dedup.policy import text
 
-    migration = importlib.import_module("dedup.migrations.0019_character_pairs")
-    owners = (policy, text)
     today = text.index_text
-
-    def use(function: Callable[[str], str | None]) -> None:
-        for owner in owners:
-            setattr(owner, "index_text", function)  # noqa: B010 - a module's function replaced
-
-    def without_pairs(normalized: str) -> str | None:
-        use(today)  # the migration asks today's policy, then takes the pairs off
-        try:
-            return migration._without_pairs(normalized)
-        finally:
-            use(without_pairs)
-
     if before:
-        use(without_pairs)
+        for owner in (policy, text):
+            setattr(owner, "index_text", functools.partial(today, pairs=False))  # noqa: B010
     try:
         yield
     finally:
-        use(today)
+        for owner in (policy, text):
+            setattr(owner, "index_text", today)  # noqa: B010
 
 
 def index_bytes() -> int:
@@ -130,7 +120,7 @@ def index_bytes() -> int:
         return cursor.fetchone()[0] or 0
 
 
-def searched(room, texts, words_count, seed) -> dict[str, float]:
+def searched(room, texts, words_count, seed, indexing) -> dict[str, float]:
     from dedup import policy
     from dedup.search import drawers_search
     from palace.models import Drawer
@@ -153,7 +143,9 @@ def searched(room, texts, words_count, seed) -> dict[str, float]:
             continue
         asked += 1
         started = time.perf_counter()
-        hits = drawers_search(query=word, wing=room.wing.name, room=room.name, limit=200).hits
+        hits = (before_search if indexing == "pieces" else drawers_search)(
+            query=word, wing=room.wing.name, room=room.name, limit=200
+        ).hits
         timings.append((time.perf_counter() - started) * 1000)
         pks = {hit.drawer.pk for hit in hits}
         truths += len(holders)
@@ -166,6 +158,19 @@ def searched(room, texts, words_count, seed) -> dict[str, float]:
         "returned": returned,
         "search_ms": statistics.median(timings),
     }
+
+
+def before_search(*, query: str, wing: str, room: str, limit: int) -> SimpleNamespace:
+    """Search as it was before pairs: the query's words (a short run whole, a long one's
+    pieces) in the write path's groups; a word of two characters was none."""
+    from dedup import candidates, policy
+    from palace import selectors
+
+    groups = candidates.lexical_groups(policy.query_words(query))
+    if not groups:
+        return SimpleNamespace(hits=[])
+    found = selectors.drawers_matching(groups=groups, wing=wing, room=room, limit=limit)
+    return SimpleNamespace(hits=found)
 
 
 def main() -> None:

@@ -13,7 +13,10 @@ from difflib import SequenceMatcher
 import regex
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
-_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+# Digits of any script, joined by a separator in the usual width or full-width (an input method
+# types "１５：３０" whole).
+_NUMBER = re.compile(r"\d+(?:[.,:/\-．，：／－]\d+)*")
+_USUAL_SEPARATORS = str.maketrans("．，：／－", ".,:/-")
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
 _GRAPHEME = regex.compile(r"\X")
@@ -318,6 +321,6 @@ def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
 
 
 def _value(number: str) -> str:
-    """A number's digits in ASCII (every character `\\d` matches has a decimal value), its
-    separators as written."""
-    return "".join(str(unicodedata.decimal(c, c)) for c in number)
+    """A number's digits in ASCII (every character `\\d` matches has a decimal value), and its
+    separators in the usual width."""
+    return "".join(str(unicodedata.decimal(c, c)) for c in number).translate(_USUAL_SEPARATORS)

@@ -75,7 +75,9 @@ def _rows(connection, table, column, extra="", characters=MAY_HOLD_MARKS):
         last_id = batch[-1][0]
 
 
-def _drawers(apps, connection, normalize, policy, characters=MAY_HOLD_MARKS):
+def _drawers(apps, connection, normalize, policy, characters=MAY_HOLD_MARKS, pairs=True):
+    """`pairs`: whether index texts hold pairs of characters (dedup 0019's rule); a reverse
+    computes them without (the rules before 0019)."""
     drawer_model = apps.get_model("palace", "Drawer")
     rows = _rows(connection, "palace_drawer", "content", ", normalized_content", characters)
     for batch in rows:
@@ -88,7 +90,7 @@ def _drawers(apps, connection, normalize, policy, characters=MAY_HOLD_MARKS):
                         id=pk,
                         normalized_content=normalized,
                         fingerprint=policy.fingerprint_of_normalized(normalized),
-                        index_text=policy.index_text(normalized),
+                        index_text=policy.index_text(normalized, pairs),
                     )
                 )
         fields = ["normalized_content", "fingerprint", "index_text"]
@@ -154,7 +156,7 @@ def marks_separating(apps, schema_editor):
     from dedup.policy.signatures import key_signatures
 
     connection = schema_editor.connection
-    _drawers(apps, connection, _previous_normalize_text, policy)
+    _drawers(apps, connection, _previous_normalize_text, policy, pairs=False)
     _keys(apps, connection, _previous_entity_key, key_signatures)
 
 

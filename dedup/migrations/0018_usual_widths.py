@@ -46,23 +46,24 @@ def _previous_entity_key(name):
     return _PREVIOUS_LEADING_MARKS.sub("", key) or folded.strip()
 
 
-def _compute(apps, schema_editor, normalize, key_of):
+def _compute(apps, schema_editor, normalize, key_of, pairs):
     from dedup import policy
     from dedup.policy.signatures import key_signatures
 
     connection = schema_editor.connection
-    marks_in_words._drawers(apps, connection, normalize, policy, OTHER_WIDTH)
+    marks_in_words._drawers(apps, connection, normalize, policy, OTHER_WIDTH, pairs)
     marks_in_words._keys(apps, connection, key_of, key_signatures, OTHER_WIDTH)
 
 
 def usual_widths(apps, schema_editor):
     from dedup import policy
 
-    _compute(apps, schema_editor, policy.normalize_text, policy.entity_key)
+    _compute(apps, schema_editor, policy.normalize_text, policy.entity_key, pairs=True)
 
 
 def other_widths(apps, schema_editor):
-    _compute(apps, schema_editor, _previous_normalize_text, _previous_entity_key)
+    # Index texts as before dedup 0019 too: its reverse ran first.
+    _compute(apps, schema_editor, _previous_normalize_text, _previous_entity_key, pairs=False)
 
 
 class Migration(migrations.Migration):

@@ -1,7 +1,7 @@
 """Search finds a word of a script written without spaces anywhere in a sentence: an index text
-ends with the distinct pairs of neighbouring characters of each such run of three or more
-(`dedup.policy.index_text`, `character_pairs`), which a search for a word asks. A sentence's
-pieces alone held a word only where a piece happened to be that word.
+holds, after the pieces of each such run of three or more, the run's pairs of neighbouring
+characters (`dedup.policy.index_text`, `character_pairs`), which a search for a word asks. A
+sentence's pieces alone held a word only where a piece happened to be that word.
 
 Every drawer whose normalised text holds a character of those scripts' ranges (as dedup 0016
 found them, by dedup 0017's batches) gets its index text again; the policy decides. The reverse
@@ -40,17 +40,10 @@ def _index_texts(apps, schema_editor, index_text):
 
 
 def _without_pairs(normalized):
-    """The index text of the rules before: today's, without the pairs at its end."""
+    """The index text of the rules before: the policy's, without pairs."""
     from dedup import policy
 
-    indexed = policy.index_text(normalized)
-    if indexed is None:
-        return None
-    runs = [run for run in policy.unspaced_runs(normalized) if len(run) > 2]
-    pairs = dict.fromkeys(pair for run in runs for pair in policy.character_pairs(run))
-    words = indexed.split(" ")
-    before = " ".join(words[: len(words) - len(pairs)])
-    return None if before == normalized else before
+    return policy.index_text(normalized, pairs=False)
 
 
 def with_pairs(apps, schema_editor):

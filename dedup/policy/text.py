@@ -140,7 +140,7 @@ def may_be_unspaced(normalized: str) -> bool:
 
 
 @functools.lru_cache(maxsize=16)  # a write asks twice: for its row, and for its query's words
-def index_text(normalized: str) -> str | None:
+def index_text(normalized: str, pairs: bool = True) -> str | None:
     """The words a full-text index holds of a normalised text, where they are not its own words:
     each run of a script written without spaces becomes a word of its own (the Latin and the
     digits beside it too), and a run longer than UNSPACED_WHOLE_MAX is cut into pieces. None
@@ -153,20 +153,26 @@ def index_text(normalized: str) -> str | None:
     those of any text starting with the same characters. Only the index and the queries see the
     pieces: comparisons, fingerprints and exact matches keep the normalised text.
 
-    After the words come the distinct pairs of neighbouring characters of every run of three or
-    more (`character_pairs`), for search to find a word anywhere in a sentence; no query of the
-    write path asks them (`is_query_word`: they are too short)."""
+    After each run of three or more come its pairs of neighbouring characters not written
+    before (`character_pairs`), for search to find a word anywhere in a sentence; no query of
+    the write path asks them (`is_query_word`: they are too short). Beside their run, they are
+    kept wherever its pieces are (PostgreSQL indexes the first characters of an index text).
+    `pairs=False`: the index text of the rules before dedup 0019 (its reverse)."""
     if not may_be_unspaced(normalized) or not _UNSPACED.search(normalized):
         return None
-    words, pairs = [], {}
+    words: list[str] = []
+    written: set[str] = set()
     for word in normalized.split(" "):
         for part in _parts(word):
-            if _UNSPACED.fullmatch(part):
-                words.extend(_pieces(part))
-                pairs.update(dict.fromkeys(character_pairs(part) if len(part) > 2 else ()))
-            else:
+            if not _UNSPACED.fullmatch(part):
                 words.append(part)
-    indexed = " ".join([*words, *pairs])
+                continue
+            words.extend(_pieces(part))
+            if pairs and len(part) > 2:
+                new = [pair for pair in character_pairs(part) if pair not in written]
+                written.update(new)
+                words.extend(new)
+    indexed = " ".join(words)
     return None if indexed == normalized else indexed
 
 

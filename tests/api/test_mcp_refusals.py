@@ -82,6 +82,20 @@ def test_headers_past_the_limit_are_refused_as_too_large(mcp_port):
     assert json.loads(body)["code"] == "request_too_large"
 
 
+def test_a_transfer_coding_it_cannot_read_is_refused_as_unsupported(mcp_port):
+    request = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n"
+    status, _, body = answer(mcp_port, request)
+    assert status == "HTTP/1.1 501 Not Implemented"
+    assert json.loads(body)["code"] == "unsupported_request"
+
+
+def test_the_process_serves_the_app_s_health_route_beside_mcp(mcp_port):
+    connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
+    connection.request("GET", "/healthz")
+    assert connection.getresponse().status == 200
+    connection.close()
+
+
 def test_a_parseable_request_still_reaches_the_app(mcp_port):
     connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
     connection.request("GET", "/mcp")

@@ -1,12 +1,18 @@
 """Recall as a service (`dedup.search.drawers_search`), the function every interface calls."""
 
 import pytest
+from django.db import connection
 
-from dedup import services
+from dedup import policy, services
 from dedup.errors import InvalidInput
 from dedup.search import drawers_search
 
 pytestmark = pytest.mark.django_db
+
+
+def on_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
 
 README = "We decided to use PostgreSQL for storage because the team knows it."
 
@@ -87,3 +93,25 @@ def test_a_japanese_word_is_found_in_a_sentence_and_beside_other_words(dedup_set
     page = drawers_search(query="データベース postgres", wing="notes")
     assert page.groups == [["postgres"], ["デー", "ータ", "タベ", "ベー", "ース"]]
     assert [(hit.drawer, hit.matched) for hit in page.hits] == [(japanese, 1)]
+
+
+def test_a_word_inside_a_long_text_is_found_where_its_run_is_indexed(dedup_settings):
+    """A text of 40,000 characters: its index text is four times as long, past what PostgreSQL
+    indexes of it (`fulltext.POSTGRESQL_MAX_CHARACTERS`). Each run's pairs stand beside its
+    pieces, so the cut keeps a word's pairs wherever it keeps its run: the sentence in the
+    middle is found on both databases (its pairs after every piece of the text would be cut),
+    the one at the end on SQLite only."""
+    import random
+
+    from palace import fulltext
+
+    rng = random.Random(19)  # ideographs at random: hardly a pair twice
+    filler = ["".join(chr(rng.randrange(0x4E00, 0x9FA0)) for _ in range(20_000)) for _ in "ab"]
+    text = f"{filler[0]}，{WEATHER}，{filler[1]}，{JAPANESE}"
+    indexed = policy.index_text(policy.normalize_text(text))
+    assert len(indexed) > fulltext.POSTGRESQL_MAX_CHARACTERS
+    assert indexed.index("预报") < fulltext.POSTGRESQL_MAX_CHARACTERS
+    stored = services.drawer_write_in(wing="notes", room="entries", content=text).drawer
+    assert [hit.drawer for hit in drawers_search(query="天气预报", wing="notes").hits] == [stored]
+    at_the_end = drawers_search(query="データベース", wing="notes").hits
+    assert [hit.drawer for hit in at_the_end] == ([] if on_postgresql() else [stored])

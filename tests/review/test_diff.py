@@ -49,6 +49,9 @@ def test_numbers_and_dates_that_differ_are_reported():
     [
         pytest.param("الموعد 15 مارس", "الموعد ١٥ مارس", id="arabic-indic"),
         pytest.param("会議は15時から", "会議は１５時から", id="full-width"),
+        pytest.param(
+            "会議は15:30から v1.2", "会議は１５：３０から ｖ１．２", id="full-width-separators"
+        ),
         pytest.param("बैठक 2026-03-01 को", "बैठक २०२६-०३-०१ को", id="devanagari-date"),
     ],
 )

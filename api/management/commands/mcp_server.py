@@ -2,7 +2,8 @@
 
 stdio (the default) is for an MCP client that starts the server itself (Claude Desktop, Claude
 Code): the agent key comes from `CASTELLAN_API_KEY`. http serves streamable HTTP at `/mcp`, each
-request signed in with `Authorization: Bearer <key>` (README "Agents over MCP").
+request signed in with `Authorization: Bearer <key>` (README "Agents over MCP"), with the rest of
+the app beside it (config/asgi.py): the Procfile's `mcp` process.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import uvicorn
 from django.core.management.base import CommandError, CommandParser
 
 from api.mcp_server.protocol import JsonRefusalH11Protocol
-from api.mcp_server.server import RequireBearer, build_server, http_app
+from api.mcp_server.server import build_server
 from dedup.commands import CastellanCommand
 
 
@@ -33,10 +34,13 @@ class Command(CastellanCommand):
             build_server().run("stdio")
             return
         self.stderr.write(f"MCP over streamable HTTP on http://{host}:{port}/mcp")
+        # The whole ASGI app (config/asgi.py: `/mcp`, and Django beside it, so the process's
+        # health and metrics routes answer too), as `uvicorn config.asgi:application` serves
+        # it, with a request uvicorn cannot parse refused in JSON too.
         uvicorn.run(
-            RequireBearer(http_app()),
+            "config.asgi:application",
             host=host,
             port=port,
             log_level="warning",
-            http=JsonRefusalH11Protocol,  # a request it cannot parse is refused in JSON too
+            http=JsonRefusalH11Protocol,
         )

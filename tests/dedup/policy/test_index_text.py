@@ -51,24 +51,19 @@ def test_texts_in_spaced_scripts_keep_their_own_words(text):
 
 
 def words_and_pairs(normalized: str) -> tuple[list[str], list[str]]:
-    """An index text's words, and the pairs of characters after them (those of each run of three
-    or more, each once)."""
-    pairs = list(
-        dict.fromkeys(
-            pair
-            for run in unspaced_runs(normalized)
-            if len(run) > 2
-            for pair in character_pairs(run)
-        )
-    )
-    indexed = index_text(normalized).split(" ")
-    assert indexed[len(indexed) - len(pairs) :] == pairs
-    return indexed[: len(indexed) - len(pairs)], pairs
+    """An index text's words as before pairs (`pairs=False`), and the pairs it adds, each once:
+    those of every run of three or more."""
+    words = (index_text(normalized, pairs=False) or normalized).split(" ")
+    runs = [run for run in unspaced_runs(normalized) if len(run) > 2]
+    pairs = list(dict.fromkeys(pair for run in runs for pair in character_pairs(run)))
+    assert sorted(index_text(normalized).split(" ")) == sorted(words + pairs)
+    return words, pairs
 
 
 def test_a_run_is_cut_into_pieces_that_make_it_up():
     pieces, pairs = words_and_pairs(normalize_text(SENTENCE))
-    assert len(pairs) == len(set(SENTENCE[i : i + 2] for i in range(len(SENTENCE) - 1)))
+    assert pairs == character_pairs(SENTENCE)
+    assert index_text(normalize_text(SENTENCE)).split(" ") == pieces + pairs  # after its run
     assert "".join(pieces) == SENTENCE
     assert all(UNSPACED_PIECE_MIN <= len(piece) <= UNSPACED_PIECE_MAX for piece in pieces[:-1])
     assert 1 <= len(pieces[-1]) <= UNSPACED_PIECE_MAX
@@ -76,14 +71,23 @@ def test_a_run_is_cut_into_pieces_that_make_it_up():
 
 def test_other_letters_and_digits_beside_a_run_are_words_of_their_own():
     normalized = normalize_text("使用PostgreSQL数据库 部署在阿里云上2024年")
+    assert index_text(normalized, pairs=False) == "使用 postgresql 数据库 部署在 阿里云上 2024 年"
+    # Each run's pairs right after its pieces, so a cut of the index text keeps both or neither.
     assert index_text(normalized) == (
-        "使用 postgresql 数据库 部署在 阿里云上 2024 年 数据 据库 部署 署在 在阿 阿里 里云 云上"
+        "使用 postgresql 数据库 数据 据库 部署在 阿里云上 部署 署在 在阿 阿里 里云 云上 2024 年"
+    )
+
+
+def test_a_pair_is_written_once():
+    assert (
+        index_text(normalize_text("数据库很大，数据库很慢"))
+        == "数据库很大 数据 据库 库很 很大 数据库很慢 很慢"
     )
 
 
 def test_a_short_run_stays_whole_as_a_word_would():
     """Whole, and its pairs after the words (a run of two is its own pair)."""
-    assert index_text(normalize_text("东京塔 很高")) == "东京塔 很高 东京 京塔"
+    assert index_text(normalize_text("东京塔 很高")) == "东京塔 东京 京塔 很高"
     assert index_text(normalize_text("很高")) is None
     assert UNSPACED_WHOLE_MAX == 6
     assert words_and_pairs(normalize_text("一二三四五六"))[0] == ["一二三四五六"]
