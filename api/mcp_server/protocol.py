@@ -5,7 +5,7 @@ colon, headers past h11's 16 KiB) itself, before the MCP app sees it, with a pla
 "Invalid HTTP request received.", and has no setting for that answer. `manage.py mcp_server
 --transport http` (the Procfile's `mcp`) serves with this protocol instead: the same refusal, as
 `{"error", "code"}` (`api.refusals`, gunicorn's twin) with the status h11 names for the error
-(431 for headers too large, else 400).
+(431 for headers too large, 501 for a transfer coding it cannot read, else 400).
 """
 
 from __future__ import annotations

@@ -375,7 +375,7 @@ def _sample(room_id: int) -> tuple[Sample, int]:
         sampled = text[:SAMPLED_CHARACTERS]
         if len(text) > SAMPLED_CHARACTERS and text[SAMPLED_CHARACTERS] != " ":
             sampled = sampled.rsplit(" ", 1)[0]  # the last word, cut, is not a word of the room
-        # Only words a query may ask: not the pairs of characters an index text ends with.
+        # Only words a query may ask: not the pairs of characters an index text holds.
         words = {word for word in sampled.split(" ") if policy.is_query_word(word)}
         counts.update(words)
         bit = 1 << position
