@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
@@ -199,22 +200,30 @@ def _flagged(segments: list[Segment], flag: str) -> list[Segment]:
     return [s if s.op == "equal" else replace(s, flag=flag) for s in segments]
 
 
+def _word_changes(a: str, b: str) -> Iterator[tuple[str, str, str, Letters | None]]:
+    """Two composed texts compared word by word: each opcode's op, old and new text, and for a
+    word replaced by one word, its letters (`by_letter`: None for another word)."""
+    words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
+    matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        old, new = "".join(words_a[i1:i2]), "".join(words_b[j1:j2])
+        single = op == "replace" and i2 - i1 == j2 - j1 == 1
+        yield op, old, new, by_letter(old, new) if single else None
+
+
 def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     """Segments of the left (older) and right (newer) text. Words are compared first; a word
     replaced by one word is compared letter by letter, so a typo shows as one letter. A change
     touching a flagged word (see `differing_words`) carries its kind."""
     a, b = composed(a), composed(b)
-    words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
     flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
     left: list[Segment] = []
     right: list[Segment] = []
-    matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        old, new = "".join(words_a[i1:i2]), "".join(words_b[j1:j2])
+    for op, old, new, letters in _word_changes(a, b):
         if op == "equal":
             left.append(Segment("equal", old))
             right.append(Segment("equal", new))
-        elif op == "replace" and i2 - i1 == j2 - j1 == 1 and (letters := by_letter(old, new)):
+        elif letters:
             chars_left, chars_right = _sides(letters)
             left += _flagged(chars_left, _flag_of(old, flags_a))
             right += _flagged(chars_right, _flag_of(new, flags_b))
@@ -224,6 +233,24 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
             if new:
                 right.append(Segment("insert", new, _flag_of(new, flags_b)))
     return left, right
+
+
+def inline(a: str, b: str) -> list[Segment]:
+    """`side_by_side` in one line: what `b` lacks of `a` (`delete`) beside what it adds
+    (`insert`), word by word, and letter by letter within a word replaced by one word (so
+    "always" against "alway" is one struck letter). A cluster shows one such line per member."""
+    segments: list[Segment] = []
+    for op, old, new, letters in _word_changes(composed(a), composed(b)):
+        parts = [(o, "".join(x), "".join(y)) for o, x, y in letters] if letters else []
+        for part_op, part_old, part_new in parts or [(op, old, new)]:
+            if part_op == "equal":
+                segments.append(Segment("equal", part_old))
+                continue
+            if part_old:
+                segments.append(Segment("delete", part_old))
+            if part_new:
+                segments.append(Segment("insert", part_new))
+    return segments
 
 
 def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segment]:

@@ -13,11 +13,9 @@ the components in Python, then the members and the shown links in one query each
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from difflib import SequenceMatcher
 from itertools import chain
 from typing import Any
 
@@ -253,42 +251,6 @@ class ClusterDetail:
     links: list[Any]  # the open links among the shown members, with their evidence
 
 
-_TOKEN = re.compile(r"\s+|[^\s]+")
-
-
-def inline_diff(canonical: str, text: str) -> list[Segment]:
-    """One text against the canonical one, in one line: what it lacks (`delete`) beside what it
-    adds (`insert`), word by word, and letter by letter within a word replaced by one word (so
-    "always" against "alway" is one struck letter). The pair page's `side_by_side` splits this
-    into two texts; a cluster shows one text per member."""
-
-    def ops(a: list[str], b: list[str]) -> list[tuple[str, str, str]]:
-        matcher = SequenceMatcher(None, a, b, autojunk=False)
-        return [
-            (op, "".join(a[i1:i2]), "".join(b[j1:j2]))
-            for op, i1, i2, j1, j2 in matcher.get_opcodes()
-        ]
-
-    segments: list[Segment] = []
-    canonical, text = diff.composed(canonical), diff.composed(text)
-    words_a, words_b = _TOKEN.findall(canonical), _TOKEN.findall(text)
-    for op, old, new in ops(words_a, words_b):
-        single = op == "replace" and len(_TOKEN.findall(old)) == len(_TOKEN.findall(new)) == 1
-        letters = diff.by_letter(old, new) if single else None  # as the pair page shows them
-        parts = (
-            [(o, "".join(a), "".join(b)) for o, a, b in letters] if letters else [(op, old, new)]
-        )
-        for char_op, char_old, char_new in parts:
-            if char_op == "equal":
-                segments.append(Segment("equal", char_old))
-                continue
-            if char_old:
-                segments.append(Segment("delete", char_old))
-            if char_new:
-                segments.append(Segment("insert", char_new))
-    return segments
-
-
 def _warned(keep: Any, member: Any) -> bool:
     """A drawer whose numbers or named words differ from the canonical's; an entity whose
     numbers do (`server-01` and `server-02`: its words are names, so names differing say
@@ -317,7 +279,7 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     keep = next((m for m in cluster.members if str(m.uuid) == canonical), oldest)
     views = []
     for member in cluster.members:
-        segments = inline_diff(_text(keep), _text(member))
+        segments = diff.inline(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
         views.append(MemberView(member, segments, own, _warned(keep, member)))
     return ClusterDetail(cluster, keep, views, links)

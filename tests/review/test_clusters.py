@@ -13,7 +13,7 @@ from palace.models import (
     EntityLink,
 )
 from review import selectors, services
-from review.selectors.clusters import beyond_pairs, components, inline_diff, shown_members
+from review.selectors.clusters import beyond_pairs, components, shown_members
 from review.services import ClusterChoice, ItemRef
 from tests.review.clusters_data import FACT, ada_entities, five_drawers
 from tests.review.test_services import state
@@ -47,12 +47,6 @@ def test_shown_members_are_capped_and_connected():
     shown = shown_members(star, limit=50)
     assert len(shown) == 50
     assert shown[0] == 1  # the oldest is always shown, so the shown members stay connected
-
-
-def test_inline_diff_keeps_both_what_a_member_lacks_and_adds():
-    segments = inline_diff("use port 8080 now", "use the port 8081 now")
-    changes = [(s.op, s.text) for s in segments if s.op != "equal"]
-    assert changes == [("insert", " the"), ("delete", "0"), ("insert", "1")]
 
 
 def test_queue_lists_a_drawer_and_an_entity_cluster(dedup_settings, django_assert_num_queries):

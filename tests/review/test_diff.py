@@ -212,3 +212,32 @@ def test_another_word_shows_whole_not_letters_interleaved():
 
 def test_the_same_name_typed_decomposed_is_no_warning():
     assert not diff.warns("Zoë ships it", unicodedata.normalize("NFD", "Zoë ships it"))
+
+
+def test_inline_keeps_both_what_a_text_lacks_and_adds():
+    segments = diff.inline("use port 8080 now", "use the port 8081 now")
+    changes = [(s.op, s.text) for s in segments if s.op != "equal"]
+    assert changes == [("insert", " the"), ("delete", "0"), ("insert", "1")]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Backups run nightly at 02:00 on the primary.",
+            "Backups run nigthly at 03:00 on primary.",
+        ),
+        ("الموعد في مارس القادم", "الموعد في أبريل القادم"),
+        ("ไปเยี่ยมป่าที่เชียงใหม่", "ไปเยี่ยมป้าที่เชียงใหม่"),
+    ],
+)
+def test_inline_is_side_by_side_in_one_line(a, b):
+    """The cluster page's line and the pair page's two sides tell the same changes."""
+    left, right = side_by_side(a, b)
+    segments = diff.inline(a, b)
+    assert [s.text for s in segments if s.op == "delete"] == [
+        s.text for s in left if s.op == "delete"
+    ]
+    assert [s.text for s in segments if s.op == "insert"] == [
+        s.text for s in right if s.op == "insert"
+    ]
