@@ -13,6 +13,8 @@ from difflib import SequenceMatcher
 
 import regex
 
+from review import calendar_words
+
 _TOKEN = re.compile(r"\s+|[^\s]+")
 # Digits of any script, joined by a separator in the usual width or full-width (an input method
 # types "１５：３０" whole).
@@ -26,11 +28,8 @@ _GRAPHEME = regex.compile(r"\X")
 LONG_WORD = 16
 CONTEXT_CHARACTERS = 6
 
-WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
-# Months that are also common words count only when capitalised ("May", not "may").
+# Weekdays and months in many languages: `calendar_words`. English months that are also common
+# words count only when capitalised ("May", not "may").
 _AMBIGUOUS_MONTHS = frozenset(("march", "may"))
 NUMBER_WORDS = frozenset(
     (
@@ -103,9 +102,9 @@ def word_kinds(text: str) -> dict[str, tuple[str, str]]:
 def _word_kind(word: str, no_names: bool) -> str:
     folded = word.casefold()
     capitalised = word[0].isupper()
-    if folded in WEEKDAYS:
+    if folded in calendar_words.weekdays():
         return "weekday"
-    if folded in MONTHS and (capitalised or folded not in _AMBIGUOUS_MONTHS):
+    if folded in calendar_words.months() and (capitalised or folded not in _AMBIGUOUS_MONTHS):
         return "month"
     if all(part in NUMBER_WORDS for part in folded.split("-")):
         return "number word"

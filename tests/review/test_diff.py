@@ -77,6 +77,12 @@ FLAG_CASES = [
         ("twenty-two",),
     ),
     ("name", "Ask Ada about the schema.", "Ask Alan about the schema.", ("Ada",), ("Alan",)),
+    # Other languages' weekdays and months (CLDR, review/calendar_words.py), as written in a date.
+    ("month", "Встреча 15 марта в офисе.", "Встреча 15 апреля в офисе.", ("марта",), ("апреля",)),
+    ("weekday", "La revue a lieu mardi.", "La revue a lieu jeudi.", ("mardi",), ("jeudi",)),
+    ("month", "Der Termin ist im März.", "Der Termin ist im Juli.", ("März",), ("Juli",)),
+    ("month", "الموعد في مارس القادم", "الموعد في أبريل القادم", ("مارس",), ("أبريل",)),
+    ("weekday", "Toplantı salı günü.", "Toplantı perşembe günü.", ("salı",), ("perşembe",)),
     (
         "name",
         "The deploy is owned by Katarina.",
@@ -105,6 +111,9 @@ NOT_FLAGGED = [
     ),
     ("a word moved", "Ada owns it on Monday", "On Monday Ada owns it"),
     ("common words", "we may march on", "we can walk on"),
+    # Another language's short name that may be an English word: Malay's March, French's May.
+    ("short names", "use the mac address", "use the ip address"),
+    ("short names elsewhere", "on the mai branch", "on the dev branch"),
     ("same words", "Three of Ada's June deploys", "Three of Ada's June deploys!"),
 ]
 
