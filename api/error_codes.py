@@ -84,7 +84,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     ),
     "throttled": ErrorCode((429,), "Too many requests."),
     "unsupported_request": ErrorCode(
-        (417, 501), "An `Expect` or transfer coding the server does not support (gunicorn's)."
+        (411, 417, 501),
+        "An `Expect` or transfer coding the server does not support (gunicorn's), or a body "
+        "sent chunked, without a Content-Length (411).",
     ),
     "unsupported_media_type": ErrorCode((415,), "The body is not `application/json`."),
     "wing_not_found": ErrorCode((404,), "No wing with that name."),

@@ -4,6 +4,12 @@ failure becomes.
 - A NUL or a lone surrogate in the path, a query parameter (name or value) or a console form
   field is refused with 400 `invalid`, naming the parameter: PostgreSQL can store neither, and no
   filter needs them. JSON bodies are checked by the API's parser (`api.parsers`), same rule.
+- A path or query string whose percent-escapes do not decode as UTF-8 (`%ff`, an overlong
+  `%c0%af`, a surrogate `%ed%a0%80`) is refused with 400 `invalid`, naming the part: Django would
+  keep `%FF` as text (a wing named so) or read U+FFFD in its place.
+- A body sent with a transfer coding and no Content-Length (`Transfer-Encoding: chunked`) is
+  refused with 411 `unsupported_request`: Django reads a body by its Content-Length, so it read
+  nothing and the view ran as if the body were empty (a supersede without `by`).
 - A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
   body) is refused with 400 `invalid`: Django raises again at every read of the form, the error
   page's own CSRF check included, so left to the error page it became a 500.
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import unquote_to_bytes
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -58,6 +65,37 @@ def unstorable_parameter(request: HttpRequest) -> str | None:
     return None
 
 
+UNREAD_BODY = (
+    "Send the body with a Content-Length header: a body sent with Transfer-Encoding (chunked) "
+    "is not read."
+)
+NOT_UTF8 = "is not UTF-8 once percent-decoded: percent-encode the UTF-8 bytes of each character."
+
+
+def unread_body(request: HttpRequest) -> bool:
+    """A request with a transfer coding and no Content-Length, whose body Django would not read."""
+    return "Transfer-Encoding" in request.headers and not request.META.get("CONTENT_LENGTH")
+
+
+def undecodable_part(request: HttpRequest) -> str | None:
+    """The part ("path" or "query") whose percent-escapes do not decode as UTF-8, or None. Django
+    replaces the path's broken bytes before any middleware runs, so the path is read as the
+    server got it: ASGI's `raw_path`, gunicorn's `RAW_URI` (another WSGI server's path is not
+    checked)."""
+    scope = getattr(request, "scope", None)
+    if scope is not None:
+        path = scope.get("raw_path") or b""
+    else:
+        path = request.META.get("RAW_URI", "").partition("?")[0].encode("latin-1", "replace")
+    query = request.META.get("QUERY_STRING", "").encode("latin-1", "replace").replace(b"+", b" ")
+    for name, raw in (("path", path), ("query", query)):
+        try:
+            unquote_to_bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            return name
+    return None
+
+
 def refusal(request: HttpRequest, message: str, code: str, status: int) -> HttpResponse:
     if is_api(request):
         return JsonResponse(body(message, code), status=status)
@@ -70,6 +108,11 @@ class EdgeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if unread_body(request):
+            return refusal(request, UNREAD_BODY, "unsupported_request", 411)
+        part = undecodable_part(request)
+        if part is not None:
+            return refusal(request, f"The {part} {NOT_UTF8}", "invalid", 400)
         if unreadable_form(request):
             return refusal(request, UNREADABLE_FORM, "invalid", 400)
         name = unstorable_parameter(request)

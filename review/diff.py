@@ -13,6 +13,7 @@ from difflib import SequenceMatcher
 
 import regex
 
+from dedup.policy.text import fold
 from review import calendar_words
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
@@ -80,10 +81,10 @@ FLAG_KINDS = tuple(FLAG_LABELS)
 
 
 def word_kinds(text: str) -> dict[str, tuple[str, str]]:
-    """The words of a text worth a flag, by their case-folded form, with their kind and their
-    first spelling: numbers written as words, weekdays, months, and names (a capitalised word
-    that does not start a sentence, a sentence's first word may be any word, in a text that is
-    not written in capitals)."""
+    """The words of a text worth a flag, by their folded form (`fold`: case and width), with
+    their kind and their first spelling: numbers written as words, weekdays, months, and names
+    (a capitalised word that does not start a sentence, a sentence's first word may be any word,
+    in a text that is not written in capitals)."""
     kinds: dict[str, tuple[str, str]] = {}
     starts_sentence = True
     # In a text written in capitals every word is capitalised: none of them tells a name.
@@ -93,14 +94,14 @@ def word_kinds(text: str) -> dict[str, tuple[str, str]]:
         for word in _WORD.findall(chunk):
             kind = _word_kind(word, starts_sentence or shouting)
             if kind:
-                kinds.setdefault(word.casefold(), (kind, word))
+                kinds.setdefault(fold(word), (kind, word))
             starts_sentence = False
         starts_sentence = starts_sentence or bool(_SENTENCE_END.search(chunk))
     return kinds
 
 
 def _word_kind(word: str, no_names: bool) -> str:
-    folded = word.casefold()
+    folded = fold(word)
     capitalised = word[0].isupper()
     if folded in calendar_words.weekdays():
         return "weekday"
@@ -114,7 +115,7 @@ def _word_kind(word: str, no_names: bool) -> str:
 
 
 def _folded_words(text: str) -> set[str]:
-    return {word.casefold() for word in _WORD.findall(text)}
+    return {fold(word) for word in _WORD.findall(text)}
 
 
 def _only_in(kinds: dict[str, tuple[str, str]], other: str) -> dict[str, tuple[str, str]]:
@@ -138,8 +139,8 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
 
 def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
     for word in _WORD.findall(text):
-        if word.casefold() in flagged:
-            return flagged[word.casefold()][0]
+        if fold(word) in flagged:
+            return flagged[fold(word)][0]
     return ""
 
 

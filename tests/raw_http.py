@@ -8,13 +8,28 @@ import socket
 
 
 def read_answer(sock: socket.socket) -> tuple[str, dict[str, str], bytes]:
-    """Everything the server sends until it closes: (status line, headers as sent, body)."""
+    """Everything the server sends until it closes: (status line, headers as sent, body, its
+    chunks joined)."""
     raw = b""
     while chunk := sock.recv(65536):
         raw += chunk
     head, _, body = raw.partition(b"\r\n\r\n")
     status, *lines = head.decode("latin-1").split("\r\n")
-    return status, dict(line.split(": ", 1) for line in lines), body
+    headers = dict(line.split(": ", 1) for line in lines)
+    if headers.get("Transfer-Encoding", headers.get("transfer-encoding")) == "chunked":
+        body = dechunked(body)
+    return status, headers, body
+
+
+def dechunked(body: bytes) -> bytes:
+    data = b""
+    while body:
+        size, _, body = body.partition(b"\r\n")
+        length = int(size.split(b";")[0], 16)
+        if length == 0:
+            break
+        data, body = data + body[:length], body[length + 2 :]
+    return data
 
 
 def exchange(

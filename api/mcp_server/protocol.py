@@ -36,3 +36,9 @@ class JsonRefusalH11Protocol(H11Protocol):
         for event in (response, h11.Data(data=body), h11.EndOfMessage()):
             self.transport.write(self.conn.send(event))
         self.transport.close()
+        # A request whose body broke (a bad chunk) has an app already answering it: it is told
+        # now, as on a lost connection, so its answer is dropped instead of failing with an
+        # error logged ("can't handle event type Response ... MUST_CLOSE").
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()

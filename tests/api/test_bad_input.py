@@ -222,6 +222,55 @@ def test_nul_in_a_path_segment_is_refused(world, method, path):
 
 UNSTORABLE = "Must not contain NUL characters or lone surrogates."
 
+NOT_UTF8_CASES = {
+    "a wing's name": ("post", "/api/wings/%ff/rooms/r/drawers", "path"),
+    "an overlong slash": ("get", "/api/wings/a%c0%af", "path"),
+    "a search": ("get", "/api/search?q=%c0%afabc", "query"),
+    "a surrogate": ("get", "/api/search?q=%ed%a0%80abc", "query"),
+    "a console page": ("get", "/?q=%ff", "query"),
+}
+
+
+@pytest.mark.parametrize(("method", "url", "part"), NOT_UTF8_CASES.values(), ids=NOT_UTF8_CASES)
+def test_percent_escapes_that_are_not_utf8_are_refused(world, method, url, part):
+    """Django kept `%FF` in a path as text (a wing named `%FF` was made) and read U+FFFD for a
+    broken escape in a query: refused at the edge, naming the part."""
+    client = api_client(world)
+    before = row_counts()
+    sent = {"RAW_URI": url}  # the request target as gunicorn hands it on
+    if method == "get":
+        response = client.get(url, **sent)
+    else:
+        body = json.dumps({"content": "The backups run at noon."})
+        response = client.post(url, body, content_type="application/json", **sent)
+    assert response.status_code == 400
+    assert f"The {part} is not UTF-8 once percent-decoded" in response.content.decode()
+    assert row_counts() == before
+
+
+def test_well_formed_percent_escapes_still_reach_the_view(world):
+    url = "/api/search?q=%E4%BC%9A%E8%AD%B0+backups"
+    response = api_client(world).get(url, RAW_URI=url)
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/drawers/{drawer}/supersede", "/api/sweeps"])
+def test_a_chunked_body_is_refused_not_read_as_empty(world, path):
+    """Django reads a body by its Content-Length: sent chunked, a supersede ran without its
+    `by` and a sweep of one room swept every wing. Refused, and nothing written."""
+    client = api_client(world)
+    before = row_counts()
+    response = client.post(
+        path.format(**world),
+        "",
+        content_type="application/json",
+        HTTP_TRANSFER_ENCODING="chunked",
+    )
+    assert response.status_code == 411
+    assert response.json()["code"] == "unsupported_request"
+    assert row_counts() == before
+
+
 FILTER_CASES = {
     "entities name NUL": ("/api/entities?name=%00", "invalid", "name"),
     "entities kind NUL": ("/api/entities?kind=%00", "invalid", "kind"),

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,20 +28,23 @@ def procfile_command(process: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def mcp_port(palace: dict[str, Any]) -> Iterator[int]:  # noqa: F811
+def mcp_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the MCP process writes on stderr (its log)."""
+    return tmp_path_factory.mktemp("mcp_log") / "stderr.log"
+
+
+@pytest.fixture(scope="module")
+def mcp_port(palace: dict[str, Any], mcp_log: Path) -> Iterator[int]:  # noqa: F811
     port = free_port()
     env = {
         **palace["env"],
         "MCP_PORT": str(port),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
-    process = subprocess.Popen(
-        ["sh", "-c", f"exec {procfile_command('mcp')}"],
-        cwd=ROOT,
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    with mcp_log.open("w") as log:
+        process = subprocess.Popen(
+            ["sh", "-c", f"exec {procfile_command('mcp')}"], cwd=ROOT, env=env, stderr=log
+        )
     try:
         wait_for(port, process)
         yield port
@@ -87,6 +91,20 @@ def test_a_transfer_coding_it_cannot_read_is_refused_as_unsupported(mcp_port):
     status, _, body = answer(mcp_port, request)
     assert status == "HTTP/1.1 501 Not Implemented"
     assert json.loads(body)["code"] == "unsupported_request"
+
+
+def test_a_broken_chunk_is_refused_and_logs_no_error(mcp_port, mcp_log):
+    """The app had started on the request when its body broke: its own answer is dropped, not
+    an error logged with a traceback for any client to cause."""
+    request = (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Type: application/json\r\n\r\nzz\r\n"
+    )
+    status, _, body = answer(mcp_port, request)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert json.loads(body)["code"] == "invalid"
+    time.sleep(0.5)  # the app's task ends after the answer
+    assert "Exception in ASGI application" not in mcp_log.read_text()
 
 
 def test_the_process_serves_the_app_s_health_route_beside_mcp(mcp_port):

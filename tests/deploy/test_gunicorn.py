@@ -396,3 +396,36 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     assert headers["X-Status-Line"] == f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"
     assert headers["Content-Type"] == "application/json"
     assert json.loads(body)["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    [
+        (
+            b"POST /api/sweeps HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+            b"X-Forwarded-Proto: https\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b'12\r\n{"wing": "notes"}\r\n0\r\n\r\n',
+            411,
+            "unsupported_request",
+        ),
+        (
+            b"POST /api/wings/%ff/rooms/r/drawers HTTP/1.1\r\nHost: localhost\r\n"
+            b"Connection: close\r\nX-Forwarded-Proto: https\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 2\r\n"
+            b"\r\n{}",
+            400,
+            "invalid",
+        ),
+    ],
+    ids=["chunked body", "path not UTF-8"],
+)
+def test_what_gunicorn_hands_on_that_django_would_misread_is_refused(
+    deployed: Server, request_bytes: bytes, status: int, code: str
+):
+    """A chunked body (Django reads a body by its Content-Length: it read none) and a path
+    whose escapes are not UTF-8 (Django kept `%FF` as text), checked by the app's edge on what
+    gunicorn hands on (`RAW_URI`), before authentication."""
+    answered, _, body = raw_request(deployed, request_bytes)
+    assert answered == status
+    assert json.loads(body)["code"] == code

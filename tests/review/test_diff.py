@@ -111,6 +111,13 @@ NOT_FLAGGED = [
     ),
     ("a word moved", "Ada owns it on Monday", "On Monday Ada owns it"),
     ("common words", "we may march on", "we can walk on"),
+    # The same names typed full-width by an input method (`policy.fold`).
+    (
+        "full-width",
+        "会議のメモ：ＶＰＣのＣＩＤＲは10.0.0.0/16",
+        "会議のメモ：VPCのCIDRは10.0.0.0/16",
+    ),
+    ("full-width latin", "Deploy on ＡＷＳ ＥＣ２ today", "Deploy on AWS EC2 today"),
     # Another language's short name that may be an English word: Malay's March, French's May.
     ("short names", "use the mac address", "use the ip address"),
     ("short names elsewhere", "on the mai branch", "on the dev branch"),
