@@ -13,12 +13,13 @@ executing tool", which carries no code.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
@@ -36,6 +37,7 @@ from api.parsers import check_document
 from api.permissions import require_in
 from api.scopes import Scope, scope_for
 from dedup.database import database_failure
+from dedup.errors import DomainError
 
 logger = logging.getLogger("castellan.mcp")
 
@@ -118,6 +120,28 @@ def validated(serializer_class: type[serializers.Serializer], data: dict[str, An
     serializer = serializer_class(data={k: v for k, v in data.items() if v is not None})
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+@contextlib.contextmanager
+def argument_names(names: Mapping[str, str]) -> Iterator[None]:
+    """A refusal that names a REST parameter (its input serializer's, a service's `field`)
+    names the tool's argument instead: `q` is the search tool's `query`."""
+    try:
+        yield
+    except serializers.ValidationError as error:
+        if not isinstance(error.detail, dict):
+            raise
+        detail = {names.get(name, name): value for name, value in error.detail.items()}
+        raise serializers.ValidationError(detail) from error
+    except DomainError as error:
+        field = error.details.get("field")
+        if not isinstance(field, str) or field not in names:
+            raise
+        message = error.message
+        if message.startswith(f"{field} "):
+            message = names[field] + message[len(field) :]
+        details = {**error.details, "field": names[field]}
+        raise type(error)(message, code=error.code, details=details) from error
 
 
 def plain(data: Any) -> Any:

@@ -11,7 +11,15 @@ from pydantic import Field, Strict
 from rest_framework import serializers
 
 from api.errors import ApiError
-from api.mcp_server.calls import Caller, Route, caller_of, plain, tool, validated
+from api.mcp_server.calls import (
+    Caller,
+    Route,
+    argument_names,
+    caller_of,
+    plain,
+    tool,
+    validated,
+)
 from api.models import READ
 from api.scopes import Scope
 from api.serializers import drawers as s
@@ -118,18 +126,20 @@ def search(
     optionally within one wing or room, or written by one agent. Returns the best matches first.
     """
     caller = caller_of(ctx, SEARCH)
-    # The REST route's own check of its query parameters (the query is its `q`).
+    # The REST route's own check of its query parameters (the query is its `q`), refusals
+    # naming `query`.
     arguments = {"q": query, "wing": wing, "room": room, "agent": agent, "limit": limit}
-    data = validated(SearchQuerySerializer, arguments)
-    caller.require(READ, wing)
-    found = _search(
-        caller.scope,
-        query=data["q"],
-        wing=data.get("wing"),
-        room=data.get("room"),
-        agent=data.get("agent"),
-        limit=data["limit"],
-    )
+    with argument_names({"q": "query"}):
+        data = validated(SearchQuerySerializer, arguments)
+        caller.require(READ, wing)
+        found = _search(
+            caller.scope,
+            query=data["q"],
+            wing=data.get("wing"),
+            room=data.get("room"),
+            agent=data.get("agent"),
+            limit=data["limit"],
+        )
     return {"drawers": plain(s.DrawerSerializer(found, many=True).data)}
 
 

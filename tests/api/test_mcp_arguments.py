@@ -70,6 +70,22 @@ def test_a_search_limit_out_of_bounds_is_refused_as_rest_refuses_it(secret, limi
     assert body == rest_search(secret, limit)
 
 
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("the and", "query has no word to search by"),
+        ("x" * 1001, "query: Ensure this field has no more than 1000 characters."),
+    ],
+    ids=["no word", "too long"],
+)
+def test_a_search_refusal_names_the_tool_s_argument(secret, query, message) -> None:
+    """The REST route's parameter is `q`; the tool's argument is `query`."""
+    body = refusal(reads.search(ctx_of(secret), query=query))
+    assert body["error"].startswith(message)
+    named = body["details"].get("field") or next(iter(body["details"]["fields"]))
+    assert named == "query"
+
+
 @pytest.mark.parametrize("limit", [-1, 0, 201, 10**30])
 def test_a_list_drawers_limit_out_of_bounds_is_refused(secret, limit) -> None:
     body = refusal(reads.list_drawers(ctx_of(secret), wing="alpha", room="ops", limit=limit))
