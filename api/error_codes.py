@@ -25,7 +25,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
         (409,), "A cluster's open links changed since it was shown; look at it again."
     ),
     "conflict": ErrorCode((409,), "The change conflicts with the current state."),
-    "content_too_large": ErrorCode((400,), "The content or the request body is too large."),
+    "content_too_large": ErrorCode(
+        (400, 413), "The content or the request body (413: an MCP message) is too large."
+    ),
     "database_busy": ErrorCode((503,), "The database is busy; retry after `Retry-After`."),
     "database_unavailable": ErrorCode((503,), "The database cannot be reached."),
     "decision_not_found": ErrorCode((404,), "No decision with that id, or none in that batch."),

@@ -113,6 +113,17 @@ def key_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
 # The answer to a GET, the SSE stream a server sends its own messages on: 405, which the
 # protocol allows a server that offers no stream. The SDK would hold the stream open, and a
 # stateless server never writes to it, so a client would wait for nothing.
+MCP_PATHS = ("/mcp", "/mcp/")
+NO_SUCH_PATH = "No MCP endpoint at that path: POST each message to /mcp."
+NOT_JSON_BODY = body(
+    "Send each message as `Content-Type: application/json`.", "unsupported_media_type"
+)
+
+
+def is_json(content_type: str) -> bool:
+    return content_type.partition(";")[0].strip().lower() == "application/json"
+
+
 NO_STREAM = body(
     "This server is stateless and offers no stream: POST each request.", "method_not_allowed"
 )
@@ -157,6 +168,9 @@ class RequireBearer:
         if not origin_allowed(headers.get("origin")):
             await respond(send, 403, body(BAD_ORIGIN, "permission_denied"))
             return
+        if scope.get("path") not in MCP_PATHS:  # the SDK's own 404 is plain text
+            await respond(send, 404, body(NO_SUCH_PATH, "not_found"))
+            return
         if "authorization" not in headers:
             missing = body("Send `Authorization: Bearer <key>`.", "not_authenticated")
             await respond(send, 401, missing)
@@ -166,6 +180,8 @@ class RequireBearer:
             await respond(send, *refused)
         elif scope.get("method") == "GET":
             await respond(send, 405, NO_STREAM)
+        elif scope.get("method") == "POST" and not is_json(headers.get("content-type", "")):
+            await respond(send, 415, NOT_JSON_BODY)  # as REST refuses it; the SDK's is plain
         elif scope.get("method") == "POST":
             await self.screened(scope, receive, send)
         else:

@@ -194,7 +194,7 @@ class AnswerUnreadable:
         self.limited = RequestBodyLimitMiddleware(self.screen, DEFAULT_MAX_REQUEST_BODY_SIZE)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.limited(scope, receive, send)
+        await self.limited(scope, receive, too_large_in_json(send))
 
     async def screen(self, scope: Scope, receive: Receive, send: Send) -> None:
         first = await receive()  # the whole body, as the limit's middleware replays it
@@ -210,6 +210,30 @@ class AnswerUnreadable:
         headers = [(b"content-type", b"application/json")]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
+
+
+TOO_LARGE = json.dumps(
+    {"error": "The request body is too large.", "code": "content_too_large"}
+).encode()
+
+
+def too_large_in_json(send: Send) -> Send:
+    """`send`, with the SDK's plain-text refusal of a body over its limit (413, the only one
+    it sends here) answered as the REST API's `content_too_large`, with the same status."""
+    refusing = False
+
+    async def sent(message: Message) -> None:
+        nonlocal refusing
+        if message["type"] == "http.response.start" and message["status"] == 413:
+            refusing = True
+            headers = [(b"content-type", b"application/json")]
+            await send({**message, "headers": headers})
+        elif refusing and message["type"] == "http.response.body":
+            await send({**message, "body": TOO_LARGE if message.get("body") else b""})
+        else:
+            await send(message)
+
+    return sent
 
 
 def replay(first: Message, receive: Receive) -> Receive:

@@ -107,6 +107,40 @@ def test_a_broken_chunk_is_refused_and_logs_no_error(mcp_port, mcp_log):
     assert "Exception in ASGI application" not in mcp_log.read_text()
 
 
+def post(port: int, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", path, body, headers)
+    response = connection.getresponse()
+    answered = (response.status, response.getheader("Content-Type"), json.loads(response.read()))
+    connection.close()
+    return answered[0], {"content_type": answered[1], **answered[2]}
+
+
+def test_no_such_path_under_mcp_is_a_json_404(mcp_port):
+    status, answer = post(mcp_port, "/mcp/x", b"{}", {"Content-Type": "application/json"})
+    assert (status, answer["content_type"], answer["code"]) == (
+        404,
+        "application/json",
+        "not_found",
+    )
+
+
+def test_a_message_that_is_not_json_by_its_type_is_a_json_415(mcp_port, palace):  # noqa: F811
+    headers = {"Content-Type": "text/plain", "Authorization": f"Bearer {palace['key']}"}
+    status, answer = post(mcp_port, "/mcp", b"{}", headers)
+    assert (status, answer["code"]) == (415, "unsupported_media_type")
+
+
+def test_a_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {palace['key']}"}
+    status, answer = post(mcp_port, "/mcp", b" " * (4 * 1024 * 1024 + 1), headers)
+    assert (status, answer["content_type"], answer["code"]) == (
+        413,
+        "application/json",
+        "content_too_large",
+    )
+
+
 def test_the_process_serves_the_app_s_health_route_beside_mcp(mcp_port):
     connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
     connection.request("GET", "/healthz")
