@@ -110,9 +110,6 @@ def key_refusal(headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
     return None
 
 
-# The answer to a GET, the SSE stream a server sends its own messages on: 405, which the
-# protocol allows a server that offers no stream. The SDK would hold the stream open, and a
-# stateless server never writes to it, so a client would wait for nothing.
 MCP_PATHS = ("/mcp", "/mcp/")
 NO_SUCH_PATH = "No MCP endpoint at that path: POST each message to /mcp."
 NOT_JSON_BODY = body(
@@ -124,6 +121,9 @@ def is_json(content_type: str) -> bool:
     return content_type.partition(";")[0].strip().lower() == "application/json"
 
 
+# The answer to a GET, the SSE stream a server sends its own messages on: 405, which the
+# protocol allows a server that offers no stream. The SDK would hold the stream open, and a
+# stateless server never writes to it, so a client would wait for nothing.
 NO_STREAM = body(
     "This server is stateless and offers no stream: POST each request.", "method_not_allowed"
 )
@@ -146,8 +146,9 @@ async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
 class RequireBearer:
     """Signs every request in before the SDK sees it, as REST signs in before the method: no
     `Authorization` header is 401 at once, a key that does not sign in 401 with the REST API's
-    body (`key_refusal`); then a GET is answered 405 (`NO_STREAM`), and any other request goes
-    to the SDK's app, a body it cannot read answered on the way (`wire.AnswerUnreadable`). Each
+    body (`key_refusal`); then a GET is answered 405 (`NO_STREAM`), a POST not typed JSON 415,
+    and any other request goes to the SDK's app, a body it cannot read answered on the way
+    (`wire.AnswerUnreadable`). A path under /mcp other than /mcp is 404 before any of it. Each
     tool call signs in again, as it does over stdio (`api.mcp_server.calls`)."""
 
     def __init__(self, app: Starlette) -> None:
