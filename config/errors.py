@@ -1,5 +1,6 @@
-"""Error pages that know which interface asked: under `/api/` every error is the API's JSON
-`{"error", "code"}`, elsewhere the console keeps Django's HTML pages."""
+"""Error pages that know which interface asked: under `/api/`, and at the machines' endpoints
+(health and metrics: a load balancer or a scraper asks them), every error is the API's JSON
+`{"error", "code"}`; elsewhere the console keeps Django's HTML pages."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from django.views import defaults
 from api.errors import body, not_found_response
 
 API_PREFIX = "/api/"
+MACHINE_PATHS = ("/healthz", "/readyz", "/metrics")
 
 
 def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX)
+    """Whether the request's errors are answered in JSON: the API's, and the machines' (a Host
+    outside ALLOWED_HOSTS at /healthz was Django's HTML page)."""
+    return request.path.startswith(API_PREFIX) or request.path in MACHINE_PATHS
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -72,3 +72,17 @@ def test_probes_are_exempt_from_the_https_redirect_and_from_login(client, settin
 @pytest.mark.parametrize("method", ["post", "put", "delete"])
 def test_probes_answer_reads_only(client, method):
     assert getattr(client, method)("/healthz").status_code == 405
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
+def test_a_host_outside_allowed_hosts_is_refused_in_json_at_the_machines_endpoints(client, path):
+    """A load balancer or a scraper reads JSON, as the API answers, not Django's HTML page."""
+    response = client.get(path, HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert response.json() == {"error": "Bad request.", "code": "invalid"}
+
+
+def test_a_console_page_keeps_its_html_error_page(client):
+    response = client.get("/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
