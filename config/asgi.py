@@ -10,6 +10,7 @@ lifespan events: its session manager must run for it to answer.
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.asgi import get_asgi_application
 
@@ -21,8 +22,20 @@ from api.mcp_server.server import RequireBearer, http_app  # noqa: E402 - after 
 mcp_application = RequireBearer(http_app())
 
 
+def in_origin_form(scope: Any) -> Any:
+    """The scope of a request whose target came in absolute form (`POST http://host/mcp`, which
+    an HTTP/1.1 server must accept; uvicorn hands the whole URL on as the path) with its path
+    alone, as gunicorn gives it: routed by its path, not answered 404."""
+    path = scope.get("path", "")
+    if scope["type"] != "http" or not path.startswith(("http://", "https://")):
+        return scope
+    raw_path = urlsplit(scope.get("raw_path", b"").decode("latin-1")).path.encode("latin-1")
+    return {**scope, "path": urlsplit(path).path or "/", "raw_path": raw_path or b"/"}
+
+
 # Any: Django's handler and Starlette's apps spell the same ASGI callables differently.
 async def application(scope: Any, receive: Any, send: Any) -> None:
+    scope = in_origin_form(scope)
     path = scope.get("path", "")
     if scope["type"] == "lifespan" or path == "/mcp" or path.startswith("/mcp/"):
         await mcp_application(scope, receive, send)

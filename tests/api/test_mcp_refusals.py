@@ -141,6 +141,23 @@ def test_a_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
     )
 
 
+@pytest.mark.parametrize(
+    ("target", "status"),
+    [
+        ("http://127.0.0.1/mcp", "HTTP/1.1 401 Unauthorized"),
+        ("http://127.0.0.1/healthz", "HTTP/1.1 200 OK"),
+    ],
+    ids=["mcp", "health"],
+)
+def test_a_target_in_absolute_form_is_routed_by_its_path(mcp_port, target, status):
+    """`GET http://host/path HTTP/1.1` (HTTP/1.1 servers must accept it): routed as /path, not
+    Django's HTML 404 for a path it has no route for."""
+    request = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    answered, headers, _ = answer(mcp_port, request.encode())
+    assert answered == status
+    assert headers["content-type"].startswith("application/json")
+
+
 def test_the_process_serves_the_app_s_health_route_beside_mcp(mcp_port):
     connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
     connection.request("GET", "/healthz")
