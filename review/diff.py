@@ -92,16 +92,16 @@ def word_kinds(text: str) -> dict[str, tuple[str, str]]:
     shouting = sum(c.isupper() for c in letters) > len(letters) / 2
     for chunk in text.split():
         for word in _WORD.findall(chunk):
-            kind = _word_kind(word, starts_sentence or shouting)
+            folded = fold(word)
+            kind = _word_kind(word, folded, starts_sentence or shouting)
             if kind:
-                kinds.setdefault(fold(word), (kind, word))
+                kinds.setdefault(folded, (kind, word))
             starts_sentence = False
         starts_sentence = starts_sentence or bool(_SENTENCE_END.search(chunk))
     return kinds
 
 
-def _word_kind(word: str, no_names: bool) -> str:
-    folded = fold(word)
+def _word_kind(word: str, folded: str, no_names: bool) -> str:
     capitalised = word[0].isupper()
     if folded in calendar_words.weekdays():
         return "weekday"
@@ -139,8 +139,8 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
 
 def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
     for word in _WORD.findall(text):
-        if fold(word) in flagged:
-            return flagged[fold(word)][0]
+        if (folded := fold(word)) in flagged:
+            return flagged[folded][0]
     return ""
 
 

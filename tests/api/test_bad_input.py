@@ -204,17 +204,20 @@ PATH_CASES = {
 }
 
 
+def sent(client: Client, method: str, url: str, body: dict, **extra: str):
+    """A GET as it is; a request of another method with `body` as JSON."""
+    if method == "get":
+        return client.get(url, **extra)
+    data = json.dumps(body)
+    return getattr(client, method)(url, data, content_type="application/json", **extra)
+
+
 @pytest.mark.parametrize(("method", "path"), PATH_CASES.values(), ids=PATH_CASES.keys())
 def test_nul_in_a_path_segment_is_refused(world, method, path):
     client = api_client(world)
     before = row_counts()
-    body = json.dumps({"content": "The backups run at noon.", "alias": "x", "action": "dismiss"})
-    if method == "get":
-        response = client.get(path.format(**world))
-    else:
-        response = getattr(client, method)(
-            path.format(**world), body, content_type="application/json"
-        )
+    body = {"content": "The backups run at noon.", "alias": "x", "action": "dismiss"}
+    response = sent(client, method, path.format(**world), body)
     assert response.status_code == 400
     assert response.json() == {"error": f"path: {UNSTORABLE}", "code": "invalid"}
     assert row_counts() == before
@@ -237,12 +240,8 @@ def test_percent_escapes_that_are_not_utf8_are_refused(world, method, url, part)
     broken escape in a query: refused at the edge, naming the part."""
     client = api_client(world)
     before = row_counts()
-    sent = {"RAW_URI": url}  # the request target as gunicorn hands it on
-    if method == "get":
-        response = client.get(url, **sent)
-    else:
-        body = json.dumps({"content": "The backups run at noon."})
-        response = client.post(url, body, content_type="application/json", **sent)
+    # RAW_URI: the request target as gunicorn hands it on.
+    response = sent(client, method, url, {"content": "The backups run at noon."}, RAW_URI=url)
     assert response.status_code == 400
     assert f"The {part} is not UTF-8 once percent-decoded" in response.content.decode()
     assert row_counts() == before
