@@ -69,6 +69,16 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+class QueryIntegerField(serializers.IntegerField):
+    """A whole number written in a query string in ASCII digits: DRF's IntegerField takes what
+    Python's `int` does, so a full-width digit, `1_0`, ` 5` and `5.0` passed as numbers."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not (isinstance(data, str) and data.isascii() and data.isdigit() and len(data) <= 19):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictFloatField(serializers.FloatField):
     """A JSON number: DRF's FloatField takes a numeric string (and a boolean) too."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers.common import QueryIntegerField
 from api.serializers.drawers import DrawerSerializer
 from api.serializers.limits import AgentField, LabelField
 from dedup.search import QUERY_MAX_CHARACTERS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX
@@ -21,9 +22,7 @@ class SearchQuerySerializer(serializers.Serializer):
     wing = LabelField(required=False)
     room = LabelField(required=False)
     agent = AgentField(required=False)
-    limit = serializers.IntegerField(
-        min_value=1, max_value=SEARCH_LIMIT_MAX, default=SEARCH_LIMIT_DEFAULT
-    )
+    limit = QueryIntegerField(min_value=1, max_value=SEARCH_LIMIT_MAX, default=SEARCH_LIMIT_DEFAULT)
     cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
 
 

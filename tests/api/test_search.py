@@ -126,6 +126,11 @@ def test_pages_follow_the_cursor_without_repeats_or_gaps(api):
         ({"q": "deploy", "limit": "0"}, "invalid"),
         ({"q": "deploy", "limit": "201"}, "invalid"),
         ({"q": "deploy", "limit": "ten"}, "invalid"),
+        ({"q": "deploy", "limit": "\uff15"}, "invalid"),  # a full-width 5
+        ({"q": "deploy", "limit": "1_0"}, "invalid"),
+        ({"q": "deploy", "limit": " 5"}, "invalid"),
+        ({"q": "deploy", "limit": "5.0"}, "invalid"),
+        ({"q": "deploy", "limit": "9" * 30}, "invalid"),
         ({"q": "deploy", "cursor": "!!!"}, "invalid_cursor"),
         ({"q": "deploy", "cursor": "WzFd"}, "invalid_cursor"),  # base64 of "[1]"
         ({"q": "x" * 1001}, "invalid"),
