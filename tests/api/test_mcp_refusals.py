@@ -77,6 +77,34 @@ def test_an_unparseable_request_is_refused_in_json(mcp_port, raw):
     assert refused["error"].startswith("Bad Request: ")
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        pytest.param(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/2.0", id="http2-preface"),
+        pytest.param(b"GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/9.9", id="9.9"),
+        pytest.param(b"GET * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET *", id="asterisk"),
+        pytest.param(
+            b"GET 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "127.0.0.1:80", id="authority"
+        ),
+    ],
+)
+def test_a_request_gunicorn_refuses_is_refused_here_too(mcp_port, raw, said):
+    """h11 parses them, and uvicorn handed them to the app, which redirected them (301, 302)."""
+    status, headers, body = answer(mcp_port, raw)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/json"
+    assert headers["connection"] == "close"
+    refused = json.loads(body)
+    assert refused["code"] == "invalid"
+    assert said in refused["error"]
+
+
+def test_the_asterisk_form_of_options_is_not_refused(mcp_port):
+    request = b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    status, _, _ = answer(mcp_port, request)
+    assert status != "HTTP/1.1 400 Bad Request"
+
+
 def test_headers_past_the_limit_are_refused_as_too_large(mcp_port):
     """h11 holds at most 16 KiB of an unfinished request head: more, still unfinished, is 431."""
     unfinished = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"a" * 40_000
@@ -139,6 +167,22 @@ def test_a_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
         "application/json",
         "content_too_large",
     )
+
+
+def test_a_chunked_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
+    """A body that does not state its length is counted as it comes, and refused as one that
+    does. (4 MiB, then one byte: the server has read all that was sent when it answers, so it
+    closes without resetting the connection; no last chunk is sent.)"""
+    mebibyte = b" " * (1024 * 1024)
+    body = b"100000\r\n%s\r\n" % mebibyte * 4 + b"1\r\n \r\n"
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {palace['key']}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    status, headers, answered = answer(mcp_port, head.encode() + body)
+    assert status.split()[1] == "413"
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answered)["code"] == "content_too_large"
 
 
 @pytest.mark.parametrize(
