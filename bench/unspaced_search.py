@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Search for a word of a script written without spaces (Chinese, Japanese, Thai), inside
-sentences.
+sentences, and for a Korean word with its particles written onto it.
 
 Such a sentence's index terms are pieces of it (`dedup.policy.index_text`), which hold a word
 whole only where a piece happens to be that word; the index now also holds each run's pairs of
@@ -9,7 +9,9 @@ both in one run: for each script, two rooms filled through the write path with t
 (bench/unspaced_recall.py's made-up words), one indexed with pairs (now) and one by pieces alone
 (before); then words of two to four characters cut from random stored sentences are searched in
 each room (in the second as search did before: a word whole, none of two characters), and the
-drawers returned are compared with those whose text holds the word: *recall* is the share of
+drawers returned are compared with those whose text holds the word (Korean: two to four
+syllables cut from a stored word, particle and all; before, a Korean word of two syllables was
+not searched and a longer one found only bare): *recall* is the share of
 those found, *precision* the share of the drawers returned that hold it (a drawer may hold a
 word's pairs apart). Also how much the
 full-text index grew with the room (SQLite: the FTS5 table's blocks after an optimize;
@@ -38,6 +40,44 @@ from bench._common import arguments, fresh_database_url, run_children, setup_dja
 from bench.unspaced_recall import COMMA, LENGTHS, SCRIPTS, Words
 
 INDEXINGS = ("pairs", "pieces")
+# Korean writes particles onto its words (spaced): made-up stems of common syllables, half of
+# them with one of these particles written on, to search by their stems.
+SYLLABLES = "가나다라마바사아자차카타파하고노도로모보소오조초기니디리미비시이지치서울회의부산"
+PARTICLES = ("은", "는", "이", "가", "을", "를", "에", "에서", "의", "로", "와", "도")
+
+
+class KoreanWords:
+    """Made-up stems of one to four syllables, drawn with a Zipf-like weight as `Words`'s,
+    written in spaced sentences with a particle on about half of them."""
+
+    def __init__(self, rng: random.Random, size: int = 3000):
+        stems = sorted({"".join(rng.choices(SYLLABLES, k=rng.randint(1, 4))) for _ in range(size)})
+        self.words = sorted(stems, key=lambda w: len(w) + rng.uniform(-1.5, 1.5))
+        self.weights = [1 / (rank + 10) for rank in range(len(self.words))]
+        self.rng = rng
+
+    def text(self, low: int, high: int, punctuated: bool) -> str:
+        target, length = self.rng.randint(low, high), 0
+        words: list[str] = []
+        while length < target:
+            stem = self.rng.choices(self.words, weights=self.weights)[0]
+            words.append(stem + (self.rng.choice(PARTICLES) if self.rng.random() < 0.5 else ""))
+            length += len(words[-1])
+        return " ".join(words) + ("." if punctuated else "")
+
+
+def vocabulary_of(script: str, rng: random.Random) -> Words | KoreanWords:
+    return KoreanWords(rng) if script == "korean" else Words(SCRIPTS[script], rng)
+
+
+def runs_of(normalized: str) -> list[str]:
+    """What a searched word is cut from: the runs of a script written without spaces, or
+    Korean words."""
+    from dedup import policy
+
+    return policy.unspaced_runs(normalized) or policy.hangul_runs(normalized)
+
+
 TIMED = 500  # writes of each indexing, interleaved, after the rooms are filled
 MAX_HOLDERS = 150  # words held by more drawers are not asked: a page holds every hit (200)
 
@@ -46,13 +86,13 @@ def child(backend: str, size: int, words_count: int) -> None:
     setup_django(fresh_database_url(backend))
     from dedup import services
 
-    for script, alphabet in SCRIPTS.items():
+    for script in [*SCRIPTS, "korean"]:
         rng = random.Random(f"{script}-texts")
-        vocabulary = Words(alphabet, rng)
-        texts = [
-            vocabulary.text(*LENGTHS[n % len(LENGTHS)], punctuated=n % 2 == 1)
-            for n in range(size + TIMED)
-        ]
+        vocabulary = vocabulary_of(script, rng)
+        texts = []
+        for n in range(size + TIMED):
+            low, high = LENGTHS[n % len(LENGTHS)]
+            texts.append(vocabulary.text(low, high, punctuated=n % 2 == 1))
         rooms, grown = {}, {}
         for indexing in INDEXINGS:  # one room after the other: the index's growth apart
             with pieces_alone(indexing == "pieces"):
@@ -92,7 +132,7 @@ def child(backend: str, size: int, words_count: int) -> None:
 @contextlib.contextmanager
 def pieces_alone(before: bool):
     """With `before`, index texts without pairs (`pairs=False`, as dedup 0019's reverse computes
-    them), wherever `index_text` is called from."""
+    them: nor Korean words' pairs, dedup 0020's), wherever `index_text` is called from."""
     from dedup import policy
     from dedup.policy import text
 
@@ -131,8 +171,7 @@ def searched(room, texts, words_count, seed, indexing) -> dict[str, float]:
     timings = []
     asked = 0
     while asked < words_count:
-        runs = [run for run in policy.unspaced_runs(policy.normalize_text(rng.choice(texts)))]
-        run = rng.choice(runs)
+        run = rng.choice(runs_of(policy.normalize_text(rng.choice(texts))))
         if len(run) < 2:
             continue
         length = min(len(run), rng.randint(2, 4))

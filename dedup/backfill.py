@@ -65,8 +65,8 @@ def backfill_fingerprints(drawer_model: type[Drawer], *, progress: Progress = _n
 
 def _may_hold_unspaced() -> tuple[str, str]:
     """A condition on `normalized_content`, and its parameter, true of every text that may have
-    an index text (a character in `policy.UNSPACED_RANGES`); the policy decides."""
-    characters = policy.UNSPACED_CHARACTERS
+    an index text (`policy.INDEXED_CHARACTERS`); the policy decides."""
+    characters = policy.INDEXED_CHARACTERS
     if connection.vendor == "postgresql":
         return "normalized_content ~ %s", f"[{characters}]"
     return "normalized_content GLOB %s", f"*[{characters}]*"

@@ -25,7 +25,9 @@ QUERY_MAX_CHARACTERS = 1000
 # neighbouring characters, which the index holds (`policy.character_pairs`): each run of the
 # query of two to UNSPACED_PIECE_MAX characters is a group of its pairs (a run of at most
 # UNSPACED_WHOLE_MAX stands for no group of its own), the first PAIR_GROUPS of them. A longer run
-# is a sentence, found by its pieces as the write path finds a variant.
+# is a sentence, found by its pieces as the write path finds a variant. A Korean word is a
+# group of its syllables' pairs too (found with its particles: "서울" in "서울에서"), beside the
+# group of its words.
 PAIR_GROUPS = 8
 
 
@@ -89,16 +91,18 @@ def query_groups(query: object) -> list[list[str]]:
     short = {run for run in runs if len(run) <= policy.UNSPACED_WHOLE_MAX}
     words = [w for w in policy.query_words_of_normalized(normalized) if w not in short]
     groups = candidates.lexical_groups(words)
+    korean = [run for run in policy.hangul_runs(normalized) if len(run) > 1]
     groups += [
         policy.character_pairs(run)
-        for run in dict.fromkeys(runs)
+        for run in dict.fromkeys(runs + korean)
         if len(run) <= policy.UNSPACED_PIECE_MAX
     ][:PAIR_GROUPS]
     if not groups:
         raise InvalidInput(
             "q has no word to search by: a word of three letters or digits or more (in any "
             "script), other than common English function words (the, and, with...), or two "
-            "characters or more of a script written without spaces (Chinese, Japanese, Thai...).",
+            "characters or more of a script written without spaces (Chinese, Japanese, Thai...) "
+            "or of Korean.",
             details={"field": "q"},
         )
     return groups

@@ -18,7 +18,9 @@ from django.db import migrations
 marks_in_words = importlib.import_module("dedup.migrations.0017_marks_in_words")
 
 
-def _index_texts(apps, schema_editor, index_text):
+def _index_texts(apps, schema_editor, index_text, characters=None):
+    """Every drawer whose text holds one of `characters` (by default those of the scripts
+    written without spaces; dedup 0020 asks Korean syllables) gets `index_text` of its text."""
     from dedup import policy
 
     drawer_model = apps.get_model("palace", "Drawer")
@@ -28,7 +30,7 @@ def _index_texts(apps, schema_editor, index_text):
         "palace_drawer",
         "normalized_content",
         ", index_text",
-        policy.UNSPACED_CHARACTERS,
+        characters or policy.UNSPACED_CHARACTERS,
     )
     for batch in rows:
         changed = [

@@ -40,6 +40,8 @@ from dedup.policy.similarity import (
     similarity_of_normalized,
 )
 from dedup.policy.text import (
+    HANGUL_SYLLABLES,
+    INDEXED_CHARACTERS,
     MAX_QUERY_WORDS,
     UNSPACED_CHARACTERS,
     UNSPACED_PIECE_MAX,
@@ -48,6 +50,7 @@ from dedup.policy.text import (
     content_hash,
     fingerprint,
     fingerprint_of_normalized,
+    hangul_runs,
     index_text,
     indexed_text,
     is_query_word,
@@ -61,6 +64,8 @@ from dedup.policy.text import (
 __all__ = [
     "DEFAULT_NEAR_THRESHOLD",
     "EDIT_DISTANCE_LIMIT",
+    "HANGUL_SYLLABLES",
+    "INDEXED_CHARACTERS",
     "MAX_POSSIBLE",
     "MAX_QUERY_WORDS",
     "MIN_NEAR_CHARS",
@@ -88,6 +93,7 @@ __all__ = [
     "entity_key",
     "fingerprint",
     "fingerprint_of_normalized",
+    "hangul_runs",
     "index_text",
     "indexed_text",
     "is_query_word",

@@ -58,6 +58,14 @@ UNSPACED_CHARACTERS = "".join(f"{chr(low)}-{chr(high)}" for low, high in UNSPACE
 # with a character in the ranges.
 _BEYOND_SPACED = re.compile("[\u0e00-\U0010ffff]")
 _MAYBE_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]")
+# Korean is written with spaces, but a word's particles and endings are written onto it
+# ("서울에서", in Seoul): its index text holds the pairs of each word's syllables (as for the
+# scripts above), so search finds "서울" in "서울에서". Syllables only: a normalised text is NFC,
+# whose syllables are composed.
+HANGUL_SYLLABLES = "\uac00-\ud7a3"
+_HANGUL = re.compile(f"[{HANGUL_SYLLABLES}]+")
+# Every text with an index text has one of these characters (`dedup.backfill` asks them).
+INDEXED_CHARACTERS = UNSPACED_CHARACTERS + HANGUL_SYLLABLES
 UNSPACED_PIECE_MIN = 3  # a piece is a query word (`is_query_word`): longer than two characters
 UNSPACED_PIECE_MAX = 12
 UNSPACED_WHOLE_MAX = 6  # a run this long or shorter stays whole, as a word would
@@ -140,11 +148,12 @@ def may_be_unspaced(normalized: str) -> bool:
 
 
 @functools.lru_cache(maxsize=16)  # a write asks twice: for its row, and for its query's words
-def index_text(normalized: str, pairs: bool = True) -> str | None:
+def index_text(normalized: str, pairs: bool = True, hangul: bool = True) -> str | None:
     """The words a full-text index holds of a normalised text, where they are not its own words:
     each run of a script written without spaces becomes a word of its own (the Latin and the
     digits beside it too), and a run longer than UNSPACED_WHOLE_MAX is cut into pieces. None
-    when no word changes (a text with no such run, nearly every text in a spaced script).
+    when no word changes (a text with no such run and no Korean word, nearly every text in a
+    spaced script).
 
     A piece ends after UNSPACED_PIECE_MIN characters or more at a character the content chooses
     (`_ends_piece`), or at UNSPACED_PIECE_MAX. Where pieces end depends on the characters there,
@@ -153,25 +162,35 @@ def index_text(normalized: str, pairs: bool = True) -> str | None:
     those of any text starting with the same characters. Only the index and the queries see the
     pieces: comparisons, fingerprints and exact matches keep the normalised text.
 
-    After each run of three or more come its pairs of neighbouring characters not written
-    before (`character_pairs`), for search to find a word anywhere in a sentence; no query of
-    the write path asks them (`is_query_word`: they are too short). Beside their run, they are
-    kept wherever its pieces are (PostgreSQL indexes the first characters of an index text).
-    `pairs=False`: the index text of the rules before dedup 0019 (its reverse)."""
-    if not may_be_unspaced(normalized) or not _UNSPACED.search(normalized):
+    After each run of three or more (of Korean syllables too, `hangul_runs`) come its pairs of
+    neighbouring characters not written before (`character_pairs`), for search to find a word
+    anywhere in a sentence or with its particles; no query of the write path asks them
+    (`is_query_word`: they are too short). Beside their run, they are kept wherever its pieces
+    are (PostgreSQL indexes the first characters of an index text). The rules before: dedup
+    0019's (`pairs=False`, its reverse), and 0020's (`hangul=False`)."""
+    unspaced = may_be_unspaced(normalized) and _UNSPACED.search(normalized) is not None
+    korean = pairs and hangul and bool(hangul_runs(normalized))
+    if not (unspaced or korean):
         return None
     words: list[str] = []
     written: set[str] = set()
+
+    def add_pairs(run: str) -> None:
+        new = [pair for pair in character_pairs(run) if pair not in written]
+        written.update(new)
+        words.extend(new)
+
     for word in normalized.split(" "):
-        for part in _parts(word):
-            if not _UNSPACED.fullmatch(part):
+        for part in _parts(word) if unspaced else [word]:
+            if not (unspaced and _UNSPACED.fullmatch(part)):
                 words.append(part)
+                for run in _HANGUL.findall(part) if korean else []:
+                    if len(run) > 2:
+                        add_pairs(run)
                 continue
             words.extend(_pieces(part))
             if pairs and len(part) > 2:
-                new = [pair for pair in character_pairs(part) if pair not in written]
-                written.update(new)
-                words.extend(new)
+                add_pairs(part)
     indexed = " ".join(words)
     return None if indexed == normalized else indexed
 
@@ -189,6 +208,11 @@ def unspaced_runs(normalized: str) -> list[str]:
     if not may_be_unspaced(normalized):
         return []
     return _UNSPACED.findall(normalized)
+
+
+def hangul_runs(normalized: str) -> list[str]:
+    """The runs of Korean syllables in a normalised text, in text order."""
+    return _HANGUL.findall(normalized) if not normalized.isascii() else []
 
 
 def is_unspaced(word: str) -> bool:

@@ -57,6 +57,17 @@ def test_drawers_written_without_an_index_text_gain_it_and_are_found(capsys, ded
     assert "index texts filled: 0" in capsys.readouterr().out
 
 
+def test_a_korean_drawer_written_without_its_pairs_gains_them(capsys, dedup_settings):
+    """A Korean drawer a process of the release before dedup/0020 wrote while it ran."""
+    room = services.room_get_or_create(wing="old", room="r")
+    written = services.drawer_write(room=room, content="서울에서 회의를 했습니다").drawer
+    Drawer.objects.filter(pk=written.pk).update(index_text=None)
+    call_command("dedup_backfill", "--no-progress")
+    assert "index texts filled: 1" in capsys.readouterr().out
+    written.refresh_from_db()
+    assert written.index_text == "서울에서 서울 울에 에서 회의를 회의 의를 했습니다 했습 습니 니다"
+
+
 def test_a_legacy_drawer_s_normalised_text_comes_with_its_index_text(dedup_settings):
     from dedup.backfill import backfill_fingerprints
 

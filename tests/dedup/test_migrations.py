@@ -192,6 +192,7 @@ def test_migrations_import_no_live_project_code():
         ("dedup/migrations/0018_usual_widths.py", "dedup"),
         ("dedup/migrations/0018_usual_widths.py", "dedup.policy.signatures"),
         ("dedup/migrations/0019_character_pairs.py", "dedup"),
+        ("dedup/migrations/0020_korean_pairs.py", "dedup"),
     }
     offences = []
     for app in ("palace", "dedup", "review"):
@@ -712,4 +713,33 @@ def test_the_pairs_migration_gives_index_texts_their_pairs_and_reverses(dedup_se
     drawer.refresh_from_db()
     assert drawer.index_text == before
     assert Drawer.objects.get(pk=short.pk).index_text is None
+    migrate()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_korean_pairs_migration_gives_korean_drawers_pairs_and_reverses(dedup_settings):
+    """dedup 0020: a Korean drawer had no index text (its words were its own); it gets its
+    words' pairs of syllables, and search finds a word with its particle; reversed, none
+    again. A drawer of Chinese and Korean keeps its Chinese pairs either way."""
+    from dedup.search import drawers_search
+
+    previous = migration("dedup", "0020_korean_pairs")
+    migrate(("dedup", "0019_character_pairs"))
+    korean = old_drawer("서울에서 데이터베이스 이전 회의를 했습니다")
+    mixed_text = "东京塔 서울에서"
+    mixed = old_drawer(mixed_text)
+    Drawer.objects.filter(pk=mixed.pk).update(
+        index_text=previous._without_korean_pairs(policy.normalize_text(mixed_text))
+    )
+    latin = old_drawer()
+    migrate()
+    korean.refresh_from_db()
+    assert korean.index_text.split(" ")[:4] == ["서울에서", "서울", "울에", "에서"]
+    assert Drawer.objects.get(pk=mixed.pk).index_text == "东京塔 东京 京塔 서울에서 서울 울에 에서"
+    assert Drawer.objects.get(pk=latin.pk).index_text is None
+    assert [hit.drawer.pk for hit in drawers_search(query="회의").hits] == [korean.pk]
+
+    migrate(("dedup", "0019_character_pairs"))
+    assert Drawer.objects.get(pk=korean.pk).index_text is None
+    assert Drawer.objects.get(pk=mixed.pk).index_text == "东京塔 东京 京塔 서울에서"
     migrate()

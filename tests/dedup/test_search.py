@@ -115,3 +115,32 @@ def test_a_word_inside_a_long_text_is_found_where_its_run_is_indexed(dedup_setti
     assert [hit.drawer for hit in drawers_search(query="天气预报", wing="notes").hits] == [stored]
     at_the_end = drawers_search(query="データベース", wing="notes").hits
     assert [hit.drawer for hit in at_the_end] == ([] if on_postgresql() else [stored])
+
+
+KOREAN_MEETING = "서울에서 데이터베이스 이전 회의를 했습니다"  # a meeting in Seoul on the migration
+KOREAN_WEATHER = "부산은 내일 비가 온다고 합니다"  # rain tomorrow in Busan
+
+
+@pytest.mark.parametrize(
+    ("query", "groups"),
+    [
+        pytest.param("서울", [["서울"]], id="a-word-of-two-with-a-particle"),
+        pytest.param("회의", [["회의"]], id="another"),
+        pytest.param("서울에서", [["서울에서"], ["서울", "울에", "에서"]], id="as-written"),
+        pytest.param(
+            "데이터베이스를",
+            [["데이터베이스를"], ["데이", "이터", "터베", "베이", "이스", "스를"]],
+            id="another-particle-is-another-pair",
+        ),
+    ],
+)
+def test_a_korean_word_is_found_with_its_particles(dedup_settings, query, groups):
+    """Korean writes a word's particles onto it ("서울에서": in Seoul): a word of two
+    syllables, asked by no query before, is found inside one by its pairs; a word as written
+    is found by its words' group too, and a word with another particle by its pairs but one."""
+    meeting = services.drawer_write_in(wing="notes", room="entries", content=KOREAN_MEETING)
+    services.drawer_write_in(wing="notes", room="entries", content=KOREAN_WEATHER)
+    page = drawers_search(query=query, wing="notes")
+    assert page.groups == groups
+    expected = [] if query == "데이터베이스를" else [meeting.drawer]
+    assert [hit.drawer for hit in page.hits] == expected

@@ -7,6 +7,7 @@ import pytest
 
 from dedup.policy import (
     character_pairs,
+    hangul_runs,
     index_text,
     indexed_text,
     normalize_text,
@@ -36,13 +37,12 @@ SENTENCE = (
         "The deploy script must run database migrations first.",
         "Мы перенесли базу данных на новый сервер.",
         "نقلنا قاعدة البيانات إلى الخادم الجديد",
-        "데이터베이스를 새 서버로 옮겼습니다",  # Korean is written with spaces
         "हमने डेटाबेस को नए सर्वर पर ले जाया",
         "Chúng tôi đã chuyển cơ sở dữ liệu",
         "Hawai\u02bbi and q\u0303",  # a modifier letter, a combining mark Latin shares
         "",
     ],
-    ids=["latin", "cyrillic", "arabic", "korean", "devanagari", "vietnamese", "shared", "empty"],
+    ids=["latin", "cyrillic", "arabic", "devanagari", "vietnamese", "shared", "empty"],
 )
 def test_texts_in_spaced_scripts_keep_their_own_words(text):
     normalized = normalize_text(text)
@@ -211,3 +211,38 @@ def test_spaced_scripts_past_u0e00_stop_at_the_quick_test(text):
 
 def test_the_quick_test_passes_unspaced_text():
     assert may_be_unspaced(normalize_text(SENTENCE))
+
+
+KOREAN = "데이터베이스를 새 서버로 옮겼습니다"  # we moved the database to a new server
+
+
+def test_a_korean_word_keeps_its_place_and_its_pairs_follow_it():
+    """Korean is written with spaces, its particles onto its words: each word of three
+    syllables or more is followed by its pairs, a word of two is its own pair."""
+    assert index_text(normalize_text(KOREAN)).split(" ") == [
+        *("데이터베이스를", "데이", "이터", "터베", "베이", "이스", "스를"),
+        *("새", "서버로", "서버", "버로", "옮겼습니다", "옮겼", "겼습", "습니", "니다"),
+    ]
+
+
+def test_a_korean_pair_is_written_once_and_other_words_stay_as_they_are():
+    indexed = index_text(normalize_text("서울에서 서울의 API를 썼다")).split(" ")
+    assert indexed == ["서울에서", "서울", "울에", "에서", "서울의", "울의", "api를", "썼다"]
+
+
+def test_korean_words_pairs_are_not_query_words():
+    """The write path asks words of three characters or more: never a pair."""
+    assert query_words(KOREAN) == ["데이터베이스를", "옮겼습니다", "서버로"]
+
+
+def test_the_rules_before_dedup_0020_held_no_korean_pairs():
+    assert index_text(normalize_text(KOREAN), hangul=False) is None
+    mixed = normalize_text("东京塔 서울에서")
+    assert index_text(mixed, hangul=False) == "东京塔 东京 京塔 서울에서"
+    assert index_text(mixed) == "东京塔 东京 京塔 서울에서 서울 울에 에서"
+
+
+def test_korean_runs_are_its_syllables_only():
+    """Syllables (a normalised text is NFC): not the compatibility jamo of a chat's ㅋㅋ."""
+    assert hangul_runs(normalize_text("ㅋㅋ 서울에서 2024년")) == ["서울에서", "년"]
+    assert hangul_runs("plain ascii") == []
