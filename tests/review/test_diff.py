@@ -63,6 +63,41 @@ def test_another_number_in_another_script_s_digits_differs_as_written():
     assert differing_numbers("الموعد 15 مارس", "الموعد ١٦ مارس") == (["15"], ["١٦"])
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "differing"),
+    [
+        pytest.param("会议改到三月", "会议改到四月", (["三"], ["四"]), id="a-month"),
+        pytest.param("部署四个服务器", "部署五个服务器", (["四"], ["五"]), id="a-count"),
+        pytest.param(
+            "预算一亿二千万", "预算一亿三千万", (["一亿二千万"], ["一亿三千万"]), id="units"
+        ),
+        pytest.param("三月の会議", "四月の会議", (["三"], ["四"]), id="japanese"),
+        pytest.param("部署三个服务器", "部署3个服务器", ([], []), id="same-value-in-digits"),
+        pytest.param("二〇二六年", "2026年", ([], []), id="a-year-digit-by-digit"),
+        pytest.param("三千零五元", "3005元", ([], []), id="with-a-zero"),
+        pytest.param("我们一起部署", "我们一同部署", ([], []), id="in-a-word-on-both-sides"),
+    ],
+)
+def test_chinese_and_japanese_numerals_are_numbers(a, b, differing):
+    """Chinese and Japanese write numbers with numerals ("三月", March, against "四月"): a
+    variant one numeral apart is linked near, and the curator must be warned."""
+    assert differing_numbers(a, b) == differing
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [("十五", "15"), ("二十", "20"), ("一百零一", "101"), ("两千", "2000"), ("万", "10000")],
+)
+def test_a_numeral_s_value_counts_its_units(numeral, value):
+    assert diff._numeral_value(numeral) == value
+
+
+def test_a_changed_numeral_is_marked_as_a_digit_is():
+    _, right = side_by_side("会议改到三月", "会议改到四月")
+    assert next(s for s in right if s.op == "insert").has_digit
+    assert diff.warns("会议改到三月", "会议改到四月")
+
+
 # Words flagged like digits: names, weekdays, months, numbers written as words.
 
 FLAG_CASES = [
@@ -83,6 +118,10 @@ FLAG_CASES = [
     ("month", "Der Termin ist im März.", "Der Termin ist im Juli.", ("März",), ("Juli",)),
     ("month", "الموعد في مارس القادم", "الموعد في أبريل القادم", ("مارس",), ("أبريل",)),
     ("weekday", "Toplantı salı günü.", "Toplantı perşembe günü.", ("salı",), ("perşembe",)),
+    # Weekdays written onto other words, found in the text: Chinese, Japanese, Korean.
+    ("weekday", "会议改到星期三举行", "会议改到星期四举行", ("星期三",), ("星期四",)),
+    ("weekday", "会議は月曜日です", "会議は火曜日です", ("月曜日",), ("火曜日",)),
+    ("weekday", "월요일에 회의", "화요일에 회의", ("월요일",), ("화요일",)),
     (
         "name",
         "The deploy is owned by Katarina.",
@@ -122,6 +161,8 @@ NOT_FLAGGED = [
     ("short names", "use the mac address", "use the ip address"),
     ("short names elsewhere", "on the mai branch", "on the dev branch"),
     ("same words", "Three of Ada's June deploys", "Three of Ada's June deploys!"),
+    ("another particle", "월요일에 회의", "월요일부터 회의"),
+    ("same weekday elsewhere", "星期三开会", "开会在星期三"),
 ]
 
 

@@ -58,3 +58,16 @@ def test_sweep_sample_card_shows_the_diff_and_its_flags(as_curator, dedup_settin
     card = body[body.index("To judge") : body.index("Apply or reverse")]
     assert 'class="flagged" title="weekday differs">Mon' in card
     assert "The texts differ in a weekday" in card
+
+
+def test_item_page_warns_of_a_chinese_numeral_and_weekday(as_curator, dedup_settings):
+    """One numeral apart, the write path links the two near: the page must warn."""
+    room = write.room_get_or_create(wing="ops", room="dev")
+    older = "我们决定把四台数据库服务器迁移到新的机房，时间定在星期三晚上十点"
+    write.drawer_write(room=room, content=older)
+    newer = older.replace("四台", "五台").replace("星期三", "星期日")
+    (link,) = write.drawer_write(room=room, content=newer).links
+    body = as_curator.get(f"/items/d{link.pk}/").content.decode()
+    assert "(四, 三 → 五)" in body  # a weekday's numeral too; 十 (ten o'clock) in both
+    assert "(星期三 → 星期日)" in body
+    assert '<ins class="digit">五</ins>' in body
