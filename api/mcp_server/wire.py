@@ -19,7 +19,6 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
-import pydantic_core
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -170,18 +169,15 @@ class AnsweringReadStream:
 
 
 def answer_to_body(body: bytes) -> JSONRPCMessage | None:
-    """The answer to an HTTP body the SDK's reader would refuse but Python's reads; None for
-    any other body, left to the SDK (which answers one that is no JSON -32700 itself)."""
+    """The answer to an HTTP body that is no message the SDK reads, as over stdio (the SDK
+    answered one that is no JSON -32700 without the REST error body, and JSON that is no
+    JSON-RPC message -32602, "Validation error", where stdio answers -32600); None for a
+    message the SDK reads, left to it."""
     try:
-        pydantic_core.from_json(body)
+        jsonrpc_message_adapter.validate_json(body, by_name=False)
         return None
-    except ValueError:
-        pass
-    try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return answer_to_document(document)
+    except ValidationError:
+        return answer_to_text(body)
 
 
 class AnswerUnreadable:

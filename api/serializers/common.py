@@ -4,6 +4,7 @@ interface."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -69,12 +70,17 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+_WHOLE_NUMBER = re.compile("-?[0-9]+")
+
+
 class QueryIntegerField(serializers.IntegerField):
-    """A whole number written in a query string in ASCII digits: DRF's IntegerField takes what
-    Python's `int` does, so a full-width digit, `1_0`, ` 5` and `5.0` passed as numbers."""
+    """A whole number: a JSON integer (the MCP tools' arguments), or a query string's ASCII
+    digits. DRF's IntegerField takes what Python's `int` does, so a full-width digit, `1_0`,
+    ` 5` and `5.0` passed as numbers."""
 
     def to_internal_value(self, data: Any) -> int:
-        if not (isinstance(data, str) and data.isascii() and data.isdigit() and len(data) <= 19):
+        written = isinstance(data, str) and _WHOLE_NUMBER.fullmatch(data) is not None
+        if not (written or (isinstance(data, int) and not isinstance(data, bool))):
             self.fail("invalid")
         return super().to_internal_value(data)
 

@@ -229,7 +229,24 @@ def test_http_a_lone_surrogate_in_a_resources_uri_is_invalid(bearer: str) -> Non
 
 
 @pytest.mark.django_db(transaction=True)
-def test_http_a_body_that_is_no_json_is_still_the_sdks_parse_error(bearer: str) -> None:
-    status, content = post(b"not json", bearer)
+@pytest.mark.parametrize("body", [b"not json", b'{"jsonrpc": "2.0", "id": 904', b"\xff\xfe"])
+def test_http_a_body_that_is_no_json_is_a_parse_error_as_over_stdio(bearer: str, body) -> None:
+    status, content = post(body, bearer)
     assert status == 400
-    assert json.loads(content)["error"]["code"] == -32700
+    answer = json.loads(content)
+    assert answer["error"]["code"] == -32700
+    assert answer["error"]["data"]["code"] == "invalid_json"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "body", [b"[]", b"[1, 2]", b"7", b'{"foo": 1}', b'{"jsonrpc": "2.0", "id": 905, "method": 7}']
+)
+def test_http_json_that_is_no_message_is_an_invalid_request_as_over_stdio(bearer: str, body):
+    """The SDK answered these -32602 "Validation error" with its eleven validation errors."""
+    status, content = post(body, bearer)
+    assert status == 400
+    answer = json.loads(content)
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32600
+    assert answer["error"]["data"]["code"] == "invalid"
