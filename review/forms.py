@@ -14,6 +14,7 @@ from django.core.validators import MaxLengthValidator
 
 from dedup.errors import InvalidInput
 from dedup.validation import id_of
+from palace.models import DECISION_PREFIX, AuditAction
 from review import selectors
 from review.models import SweepRun
 
@@ -156,6 +157,16 @@ class AuditFilterForm(forms.Form):
             if day >= date.max:  # the selector filters up to the day after
                 raise forms.ValidationError(f"{name} must be a date like 2026-11-29.")
         return raw
+
+    def clean_action(self) -> str:
+        """An action as the log stores it (`review.merge`), or as the API shows a decision's
+        (`merge`); another is refused, where it matched nothing."""
+        raw = self.cleaned_data["action"]
+        action = raw if not raw or "." in raw else f"{DECISION_PREFIX}{raw}"
+        if action and action not in AuditAction.values:
+            shown = ", ".join(sorted(AuditAction.values))
+            raise forms.ValidationError(f"action must be one of the log's actions: {shown}.")
+        return action
 
     def clean_since(self) -> str:
         return self._clean_day("since")

@@ -122,6 +122,12 @@ def test_decisions_log_and_revert(drawer_link, curator):
     assert DrawerLink.objects.get().status == "open"
     log = client.get("/api/review/decisions", {"action": "review.merge"}).json()["results"]
     assert log[0]["reverted"] is True
+    # As the log shows a decision's action: "revert", "merge".
+    shown = client.get("/api/review/decisions", {"action": "revert"}).json()["results"]
+    assert [entry["action"] for entry in shown] == ["revert"]
+    assert client.get("/api/review/decisions", {"action": "merge"}).json()["results"] == log
+    refused = client.get("/api/review/decisions", {"action": "bogus"})
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid")
     again = client.post(f"/api/review/decisions/{decision['id']}/revert", {}, format="json")
     assert again.status_code == 409
     assert again.json()["code"] == "already_reverted"
