@@ -19,6 +19,12 @@ REFUSAL_CODES = {
     431: "request_too_large",
     501: "unsupported_request",
 }
+# gunicorn's limits on a request's head (its defaults, which config/gunicorn.py keeps): the
+# MCP process holds a request to them too (config.asgi), where h11 limits only a head that
+# arrives unfinished (16 KiB).
+REQUEST_LINE_MAX = 4094
+HEADER_FIELDS_MAX = 100
+HEADER_FIELD_MAX = 8190
 REFUSAL_MESSAGE_CHARS = 200  # a server's message may quote the request: a bounded part of it
 
 

@@ -18,7 +18,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
 from api.mcp_server.server import RequireBearer, http_app  # noqa: E402 - after Django's setup
-from api.refusals import refusal  # noqa: E402
+from api.refusals import (  # noqa: E402
+    HEADER_FIELD_MAX,
+    HEADER_FIELDS_MAX,
+    REQUEST_LINE_MAX,
+    refusal,
+)
 
 mcp_application = RequireBearer(http_app())
 
@@ -34,42 +39,53 @@ def in_origin_form(scope: Any) -> Any:
     return {**scope, "path": urlsplit(path).path or "/", "raw_path": raw_path or b"/"}
 
 
-def unservable(scope: Any) -> str | None:
-    """What gunicorn's parser refuses and h11 lets through, named as gunicorn does: an HTTP
+def unservable(scope: Any) -> tuple[int, str] | None:
+    """What gunicorn's parser refuses and h11 lets through, as gunicorn answers it: an HTTP
     version other than 1.x (`PRI * HTTP/2.0`, the HTTP/2 preface, or `HTTP/9.9`), the asterisk
     form with a method other than OPTIONS, a target in authority form (`host:port`) with a
-    method other than CONNECT. uvicorn handed them to the app, which redirected them."""
+    method other than CONNECT (uvicorn handed them to the app, which redirected them), and a
+    head past gunicorn's limits (`api.refusals`; h11 takes a head of any size that arrives
+    whole). The status and the message."""
     if scope["type"] != "http":
         return None
     version, method, path = scope.get("http_version", "1.1"), scope["method"], scope["path"]
     if version not in ("1.0", "1.1"):
-        return f"Invalid HTTP Version: HTTP/{version}"
+        return 400, f"Invalid HTTP Version: HTTP/{version}"
     if (path == "*" and method != "OPTIONS") or (
-        path != "*" and not path.startswith("/") and method != "CONNECT"
+        path != "*" and not path.startswith(("/", "http://", "https://")) and method != "CONNECT"
     ):
-        return f"Invalid HTTP request line: {method} {path}"
+        return 400, f"Invalid HTTP request line: {method} {path}"
+    query = scope.get("query_string", b"")
+    target = len(scope.get("raw_path", b"")) + (1 + len(query) if query else 0)
+    if len(method) + 1 + target + 1 + len("HTTP/1.1") > REQUEST_LINE_MAX:
+        return 414, f"the request line is over {REQUEST_LINE_MAX} bytes"
+    headers = scope.get("headers", [])
+    if len(headers) > HEADER_FIELDS_MAX:
+        return 431, f"more than {HEADER_FIELDS_MAX} header fields"
+    if any(len(name) + len(value) + 4 > HEADER_FIELD_MAX for name, value in headers):
+        return 431, f"a header field is over {HEADER_FIELD_MAX} bytes"
     return None
 
 
-async def refuse(send: Any, message: str) -> None:
-    _, body = refusal(400, "Bad Request", message)
+async def refuse(send: Any, status: int, message: str) -> None:
+    _, body = refusal(status, "Bad Request", message)
     headers = [
         (b"content-type", b"application/json"),
         (b"x-content-type-options", b"nosniff"),
         (b"content-length", str(len(body)).encode()),
         (b"connection", b"close"),
     ]
-    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
 # Any: Django's handler and Starlette's apps spell the same ASGI callables differently.
 async def application(scope: Any, receive: Any, send: Any) -> None:
-    scope = in_origin_form(scope)
     refused = unservable(scope)
     if refused is not None:
-        await refuse(send, refused)
+        await refuse(send, *refused)
         return
+    scope = in_origin_form(scope)
     path = scope.get("path", "")
     if scope["type"] == "lifespan" or path == "/mcp" or path.startswith("/mcp/"):
         await mcp_application(scope, receive, send)

@@ -99,6 +99,41 @@ def test_a_request_gunicorn_refuses_is_refused_here_too(mcp_port, raw, said):
     assert said in refused["error"]
 
 
+PAD = b"X-Pad: " + b"a" * 10_000 + b"\r\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "code"),
+    [
+        pytest.param(
+            b"GET /healthz?q=" + b"a" * 5000 + b" HTTP/1.1\r\n", 414, "request_too_large", id="line"
+        ),
+        pytest.param(
+            b"GET /healthz HTTP/1.1\r\n" + b"X-Pad: 1\r\n" * 120,
+            431,
+            "request_too_large",
+            id="fields",
+        ),
+        pytest.param(b"GET /healthz HTTP/1.1\r\n" + PAD, 431, "request_too_large", id="field-size"),
+    ],
+)
+def test_a_head_past_gunicorn_s_limits_is_refused_as_gunicorn_refuses_it(
+    mcp_port, raw, status, code
+):
+    """h11 limits only a head that arrives unfinished: one sent whole, of any size, was served
+    (a 100,000-byte header: /healthz 200). The same limits as gunicorn's (tests/deploy)."""
+    answered, headers, body = answer(mcp_port, raw + b"Host: 127.0.0.1\r\n\r\n")
+    assert answered.split()[1] == str(status)
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body)["code"] == code
+
+
+def test_a_head_within_gunicorn_s_limits_is_served(mcp_port):
+    request = b"GET /healthz?q=" + b"a" * 3000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    request += b"X-Pad: 1\r\n" * 90 + b"X-Long: " + b"a" * 8000 + b"\r\nConnection: close\r\n\r\n"
+    assert answer(mcp_port, request)[0] == "HTTP/1.1 200 OK"
+
+
 def test_the_asterisk_form_of_options_is_not_refused(mcp_port):
     request = b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     status, _, _ = answer(mcp_port, request)

@@ -20,6 +20,22 @@ def load(monkeypatch, **env: str) -> dict:
     return runpy.run_path(str(CONFIG))
 
 
+def test_the_mcp_process_holds_a_request_to_gunicorn_s_own_limits(monkeypatch):
+    """config.asgi refuses past `api.refusals`' limits: gunicorn's, as this configuration
+    leaves them."""
+    from gunicorn.config import Config
+
+    from api import refusals
+
+    config, settings = load(monkeypatch), Config()
+    for name, value in config.items():
+        if name in settings.settings:
+            settings.set(name, value)
+    assert settings.limit_request_line == refusals.REQUEST_LINE_MAX
+    assert settings.limit_request_fields == refusals.HEADER_FIELDS_MAX
+    assert settings.limit_request_field_size == refusals.HEADER_FIELD_MAX
+
+
 def test_defaults(monkeypatch):
     config = load(monkeypatch)
     assert config["bind"] == ["127.0.0.1:8000"]
