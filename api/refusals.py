@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from http import HTTPStatus
 
 REFUSAL_CODES = {
@@ -25,6 +26,7 @@ REFUSAL_CODES = {
 REQUEST_LINE_MAX = 4094
 HEADER_FIELDS_MAX = 100
 HEADER_FIELD_MAX = 8190
+_ESCAPED_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
 REFUSAL_MESSAGE_CHARS = 200  # a server's message may quote the request: a bounded part of it
 
 
@@ -33,6 +35,19 @@ def refusal(status: int, reason: str, message: str) -> tuple[str, bytes]:
     Request" with its 501) and the JSON body."""
     with contextlib.suppress(ValueError):
         reason = HTTPStatus(status).phrase
-    text = f"{reason}: {message[:REFUSAL_MESSAGE_CHARS]}" if message else reason
+    message = as_sent(message)[:REFUSAL_MESSAGE_CHARS]
+    text = f"{reason}: {message}" if message else reason
     code = REFUSAL_CODES.get(status, "server_error")
     return reason, json.dumps({"error": text, "code": code}).encode()  # ASCII: escapes the rest
+
+
+def as_sent(message: str) -> str:
+    """A message quoting the request's bytes as the servers read them (each byte a character,
+    latin-1, the unprintable ones written `\\xNN`, as gunicorn's and h11's messages quote
+    them), with UTF-8 read as UTF-8: a raw "数据库" in a URL is quoted as itself, not as
+    "æ\\x95°æ\\x8d®åº\\x93". A message whose bytes are no UTF-8 stays as it was."""
+    read = _ESCAPED_BYTE.sub(lambda escape: chr(int(escape.group(1), 16)), message)
+    try:
+        return read.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return message

@@ -134,6 +134,13 @@ def test_a_head_within_gunicorn_s_limits_is_served(mcp_port):
     assert answer(mcp_port, request)[0] == "HTTP/1.1 200 OK"
 
 
+def test_a_raw_utf_8_url_is_refused_quoting_it_as_written(mcp_port):
+    request = "GET /healthz?q=数据库 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    status, _, body = answer(mcp_port, request)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert "q=数据库" in json.loads(body)["error"]
+
+
 def test_the_asterisk_form_of_options_is_not_refused(mcp_port):
     request = b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     status, _, _ = answer(mcp_port, request)

@@ -100,3 +100,37 @@ def test_gunicorn_refusals_answer_json_with_a_stable_code(monkeypatch):
     assert set(REFUSAL_CODES.values()) <= set(ERROR_CODES)
     for status_int, code in REFUSAL_CODES.items():
         assert status_int in ERROR_CODES[code].statuses, code
+
+
+@pytest.mark.parametrize(
+    ("message", "quoted"),
+    [
+        pytest.param(
+            "Invalid request line: 'GET /?q=\u6570\u636e'".encode().decode("latin-1"),
+            "Invalid request line: 'GET /?q=\u6570\u636e'",
+            id="utf-8-bytes",
+        ),
+        pytest.param(  # gunicorn's: the str's repr, its unprintable characters escaped
+            repr("GET /?q=\u6570".encode().decode("latin-1")),
+            "'GET /?q=\u6570'",
+            id="gunicorn-s-repr",
+        ),
+        pytest.param(  # h11's: the bytes' repr
+            repr(bytearray("GET /?q=\u6570".encode())),
+            "bytearray(b'GET /?q=\u6570')",
+            id="h11-s-repr",
+        ),
+        pytest.param(
+            "Invalid request line: 'GET /?q=\\xff'",
+            "Invalid request line: 'GET /?q=\\xff'",
+            id="not-utf-8",
+        ),
+        pytest.param("Bad header \u00e9", "Bad header \u00e9", id="latin-1-alone"),
+        pytest.param("Bad \u4e00 \\xe6", "Bad \u4e00 \\xe6", id="already-text"),
+    ],
+)
+def test_a_quoted_request_reads_as_utf_8_where_it_is(message, quoted):
+    """The servers read a request's bytes one character each (latin-1)."""
+    from api.refusals import as_sent
+
+    assert as_sent(message) == quoted

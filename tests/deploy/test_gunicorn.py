@@ -406,6 +406,15 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     assert json.loads(body)["code"] == code
 
 
+def test_a_raw_utf_8_url_is_refused_quoting_it_as_written(deployed: Server):
+    """Not percent-encoded (README: let curl encode the query); the message quotes the URL as
+    its bytes read in UTF-8, not one character a byte."""
+    request = "GET /api/search?q=数据库 HTTP/1.1\r\nHost: localhost\r\n\r\n".encode()
+    status, _, body = raw_request(deployed, request)
+    assert status == 400
+    assert "q=数据库" in json.loads(body)["error"]
+
+
 @pytest.mark.parametrize(
     ("request_bytes", "status", "code"),
     [
