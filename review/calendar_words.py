@@ -43,12 +43,12 @@ def _names(calendar_part: str) -> frozenset[str]:
             names.update(
                 folded
                 for name in by_context[context]["wide"].values()
-                if (folded := name.casefold()).isalpha() and (language == "en" or _telling(folded))
+                if (folded := name.casefold()).isalpha() and (language == "en" or telling(folded))
             )
     return frozenset(names)
 
 
-def _telling(name: str) -> bool:
+def telling(name: str) -> bool:
     """Whether another language's name tells a date in any text: a Latin one of three letters
     may be an English word ("mac" is Malay's March, "mai" Romanian's and French's May)."""
     return len(name) > 3 or (not name.isascii() and not _LATIN.search(name))

@@ -15,6 +15,7 @@ import regex
 
 from dedup.policy.text import fold
 from review import calendar_words
+from review.number_words import number_words
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
 # Digits of any script, joined by a separator in the usual width or full-width (an input method
@@ -124,7 +125,7 @@ def _word_kind(word: str, folded: str, no_names: bool) -> str:
         return "weekday"
     if folded in calendar_words.months() and (capitalised or folded not in _AMBIGUOUS_MONTHS):
         return "month"
-    if all(part in NUMBER_WORDS for part in folded.split("-")):
+    if all(part in NUMBER_WORDS or part in number_words() for part in folded.split("-")):
         return "number word"
     if capitalised and not no_names:
         return "name"

@@ -118,6 +118,17 @@ FLAG_CASES = [
     ("month", "Der Termin ist im März.", "Der Termin ist im Juli.", ("März",), ("Juli",)),
     ("month", "الموعد في مارس القادم", "الموعد في أبريل القادم", ("مارس",), ("أبريل",)),
     ("weekday", "Toplantı salı günü.", "Toplantı perşembe günü.", ("salı",), ("perşembe",)),
+    # Numbers written as words in other languages (num2words, review/number_words.py).
+    ("number word", "Wir brauchen drei Server.", "Wir brauchen vier Server.", ("drei",), ("vier",)),
+    (
+        "number word",
+        "Necesitamos cuatro copias.",
+        "Necesitamos cinco copias.",
+        ("cuatro",),
+        ("cinco",),
+    ),
+    ("number word", "Нужно три сервера.", "Нужно четыре сервера.", ("три",), ("четыре",)),
+    ("number word", "Il faut trois jours.", "Il faut quatre jours.", ("trois",), ("quatre",)),
     # Weekdays written onto other words, found in the text: Chinese, Japanese, Korean.
     ("weekday", "会议改到星期三举行", "会议改到星期四举行", ("星期三",), ("星期四",)),
     ("weekday", "会議は月曜日です", "会議は火曜日です", ("月曜日",), ("火曜日",)),
@@ -162,6 +173,9 @@ NOT_FLAGGED = [
     ("short names elsewhere", "on the mai branch", "on the dev branch"),
     ("same words", "Three of Ada's June deploys", "Three of Ada's June deploys!"),
     ("another particle", "월요일에 회의", "월요일부터 회의"),
+    # English words that spell another language's number (ENGLISH_HOMOGRAPHS): not numbers.
+    ("english homographs", "Seize the pump and the fire hose.", "Take the hose and the water."),
+    ("short ones", "the bin is un-set", "the box is re-set"),
     ("same weekday elsewhere", "星期三开会", "开会在星期三"),
 ]
 
