@@ -41,7 +41,8 @@ def in_origin_form(scope: Any) -> Any:
 
 def unservable(scope: Any) -> tuple[int, str] | None:
     """What gunicorn's parser refuses and h11 lets through, as gunicorn answers it: an HTTP
-    version other than 1.x (`PRI * HTTP/2.0`, the HTTP/2 preface, or `HTTP/9.9`), the asterisk
+    version other than 1.x (`PRI * HTTP/2.0`, the HTTP/2 preface, or `HTTP/9.9`; an ASGI server
+    that speaks HTTP/2 or 3 names them "2" and "3", which are served), the asterisk
     form with a method other than OPTIONS, a target in authority form (`host:port`) with a
     method other than CONNECT (uvicorn handed them to the app, which redirected them), and a
     head past gunicorn's limits (`api.refusals`; h11 takes a head of any size that arrives
@@ -49,14 +50,15 @@ def unservable(scope: Any) -> tuple[int, str] | None:
     if scope["type"] != "http":
         return None
     version, method, path = scope.get("http_version", "1.1"), scope["method"], scope["path"]
-    if version not in ("1.0", "1.1"):
+    if version not in ("1.0", "1.1", "2", "3"):  # ASGI's names; h11 hands "2.0" on as it came
         return 400, f"Invalid HTTP Version: HTTP/{version}"
     if (path == "*" and method != "OPTIONS") or (
         path != "*" and not path.startswith(("/", "http://", "https://")) and method != "CONNECT"
     ):
         return 400, f"Invalid HTTP request line: {method} {path}"
     query = scope.get("query_string", b"")
-    target = len(scope.get("raw_path", b"")) + (1 + len(query) if query else 0)
+    raw_path = scope.get("raw_path") or path.encode()  # ASGI allows None
+    target = len(raw_path) + (1 + len(query) if query else 0)
     if len(method) + 1 + target + 1 + len("HTTP/1.1") > REQUEST_LINE_MAX:
         return 414, f"the request line is over {REQUEST_LINE_MAX} bytes"
     headers = scope.get("headers", [])

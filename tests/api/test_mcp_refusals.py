@@ -142,9 +142,10 @@ def test_a_raw_utf_8_url_is_refused_quoting_it_as_written(mcp_port):
 
 
 def test_the_asterisk_form_of_options_is_not_refused(mcp_port):
+    """Valid HTTP: handed to the app, which has no route for it."""
     request = b"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     status, _, _ = answer(mcp_port, request)
-    assert status != "HTTP/1.1 400 Bad Request"
+    assert status == "HTTP/1.1 404 Not Found"
 
 
 def test_headers_past_the_limit_are_refused_as_too_large(mcp_port):
@@ -258,3 +259,13 @@ def test_a_parseable_request_still_reaches_the_app(mcp_port):
     assert response.status == 401
     assert json.loads(response.read())["code"] == "not_authenticated"
     connection.close()
+
+
+def test_an_asgi_server_s_http_2_and_a_missing_raw_path_are_served():
+    """ASGI names HTTP/2 "2" and allows `raw_path` to be None: neither is refused."""
+    from config.asgi import unservable
+
+    scope = {"type": "http", "method": "GET", "path": "/healthz", "raw_path": None}
+    assert unservable({**scope, "http_version": "2"}) is None
+    assert unservable({**scope, "http_version": "1.1"}) is None
+    assert unservable({**scope, "http_version": "2.0"}) == (400, "Invalid HTTP Version: HTTP/2.0")
