@@ -27,7 +27,8 @@ QUERY_MAX_CHARACTERS = 1000
 # UNSPACED_WHOLE_MAX stands for no group of its own), the first PAIR_GROUPS of them. A longer run
 # is a sentence, found by its pieces as the write path finds a variant. A Korean word is a
 # group of its syllables' pairs too (found with its particles: "서울" in "서울에서"), beside the
-# group of its words.
+# group of its words, and so is a Korean word without the particle it ends with
+# (`policy.korean_stem`: "서울에서" also asks "서울", which "서울의" holds).
 PAIR_GROUPS = 8
 
 
@@ -92,9 +93,10 @@ def query_groups(query: object) -> list[list[str]]:
     words = [w for w in policy.query_words_of_normalized(normalized) if w not in short]
     groups = candidates.lexical_groups(words)
     korean = [run for run in policy.hangul_runs(normalized) if len(run) > 1]
+    stems = [stem for run in korean if (stem := policy.korean_stem(run))]
     groups += [
         policy.character_pairs(run)
-        for run in dict.fromkeys(runs + korean)
+        for run in dict.fromkeys(runs + korean + stems)
         if len(run) <= policy.UNSPACED_PIECE_MAX
     ][:PAIR_GROUPS]
     if not groups:

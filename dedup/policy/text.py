@@ -168,8 +168,13 @@ def index_text(normalized: str, pairs: bool = True, hangul: bool = True) -> str 
     (`is_query_word`: they are too short). Beside their run, they are kept wherever its pieces
     are (PostgreSQL indexes the first characters of an index text). The rules before: dedup
     0019's (`pairs=False`, its reverse), and 0020's (`hangul=False`)."""
-    unspaced = may_be_unspaced(normalized) and _UNSPACED.search(normalized) is not None
-    korean = pairs and hangul and bool(hangul_runs(normalized))
+    # Quick tests in C first (`may_be_unspaced`'s), from the first character past U+0E00.
+    beyond = None if normalized.isascii() else _BEYOND_SPACED.search(normalized)
+    if beyond is None:
+        return None
+    unspaced = bool(_MAYBE_UNSPACED.search(normalized, beyond.start()))
+    unspaced = unspaced and _UNSPACED.search(normalized) is not None
+    korean = pairs and hangul and bool(_HANGUL.search(normalized, beyond.start()))
     if not (unspaced or korean):
         return None
     words: list[str] = []
@@ -185,7 +190,7 @@ def index_text(normalized: str, pairs: bool = True, hangul: bool = True) -> str 
             if not (unspaced and _UNSPACED.fullmatch(part)):
                 words.append(part)
                 for run in _HANGUL.findall(part) if korean else []:
-                    if len(run) > 2:
+                    if len(run) > 2 or run != part:  # two alone are a word: its own pair
                         add_pairs(run)
                 continue
             words.extend(_pieces(part))
@@ -208,6 +213,27 @@ def unspaced_runs(normalized: str) -> list[str]:
     if not may_be_unspaced(normalized):
         return []
     return _UNSPACED.findall(normalized)
+
+
+# The particles Korean writes onto a word (the common ones; longest first): a search for
+# "데이터베이스를" also asks "데이터베이스", which a drawer may hold with another particle or none.
+KOREAN_PARTICLES = tuple(
+    sorted(
+        "은 는 이 가 을 를 에 의 로 와 과 도 만 나 에서 으로 에게 까지 부터 처럼 보다 한테 께서 "
+        "이나 이랑 랑 하고 마다 조차 밖에 에서는 에게는 으로는 에는 와는 과는".split(),
+        key=len,
+        reverse=True,
+    )
+)
+
+
+def korean_stem(run: str) -> str | None:
+    """A Korean word without the particle it ends with, if that leaves two syllables or more
+    (`KOREAN_PARTICLES`); else None."""
+    for particle in KOREAN_PARTICLES:
+        if run.endswith(particle) and len(run) - len(particle) >= 2:
+            return run[: -len(particle)]
+    return None
 
 
 def hangul_runs(normalized: str) -> list[str]:

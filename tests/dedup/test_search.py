@@ -126,21 +126,28 @@ KOREAN_WEATHER = "부산은 내일 비가 온다고 합니다"  # rain tomorrow 
     [
         pytest.param("서울", [["서울"]], id="a-word-of-two-with-a-particle"),
         pytest.param("회의", [["회의"]], id="another"),
-        pytest.param("서울에서", [["서울에서"], ["서울", "울에", "에서"]], id="as-written"),
+        pytest.param(
+            "서울에서", [["서울에서"], ["서울", "울에", "에서"], ["서울"]], id="as-written"
+        ),
+        pytest.param("서울의", [["서울의"], ["서울", "울의"], ["서울"]], id="another-particle"),
         pytest.param(
             "데이터베이스를",
-            [["데이터베이스를"], ["데이", "이터", "터베", "베이", "이스", "스를"]],
-            id="another-particle-is-another-pair",
+            [
+                ["데이터베이스를"],
+                ["데이", "이터", "터베", "베이", "이스", "스를"],
+                ["데이", "이터", "터베", "베이", "이스"],
+            ],
+            id="a-particle-where-it-has-none",
         ),
     ],
 )
 def test_a_korean_word_is_found_with_its_particles(dedup_settings, query, groups):
     """Korean writes a word's particles onto it ("서울에서": in Seoul): a word of two
     syllables, asked by no query before, is found inside one by its pairs; a word as written
-    is found by its words' group too, and a word with another particle by its pairs but one."""
+    by its words' group too; and a word with another particle, or with one where the drawer
+    has none, by its pairs without its particle (`policy.korean_stem`)."""
     meeting = services.drawer_write_in(wing="notes", room="entries", content=KOREAN_MEETING)
     services.drawer_write_in(wing="notes", room="entries", content=KOREAN_WEATHER)
     page = drawers_search(query=query, wing="notes")
     assert page.groups == groups
-    expected = [] if query == "데이터베이스를" else [meeting.drawer]
-    assert [hit.drawer for hit in page.hits] == expected
+    assert [hit.drawer for hit in page.hits] == [meeting.drawer]

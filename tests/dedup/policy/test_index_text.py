@@ -10,6 +10,7 @@ from dedup.policy import (
     hangul_runs,
     index_text,
     indexed_text,
+    korean_stem,
     normalize_text,
     query_words,
     unspaced_runs,
@@ -246,3 +247,24 @@ def test_korean_runs_are_its_syllables_only():
     """Syllables (a normalised text is NFC): not the compatibility jamo of a chat's ㅋㅋ."""
     assert hangul_runs(normalize_text("ㅋㅋ 서울에서 2024년")) == ["서울에서", "년"]
     assert hangul_runs("plain ascii") == []
+
+
+def test_a_korean_word_inside_latin_letters_has_its_pairs():
+    """ "S3버킷" (an S3 bucket): its two syllables are no word of their own."""
+    indexed = index_text(normalize_text("S3버킷 정리")).split(" ")
+    assert indexed == ["s3버킷", "버킷", "정리"]
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("서울에서", "서울"),
+        ("회의를", "회의"),
+        ("데이터베이스는", "데이터베이스"),
+        ("서버로", "서버"),
+        ("데이터베이스", None),  # no particle
+        ("회의", None),  # 의 is one, but one syllable would be left
+    ],
+)
+def test_a_korean_word_s_stem_is_the_word_without_its_particle(word, stem):
+    assert korean_stem(word) == stem
