@@ -17,10 +17,22 @@ import re
 from babel import Locale
 
 _LATIN = re.compile(r"[a-zà-ɏ]")
+# Weekdays of the languages that write them onto other words (Chinese, Japanese; Korean with a
+# particle on), found anywhere in a text. Not a frequency: "每周三次" (three times a week),
+# "一个星期一次" (once a week).
+_ATTACHED_WEEKDAYS = re.compile(
+    "(?:(?<![个個])(?:星期|礼拜|禮拜)[一二三四五六日天]|[周週][一二三四五六日])(?![次回遍趟])"
+    "|[月火水木金土日]曜日|[월화수목금토일]요일"
+)
 LANGUAGES = (
     "en de fr es it pt nl sv da nb fi pl cs sk sl hr sr bs ro hu el bg ru uk be lt lv et tr az "
     "id ms tl sw ca gl eu ga cy is sq mk ar fa he ur"
 ).split()
+
+
+def attached_weekdays(text: str) -> list[str]:
+    """The weekdays of Chinese, Japanese and Korean in a text, as written."""
+    return _ATTACHED_WEEKDAYS.findall(text)
 
 
 @functools.cache

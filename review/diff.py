@@ -14,21 +14,13 @@ from difflib import SequenceMatcher
 import regex
 
 from dedup.policy.text import fold
-from review import calendar_words
+from review import calendar_words, numerals
 from review.number_words import number_words
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
 # Digits of any script, joined by a separator in the usual width or full-width (an input method
 # types "１５：３０" whole).
-# And the numerals Chinese and Japanese write numbers with ("三月", March; "四个服务器", four
-# servers): a run of them is a number, compared by value (`_numeral_value`). Some stand in
-# words too (一起, together): such a word in both texts is the same number in both, no warning.
-CJK_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5}
-CJK_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
-CJK_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-CJK_MYRIADS = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8}
-_CJK_NUMERAL = "".join([*CJK_DIGITS, *CJK_UNITS, *CJK_MYRIADS])
-_NUMBER = re.compile(rf"\d+(?:[.,:/\-．，：／－]\d+)*|[{_CJK_NUMERAL}]+")
+_NUMBER = re.compile(r"\d+(?:[.,:/\-．，：／－]\d+)*")
 _USUAL_SEPARATORS = str.maketrans("．，：／－", ".,:/-")
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
@@ -41,13 +33,6 @@ CONTEXT_CHARACTERS = 6
 # Weekdays and months in many languages: `calendar_words`. English months that are also common
 # words count only when capitalised ("May", not "may").
 _AMBIGUOUS_MONTHS = frozenset(("march", "may"))
-# Weekdays of the languages that write them onto other words (Chinese, Japanese; Korean with a
-# particle on): found anywhere in a text, not as its words. Their months are numerals and a
-# month ("三月", "3월"), flagged as numbers.
-_ATTACHED_WEEKDAYS = re.compile(
-    "星期[一二三四五六日天]|禮拜[一二三四五六日天]|礼拜[一二三四五六日天]|周[一二三四五六日]"
-    "|週[一二三四五六日]|[月火水木金土日]曜日|[월화수목금토일]요일"
-)
 NUMBER_WORDS = frozenset(
     (
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -70,7 +55,7 @@ class Segment:
 
     @property
     def has_digit(self) -> bool:
-        return any(c.isdigit() or c in _CJK_NUMERAL for c in self.text)
+        return any(c.isdigit() for c in self.text) or numerals.is_numeral(self.text)
 
 
 @dataclass(frozen=True)
@@ -114,7 +99,7 @@ def word_kinds(text: str) -> dict[str, tuple[str, str]]:
                 kinds.setdefault(folded, (kind, word))
             starts_sentence = False
         starts_sentence = starts_sentence or bool(_SENTENCE_END.search(chunk))
-    for weekday in _ATTACHED_WEEKDAYS.findall(text):
+    for weekday in calendar_words.attached_weekdays(text):
         kinds.setdefault(weekday, ("weekday", weekday))
     return kinds
 
@@ -133,7 +118,9 @@ def _word_kind(word: str, folded: str, no_names: bool) -> str:
 
 
 def _folded_words(text: str) -> set[str]:
-    return {fold(word) for word in _WORD.findall(text)} | set(_ATTACHED_WEEKDAYS.findall(text))
+    return {fold(word) for word in _WORD.findall(text)} | set(
+        calendar_words.attached_weekdays(text)
+    )
 
 
 def _only_in(kinds: dict[str, tuple[str, str]], other: str) -> dict[str, tuple[str, str]]:
@@ -156,7 +143,11 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
 
 
 def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
-    for word in _WORD.findall(text):
+    """The kind of the first flagged word of a changed word: a weekday written onto it too
+    ("월요일에"), unless the word is a sentence of a script written without spaces (LONG_WORD),
+    whose every change it would mark (the warning above the texts names it)."""
+    attached = calendar_words.attached_weekdays(text) if len(text) < LONG_WORD else []
+    for word in [*_WORD.findall(text), *attached]:
         if (folded := fold(word)) in flagged:
             return flagged[folded][0]
     return ""
@@ -351,7 +342,8 @@ def _context(
 
 
 def numbers(text: str) -> list[str]:
-    return _NUMBER.findall(text)
+    """Digits of any script, and the numerals of Chinese and Japanese that are numbers."""
+    return _NUMBER.findall(text) + numerals.numbers(text)
 
 
 def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
@@ -367,25 +359,7 @@ def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
 
 def _value(number: str) -> str:
     """A number's digits in ASCII (every character `\\d` matches has a decimal value), and its
-    separators in the usual width; a run of CJK numerals, its value (`_numeral_value`)."""
-    if number[0] in _CJK_NUMERAL:
-        return _numeral_value(number)
+    separators in the usual width; numerals, their value (`numerals.value`)."""
+    if number[0] in numerals.NUMERALS:
+        return numerals.value(number)
     return "".join(str(unicodedata.decimal(c, c)) for c in number).translate(_USUAL_SEPARATORS)
-
-
-def _numeral_value(numeral: str) -> str:
-    """The value of CJK numerals: digits alone read one by one (二〇二六, a year: 2026), else
-    with their units (三千零五: 3005; 十五: 15; 一亿二千万: 120,000,000)."""
-    if all(c in CJK_DIGITS for c in numeral):
-        return "".join(str(CJK_DIGITS[c]) for c in numeral)
-    total = section = digit = 0
-    for c in numeral:
-        if c in CJK_DIGITS:
-            digit = CJK_DIGITS[c]
-        elif c in CJK_UNITS:
-            section += (digit or 1) * CJK_UNITS[c]
-            digit = 0
-        else:
-            total += ((section + digit) or 1) * CJK_MYRIADS[c]
-            section = digit = 0
-    return str(total + section + digit)

@@ -2,7 +2,7 @@ import unicodedata
 
 import pytest
 
-from review import diff
+from review import diff, numerals
 from review.diff import (
     Segment,
     WordFlag,
@@ -76,6 +76,12 @@ def test_another_number_in_another_script_s_digits_differs_as_written():
         pytest.param("二〇二六年", "2026年", ([], []), id="a-year-digit-by-digit"),
         pytest.param("三千零五元", "3005元", ([], []), id="with-a-zero"),
         pytest.param("我们一起部署", "我们一同部署", ([], []), id="in-a-word-on-both-sides"),
+        pytest.param("第三名", "第四名", (["三"], ["四"]), id="an-ordinal"),
+        pytest.param("十分钟后重试", "二十分钟后重试", (["十"], ["二十"]), id="minutes"),
+        pytest.param("预算千万元", "预算百万元", (["千万"], ["百万"]), id="a-word-but-yuan"),
+        pytest.param("贰佰元整", "叁佰元整", (["贰佰"], ["叁佰"]), id="financial"),
+        pytest.param("三つの問題", "四つの問題", (["三"], ["四"]), id="japanese-counter"),
+        pytest.param("预算一万亿", "预算一亿零一万", (["一万亿"], ["一亿零一万"]), id="stacked"),
     ],
 )
 def test_chinese_and_japanese_numerals_are_numbers(a, b, differing):
@@ -85,17 +91,42 @@ def test_chinese_and_japanese_numerals_are_numbers(a, b, differing):
 
 
 @pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        pytest.param("他一直在东京工作", "他始终在东京工作", id="always"),
+        pytest.param("千万不要删除", "一定不要删除", id="by-all-means"),
+        pytest.param("我们十分重视", "我们非常重视", id="very"),
+        pytest.param("一緒に行きます", "ともに行きます", id="together"),
+        pytest.param("这是唯一的办法", "这是仅有的办法", id="only"),
+    ],
+)
+def test_a_common_word_of_numerals_reworded_is_no_number_changed(a, b):
+    """The review found these warned: "一" of "一直" (always) read as one."""
+    assert differing_numbers(a, b) == ([], [])
+    assert not diff.warns(a, b)
+
+
+@pytest.mark.parametrize(
     ("numeral", "value"),
-    [("十五", "15"), ("二十", "20"), ("一百零一", "101"), ("两千", "2000"), ("万", "10000")],
+    [
+        *(("十五", "15"), ("二十", "20"), ("一百零一", "101"), ("两千", "2000"), ("万", "10000")),
+        *(("万亿", str(10**12)), ("一万亿", str(10**12)), ("一亿零一万", "100010000")),
+        *(("一百万亿", str(10**14)), ("贰佰", "200"), ("叁佰", "300"), ("二〇二六", "2026")),
+    ],
 )
 def test_a_numeral_s_value_counts_its_units(numeral, value):
-    assert diff._numeral_value(numeral) == value
+    assert numerals.value(numeral) == value
 
 
 def test_a_changed_numeral_is_marked_as_a_digit_is():
     _, right = side_by_side("会议改到三月", "会议改到四月")
     assert next(s for s in right if s.op == "insert").has_digit
     assert diff.warns("会议改到三月", "会议改到四月")
+
+
+def test_a_reworded_word_of_numerals_is_not_marked_as_a_digit():
+    _, right = side_by_side("他一直在东京工作", "他始终在东京工作")
+    assert not any(s.has_digit for s in right)
 
 
 # Words flagged like digits: names, weekdays, months, numbers written as words.
@@ -173,6 +204,9 @@ NOT_FLAGGED = [
     ("short names elsewhere", "on the mai branch", "on the dev branch"),
     ("same words", "Three of Ada's June deploys", "Three of Ada's June deploys!"),
     ("another particle", "월요일에 회의", "월요일부터 회의"),
+    # A frequency is no weekday: once a week, said two ways (the review found it flagged).
+    ("once a week", "每周一次备份数据库", "每星期备份一次数据库"),
+    ("once a week again", "一个星期一次", "一周一回"),
     # English words that spell another language's number (ENGLISH_HOMOGRAPHS): not numbers.
     ("english homographs", "Seize the pump and the fire hose.", "Take the hose and the water."),
     ("short ones", "the bin is un-set", "the box is re-set"),
@@ -312,3 +346,22 @@ def test_inline_is_side_by_side_in_one_line(a, b):
     assert [s.text for s in segments if s.op == "insert"] == [
         s.text for s in right if s.op == "insert"
     ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "changed"),
+    [
+        ("월요일에 회의", "화요일에 회의", "화"),
+        ("会議は月曜日です", "会議は火曜日です", "火"),
+    ],
+)
+def test_a_changed_weekday_written_onto_a_word_is_outlined(a, b, changed):
+    _, right = side_by_side(a, b)
+    assert [(s.text, s.flag) for s in right if s.op == "insert"] == [(changed, "weekday")]
+
+
+def test_a_sentence_s_other_changes_are_not_marked_as_its_weekday():
+    older = "我们决定把四台数据库服务器迁移到新的机房，时间定在星期三晚上十点"
+    newer = older.replace("四台", "五台").replace("星期三", "星期日")
+    _, right = side_by_side(older, newer)
+    assert next(s for s in right if s.text == "五").flag == ""

@@ -68,6 +68,6 @@ def test_item_page_warns_of_a_chinese_numeral_and_weekday(as_curator, dedup_sett
     newer = older.replace("四台", "五台").replace("星期三", "星期日")
     (link,) = write.drawer_write(room=room, content=newer).links
     body = as_curator.get(f"/items/d{link.pk}/").content.decode()
-    assert "(四, 三 → 五)" in body  # a weekday's numeral too; 十 (ten o'clock) in both
+    assert "(四 → 五)" in body  # 十 (ten o'clock) in both; 三 of 星期三 is the weekday's
     assert "(星期三 → 星期日)" in body
     assert '<ins class="digit">五</ins>' in body
