@@ -366,14 +366,17 @@ def _sample(room_id: int) -> tuple[Sample, int]:
         .order_by("-id")
         .values_list("index_text", "normalized_content")[:SAMPLE_DRAWERS]
     )
-    texts = [indexed or normalized for indexed, normalized in rows]  # the words it is indexed by
+    texts = [(indexed or normalized, len(normalized)) for indexed, normalized in rows]
     if len(texts) < MIN_SAMPLE_DRAWERS:
         return Sample(), len(texts)
     counts: Counter[str] = Counter()
     holders: dict[str, int] = {}
-    for position, text in enumerate(texts):
-        sampled = text[:SAMPLED_CHARACTERS]
-        if len(text) > SAMPLED_CHARACTERS and text[SAMPLED_CHARACTERS] != " ":
+    for position, (text, length) in enumerate(texts):  # the words a drawer is indexed by
+        # As much of an index text as SAMPLED_CHARACTERS of the text: its pairs of characters
+        # (Chinese, Korean...) make it two to five times as long.
+        cut = SAMPLED_CHARACTERS * len(text) // max(length, 1)
+        sampled = text[:cut]
+        if len(text) > cut and text[cut] != " ":
             sampled = sampled.rsplit(" ", 1)[0]  # the last word, cut, is not a word of the room
         # Only words a query may ask: not the pairs of characters an index text holds.
         words = {word for word in sampled.split(" ") if policy.is_query_word(word)}

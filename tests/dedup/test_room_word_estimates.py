@@ -4,7 +4,7 @@ that would fill its lookup's bound takes another seen word, or is not asked."""
 import pytest
 from django.db import connection, transaction
 
-from dedup import candidates, services
+from dedup import candidates, policy, services
 from dedup.candidates import room_words
 from dedup.candidates.room_words import Sample
 from dedup.locks import room_writes
@@ -485,6 +485,26 @@ def test_a_sample_leaves_out_the_word_its_characters_cut(dedup_settings, monkeyp
     found = room_words.sample(room.id)
     assert "station7" in found.once
     assert "kettl" not in found.once
+
+
+@pytest.mark.django_db
+def test_a_sample_reads_an_index_text_as_far_as_its_text_s_characters(dedup_settings, monkeypatch):
+    """A Korean text's index text holds its words' pairs too: twice as long, it is read as far
+    as SAMPLED_CHARACTERS of the text, not of itself (the review found a Korean room's sample
+    held the first half of each drawer's words)."""
+    monkeypatch.setattr(room_words, "COMMON_WORDS_LEFT_OUT", room_words.MIN_SAMPLE_DRAWERS)
+    room = services.room_get_or_create(wing="ops", room="korean")
+    syllables = "가나다라마바사아자차카타파하"
+    words = [f"{a}{b}{c}" for a in syllables for b in syllables for c in "는를"]
+    long = " ".join(words[: room_words.SAMPLED_CHARACTERS // 4 - 2]) + " 강릉에서 바다를"
+    indexed = policy.index_text(policy.normalize_text(long))
+    assert len(long) < room_words.SAMPLED_CHARACTERS < indexed.index("강릉에서")
+    texts = [f"station{n} report" for n in range(room_words.MIN_SAMPLE_DRAWERS)] + [long]
+    (*_, last) = bulk_drawers(room, texts)
+    Drawer.objects.filter(pk=last.pk).update(index_text=indexed)
+    room_words.forget()
+    found = room_words.sample(room.id)
+    assert "강릉에서" in found.once
 
 
 @pytest.mark.django_db
