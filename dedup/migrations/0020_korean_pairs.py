@@ -7,9 +7,11 @@ asked).
 
 Every drawer whose normalised text holds a Korean syllable gets its index text again (a Korean
 text had none: its words were its own); the policy decides. The reverse takes the pairs off
-again (`index_text(hangul=False)`). Stop the web and worker processes before migrating (README,
-Deploy): a process of the release before would go on writing Korean drawers without pairs
-(`manage.py dedup_backfill` mends those: it gives an index text to every drawer that lacks one).
+again (`index_text(hangul=False)`). Stop the web, worker and mcp processes before migrating
+(README, Deploy): a process of the release before would go on writing Korean drawers without
+pairs (`manage.py dedup_backfill` mends those, giving an index text to every drawer that lacks
+one; not a drawer of Korean and Chinese or Japanese, which has one: `migrate dedup 0019` then
+`migrate` mends it).
 """
 
 import importlib
