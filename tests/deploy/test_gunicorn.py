@@ -47,6 +47,17 @@ class Server:
     static_root: Path
 
 
+def log_holds(log: Path, pattern: str, wait: float = 10) -> bool:
+    """Whether the log has a line matching `pattern`, read until `wait` seconds have passed: a
+    worker writes its access line after the answer, so a busy machine may not have yet."""
+    deadline = time.monotonic() + wait
+    while re.search(pattern, log.read_text()) is None:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -222,7 +233,7 @@ def test_health_checks_answer_over_plain_http_without_login(deployed: Server):
     assert status == 301
     assert headers["Location"].startswith("https://localhost:")
     # The access log goes to stdout, gunicorn's own messages to stderr.
-    assert re.search(r'"GET /readyz HTTP/1.1" 200 ', deployed.log.read_text())
+    assert log_holds(deployed.log, r'"GET /readyz HTTP/1.1" 200 ')
     assert "Starting gunicorn" not in deployed.log.read_text()
 
 
