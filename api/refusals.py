@@ -41,6 +41,16 @@ def refusal(status: int, reason: str, message: str) -> tuple[str, bytes]:
     return reason, json.dumps({"error": text, "code": code}).encode()  # ASCII: escapes the rest
 
 
+def refusal_headers(body: bytes) -> list[tuple[bytes, bytes]]:
+    """The headers of a refusal's answer (`refusal`'s body), which closes the connection."""
+    return [
+        (b"content-type", b"application/json"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+
+
 def as_sent(message: str) -> str:
     """A message quoting the request's bytes as the servers read them (each byte a character,
     latin-1, the unprintable ones written `\\xNN`, as gunicorn's and h11's messages quote

@@ -23,6 +23,7 @@ from api.refusals import (  # noqa: E402
     HEADER_FIELDS_MAX,
     REQUEST_LINE_MAX,
     refusal,
+    refusal_headers,
 )
 
 mcp_application = RequireBearer(http_app())
@@ -71,12 +72,7 @@ def unservable(scope: Any) -> tuple[int, str] | None:
 
 async def refuse(send: Any, status: int, message: str) -> None:
     _, body = refusal(status, "Bad Request", message)
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"x-content-type-options", b"nosniff"),
-        (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
-    ]
+    headers = refusal_headers(body)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

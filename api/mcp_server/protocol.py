@@ -15,7 +15,7 @@ import sys
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from api.refusals import refusal
+from api.refusals import refusal, refusal_headers
 
 
 class JsonRefusalH11Protocol(H11Protocol):
@@ -26,12 +26,7 @@ class JsonRefusalH11Protocol(H11Protocol):
         if isinstance(error, h11.RemoteProtocolError):
             status, message = error.error_status_hint, str(error) or msg
         reason, body = refusal(status, "Bad Request", message)
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"x-content-type-options", b"nosniff"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
+        headers = refusal_headers(body)
         response = h11.Response(status_code=status, headers=headers, reason=reason.encode())
         for event in (response, h11.Data(data=body), h11.EndOfMessage()):
             self.transport.write(self.conn.send(event))
