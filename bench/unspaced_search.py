@@ -13,8 +13,10 @@ drawers returned are compared with those whose text holds the word (Korean: two 
 syllables cut from a stored word, particle and all; before, a Korean word of two syllables was
 not searched and a longer one found only bare): *recall* is the share of
 those found, *precision* the share of the drawers returned that hold it (a drawer may hold a
-word's pairs apart). Also how much the
-full-text index grew with the room (SQLite: the FTS5 table's blocks after an optimize;
+word's pairs apart; a Korean word is asked without its particle too, and a drawer holding it
+with another particle does not hold the word as asked), *first hits* the share of the holders
+among as many first hits as there are holders (R-precision: whether they rank first). Also how
+much the full-text index grew with the room (SQLite: the FTS5 table's blocks after an optimize;
 PostgreSQL: the GIN index's pages, then an ANALYZE), and the median time of TIMED more writes
 into both rooms, interleaved (each text into one, then the other).
 
@@ -167,7 +169,7 @@ def searched(room, texts, words_count, seed, indexing) -> dict[str, float]:
 
     stored = dict(Drawer.objects.filter(room=room).values_list("id", "normalized_content"))
     rng = random.Random(seed)
-    truths = found = returned = 0
+    truths = found = returned = first = 0
     timings = []
     asked = 0
     while asked < words_count:
@@ -187,12 +189,14 @@ def searched(room, texts, words_count, seed, indexing) -> dict[str, float]:
         ).hits
         timings.append((time.perf_counter() - started) * 1000)
         pks = {hit.drawer.pk for hit in hits}
+        first += len(holders & {hit.drawer.pk for hit in hits[: len(holders)]})
         truths += len(holders)
         found += len(holders & pks)
         returned += len(pks)
     return {
         "recall": found / max(1, truths),
         "precision": found / max(1, returned),
+        "r_precision": first / max(1, truths),
         "held": truths / asked,
         "returned": returned,
         "search_ms": statistics.median(timings),
@@ -224,6 +228,7 @@ def main() -> None:
             "pairs (now)" if r["indexing"] == "pairs" else "pieces (before)",
             f"{100 * r['recall']:.1f}%",
             f"{100 * r['precision']:.1f}%" if r["returned"] else "none returned",
+            f"{100 * r['r_precision']:.1f}%",
             f"{r['held']:.1f}",
             f"{r['search_ms']:.2f}",
             f"{r['write_ms']:.2f}",
@@ -231,7 +236,7 @@ def main() -> None:
         ]
         for r in run_children(__file__, args.backends)
     ]
-    headers = ["backend", "script", "index", "recall", "precision", "holders/word"]
+    headers = ["backend", "script", "index", "recall", "precision", "first hits", "holders/word"]
     print(table([*headers, "search p50 ms", "write p50 ms", "index KB"], rows))
     print(
         f"\n{args.sizes[0]:,} drawers a room; {args.words} words of 2-4 characters a room, each "
