@@ -46,6 +46,8 @@ logger = logging.getLogger("castellan.mcp")
 NOT_JSON = "The message is not JSON: {}"
 NOT_A_MESSAGE = "The message is not a JSON-RPC 2.0 request, notification or response."
 NOT_READABLE = "The message is not JSON the protocol can read (NaN, Infinity?)."
+# JSON-RPC allows parameters by position; MCP takes them by name only.
+PARAMS_BY_NAME = "params must be an object: MCP takes its parameters by name."
 
 
 def answer_to_text(text: str | bytes) -> JSONRPCMessage | None:
@@ -63,6 +65,10 @@ def answer_to_document(document: Any) -> JSONRPCMessage | None:
     try:
         message = jsonrpc_message_adapter.validate_python(document, by_name=False)
     except ValidationError:
+        request_id = id_of_request(document)
+        if request_id is not None and not isinstance(document.get("params", {}), dict):
+            refused = InvalidInput(PARAMS_BY_NAME, details={"field": "params"})
+            return failure(request_id, INVALID_PARAMS, refused)
         return failure(None, INVALID_REQUEST, InvalidInput(NOT_A_MESSAGE))
     if not isinstance(message, JSONRPCRequest):
         logger.warning("an MCP notification or response the SDK cannot read was dropped")
@@ -87,6 +93,18 @@ def answer_to_document(document: Any) -> JSONRPCMessage | None:
     return failure(request_id, PARSE_ERROR, exceptions.ParseError(NOT_READABLE))
 
 
+def id_of_request(document: Any) -> str | int | None:
+    """The id of a document shaped as a JSON-RPC request (version, method, an id that can be
+    written back), whatever else it holds; None for any other."""
+    if not (isinstance(document, dict) and document.get("jsonrpc") == "2.0"):
+        return None
+    request_id = document.get("id")
+    writable = (isinstance(request_id, int) and not isinstance(request_id, bool)) or (
+        isinstance(request_id, str) and not unstorable(request_id)
+    )
+    return request_id if writable and isinstance(document.get("method"), str) else None
+
+
 def failure(request_id: str | int | None, code: int, exc: Exception) -> JSONRPCError:
     """A JSON-RPC error whose data is the REST API's error body for `exc`."""
     body = error_body(exc)
@@ -108,9 +126,21 @@ def answer_to_failure(exc: Exception) -> JSONRPCMessage | None:
     """The answer to a line the SDK's stdio reader refused, given the reader's exception: that
     of a blank line is none (no message)."""
     line = line_of(exc)
-    if line is None:  # JSON, but no JSON-RPC message: the error holds no line
-        return failure(None, INVALID_REQUEST, InvalidInput(NOT_A_MESSAGE))
+    if line is None:  # JSON, but no JSON-RPC message: the error holds the document, not a line
+        return answer_to_document(document_of(exc))
     return answer_to_text(line) if line.strip() else None
+
+
+def document_of(exc: Exception) -> Any:
+    """The JSON object the SDK's stdio reader found no message in, which pydantic's error holds
+    (the input of a kind of message whose member is missing: the object itself); None if it
+    holds none (an array, a number)."""
+    if isinstance(exc, ValidationError):
+        for problem in exc.errors(include_url=False):
+            missing = problem["type"] == "missing" and len(problem["loc"]) == 2
+            if missing and isinstance(problem["input"], dict):
+                return problem["input"]
+    return None
 
 
 class AnsweringReadStream:

@@ -153,6 +153,18 @@ def test_stdio_json_that_is_no_message_is_an_invalid_request(stdio: Stdio, line:
     assert answer["error"]["data"]["code"] == "invalid"
 
 
+PARAMS_BY_POSITION = b'{"jsonrpc": "2.0", "id": 907, "method": "tools/list", "params": [1]}'
+
+
+def test_stdio_parameters_by_position_are_invalid_params_of_that_request(stdio: Stdio) -> None:
+    """JSON-RPC allows them, MCP does not: -32602 answering the request's id, not -32600 with
+    none as for a document that is no request at all."""
+    answer = stdio.answer(PARAMS_BY_POSITION)
+    assert answer["id"] == 907
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["data"]["details"] == {"field": "params"}
+
+
 def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
     stdio.send(b"")  # a blank line is no message: nothing to answer
     call = {"jsonrpc": "2.0", "id": 906, "method": "tools/call"}
@@ -249,4 +261,12 @@ def test_http_json_that_is_no_message_is_an_invalid_request_as_over_stdio(bearer
     answer = json.loads(content)
     assert answer["id"] is None
     assert answer["error"]["code"] == -32600
+    assert answer["error"]["data"]["code"] == "invalid"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_http_parameters_by_position_are_invalid_params_of_that_request(bearer: str) -> None:
+    status, content = post(PARAMS_BY_POSITION, bearer)
+    answer = json.loads(content)
+    assert (status, answer["id"], answer["error"]["code"]) == (200, 907, -32602)  # as the SDK
     assert answer["error"]["data"]["code"] == "invalid"
