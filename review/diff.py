@@ -9,12 +9,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 
 import regex
 
 from dedup.policy.text import fold
-from review import calendar_words, numerals
+from review import calendar_words, numerals, sequences
 from review.number_words import number_words
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
@@ -176,10 +175,10 @@ def by_letter(old: str, new: str) -> Letters | None:
     "refreshed" and "refershed"); None for another word, shown whole ("مارس" and "أبريل", whose
     letters interleaved break the joined script). One comparison for the test and the parts."""
     a, b = _characters(old), _characters(new)
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.ratio() < 0.5:
+    found = sequences.opcodes(a, b)
+    if sequences.ratio(a, b, found) < 0.5:
         return None
-    return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes()]
+    return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in found]
 
 
 def warns(a: str, b: str) -> bool:
@@ -213,8 +212,7 @@ def _word_changes(a: str, b: str) -> Iterator[tuple[str, str, str, Letters | Non
     """Two composed texts compared word by word: each opcode's op, old and new text, and for a
     word replaced by one word, its letters (`by_letter`: None for another word)."""
     words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
-    matcher = SequenceMatcher(None, words_a, words_b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in sequences.opcodes(words_a, words_b):
         old, new = "".join(words_a[i1:i2]), "".join(words_b[j1:j2])
         single = op == "replace" and i2 - i1 == j2 - j1 == 1
         yield op, old, new, by_letter(old, new) if single else None
@@ -270,7 +268,7 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
     a, b = composed(a), composed(b)
     words_a, words_b = a.split(), b.split()
     flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
-    opcodes = SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes()
+    opcodes = sequences.opcodes(words_a, words_b)
     segments: list[Segment] = []
     for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
         if op == "equal":

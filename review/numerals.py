@@ -30,6 +30,9 @@ COUNTERS = frozenset(
     "枚冊階番歩つ钟鐘"
 )
 BEFORE = frozenset("第初")
+# A run of numerals longer than this is compared as written: each 亿 multiplies by 10**8, and
+# six hundred of them made a number Python would not write out (an item page's 500).
+VALUED_MAX = 32
 # Common words of two numerals or with a counter that are no number.
 WORDS = (
     "十分",
@@ -80,6 +83,8 @@ def value(numeral: str) -> str:
     一亿零一万: 100,010,000; 一万亿: 10**12)."""
     if all(c in DIGITS for c in numeral):
         return "".join(str(DIGITS[c]) for c in numeral)
+    if len(numeral) > VALUED_MAX:  # no number written so: compared as written
+        return numeral
     done = ten_thousands = section = digit = 0
     for c in numeral:
         if c in DIGITS:

@@ -2,7 +2,7 @@ import unicodedata
 
 import pytest
 
-from review import diff, numerals
+from review import diff, numerals, sequences
 from review.diff import (
     Segment,
     WordFlag,
@@ -365,3 +365,30 @@ def test_a_sentence_s_other_changes_are_not_marked_as_its_weekday():
     newer = older.replace("四台", "五台").replace("星期三", "星期日")
     _, right = side_by_side(older, newer)
     assert next(s for s in right if s.text == "五").flag == ""
+
+
+def test_a_run_of_numerals_too_long_for_a_number_is_compared_as_written():
+    """600 of 亿 made a number of 4,800 digits, which Python refuses to write out: a 500."""
+    older = "服务器一共有一" + "亿" * 600 + "台，全部在线"
+    newer = older.replace("在线", "离线")
+    assert differing_numbers(older, newer) == ([], [])
+    assert differing_numbers(older, older.replace("一亿", "二亿", 1)) == (
+        ["一" + "亿" * 600],
+        ["二" + "亿" * 600],
+    )
+
+
+def test_long_repetitive_texts_are_compared_between_their_common_ends():
+    """Two drawers of 200,000 characters of one ideograph: SequenceMatcher alone took time
+    growing with the square of their length (minutes, on an item page)."""
+    older = "服务器一共有一" + "亿" * 200_000 + "台。"
+    newer = older[:-1] + "！"
+    _, right = side_by_side(older, newer)
+    assert [s.text for s in right if s.op == "insert"] == ["！"]
+    # Their middles past COMPARED_MAX apart: replaced whole, not compared.
+    found = sequences.opcodes("x" + "亿" * 3000 + "y", "x" + "万" * 3000 + "y")
+    assert found == [
+        ("equal", 0, 1, 0, 1),
+        ("replace", 1, 3001, 1, 3001),
+        ("equal", 3001, 3002, 3001, 3002),
+    ]
