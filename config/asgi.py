@@ -45,8 +45,9 @@ def unservable(scope: Any) -> tuple[int, str] | None:
     version other than 1.x (`PRI * HTTP/2.0`, the HTTP/2 preface, or `HTTP/9.9`; an ASGI server
     that speaks HTTP/2 or 3 names them "2" and "3", which are served), the asterisk
     form with a method other than OPTIONS, a target in authority form (`host:port`) with a
-    method other than CONNECT (uvicorn handed them to the app, which redirected them), and a
-    head past gunicorn's limits (`api.refusals`; h11 takes a head of any size that arrives
+    method other than CONNECT (uvicorn handed them to the app, which redirected them), a body
+    with both a length and a transfer coding (h11 read it chunked), and a head past gunicorn's
+    limits (`api.refusals`; h11 takes a head of any size that arrives
     whole). The status and the message."""
     if scope["type"] != "http":
         return None
@@ -63,6 +64,9 @@ def unservable(scope: Any) -> tuple[int, str] | None:
     if len(method) + 1 + target + 1 + len("HTTP/1.1") > REQUEST_LINE_MAX:
         return 414, f"the request line is over {REQUEST_LINE_MAX} bytes"
     headers = scope.get("headers", [])
+    names = {name.lower() for name, _ in headers}
+    if {b"content-length", b"transfer-encoding"} <= names:  # a smuggler's: whose length?
+        return 400, "Content-Length and Transfer-Encoding together"
     if len(headers) > HEADER_FIELDS_MAX:
         return 431, f"more than {HEADER_FIELDS_MAX} header fields"
     if any(len(name) + len(value) + 4 > HEADER_FIELD_MAX for name, value in headers):

@@ -188,7 +188,10 @@ def index_text(normalized: str, pairs: bool = True, hangul: bool = True) -> str 
     for word in normalized.split(" "):
         for part in _parts(word) if unspaced else [word]:
             if not (unspaced and _UNSPACED.fullmatch(part)):
-                words.append(part)
+                # A Korean word too long to be asked (`is_query_word`) stands for its pairs
+                # alone: a hundred thousand syllables unspaced filled what PostgreSQL indexes.
+                if not (korean and len(part) > QUERY_WORD_MAX_CHARS and _HANGUL.search(part)):
+                    words.append(part)
                 for run in _HANGUL.findall(part) if korean else []:
                     if len(run) > 2 or run != part:  # two alone are a word: its own pair
                         add_pairs(run)

@@ -84,6 +84,12 @@ def test_an_unparseable_request_is_refused_in_json(mcp_port, raw):
         pytest.param(b"GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/9.9", id="9.9"),
         pytest.param(b"GET * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET *", id="asterisk"),
         pytest.param(
+            b"POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "Content-Length and Transfer-Encoding",
+            id="length-and-coding",
+        ),
+        pytest.param(
             b"GET 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "127.0.0.1:80", id="authority"
         ),
     ],

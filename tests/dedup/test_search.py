@@ -151,3 +151,16 @@ def test_a_korean_word_is_found_with_its_particles(dedup_settings, query, groups
     page = drawers_search(query=query, wing="notes")
     assert page.groups == groups
     assert [hit.drawer for hit in page.hits] == [meeting.drawer]
+
+
+def test_a_korean_word_too_long_to_ask_stands_for_its_pairs(dedup_settings):
+    """100,000 syllables without a space (the attack trial): the word itself filled what
+    PostgreSQL indexes of an index text, so none of its pairs were, and nothing of it was found
+    there. A word too long to be asked is written as its pairs alone."""
+    import random
+
+    rng = random.Random(20)
+    text = "".join(chr(rng.randrange(0xAC00, 0xD7A4)) for _ in range(100_000))
+    stored = services.drawer_write_in(wing="notes", room="entries", content=text).drawer
+    assert not stored.index_text.startswith(text[:100])
+    assert [hit.drawer for hit in drawers_search(query=text[10:13], wing="notes").hits] == [stored]

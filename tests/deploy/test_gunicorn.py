@@ -399,11 +399,17 @@ def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], by
         (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, "invalid"),
         (b"GET /healthz HTTP/9.9\r\nHost: localhost\r\n\r\n", 400, "invalid"),
         (b"GET * HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "invalid"),
+        (
+            b"POST /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            400,
+            "invalid",
+        ),
         (b"GET localhost:80 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "invalid"),
     ],
     ids=[
         *("long request line", "too many headers", "NUL in a header", "garbage", "expect"),
-        *("coding", "http2-preface", "9.9", "asterisk", "authority"),
+        *("coding", "http2-preface", "9.9", "asterisk", "length-and-coding", "authority"),
     ],
 )
 def test_requests_gunicorn_cannot_parse_are_refused_in_json(
