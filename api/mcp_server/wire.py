@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import anyio
+import pydantic_core
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -28,6 +29,7 @@ from mcp.types import (
     ErrorData,
     JSONRPCError,
     JSONRPCMessage,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     jsonrpc_message_adapter,
@@ -46,6 +48,7 @@ logger = logging.getLogger("castellan.mcp")
 NOT_JSON = "The message is not JSON: {}"
 NOT_A_MESSAGE = "The message is not a JSON-RPC 2.0 request, notification or response."
 NOT_READABLE = "The message is not JSON the protocol can read (NaN, Infinity?)."
+ID_OF_A_REQUEST = "A request's id must be a string or an integer (MCP: never null)."
 # JSON-RPC allows parameters by position; MCP takes them by name only.
 PARAMS_BY_NAME = "params must be an object: MCP takes its parameters by name."
 
@@ -204,10 +207,22 @@ def answer_to_body(body: bytes) -> JSONRPCMessage | None:
     JSON-RPC message -32602, "Validation error", where stdio answers -32600); None for a
     message the SDK reads, left to it."""
     try:
-        jsonrpc_message_adapter.validate_json(body, by_name=False)
-        return None
+        message = jsonrpc_message_adapter.validate_json(body, by_name=False)
     except ValidationError:
         return answer_to_text(body)
+    if isinstance(message, JSONRPCNotification) and _holds_an_id(body):
+        # A request whose id is no string or integer (`true`, `null`, `1.5`): the SDK read it
+        # as a notification, which is never answered, so the client waited for ever.
+        return failure(None, INVALID_REQUEST, InvalidInput(ID_OF_A_REQUEST))
+    return None
+
+
+def _holds_an_id(body: bytes) -> bool:
+    try:
+        document = pydantic_core.from_json(body)  # as the SDK's reader parsed it
+    except ValueError:
+        return False
+    return isinstance(document, dict) and "id" in document
 
 
 class AnswerUnreadable:

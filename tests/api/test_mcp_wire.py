@@ -270,3 +270,13 @@ def test_http_parameters_by_position_are_invalid_params_of_that_request(bearer: 
     answer = json.loads(content)
     assert (status, answer["id"], answer["error"]["code"]) == (200, 907, -32602)  # as the SDK
     assert answer["error"]["data"]["code"] == "invalid"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("request_id", ["true", "null", "1.5", '{"a": 1}', "[1]"])
+def test_http_a_request_with_an_id_of_another_type_is_an_invalid_request(bearer: str, request_id):
+    """The SDK read it as a notification: 202, no answer ever (the attack trial)."""
+    body = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/list"}}'.encode()
+    status, content = post(body, bearer)
+    answer = json.loads(content)
+    assert (status, answer["id"], answer["error"]["code"]) == (400, None, -32600)
