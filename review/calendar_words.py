@@ -5,8 +5,9 @@ the forms used in a date and alone: Russian "марта" beside "март"), not
 A name of several words ("tháng một") cannot be one flagged word and is left out, as are the
 languages whose names are not words to `review.diff`'s word pattern (Hindi's vowel signs are
 marks) or take particles written onto them (Korean), and those written without spaces: the
-weekdays of Chinese, Japanese and Korean are found in a text by `review.diff`'s own pattern,
-and their months are numerals or digits and a month, flagged as numbers.
+weekdays of Chinese, Japanese and Korean are found anywhere in a text by a pattern of their
+own (`attached_weekdays`), and their months are numerals or digits and a month, flagged as
+numbers (`review.numerals`).
 """
 
 from __future__ import annotations

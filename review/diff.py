@@ -32,14 +32,7 @@ CONTEXT_CHARACTERS = 6
 # Weekdays and months in many languages: `calendar_words`. English months that are also common
 # words count only when capitalised ("May", not "may").
 _AMBIGUOUS_MONTHS = frozenset(("march", "may"))
-NUMBER_WORDS = frozenset(
-    (
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
-        "eighty ninety hundred thousand million billion dozen once twice thrice first third "
-        "fourth fifth sixth seventh eighth ninth tenth half"
-    ).split()
-)
+# Numbers written as words, English's and other languages': `number_words`.
 
 
 @dataclass(frozen=True)
@@ -109,7 +102,7 @@ def _word_kind(word: str, folded: str, no_names: bool) -> str:
         return "weekday"
     if folded in calendar_words.months() and (capitalised or folded not in _AMBIGUOUS_MONTHS):
         return "month"
-    if all(part in NUMBER_WORDS or part in number_words() for part in folded.split("-")):
+    if all(part in number_words() for part in folded.split("-")):
         return "number word"
     if capitalised and not no_names:
         return "name"

@@ -1,7 +1,8 @@
 """Numbers written as words, which a diff flags when they differ ("drei" against "vier"), in the
 languages of `review.calendar_words` that num2words spells (not hand-kept tables): each
 language's cardinals to twenty, its tens, a hundred, a thousand and a million, and its ordinals
-to ten where num2words has them. English's list stands as it was (`review.diff.NUMBER_WORDS`).
+to ten where num2words has them; English's as they were, a list of its own (ENGLISH), which
+has the words num2words does not give ("dozen", "once", "half").
 
 A number of several words ("vingt et un") cannot be one flagged word: its single words are
 flagged where they are numbers themselves. Another language's Latin word of three letters may
@@ -20,6 +21,14 @@ from num2words import CONVERTER_CLASSES, num2words
 
 from review.calendar_words import LANGUAGES, telling
 
+ENGLISH = frozenset(
+    (
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+        "eighty ninety hundred thousand million billion dozen once twice thrice first third "
+        "fourth fifth sixth seventh eighth ninth tenth half"
+    ).split()
+)
 CARDINALS = (*range(21), *range(30, 100, 10), 100, 1000, 10**6)
 ENGLISH_HOMOGRAPHS = frozenset(
     "cant cent doze fire firs lima null otto premier primer primo pump quart quarto quince "
@@ -30,7 +39,7 @@ ORDINALS = range(1, 11)
 
 @functools.cache
 def number_words() -> frozenset[str]:
-    """Every spelled language's number words, casefolded (English's not among them)."""
+    """Every language's number words, casefolded: ENGLISH, and those num2words spells."""
     words: set[str] = set()
     for language in LANGUAGES:
         if language == "en" or language not in CONVERTER_CLASSES:
@@ -41,7 +50,7 @@ def number_words() -> frozenset[str]:
                 for word in spelled.replace("-", " ").split()
                 if (folded := word.casefold()).isalpha() and telling(folded)
             )
-    return frozenset(words - ENGLISH_HOMOGRAPHS)
+    return ENGLISH | frozenset(words - ENGLISH_HOMOGRAPHS)
 
 
 def _spelled(language: str) -> list[str]:
