@@ -392,3 +392,24 @@ def test_long_repetitive_texts_are_compared_between_their_common_ends():
         ("replace", 1, 3001, 1, 3001),
         ("equal", 3001, 3002, 3001, 3002),
     ]
+
+
+def test_a_run_of_numerals_is_valued_up_to_its_bound_and_written_past_it():
+    at_bound = "二" * (numerals.VALUED_MAX - 1) + "十"
+    assert numerals.value(at_bound) == str(2 * 10)  # units only add: the last 二 with its 十
+    assert numerals.value(at_bound + "十") == at_bound + "十"
+
+
+def test_sequences_up_to_the_bound_are_compared_whole_and_longer_ones_by_their_middle():
+    """At COMPARED_MAX items SequenceMatcher aligns them as it always did (the run of x in
+    common found); one more, and the part between their common ends (here all of them) is
+    replaced whole."""
+    bound = sequences.COMPARED_MAX
+    a, b = ["a"] + ["x"] * (bound - 1), ["x"] * (bound - 1) + ["b"]
+    assert sequences.opcodes(a, b) == [
+        ("delete", 0, 1, 0, 0),
+        ("equal", 1, bound, 0, bound - 1),
+        ("insert", bound, bound, bound - 1, bound),
+    ]
+    a, b = ["a"] + ["x"] * bound, ["x"] * bound + ["b"]
+    assert sequences.opcodes(a, b) == [("replace", 0, bound + 1, 0, bound + 1)]

@@ -17,6 +17,7 @@ from dedup.policy import (
 )
 from dedup.policy.text import (
     _UNSPACED,
+    QUERY_WORD_MAX_CHARS,
     UNSPACED_PIECE_MAX,
     UNSPACED_PIECE_MIN,
     UNSPACED_RANGES,
@@ -268,3 +269,9 @@ def test_a_korean_word_inside_latin_letters_has_its_pairs():
 )
 def test_a_korean_word_s_stem_is_the_word_without_its_particle(word, stem):
     assert korean_stem(word) == stem
+
+
+def test_a_korean_word_stands_for_its_pairs_alone_only_past_the_longest_query_word():
+    longest = "".join(chr(0xAC00 + n) for n in range(QUERY_WORD_MAX_CHARS))
+    assert index_text(longest).split(" ")[0] == longest
+    assert index_text(longest + "가").split(" ")[0] == longest[:2]
