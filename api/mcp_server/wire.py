@@ -36,10 +36,11 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 from rest_framework import exceptions
+from rest_framework.utils.json import strict_constant
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.mcp_server.calls import check_arguments, error_body, refusal
-from api.parsers import check_document
+from api.parsers import check_document, json_problem
 from dedup.errors import InvalidInput
 from dedup.validation import unstorable
 
@@ -47,7 +48,7 @@ logger = logging.getLogger("castellan.mcp")
 
 NOT_JSON = "The message is not JSON: {}"
 NOT_A_MESSAGE = "The message is not a JSON-RPC 2.0 request, notification or response."
-NOT_READABLE = "The message is not JSON the protocol can read (NaN, Infinity?)."
+NOT_READABLE = "The message is not JSON the protocol can read."
 ID_OF_A_REQUEST = "A request's id must be a string or an integer (MCP: never null)."
 # JSON-RPC allows parameters by position; MCP takes them by name only.
 PARAMS_BY_NAME = "params must be an object: MCP takes its parameters by name."
@@ -57,9 +58,15 @@ def answer_to_text(text: str | bytes) -> JSONRPCMessage | None:
     """The answer to a message (a stdio line, an HTTP body) the SDK's reader refused; None for
     a notification or a response, which are never answered."""
     try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep for Python
+        # As the REST API reads a body: UTF-8 (Python would take UTF-16, or skip a byte order
+        # mark, where the SDK takes neither), no NaN or Infinity, its messages put in the
+        # sender's terms.
+        decoded = text.decode() if isinstance(text, bytes) else text
+        document = json.loads(decoded, parse_constant=strict_constant)
+    except RecursionError as exc:  # nested too deep for Python
         return failure(None, PARSE_ERROR, exceptions.ParseError(NOT_JSON.format(exc)))
+    except ValueError as exc:
+        return failure(None, PARSE_ERROR, exceptions.ParseError(NOT_JSON.format(json_problem(exc))))
     return answer_to_document(document)
 
 

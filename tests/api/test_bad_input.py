@@ -166,6 +166,30 @@ def test_a_body_that_is_no_object_is_refused_and_writes_nothing(world, label, bo
     assert row_counts() == before
 
 
+# Bodies Python's decoder refuses, with the words the sender is told: Python's own spoke to a
+# Python programmer ("decode using utf-8-sig", "use sys.set_int_max_str_digits()", "'utf-8'
+# codec can't decode").
+UNDECODABLE = {
+    "a byte order mark": (b'\xef\xbb\xbf{"text": "x"}', "a byte order mark (U+FEFF) before"),
+    "5,000 digits": (b'{"text": ' + b"9" * 5000 + b"}", "an integer of more than 4300 digits."),
+    "UTF-16": ('{"text": "x"}'.encode("utf-16"), "not UTF-8 (the byte 0xff at 0)."),
+    "Latin-1": ('{"text": "caf\u00e9"}'.encode("latin-1"), "not UTF-8 (the byte 0xe9 at 13)."),
+    "NaN": (b'{"text": NaN}', "not JSON compliant: 'NaN'"),
+}
+
+
+@pytest.mark.parametrize(("body", "words"), UNDECODABLE.values(), ids=UNDECODABLE.keys())
+def test_a_body_the_decoder_refuses_is_invalid_json_in_the_senders_terms(world, body, words):
+    before = row_counts()
+    response = api_client(world).post(
+        WRITES["drawer"].path.format(**world), body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_json"
+    assert words in response.json()["error"]
+    assert row_counts() == before
+
+
 # A value of another JSON type, which DRF's fields would have coerced.
 TYPE_CASES = {
     "drawer id true": ("drawer", "id", True),

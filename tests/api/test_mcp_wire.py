@@ -145,6 +145,28 @@ def test_stdio_a_line_that_is_no_json_is_a_parse_error(stdio: Stdio, line: bytes
     assert answer["error"]["data"]["code"] == "invalid_json"
 
 
+# Lines Python's decoder refuses, in the sender's terms as the REST API's body (test_bad_input):
+# Python's own told how to decode with utf-8-sig, how to raise the interpreter's digit limit.
+UNDECODABLE = {
+    "a byte order mark": (
+        b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 908, "method": "ping"}',
+        "The message is not JSON: a byte order mark (U+FEFF) before the JSON, which JSON sent "
+        "over a network must not start with (RFC 8259).",
+    ),
+    "5,000 digits": (
+        b'{"jsonrpc": "2.0", "id": 909, "method": "ping", "params": {"n": ' + b"9" * 5000 + b"}}",
+        "The message is not JSON: an integer of more than 4300 digits.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("line", "words"), UNDECODABLE.values(), ids=UNDECODABLE.keys())
+def test_stdio_a_line_the_decoder_refuses_is_a_parse_error_saying_why(stdio: Stdio, line, words):
+    answer = stdio.answer(line)
+    assert answer["error"]["code"] == -32700
+    assert answer["error"]["data"] == {"error": words, "code": "invalid_json"}
+
+
 @pytest.mark.parametrize("line", [b"[]", b"7", b'{"jsonrpc": "2.0", "id": 905, "method": 7}'])
 def test_stdio_json_that_is_no_message_is_an_invalid_request(stdio: Stdio, line: bytes) -> None:
     answer = stdio.answer(line)
@@ -248,6 +270,16 @@ def test_http_a_body_that_is_no_json_is_a_parse_error_as_over_stdio(bearer: str,
     answer = json.loads(content)
     assert answer["error"]["code"] == -32700
     assert answer["error"]["data"]["code"] == "invalid_json"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("body", "words"), UNDECODABLE.values(), ids=UNDECODABLE.keys())
+def test_http_a_body_the_decoder_refuses_is_a_parse_error_saying_why(bearer: str, body, words):
+    status, content = post(body, bearer)
+    assert status == 400
+    answer = json.loads(content)
+    assert answer["error"]["code"] == -32700
+    assert answer["error"]["data"] == {"error": words, "code": "invalid_json"}
 
 
 @pytest.mark.django_db(transaction=True)
