@@ -30,6 +30,10 @@ QUERY_MAX_CHARACTERS = 1000
 # group of its words, and so is a Korean word without the particle it ends with
 # (`policy.korean_stem`: "서울에서" also asks "서울", which "서울의" holds).
 PAIR_GROUPS = 8
+# A Korean word is a word however long (a compound written as one, "쿠버네티스클러스터업그레이드"),
+# where a longer run of the scripts above is a sentence: it is asked by its pairs too, the first
+# KOREAN_PAIRS_MAX of them (every drawer holding the word holds them; more would only narrow).
+KOREAN_PAIRS_MAX = 24
 
 
 @dataclass(frozen=True)
@@ -94,10 +98,9 @@ def query_groups(query: object) -> list[list[str]]:
     groups = candidates.lexical_groups(words)
     korean = [run for run in policy.hangul_runs(normalized) if len(run) > 1]
     stems = [stem for run in korean if (stem := policy.korean_stem(run))]
+    paired = [run for run in runs if len(run) <= policy.UNSPACED_PIECE_MAX] + korean + stems
     groups += [
-        policy.character_pairs(run)
-        for run in dict.fromkeys(runs + korean + stems)
-        if len(run) <= policy.UNSPACED_PIECE_MAX
+        policy.character_pairs(run)[:KOREAN_PAIRS_MAX] for run in dict.fromkeys(paired)
     ][:PAIR_GROUPS]
     if not groups:
         raise InvalidInput(

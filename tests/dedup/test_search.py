@@ -5,7 +5,7 @@ from django.db import connection
 
 from dedup import policy, services
 from dedup.errors import InvalidInput
-from dedup.search import drawers_search
+from dedup.search import KOREAN_PAIRS_MAX, drawers_search
 
 pytestmark = pytest.mark.django_db
 
@@ -151,6 +151,23 @@ def test_a_korean_word_is_found_with_its_particles(dedup_settings, query, groups
     page = drawers_search(query=query, wing="notes")
     assert page.groups == groups
     assert [hit.drawer for hit in page.hits] == [meeting.drawer]
+
+
+# A compound of 14 syllables (Kubernetes cluster upgrade), written with a particle.
+KOREAN_COMPOUND = "쿠버네티스클러스터업그레이드"
+
+
+@pytest.mark.parametrize("extra", [0, 20], ids=["fourteen-syllables", "twenty-nine"])
+def test_a_long_korean_word_is_found_with_its_particles(dedup_settings, extra):
+    """A Korean word over UNSPACED_PIECE_MAX syllables was asked as a word alone (a run that
+    long of Chinese is a sentence), so the word with a particle on it was not found. A longer
+    one is asked by its first KOREAN_PAIRS_MAX pairs."""
+    word = KOREAN_COMPOUND + "데이터베이스마이그레이션테스트"[:extra]
+    stored = services.drawer_write_in(wing="notes", room="entries", content=f"{word}를 했다").drawer
+    services.drawer_write_in(wing="notes", room="entries", content=KOREAN_WEATHER)
+    page = drawers_search(query=word, wing="notes")
+    assert page.groups[1] == policy.character_pairs(word)[:KOREAN_PAIRS_MAX]
+    assert [hit.drawer for hit in page.hits] == [stored]
 
 
 def test_a_korean_word_too_long_to_ask_stands_for_its_pairs(dedup_settings):
