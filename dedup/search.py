@@ -99,9 +99,8 @@ def query_groups(query: object) -> list[list[str]]:
     korean = [run for run in policy.hangul_runs(normalized) if len(run) > 1]
     stems = [stem for run in korean if (stem := policy.korean_stem(run))]
     paired = [run for run in runs if len(run) <= policy.UNSPACED_PIECE_MAX] + korean + stems
-    groups += [
-        policy.character_pairs(run)[:KOREAN_PAIRS_MAX] for run in dict.fromkeys(paired)
-    ][:PAIR_GROUPS]
+    pairs = [policy.character_pairs(run)[:KOREAN_PAIRS_MAX] for run in dict.fromkeys(paired)]
+    groups += pairs[:PAIR_GROUPS]
     if not groups:
         raise InvalidInput(
             "q has no word to search by: a word of three letters or digits or more (in any "
