@@ -84,6 +84,15 @@ def not_found(what: str) -> ApiError:
     return ApiError(f"No {what} with that id.", code=f"{what}_not_found", status_code=404)
 
 
+HOST_QUOTED_MAX = 100  # a Host header is the sender's: a bounded part of it is quoted
+
+
+def unserved_host(host: str) -> str:
+    """The message refusing a request for a host outside ALLOWED_HOSTS, the REST API's and
+    MCP's alike."""
+    return f"This server does not answer for the host {host[:HOST_QUOTED_MAX]!r} (ALLOWED_HOSTS)."
+
+
 def body(message: str, code: str, details: dict | None = None) -> dict:
     payload: dict[str, Any] = {"error": message, "code": code}
     if details:

@@ -32,12 +32,20 @@ mcp_application = RequireBearer(http_app())
 def in_origin_form(scope: Any) -> Any:
     """The scope of a request whose target came in absolute form (`POST http://host/mcp`, which
     an HTTP/1.1 server must accept; uvicorn hands the whole URL on as the path) with its path
-    alone, as gunicorn gives it: routed by its path, not answered 404."""
+    alone, as gunicorn gives it: routed by its path, not answered 404; and the host it names as
+    its Host header, which the target overrides (RFC 9112, 3.2.2; `config.wsgi` reads gunicorn's
+    the same): the Host header was what the allowed hosts were checked against."""
     path = scope.get("path", "")
-    if scope["type"] != "http" or not path.startswith(("http://", "https://")):
+    if scope["type"] != "http" or not path.lower().startswith(("http://", "https://")):
         return scope
-    raw_path = urlsplit(scope.get("raw_path", b"").decode("latin-1")).path.encode("latin-1")
-    return {**scope, "path": urlsplit(path).path or "/", "raw_path": raw_path or b"/"}
+    target = urlsplit(scope.get("raw_path", b"").decode("latin-1"))
+    headers = [(name, value) for name, value in scope.get("headers", []) if name != b"host"]
+    return {
+        **scope,
+        "path": urlsplit(path).path or "/",
+        "raw_path": target.path.encode("latin-1") or b"/",
+        "headers": [(b"host", target.netloc.encode("latin-1")), *headers],
+    }
 
 
 def unservable(scope: Any) -> tuple[int, str] | None:
@@ -55,7 +63,9 @@ def unservable(scope: Any) -> tuple[int, str] | None:
     if version not in ("1.0", "1.1", "2", "3"):  # ASGI's names; h11 hands "2.0" on as it came
         return 400, f"Invalid HTTP Version: HTTP/{version}"
     if (path == "*" and method != "OPTIONS") or (
-        path != "*" and not path.startswith(("/", "http://", "https://")) and method != "CONNECT"
+        path != "*"
+        and not path.lower().startswith(("/", "http://", "https://"))
+        and method != "CONNECT"
     ):
         return 400, f"Invalid HTTP request line: {method} {path}"
     query = scope.get("query_string", b"")

@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from api.errors import body, not_found_response
+from api.errors import body, not_found_response, unserved_host
 
 API_PREFIX = "/api/"
 MACHINE_PATHS = ("/healthz", "/readyz", "/metrics")
@@ -21,7 +22,11 @@ def is_api(request: HttpRequest) -> bool:
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return JsonResponse(body("Bad request.", "invalid"), status=400)
+        message = "Bad request."
+        if isinstance(exception, DisallowedHost):  # the one a client can mend itself
+            host = request.META.get("HTTP_HOST", request.META.get("SERVER_NAME", ""))
+            message = unserved_host(host)
+        return JsonResponse(body(message, "invalid"), status=400)
     return defaults.bad_request(request, exception)
 
 

@@ -1,6 +1,50 @@
+"""The WSGI entry point (gunicorn's `wsgi_app`, runserver's `WSGI_APPLICATION`): Django, with the
+request's host read as HTTP/1.1 has it where gunicorn hands on what Django would misread:
+
+- A target in absolute form (`GET http://other.example/api/ HTTP/1.1`) names the request's host,
+  and its Host header is ignored (RFC 9112, 3.2.2). gunicorn leaves the header as sent, so Django
+  checked `ALLOWED_HOSTS` against a host the request line contradicts, and served it.
+- An HTTP/1.1 request without a Host header is refused 400 (RFC 9112, 3.2: a server must), in
+  JSON as gunicorn's own refusals are; gunicorn handed it on and Django took the server's own
+  name for the host. The MCP process refuses both the same (h11, and `config.asgi`).
+"""
+
 import os
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+from api.refusals import refusal, refusal_headers  # noqa: E402 - after Django's setup
+
+MISSING_HOST = "Missing Host header (an HTTP/1.1 request must name its host)"
+
+
+def target_host(environ: dict[str, Any]) -> str | None:
+    """The host a target in absolute form names (its authority, maybe empty), as gunicorn hands
+    the target on (`RAW_URI`); None for a target in origin form."""
+    target = environ.get("RAW_URI", "")
+    if not target.lower().startswith(("http://", "https://")):
+        return None
+    return urlsplit(target).netloc
+
+
+def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    host = target_host(environ)
+    if host is not None:
+        environ["HTTP_HOST"] = host  # an empty one is refused by Django's host check
+    if environ.get("SERVER_PROTOCOL") == "HTTP/1.1" and "HTTP_HOST" not in environ:
+        reason, body = refusal(400, "Bad Request", MISSING_HOST)
+        # WSGI leaves the connection to the server (PEP 3333 forbids hop-by-hop headers).
+        headers = [
+            (name.decode().title(), value.decode())
+            for name, value in refusal_headers(body)
+            if name != b"connection"
+        ]
+        start_response(f"400 {reason}", headers)
+        return [body]
+    return django_application(environ, start_response)

@@ -23,7 +23,7 @@ from mcp.types import ToolAnnotations
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
-from api.errors import body
+from api.errors import body, unserved_host
 from api.mcp_server import reads, writes
 from api.mcp_server.calls import error_answer, release_old_connections, signed_in
 from api.mcp_server.resources import CastellanServer, add_resources
@@ -64,7 +64,6 @@ def build_server() -> MCPServer:
     return server
 
 
-BAD_HOST = "This server does not answer for that Host (ALLOWED_HOSTS)."
 BAD_ORIGIN = "Requests from that Origin are not answered (ALLOWED_HOSTS)."
 
 
@@ -163,8 +162,8 @@ class RequireBearer:
             name.decode("latin-1").lower(): value.decode("latin-1")
             for name, value in scope.get("headers", [])
         }
-        if not host_allowed(headers.get("host", "")):
-            await respond(send, 400, body(BAD_HOST, "invalid"))  # as Django refuses it
+        if not host_allowed(headers.get("host", "")):  # as Django refuses it
+            await respond(send, 400, body(unserved_host(headers.get("host", "")), "invalid"))
             return
         if not origin_allowed(headers.get("origin")):
             await respond(send, 403, body(BAD_ORIGIN, "permission_denied"))

@@ -251,6 +251,28 @@ def test_a_target_in_absolute_form_is_routed_by_its_path(mcp_port, target, statu
     assert headers["content-type"].startswith("application/json")
 
 
+@pytest.mark.parametrize(
+    ("target", "host", "status"),
+    [
+        ("http://evil.example/healthz", "127.0.0.1", "HTTP/1.1 400 Bad Request"),
+        ("http://evil.example/mcp", "127.0.0.1", "HTTP/1.1 400 Bad Request"),
+        ("http://127.0.0.1/healthz", "evil.example", "HTTP/1.1 200 OK"),
+    ],
+    ids=["another-host", "another-host-mcp", "an-allowed-host"],
+)
+def test_a_target_in_absolute_form_names_the_host_its_header_does_not(
+    mcp_port, target, host, status
+):
+    """The target's host wins over the Host header (RFC 9112, 3.2.2): a target naming another
+    host was served, the allowed hosts checked against the header alone (the attack trial)."""
+    request = f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    answered, headers, body = answer(mcp_port, request.encode())
+    assert answered == status
+    assert headers["content-type"].startswith("application/json")
+    if answered.endswith("400 Bad Request"):
+        assert "evil.example" in json.loads(body)["error"]
+
+
 def test_the_process_serves_the_app_s_health_route_beside_mcp(mcp_port):
     connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=10)
     connection.request("GET", "/healthz")

@@ -79,7 +79,10 @@ def test_a_host_outside_allowed_hosts_is_refused_in_json_at_the_machines_endpoin
     """A load balancer or a scraper reads JSON, as the API answers, not Django's HTML page."""
     response = client.get(path, HTTP_HOST="evil.example")
     assert response.status_code == 400
-    assert response.json() == {"error": "Bad request.", "code": "invalid"}
+    assert response.json() == {
+        "error": "This server does not answer for the host 'evil.example' (ALLOWED_HOSTS).",
+        "code": "invalid",
+    }
 
 
 def test_a_console_page_keeps_its_html_error_page(client):

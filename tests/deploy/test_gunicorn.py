@@ -423,6 +423,31 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     assert json.loads(body)["code"] == code
 
 
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "said"),
+    [
+        (b"GET /healthz HTTP/1.1\r\n\r\n", 400, "Missing Host header"),
+        (
+            b"GET http://evil.example/healthz HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            400,
+            "'evil.example'",
+        ),
+        (b"GET http://localhost/healthz HTTP/1.1\r\nHost: evil.example\r\n\r\n", 200, ""),
+    ],
+    ids=["no-host", "absolute-form-another-host", "absolute-form-an-allowed-host"],
+)
+def test_the_host_is_read_as_http_1_1_has_it(
+    deployed: Server, request_bytes: bytes, status: int, said: str
+):
+    """gunicorn served an HTTP/1.1 request without Host (Django took the server's own name),
+    and one whose target named another host than its header (RFC 9112: the target's wins);
+    the MCP process (h11) refused the first and served the second (config/wsgi.py)."""
+    answered, headers, body = raw_request(deployed, request_bytes)
+    assert answered == status
+    assert headers["Content-Type"] == "application/json"
+    assert said in json.loads(body).get("error", "")
+
+
 def test_a_raw_utf_8_url_is_refused_quoting_it_as_written(deployed: Server):
     """Not percent-encoded (README: let curl encode the query); the message quotes the URL as
     its bytes read in UTF-8, not one character a byte."""
