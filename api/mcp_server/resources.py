@@ -18,6 +18,7 @@ key comes from the environment, as for the tools.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any
@@ -46,7 +47,7 @@ from api.mcp_server.calls import (
     refusal,
     release_old_connections,
 )
-from api.mcp_server.wire import AnsweringReadStream
+from api.mcp_server.wire import AnsweringReadStream, ScreenedStdin
 from dedup.errors import NotFound
 
 WINGS_URI = "castellan://wings"
@@ -159,9 +160,11 @@ class CastellanServer(MCPServer):
             return refusal(invalid_arguments(cause))
 
     async def run_stdio_async(self) -> None:
-        """The SDK's stdio transport, with every line it cannot read answered
+        """The SDK's stdio transport, with every line it cannot read or misreads answered
         (`api.mcp_server.wire`), where the SDK drops one and its client waits forever."""
-        async with stdio_server() as (read_stream, write_stream):
+        stdin = ScreenedStdin(sys.stdin.buffer)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            stdin.answers = write_stream  # before the reader, which starts at the next await
             await self._lowlevel_server.run(
                 AnsweringReadStream(read_stream, write_stream),
                 write_stream,

@@ -13,10 +13,12 @@ but no JSON-RPC message -32600, each with the REST error body as data too.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any, Self
+from typing import IO, Any, Self
 
 import anyio
 import pydantic_core
@@ -208,6 +210,33 @@ class AnsweringReadStream:
         await self.aclose()
 
 
+class ScreenedStdin(anyio.AsyncFile[str]):
+    """stdin's lines as the SDK's stdio reader reads them (UTF-8, a bad byte replaced), but a
+    request the SDK would misread (`answer_to_misread`) is answered here, on `answers` (the
+    transport's write stream, set before the server reads), and not handed on: the SDK takes
+    its id away before Castellan sees the message. Given to the SDK as its stdin, which it then
+    leaves in place where it would point descriptor 0 at the null device (nothing here reads
+    stdin but the transport)."""
+
+    answers: Any = None  # the SDK's write stream (its type is private to it)
+
+    def __init__(self, stdin: IO[bytes]) -> None:
+        super().__init__(io.TextIOWrapper(stdin, encoding="utf-8", errors="replace"))
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for line in super().__aiter__():
+            try:
+                message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValidationError:  # the SDK refuses it too: AnsweringReadStream answers it
+                yield line
+                continue
+            answer = answer_to_misread(message, line)
+            if answer is None:
+                yield line
+            else:
+                await self.answers.send(SessionMessage(answer))
+
+
 def answer_to_body(body: bytes) -> JSONRPCMessage | None:
     """The answer to an HTTP body that is no message the SDK reads, as over stdio (the SDK
     answered one that is no JSON -32700 without the REST error body, and JSON that is no
@@ -217,14 +246,19 @@ def answer_to_body(body: bytes) -> JSONRPCMessage | None:
         message = jsonrpc_message_adapter.validate_json(body, by_name=False)
     except ValidationError:
         return answer_to_text(body)
-    if isinstance(message, JSONRPCNotification) and _holds_an_id(body):
-        # A request whose id is no string or integer (`true`, `null`, `1.5`): the SDK read it
-        # as a notification, which is never answered, so the client waited for ever.
+    return answer_to_misread(message, body)
+
+
+def answer_to_misread(message: JSONRPCMessage, text: str | bytes) -> JSONRPCMessage | None:
+    """The answer to a request whose id is no string or integer (`true`, `null`, `1.5`), which
+    the SDK reads as `message`, a notification (it drops the id), never answered, so the client
+    waited for ever: -32600. None for any other message."""
+    if isinstance(message, JSONRPCNotification) and _holds_an_id(text):
         return failure(None, INVALID_REQUEST, InvalidInput(ID_OF_A_REQUEST))
     return None
 
 
-def _holds_an_id(body: bytes) -> bool:
+def _holds_an_id(body: str | bytes) -> bool:
     try:
         document = pydantic_core.from_json(body)  # as the SDK's reader parsed it
     except ValueError:

@@ -187,6 +187,23 @@ def test_stdio_parameters_by_position_are_invalid_params_of_that_request(stdio: 
     assert answer["error"]["data"]["details"] == {"field": "params"}
 
 
+@pytest.mark.parametrize("request_id", ["true", "null", "1.5", '{"a": 1}', "[1]"])
+def test_stdio_a_request_with_an_id_of_another_type_is_an_invalid_request(stdio: Stdio, request_id):
+    """The SDK read it as a notification, dropping the id before Castellan saw the message: no
+    answer ever, as over HTTP before (the attack trial)."""
+    line = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/list"}}'.encode()
+    answer = stdio.answer(line)
+    assert (answer["id"], answer["error"]["code"]) == (None, -32600)
+    assert answer["error"]["data"]["error"].startswith("A request's id must be a string")
+
+
+def test_stdio_a_notification_is_still_not_answered(stdio: Stdio) -> None:
+    """No id at all is a notification (JSON-RPC): the next answer is the next request's."""
+    stdio.send(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}')
+    stdio.send(b'{"jsonrpc": "2.0", "method": "tools/list"}')
+    assert stdio.answer(b'{"jsonrpc": "2.0", "id": 910, "method": "ping"}')["id"] == 910
+
+
 def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
     stdio.send(b"")  # a blank line is no message: nothing to answer
     call = {"jsonrpc": "2.0", "id": 906, "method": "tools/call"}
