@@ -35,6 +35,17 @@ ENGLISH_HOMOGRAPHS = frozenset(
     "seize sept sexton twee venti".split()
 )
 ORDINALS = range(1, 11)
+# The inflected forms num2words spells where its converter takes a case or a gender: Russian
+# "две" (feminine), "трёх" (genitive), Ukrainian "дві", "двох"; the others' are their words as
+# given (a Polish "dwie" or "trzech" is not flagged).
+RUSSIAN_CASES = "ngdaip"  # nominative, genitive, dative, accusative, instrumental, prepositional
+UKRAINIAN_CASES = ("nominative", "genitive", "dative", "accusative", "instrumental", "locative")
+INFLECTIONS: dict[str, list[dict[str, object]]] = {
+    "ru": [{"case": case, "gender": gender} for case in RUSSIAN_CASES for gender in "mfn"],
+    "uk": [{"case": case, "gender": g} for case in UKRAINIAN_CASES for g in ("m", "feminine")],
+    "be": [{"gender": gender} for gender in "mfn"],
+    "sr": [{"feminine": True}],
+}
 
 
 @functools.cache
@@ -54,7 +65,13 @@ def number_words() -> frozenset[str]:
 
 
 def _spelled(language: str) -> list[str]:
-    spelled = [num2words(number, lang=language) for number in CARDINALS]
+    spelled = [
+        num2words(number, lang=language, **inflection)
+        for inflection in [{}, *INFLECTIONS.get(language, [])]
+        for number in CARDINALS
+    ]
+    if language in ("ru", "be"):  # "ё" is mostly written "е": "трёх", "трех"
+        spelled += [word.replace("ё", "е") for word in spelled if "ё" in word]
     with contextlib.suppress(NotImplementedError):  # a language num2words has no ordinals of
         spelled += [num2words(number, lang=language, to="ordinal") for number in ORDINALS]
     return spelled

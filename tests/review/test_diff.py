@@ -159,6 +159,11 @@ FLAG_CASES = [
         ("cinco",),
     ),
     ("number word", "Нужно три сервера.", "Нужно четыре сервера.", ("три",), ("четыре",)),
+    # Inflected (num2words' cases and genders): a feminine, a genitive, "ё" written "е".
+    ("number word", "Нужны две копии.", "Нужны три копии.", ("две",), ("три",)),
+    ("number word", "Встреча двух команд.", "Встреча трёх команд.", ("двух",), ("трёх",)),
+    ("number word", "Встреча трех команд.", "Встреча четырех команд.", ("трех",), ("четырех",)),
+    ("number word", "Потрібні дві копії.", "Потрібні три копії.", ("дві",), ("три",)),
     ("number word", "Il faut trois jours.", "Il faut quatre jours.", ("trois",), ("quatre",)),
     # Weekdays written onto other words, found in the text: Chinese, Japanese, Korean.
     ("weekday", "会议改到星期三举行", "会议改到星期四举行", ("星期三",), ("星期四",)),
