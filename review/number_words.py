@@ -38,6 +38,7 @@ ORDINALS = range(1, 11)
 # The inflected forms num2words spells where its converter takes a case or a gender: Russian
 # "две" (feminine), "трёх" (genitive), Ukrainian "дві", "двох"; the others' are their words as
 # given (a Polish "dwie" or "trzech" is not flagged).
+CYRILLIC_YO, CYRILLIC_IE = "\N{CYRILLIC SMALL LETTER IO}", "\N{CYRILLIC SMALL LETTER IE}"
 RUSSIAN_CASES = "ngdaip"  # nominative, genitive, dative, accusative, instrumental, prepositional
 UKRAINIAN_CASES = ("nominative", "genitive", "dative", "accusative", "instrumental", "locative")
 INFLECTIONS: dict[str, list[dict[str, object]]] = {
@@ -70,8 +71,10 @@ def _spelled(language: str) -> list[str]:
         for inflection in [{}, *INFLECTIONS.get(language, [])]
         for number in CARDINALS
     ]
-    if language in ("ru", "be"):  # "ё" is mostly written "е": "трёх", "трех"
-        spelled += [word.replace("ё", "е") for word in spelled if "ё" in word]
+    if language in ("ru", "be"):  # YO is mostly written IE: "трёх", "трех"
+        spelled += [
+            word.replace(CYRILLIC_YO, CYRILLIC_IE) for word in spelled if CYRILLIC_YO in word
+        ]
     with contextlib.suppress(NotImplementedError):  # a language num2words has no ordinals of
         spelled += [num2words(number, lang=language, to="ordinal") for number in ORDINALS]
     return spelled
