@@ -16,6 +16,7 @@ from django.http import (
     HttpResponse,
     HttpResponsePermanentRedirect,
     JsonResponse,
+    UnreadablePostError,
 )
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
@@ -26,6 +27,10 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from api.serializers.common import ErrorSerializer
 from dedup.errors import DomainError
+
+# The body's read failed: the connection closed (or broke) before all of it arrived. Nothing was
+# read, so nothing was written; the client is most likely gone, so this is seldom seen.
+UNREADABLE_BODY = "The body could not be read: the connection closed before all of it arrived."
 
 ERRORS = {
     400: OpenApiResponse(
@@ -115,6 +120,8 @@ def exception_handler(exc, context):
         return Response(body(exc.message, exc.code, exc.details), status=exc.status)
     if isinstance(exc, ApiError):
         return Response(body(str(exc.detail), exc.error_code, exc.details), status=exc.status_code)
+    if isinstance(exc, UnreadablePostError):  # the client left before sending all of it
+        return Response(body(UNREADABLE_BODY, "invalid"), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             body("The request body is too large.", "content_too_large"),

@@ -11,7 +11,7 @@ failure becomes.
   refused with 411 `unsupported_request`: Django reads a body by its Content-Length, so it read
   nothing and the view ran as if the body were empty (a supersede without `by`).
 - A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
-  body) is refused with 400 `invalid`: Django raises again at every read of the form, the error
+  body, one cut short by a client that left) is refused with 400 `invalid`: Django raises again at every read of the form, the error
   page's own CSRF check included, so left to the error page it became a 500.
 - A database that cannot be reached answers 503 `database_unavailable`, and one that is busy
   (SQLite's "database is locked", a PostgreSQL lock timeout, deadlock or serialisation failure)
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from urllib.parse import unquote_to_bytes
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
@@ -46,7 +46,7 @@ def unreadable_form(request: HttpRequest) -> bool:
         return False
     try:
         request.POST  # noqa: B018 - parsed here, where a failure can still be answered
-    except (BadRequest, SuspiciousOperation, MultiPartParserError):
+    except (BadRequest, SuspiciousOperation, MultiPartParserError, UnreadablePostError):
         return True
     return False
 

@@ -14,6 +14,7 @@ import re
 import secrets
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -359,6 +360,37 @@ def test_metrics_count_a_write_and_the_log_says_who_wrote_it(deployed: Server):
     assert logged["user"] == "curator"
     assert (logged["method"], logged["status"]) == ("POST", 201)
     assert logged["verdicts"] == {"new": 1}
+
+
+def logged_line(deployed: Server, request_id: str, wait: float = 10) -> dict:
+    """The app's JSON log line of a request, read until `wait` seconds have passed."""
+    deadline = time.monotonic() + wait
+    while True:
+        for line in deployed.errors.read_text().splitlines():
+            if line[:1] == "{" and json.loads(line).get("request_id") == request_id:
+                return json.loads(line)
+        assert time.monotonic() < deadline, f"no log line of {request_id}"
+        time.sleep(0.05)
+
+
+def test_a_body_cut_short_by_a_client_that_left_is_a_400_not_a_500(deployed: Server):
+    """Headers and part of the body, then the connection reset: gunicorn's read of the rest
+    fails, which answered 500 with a traceback (the concurrency trial)."""
+    token = manage(deployed.env, "drf_create_token", "curator").split()[2]
+    host, port = deployed.url.removeprefix("http://").split(":")
+    head = (
+        "POST /api/wings/ops/rooms/cut/drawers HTTP/1.1\r\nHost: localhost\r\n"
+        "X-Forwarded-Proto: https\r\nX-Request-ID: deploy-test-cut\r\n"
+        f"Authorization: Token {token}\r\nContent-Type: application/json\r\n"
+        'Content-Length: 1000\r\n\r\n{"content": "half of it'
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        time.sleep(0.5)  # the worker has begun reading the body
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
+    logged = logged_line(deployed, "deploy-test-cut")
+    assert logged["status"] == 400
+    assert "Internal Server Error" not in deployed.errors.read_text()
 
 
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
