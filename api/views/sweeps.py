@@ -136,8 +136,7 @@ class SweepResumeView(APIView):
     def post(self, request: Request, run_id: int) -> Response:
         """Go on with a run a stopped worker left queued, running or failed: each unfinished
         part resumes after its last committed batch (a run being worked on is not disturbed:
-        its parts' batches are taken under their row locks). A finished run is 409."""
-        run = sweep_services.run_to_resume(sweep_or_404(run_id).pk)
-        run_sweep.enqueue(run.pk)
-        run.refresh_from_db()
+        its parts' batches are taken under their row locks). A finished run is 409, as is one
+        a worker has, or that waits for one (`sweep_under_way`)."""
+        run = sweep_services.queue_resumed(sweep_or_404(run_id).pk, run_sweep.enqueue)
         return Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)

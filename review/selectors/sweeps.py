@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db.models import Count, QuerySet
+from django.utils import timezone
+from django_tasks.base import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
@@ -16,6 +20,34 @@ from review.selectors.stats import similarity_band
 WHAT_IF_THRESHOLDS = (0.9, 0.95, 0.98, 1.0)
 WHAT_IF_STEPS = 4
 SAMPLE_CARDS = 20
+
+
+# A part is at most 50,000 drawers, a few seconds to a minute of a worker's time (docs/scaling.md):
+# a task still "running" after this long had its worker killed under it (django-tasks' database
+# backend has no heartbeat, so a dead worker's task stays RUNNING forever).
+STUCK_AFTER = timedelta(minutes=10)
+# The sweep's tasks (`review.tasks`: their `module_path`s, which a test holds to these); named,
+# not imported, since the tasks import the services that ask this.
+SWEEP_TASKS = ("review.tasks.run_sweep", "review.tasks.run_sweep_part")
+
+
+def worked_on(run: SweepRun) -> bool:
+    """Whether a task of the run is in flight: waiting in the queue for a worker (a fresh run,
+    or no worker started yet), or taken by one less than STUCK_AFTER ago. Resuming it then would
+    only queue its work twice (README, "A worker that stops mid-run")."""
+    parts = {str(pk) for pk in run.parts.values_list("pk", flat=True)}
+    in_flight = DBTaskResult.objects.filter(
+        task_path__in=SWEEP_TASKS,
+        status__in=(TaskResultStatus.READY, TaskResultStatus.RUNNING),
+    ).values_list("task_path", "args_kwargs", "status", "started_at")
+    since = timezone.now() - STUCK_AFTER
+    for path, args_kwargs, status, started_at in in_flight[:1000]:  # the tasks in flight: few
+        (arg, *_) = args_kwargs.get("args") or [None]
+        ours = str(arg) in parts if path == SWEEP_TASKS[1] else arg == run.pk
+        alive = status == TaskResultStatus.READY or started_at is None or started_at > since
+        if ours and alive:
+            return True
+    return False
 
 
 @dataclass

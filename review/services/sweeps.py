@@ -25,6 +25,7 @@ from palace.models import (
 from review.items import Action, ItemKind, ItemRef
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
+from review.selectors.sweeps import STUCK_AFTER, worked_on
 from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.sweep_apply import APPLIED, Applied, apply, reverse
@@ -96,6 +97,30 @@ def run_to_resume(pk: int) -> SweepRun:
         refusal = sweep_parts.under_way(wing=run.wing, room=run.room, entities=run.entities)
         if refusal is not None:
             raise refusal
+    return run
+
+
+def queue_resumed(pk: int, queue: Callable[[int], object]) -> SweepRun:
+    """Queue a run to resume for the workers (`run_to_resume`'s checks too): refused while a task
+    of it is in flight (`worked_on`), where resuming would only queue its work twice (eight
+    resumes at once had queued 34 tasks for a run of four parts: the concurrency trial). Checked
+    and queued under the run's row lock, in one transaction, so of resumes at once one queues
+    it and the others see its task. `queue` queues the run's task (`review.tasks.run_sweep`'s
+    enqueue, given by the caller: the tasks import these services)."""
+    with transaction.atomic():
+        SweepRun.objects.select_for_update(no_key=True).filter(pk=pk).exists()
+        run = run_to_resume(pk)
+        if run.status != SweepRun.Status.FAILED and worked_on(run):
+            minutes = int(STUCK_AFTER.total_seconds() // 60)
+            raise Conflict(
+                f"Sweep {run.pk} is {run.status} and a worker has it, or it waits for one: "
+                "nothing to resume. A run whose task a worker took over "
+                f"{minutes} minutes ago without finishing it can be resumed (the worker died).",
+                code="sweep_under_way",
+                details={"run": run.pk},
+            )
+        queue(run.pk)
+    run.refresh_from_db()
     return run
 
 

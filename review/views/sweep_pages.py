@@ -3,46 +3,19 @@ application with the reverse that undid it."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
-from django.utils import timezone
-from django_tasks.base import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
+from datetime import datetime
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.models import SweepRun
-from review.selectors.sweeps import applied_since_last_reverse
-from review.tasks import run_sweep, run_sweep_part
-
-# A part is at most 50,000 drawers, a few seconds to a minute of a worker's time (docs/scaling.md):
-# a task still "running" after this long had its worker killed under it (django-tasks' database
-# backend has no heartbeat, so a dead worker's task stays RUNNING forever).
-STUCK_AFTER = timedelta(minutes=10)
+from review.selectors.sweeps import applied_since_last_reverse, worked_on
 
 
 def looks_stuck(run: SweepRun) -> bool:
     """Resume is offered when it can help (README, "A worker that stops mid-run"): a failed run,
-    or an unfinished one that no worker is on. Not while its task waits in the queue (a fresh
-    run, or no worker started yet: resuming would only queue it twice), nor while a worker has
-    had one of its tasks for less than STUCK_AFTER."""
+    or an unfinished one that no worker is on (`review.selectors.sweeps.worked_on`)."""
     if run.status == SweepRun.Status.FAILED:
         return True
-    if run.status == SweepRun.Status.DONE:
-        return False
-    parts = {str(pk) for pk in run.parts.values_list("pk", flat=True)}
-    in_flight = DBTaskResult.objects.filter(
-        task_path__in=(run_sweep.module_path, run_sweep_part.module_path),
-        status__in=(TaskResultStatus.READY, TaskResultStatus.RUNNING),
-    ).values_list("task_path", "args_kwargs", "status", "started_at")
-    since = timezone.now() - STUCK_AFTER
-    for path, args_kwargs, status, started_at in in_flight[:1000]:  # the tasks in flight: few
-        (arg, *_) = args_kwargs.get("args") or [None]
-        ours = str(arg) in parts if path == run_sweep_part.module_path else arg == run.pk
-        # Waiting for a worker, or with one that took it less than STUCK_AFTER ago.
-        alive = status == TaskResultStatus.READY or started_at is None or started_at > since
-        if ours and alive:
-            return False
-    return True
+    return run.status != SweepRun.Status.DONE and not worked_on(run)
 
 
 def applications(run: SweepRun) -> list[dict]:

@@ -129,7 +129,7 @@ def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
 
 
 def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
-    run_sweep.enqueue(sweep_services.run_to_resume(run.pk).pk)
+    sweep_services.queue_resumed(run.pk, run_sweep.enqueue)
     messages.success(request, f"Sweep {run.pk} resumed: a worker (manage.py db_worker) runs it.")
 
 
