@@ -174,6 +174,13 @@ TEMPLATES = [
     },
 ]
 
+# How long a request waits for another's lock (a room's writes, a drawer's row; SQLite: the
+# database's write lock) before it is answered 503 `database_busy` with Retry-After
+# (config.middleware): a burst of slow writes into one room left every web thread waiting, with
+# no answer for minutes (the concurrency trial). PostgreSQL's lock_timeout counts lock waits only,
+# not a statement's own work.
+LOCK_TIMEOUT = env_positive_int("CASTELLAN_LOCK_TIMEOUT", 20)
+
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
@@ -191,7 +198,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # block, so reads open none (a test holds it); a lock held past `timeout` answers 503
         # `database_busy` (config.middleware), never 500.
         "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
+        "timeout": LOCK_TIMEOUT,
         # Memory-mapped reads: a page the OS already caches is read in place, not copied in by a
         # read() call per page. An entity lookup's hundred-odd index searches land on leaf pages
         # SQLite's own small cache does not hold: 0.74 ms instead of 1.28 at 1,000,000 entities
@@ -202,6 +209,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             f"PRAGMA mmap_size={env_int('SQLITE_MMAP_SIZE', 2**31, minimum=0)};"
         ),
     }
+
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    # After any `options` the URL gives (`?options=...`), so a URL's own lock_timeout is kept.
+    options["options"] = f"-c lock_timeout={LOCK_TIMEOUT}s {options.get('options', '')}".strip()
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
