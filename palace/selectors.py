@@ -66,6 +66,40 @@ def drawer_by_uuid(drawer_id: uuid.UUID) -> Drawer | None:
     return drawers_with_place().filter(uuid=drawer_id).first()
 
 
+# A chain of supersessions is followed this far at most (none is made so long: a guard only).
+CHAIN_MAX = 1000
+
+
+def drawers_standing_for(drawers: Collection[Drawer]) -> dict[int, uuid.UUID]:
+    """The current drawer that stands for each drawer no longer current, by its id: the end of
+    its `superseded_by` chain. A drawer merged into one merged away since (C into B, then B into
+    A) stands for A, as does a fact superseded twice; a chain ending in a drawer retired without
+    a successor stands for none (left out). One query for all of them, and none for drawers
+    still current, which stand for themselves."""
+    starts = {d.pk: d.superseded_by_id for d in drawers if d.valid_to is not None}
+    starts = {pk: next_id for pk, next_id in starts.items() if next_id is not None}
+    if not starts:
+        return {}
+    table = Drawer._meta.db_table
+    marks = ", ".join(["(%s, %s)"] * len(starts))
+    sql = (
+        f"WITH RECURSIVE starts(start, next) AS (VALUES {marks}), "
+        "chain(start, id, next, depth) AS ("
+        f" SELECT s.start, d.id, d.superseded_by_id, 1 FROM starts s JOIN {table} d"
+        " ON d.id = s.next"
+        " UNION ALL"
+        f" SELECT c.start, d.id, d.superseded_by_id, c.depth + 1 FROM chain c JOIN {table} d"
+        " ON d.id = c.next WHERE c.depth < %s"
+        f") SELECT c.start, d.uuid FROM chain c JOIN {table} d ON d.id = c.id"
+        " WHERE d.valid_to IS NULL"
+    )
+    params = [value for pair in starts.items() for value in pair] + [CHAIN_MAX]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return {start: uuid.UUID(str(public_id)) for start, public_id in rows}
+
+
 def wing_exists(name: str) -> bool:
     return Wing.objects.filter(name=name).exists()
 

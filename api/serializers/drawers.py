@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+from typing import Any, cast
+
+from django.db import models
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import (
@@ -11,6 +16,7 @@ from api.serializers.common import (
     StrictUUIDField,
 )
 from api.serializers.limits import AgentField, KindField, LabelField, NameField
+from palace import selectors
 from palace.models import Drawer
 
 
@@ -29,6 +35,16 @@ class DrawerWriteSerializer(InputSerializer):
     )
 
 
+class DrawerListSerializer(serializers.ListSerializer):
+    """Drawers, each with the drawer that stands for it (`DrawerSerializer.get_current`), found
+    for the whole page in one query."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        drawers = list(data.all() if isinstance(data, models.Manager) else data)
+        cast(DrawerSerializer, self.child).standing = selectors.drawers_standing_for(drawers)
+        return super().to_representation(drawers)
+
+
 class DrawerSerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     wing = serializers.CharField(source="room.wing.name", read_only=True)
@@ -37,9 +53,17 @@ class DrawerSerializer(serializers.ModelSerializer):
         slug_field="uuid", read_only=True, allow_null=True
     )
     is_current = serializers.BooleanField(read_only=True)
+    current = serializers.SerializerMethodField(
+        help_text="The current drawer that stands for this one: itself while current; else the "
+        "end of its superseded_by chain (merged into a drawer merged away since, or superseded "
+        "twice: the last); null if that ends in a drawer retired without a successor."
+    )
+
+    standing: dict[int, uuid.UUID] | None = None  # a list's, for all its drawers
 
     class Meta:
         model = Drawer
+        list_serializer_class = DrawerListSerializer
         fields = [
             "id",
             "wing",
@@ -55,9 +79,20 @@ class DrawerSerializer(serializers.ModelSerializer):
             "valid_to",
             "superseded_by",
             "is_current",
+            "current",
             "created_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
+    def get_current(self, drawer: Drawer) -> str | None:
+        if drawer.valid_to is None:
+            return str(drawer.uuid)
+        standing = self.standing
+        if standing is None:  # one drawer, not a list's
+            standing = selectors.drawers_standing_for([drawer])
+        current = standing.get(drawer.pk)
+        return str(current) if current is not None else None
 
 
 class SimilarSerializer(serializers.Serializer):
