@@ -174,11 +174,9 @@ TEMPLATES = [
     },
 ]
 
-# How long a request waits for another's lock (a room's writes, a drawer's row; SQLite: the
-# database's write lock) before it is answered 503 `database_busy` with Retry-After
-# (config.middleware): a burst of slow writes into one room left every web thread waiting, with
-# no answer for minutes (the concurrency trial). PostgreSQL's lock_timeout counts lock waits only,
-# not a statement's own work.
+# Seconds a request waits for another's lock (a room's writes, a row; SQLite: the write lock),
+# then 503 `database_busy` (config.middleware): unbounded, a burst of slow writes into one room
+# held every web thread for minutes (the concurrency trial). Lock waits only, not work.
 LOCK_TIMEOUT = env_positive_int("CASTELLAN_LOCK_TIMEOUT", 20)
 
 DATABASES = {
@@ -211,8 +209,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    options = DATABASES["default"].setdefault("OPTIONS", {})
-    # After any `options` the URL gives (`?options=...`), so a URL's own lock_timeout is kept.
+    options = DATABASES["default"].setdefault("OPTIONS", {})  # a URL's own `options` win
     options["options"] = f"-c lock_timeout={LOCK_TIMEOUT}s {options.get('options', '')}".strip()
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
