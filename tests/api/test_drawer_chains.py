@@ -19,9 +19,7 @@ TEXT = "The staging database listens on port 5432 behind the bastion host in eu-
 
 def merge(kept: Drawer, other: Drawer, curator) -> None:
     """The curator's merge of the link between the two, keeping `kept`."""
-    link = DrawerLink.objects.get(
-        older_id=min(kept.pk, other.pk), newer_id=max(kept.pk, other.pk)
-    )
+    link = DrawerLink.objects.get(older_id=min(kept.pk, other.pk), newer_id=max(kept.pk, other.pk))
     services.decide(item=f"d{link.pk}", action="merge", actor=curator, canonical=str(kept.uuid))
 
 
