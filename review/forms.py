@@ -121,6 +121,10 @@ class QueueFilterForm(forms.Form):
         low, high = cleaned.get("min_similarity"), cleaned.get("max_similarity")
         if low is not None and high is not None and low > high:
             raise forms.ValidationError("min_similarity must not be above max_similarity.")
+        if cleaned.get("run") and cleaned.get("type"):
+            raise forms.ValidationError(
+                f"run lists a sweep's proposals, not {cleaned['type']} links: leave type out."
+            )
         if cleaned.get("rule") in selectors.PROPOSAL_RULES and not cleaned.get("run"):
             raise forms.ValidationError(
                 f"rule {cleaned['rule']} is a tier of a sweep's proposals: choose the sweep (run)."

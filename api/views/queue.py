@@ -10,12 +10,17 @@ from rest_framework.views import APIView
 from api.errors import errors
 from api.permissions import CanDecide
 from api.serializers.review import QueueSerializer
+from dedup.errors import InvalidInput
 from review import selectors
 from review.forms import queue_filters
 
 QUEUE_PARAMETERS = [
     OpenApiParameter("type", str, enum=["drawer", "entity"]),
-    OpenApiParameter("rule", str, enum=[*selectors.DRAWER_RULES, *selectors.ENTITY_RULES]),
+    OpenApiParameter(
+        "rule",
+        str,
+        enum=[*selectors.DRAWER_RULES, *selectors.ENTITY_RULES, *selectors.PROPOSAL_RULES],
+    ),
     OpenApiParameter("wing", str),
     OpenApiParameter("room", str),
     OpenApiParameter("kind", str, description="Entity kind."),
@@ -24,8 +29,15 @@ QUEUE_PARAMETERS = [
     OpenApiParameter("status", str, enum=list(selectors.STATUSES)),
     OpenApiParameter("q", str, description="Text in either side."),
     OpenApiParameter("order", str, enum=list(selectors.ORDERS)),
+    OpenApiParameter(
+        "run", int, description="A sweep's number: its proposals instead of links (no type)."
+    ),
     OpenApiParameter("cursor", str),
 ]
+# The console's grouping of the queue; the API has its own route for clusters.
+CLUSTERS_ELSEWHERE = (
+    "type cluster groups the console's queue: the API lists them at /api/review/clusters."
+)
 
 
 class QueueView(APIView):
@@ -35,8 +47,11 @@ class QueueView(APIView):
         parameters=QUEUE_PARAMETERS, responses={200: QueueSerializer, **errors(400, 401)}
     )
     def get(self, request: Request) -> Response:
-        """Open similar_to and possibly_same_as links, filtered and ordered like the page."""
+        """Open similar_to and possibly_same_as links, filtered and ordered like the page; with
+        `run`, that sweep's proposals instead."""
         filters = queue_filters(request.query_params)
+        if filters.type == "cluster":
+            raise InvalidInput(CLUSTERS_ELSEWHERE, details={"field": "type"})
         page = selectors.queue_page(filters, cursor=request.query_params.get("cursor"))
         page.counts = selectors.queue_counts(
             filters, request.user, cursor=request.query_params.get("cursor"), page=page

@@ -174,6 +174,12 @@ def test_queue_lists_both_kinds_with_filters(drawer_link, entity_link, curator):
         ({"max_similarity": "2"}, "invalid"),
         ({"order": "random"}, "invalid"),
         ({"cursor": "!!!"}, "invalid_cursor"),
+        # Each valid alone: clusters are the console's grouping (the API's are at
+        # /api/review/clusters), and a run's proposals are of any type (the concurrency trial:
+        # both answered proposals, or nothing, without a word).
+        ({"type": "cluster"}, "invalid"),
+        ({"type": "cluster", "run": "1"}, "invalid"),
+        ({"type": "drawer", "run": "1"}, "invalid"),
     ],
 )
 def test_bad_queue_parameters(curator, params, code):
@@ -277,3 +283,9 @@ def test_two_curators_racing_on_one_item_only_one_applies(
         thread.join()
     assert sorted(statuses) == [201, 409]
     assert AuditEntry.objects.filter(action__startswith="review.").count() == 1
+
+
+def test_the_queue_s_run_filter_is_in_the_schema(curator):
+    schema = client_for(curator).get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    parameters = schema["paths"]["/api/review/queue"]["get"]["parameters"]
+    assert "run" in [parameter["name"] for parameter in parameters]
