@@ -38,7 +38,7 @@ def in_origin_form(scope: Any) -> Any:
     path = scope.get("path", "")
     if scope["type"] != "http" or not path.lower().startswith(("http://", "https://")):
         return scope
-    target = urlsplit(scope.get("raw_path", b"").decode("latin-1"))
+    target = urlsplit((scope.get("raw_path") or path.encode()).decode("latin-1"))  # may be None
     headers = [(name, value) for name, value in scope.get("headers", []) if name != b"host"]
     return {
         **scope,

@@ -34,9 +34,6 @@ def target_host(environ: dict[str, Any]) -> str | None:
 
 
 def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-    host = target_host(environ)
-    if host is not None:
-        environ["HTTP_HOST"] = host  # an empty one is refused by Django's host check
     if environ.get("SERVER_PROTOCOL") == "HTTP/1.1" and "HTTP_HOST" not in environ:
         reason, body = refusal(400, "Bad Request", MISSING_HOST)
         # WSGI leaves the connection to the server (PEP 3333 forbids hop-by-hop headers).
@@ -47,4 +44,7 @@ def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> 
         ]
         start_response(f"400 {reason}", headers)
         return [body]
+    host = target_host(environ)  # after the check: a target naming a host is no Host header
+    if host is not None:
+        environ["HTTP_HOST"] = host  # an empty one is refused by Django's host check
     return django_application(environ, start_response)

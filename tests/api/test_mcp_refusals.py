@@ -297,3 +297,18 @@ def test_an_asgi_server_s_http_2_and_a_missing_raw_path_are_served():
     assert unservable({**scope, "http_version": "2"}) is None
     assert unservable({**scope, "http_version": "1.1"}) is None
     assert unservable({**scope, "http_version": "2.0"}) == (400, "Invalid HTTP Version: HTTP/2.0")
+
+
+def test_a_target_in_absolute_form_without_a_raw_path_names_its_host():
+    """ASGI allows `raw_path` to be None: the target's host is read off the path then."""
+    from config.asgi import in_origin_form
+
+    scope = {
+        "type": "http",
+        "path": "http://localhost/healthz",
+        "raw_path": None,
+        "headers": [(b"host", b"evil.example")],
+    }
+    origin_form = in_origin_form(scope)
+    assert (origin_form["path"], origin_form["raw_path"]) == ("/healthz", b"/healthz")
+    assert origin_form["headers"] == [(b"host", b"localhost")]

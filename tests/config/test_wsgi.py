@@ -64,3 +64,10 @@ def test_an_http_1_1_request_without_a_host_header_is_refused():
 
 def test_an_http_1_0_request_may_go_without_one():
     assert served("/healthz", None, protocol="HTTP/1.0")[0] == "200 OK"
+
+
+def test_a_target_in_absolute_form_is_no_host_header():
+    """RFC 9112, 3.2: the header is required whatever the target (h11 refuses it too)."""
+    status, body = served("http://localhost/healthz", None)
+    assert status == "400 Bad Request"
+    assert body["error"] == f"Bad Request: {MISSING_HOST}"

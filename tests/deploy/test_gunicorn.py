@@ -459,6 +459,7 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
     ("request_bytes", "status", "said"),
     [
         (b"GET /healthz HTTP/1.1\r\n\r\n", 400, "Missing Host header"),
+        (b"GET http://localhost/healthz HTTP/1.1\r\n\r\n", 400, "Missing Host header"),
         (
             b"GET http://evil.example/healthz HTTP/1.1\r\nHost: localhost\r\n\r\n",
             400,
@@ -466,7 +467,10 @@ def test_requests_gunicorn_cannot_parse_are_refused_in_json(
         ),
         (b"GET http://localhost/healthz HTTP/1.1\r\nHost: evil.example\r\n\r\n", 200, ""),
     ],
-    ids=["no-host", "absolute-form-another-host", "absolute-form-an-allowed-host"],
+    ids=[
+        *("no-host", "absolute-form-no-host"),
+        *("absolute-form-another-host", "absolute-form-an-allowed-host"),
+    ],
 )
 def test_the_host_is_read_as_http_1_1_has_it(
     deployed: Server, request_bytes: bytes, status: int, said: str
