@@ -187,16 +187,22 @@ def resume(run: SweepRun) -> list[SweepPart]:
     parts = plan(run)
     unfinished = [part for part in parts if part.status != SweepPart.Status.DONE]
     if run.status != SweepRun.Status.DONE:
-        try:
-            with transaction.atomic():
-                SweepRun.objects.filter(pk=run.pk).update(
-                    status=SweepRun.Status.QUEUED, error="", finished_at=None
-                )
-        except IntegrityError as error:  # a failed run, and another of its scope under way
-            scope = {"wing": run.wing, "room": run.room, "entities": run.entities}
-            raise under_way(**scope) or error from None
-        run.refresh_from_db()
+        requeue(run)
     return unfinished
+
+
+def requeue(run: SweepRun) -> None:
+    """Mark a run queued again (a failed one too: it holds its scope again), refused as
+    `under_way` if another run of its scope is queued or running since."""
+    try:
+        with transaction.atomic():
+            SweepRun.objects.filter(pk=run.pk).update(
+                status=SweepRun.Status.QUEUED, error="", finished_at=None
+            )
+    except IntegrityError as error:  # a failed run, and another of its scope under way
+        scope = {"wing": run.wing, "room": run.room, "entities": run.entities}
+        raise under_way(**scope) or error from None
+    run.refresh_from_db()
 
 
 def under_way(**scope: Any) -> Conflict | None:

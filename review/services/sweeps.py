@@ -110,7 +110,9 @@ def queue_resumed(pk: int, queue: Callable[[int], object]) -> SweepRun:
     with transaction.atomic():
         SweepRun.objects.select_for_update(no_key=True).filter(pk=pk).exists()
         run = run_to_resume(pk)
-        if run.status != SweepRun.Status.FAILED and worked_on(run):
+        if run.status == SweepRun.Status.FAILED:  # queued again now: the next resume sees it
+            sweep_parts.requeue(run)
+        elif worked_on(run):
             minutes = int(STUCK_AFTER.total_seconds() // 60)
             raise Conflict(
                 f"Sweep {run.pk} is {run.status} and a worker has it, or it waits for one: "

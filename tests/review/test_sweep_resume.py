@@ -69,9 +69,16 @@ def test_a_run_whose_worker_died_is_queued_again(queued, curator):
     assert DBTaskResult.objects.filter(status="READY").count() == 1
 
 
-def test_a_failed_run_is_queued_again_whatever_its_tasks(queued, curator):
+def test_a_failed_run_is_queued_again_once(queued, curator):
+    """A failed run stayed failed until a worker took its task, so each resume queued it again
+    (the review)."""
     SweepRun.objects.update(status=SweepRun.Status.FAILED)
-    assert person_client(curator).post(f"/api/sweeps/{queued.pk}/resume").status_code == 202
+    DBTaskResult.objects.update(status="FAILED")
+    client = person_client(curator)
+    assert client.post(f"/api/sweeps/{queued.pk}/resume").status_code == 202
+    assert SweepRun.objects.get().status == SweepRun.Status.QUEUED
+    assert client.post(f"/api/sweeps/{queued.pk}/resume").status_code == 409
+    assert DBTaskResult.objects.filter(status="READY").count() == 1
 
 
 def test_the_console_refuses_the_same(queued, client, curator):
@@ -85,6 +92,16 @@ def test_the_console_refuses_the_same(queued, client, curator):
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
 def test_of_resumes_at_once_one_queues_the_run(queued):
     taken(STUCK_AFTER + timedelta(minutes=1))
+    codes = race_codes(*[lambda: sweep_services.queue_resumed(queued.pk, run_sweep.enqueue)] * 6)
+    assert sorted(codes) == ["ok"] + ["sweep_under_way"] * 5
+    assert DBTaskResult.objects.filter(status="READY").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_of_resumes_of_a_failed_run_at_once_one_queues_it(queued):
+    SweepRun.objects.update(status=SweepRun.Status.FAILED)
+    DBTaskResult.objects.update(status="FAILED")
     codes = race_codes(*[lambda: sweep_services.queue_resumed(queued.pk, run_sweep.enqueue)] * 6)
     assert sorted(codes) == ["ok"] + ["sweep_under_way"] * 5
     assert DBTaskResult.objects.filter(status="READY").count() == 1
