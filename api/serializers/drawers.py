@@ -40,9 +40,24 @@ class DrawerListSerializer(serializers.ListSerializer):
     for the whole page in one query."""
 
     def to_representation(self, data: Any) -> list[Any]:
-        drawers = list(data.all() if isinstance(data, models.Manager) else data)
+        drawers = _listed(data)
         cast(DrawerSerializer, self.child).standing = selectors.drawers_standing_for(drawers)
         return super().to_representation(drawers)
+
+
+class HoldingDrawersListSerializer(serializers.ListSerializer):
+    """Items each holding a drawer as `drawer` (mentions, search hits), nested whole: the
+    drawers' `current`, found for the whole page in one query (one a drawer, else)."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        items = _listed(data)
+        nested = cast(DrawerSerializer, cast(serializers.Serializer, self.child).fields["drawer"])
+        nested.standing = selectors.drawers_standing_for([item.drawer for item in items])
+        return super().to_representation(items)
+
+
+def _listed(data: Any) -> list[Any]:
+    return list(data.all() if isinstance(data, models.Manager) else data)
 
 
 class DrawerSerializer(serializers.ModelSerializer):

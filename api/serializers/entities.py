@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, JSONObjectField
-from api.serializers.drawers import DrawerSerializer
+from api.serializers.drawers import DrawerSerializer, HoldingDrawersListSerializer
 from api.serializers.limits import KindField, NameField
 from palace.models import Entity
 from palace.selectors import served_aliases
@@ -76,6 +76,9 @@ class MentionSerializer(serializers.Serializer):
     observation = serializers.JSONField()
     provenance = serializers.JSONField()
     created_at = serializers.DateTimeField()
+
+    class Meta:
+        list_serializer_class = HoldingDrawersListSerializer
 
 
 class EntityCandidateSerializer(serializers.Serializer):

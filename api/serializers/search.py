@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.serializers.common import QueryIntegerField
-from api.serializers.drawers import DrawerSerializer
+from api.serializers.drawers import DrawerSerializer, HoldingDrawersListSerializer
 from api.serializers.limits import AgentField, LabelField
 from dedup.search import QUERY_MAX_CHARACTERS, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX
 
@@ -31,6 +31,9 @@ class SearchHitSerializer(serializers.Serializer):
     matched = serializers.IntegerField(
         help_text="How many of the query's word groups the drawer holds (the rank)."
     )
+
+    class Meta:
+        list_serializer_class = HoldingDrawersListSerializer
 
 
 class SearchPageSerializer(serializers.Serializer):

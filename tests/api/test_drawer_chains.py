@@ -73,3 +73,35 @@ def test_a_list_finds_them_in_one_query(api, chain):
     assert {d["id"]: d["current"] for d in shown} == {str(d.uuid): str(a.uuid) for d in chain}
     chains = [q for q in one_page.captured_queries if "RECURSIVE" in q["sql"]]
     assert len(chains) == 1
+
+
+def test_a_page_of_superseded_drawers_costs_the_queries_of_one(api, dedup_settings):
+    """Their `current` in one query for the page, listed or nested in mentions (the review:
+    each nested drawer's was a query of its own)."""
+    room = write.room_get_or_create(wing="ops", room="facts")
+    successor = write.drawer_write(room=room, content="The release train leaves on day 99.").drawer
+
+    def supersede(start: int, stop: int) -> None:
+        for n in range(start, stop):
+            text = f"Release {n} is cut by Ana Lima on the {n}th."
+            drawer = write.drawer_write(room=room, content=text).drawer
+            write.mention_add(drawer=drawer, name="Ana Lima", kind="person")
+            write.drawer_supersede(drawer=drawer, by=successor)
+
+    def pages() -> dict[str, int]:
+        entity = api.get("/api/entities?name=Ana%20Lima").json()["results"][0]["id"]
+        counted = {}
+        for path in (
+            f"/api/entities/{entity}/mentions",
+            "/api/wings/ops/rooms/facts/drawers?all=1",
+        ):
+            with CaptureQueriesContext(connection) as captured:
+                shown = api.get(path).json()["results"]
+            counted[path.split("/")[-1]] = len(captured)
+            assert {item.get("drawer", item)["current"] for item in shown} == {str(successor.uuid)}
+        return counted
+
+    supersede(0, 2)
+    few = pages()
+    supersede(2, 9)
+    assert pages() == few
