@@ -320,15 +320,6 @@ class JudgeProposal(ItemAction):
         self.verdict = verdict
 
     def apply(self, target: Proposal, *, canonical: str | None, actor: Any) -> Change:
-        drawers = (target.newer_drawer_id, target.older_drawer_id)
-        entities = (target.newer_entity_id, target.older_entity_id)
-        if None in drawers and None in entities:  # a side deleted since: the pair is gone
-            raise Conflict(
-                "A side of this proposal was deleted since the sweep proposed it: there is no "
-                "pair left to judge.",
-                code="conflict",
-                details={"proposal": target.pk},
-            )
         target.verdict = self.verdict
         target.save(update_fields=["verdict"])
         return Change(

@@ -169,16 +169,3 @@ def test_a_sweep_that_merged_three_exact_copies_is_reversed(dedup_settings, cura
     sweep_services.reverse(run, actor=curator)
     current = room.drawers.current().filter(pk__in=[c.pk for c in copies])
     assert current.count() == 3
-
-
-@pytest.mark.parametrize("verdict", ["same", "wrong"])
-def test_a_proposal_whose_drawer_was_deleted_is_not_judged(run, curator, verdict):
-    """No pair is left to judge (the concurrency trial: judged `same`, counted in the run's
-    precision)."""
-    proposal = run.proposals.order_by("pk").first()
-    write.drawer_delete(drawer=proposal.newer_drawer, actor=curator)
-    proposal.refresh_from_db()
-    with pytest.raises(Conflict, match="no pair left to judge"):
-        sweep_services.judge(proposal, verdict=verdict, actor=curator)
-    proposal.refresh_from_db()
-    assert proposal.verdict == ""
