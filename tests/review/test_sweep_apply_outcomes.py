@@ -169,3 +169,16 @@ def test_a_sweep_that_merged_three_exact_copies_is_reversed(dedup_settings, cura
     sweep_services.reverse(run, actor=curator)
     current = room.drawers.current().filter(pk__in=[c.pk for c in copies])
     assert current.count() == 3
+
+
+def test_a_proposal_whose_drawer_was_deleted_is_still_judged_from_its_texts(run, curator):
+    """A proposal keeps both texts as proposed: a judgement measures what the sweep proposed,
+    which a later delete does not change (the concurrency trial asked; kept on purpose)."""
+    proposal = run.proposals.order_by("pk").first()
+    texts = dict(proposal.texts)
+    write.drawer_delete(drawer=proposal.newer_drawer, actor=curator)
+    proposal.refresh_from_db()
+    assert proposal.texts == texts
+    sweep_services.judge(proposal, verdict="same", actor=curator)
+    proposal.refresh_from_db()
+    assert proposal.verdict == "same"
