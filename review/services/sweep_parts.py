@@ -15,7 +15,9 @@ back."""
 
 from __future__ import annotations
 
+import itertools
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,12 +27,14 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dedup.candidates.sweep_rooms import Rooms
+from dedup.database import database_failure
 from dedup.errors import Conflict
 from palace.models import Entity
 from review.models import UNFINISHED_RUNS, SweepPart, SweepRun
 from review.services import sweep_scan
 
 logger = logging.getLogger("castellan.sweeps")
+BUSY_RETRIES = 5  # a busy batch's tries again (`_step_retried`), after 1, 2, ... 5 s
 
 PART_SIZE = 50_000  # rows of one scope in a part: a big room is split into id ranges of this many
 Batch = Callable[[int], None]  # told the rows each committed batch did
@@ -96,7 +100,7 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     )
     rooms = Rooms()  # the part's room, held in memory from batch to batch
     try:
-        while rows := _step(part_id, rooms):
+        while rows := _step_retried(part_id, rooms):
             if rows > 0:
                 refresh_progress(run_id)
                 batch_done(rows)
@@ -104,6 +108,22 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
         _fail(part_id, run_id, error)
         raise
     return finish(run_id)
+
+
+def _step_retried(part_id: int, rooms: Rooms) -> int:
+    """`_step`, tried again after a pause when the database was busy (a lock waited on past
+    CASTELLAN_LOCK_TIMEOUT, behind an apply or an import; a deadlock), up to BUSY_RETRIES
+    times: a batch is idempotent, and a busy moment must not fail a sweep of a million."""
+    for attempt in itertools.count(1):
+        try:
+            return _step(part_id, rooms)
+        except Exception as error:
+            busy = database_failure(error)
+            if busy is None or busy[0] != "database_busy" or attempt > BUSY_RETRIES:
+                raise
+            logger.warning("sweep part %s: %s; its batch again, try %s", part_id, error, attempt)
+            time.sleep(busy[2] * attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _step(part_id: int, rooms: Rooms | None = None) -> int:

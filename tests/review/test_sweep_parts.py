@@ -257,3 +257,55 @@ def test_a_batch_another_worker_wrote_first_is_dropped(dedup_settings, small_par
     part.refresh_from_db()
     assert raced == [2]
     assert part.done == 2
+
+
+def busy(times: int, monkeypatch) -> list[int]:
+    """`_step` refused as busy (SQLite's "database is locked", PostgreSQL's lock timeout) its
+    first `times` calls, then itself; the pauses skipped. The tries, as they come."""
+    from django.db import OperationalError
+
+    step, tries = sweep_parts._step, []
+
+    def refused(part_id, rooms=None):
+        tries.append(part_id)
+        if len(tries) <= times:
+            raise OperationalError("database is locked")
+        return step(part_id, rooms)
+
+    monkeypatch.setattr(sweep_parts, "_step", refused)
+    monkeypatch.setattr(sweep_parts.time, "sleep", lambda seconds: None)
+    return tries
+
+
+@pytest.mark.django_db
+def test_a_batch_the_database_was_busy_for_is_tried_again(dedup_settings, small_parts, monkeypatch):
+    """CASTELLAN_LOCK_TIMEOUT bounds a worker's lock waits too: a busy moment (behind an apply,
+    an import) must not fail the run (the review)."""
+    fill()
+    clean = found(sweep_services.execute(sweep_services.start(threshold=0.9)))
+    Proposal.objects.all().delete()
+    busy(sweep_parts.BUSY_RETRIES, monkeypatch)
+    run = sweep_services.execute(sweep_services.start(threshold=0.9))
+    assert run.status == SweepRun.Status.DONE
+    assert found(run) == clean
+
+
+@pytest.mark.django_db
+def test_a_batch_busy_past_its_tries_fails_the_run(dedup_settings, small_parts, monkeypatch):
+    fill()
+    tries = busy(sweep_parts.BUSY_RETRIES + 1, monkeypatch)
+    run = sweep_services.start(threshold=0.9)
+    with pytest.raises(Exception, match="database is locked"):
+        sweep_services.execute(run)
+    assert len(tries) == sweep_parts.BUSY_RETRIES + 1
+    assert SweepRun.objects.get(pk=run.pk).status == SweepRun.Status.FAILED
+
+
+@pytest.mark.django_db
+def test_another_failure_is_not_tried_again(dedup_settings, small_parts, monkeypatch):
+    fill()
+    monkeypatch.setattr(sweep_scan, "_propose_drawer_pairs", _raise)
+    tries = busy(0, monkeypatch)
+    with pytest.raises(RuntimeError):
+        sweep_services.execute(sweep_services.start(threshold=0.9))
+    assert len(tries) == 1
