@@ -34,6 +34,9 @@ ENGLISH_HOMOGRAPHS = frozenset(
     "cant cent doze fire firs lima null otto premier primer primo pump quart quarto quince "
     "seize sept sexton twee venti".split()
 )
+# Inflected forms (below) that are words of their own language's every page: "семью" (family),
+# "сорока" (magpie), left out as ENGLISH_HOMOGRAPHS are.
+INFLECTED_HOMOGRAPHS = frozenset(("семью", "сорока"))
 ORDINALS = range(1, 11)
 # The inflected forms num2words spells where its converter takes a case or a gender: Russian
 # "две" (feminine), "трёх" (genitive), Ukrainian "дві", "двох"; the others' are their words as
@@ -62,7 +65,7 @@ def number_words() -> frozenset[str]:
                 for word in spelled.replace("-", " ").split()
                 if (folded := word.casefold()).isalpha() and telling(folded)
             )
-    return ENGLISH | frozenset(words - ENGLISH_HOMOGRAPHS)
+    return ENGLISH | frozenset(words - ENGLISH_HOMOGRAPHS - INFLECTED_HOMOGRAPHS)
 
 
 def _spelled(language: str) -> list[str]:
