@@ -13,6 +13,7 @@ but no JSON-RPC message -32600, each with the REST error body as data too.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -210,6 +211,15 @@ class AnsweringReadStream:
         await self.aclose()
 
 
+class UnownedText(io.TextIOWrapper):
+    """A text layer over a stream it does not own (the process's stdin): closing it, as garbage
+    collection does, leaves the stream open (the SDK's stdio transport has its own for this)."""
+
+    def close(self) -> None:
+        with contextlib.suppress(ValueError):  # detached already
+            self.detach()
+
+
 class ScreenedStdin(anyio.AsyncFile[str]):
     """stdin's lines as the SDK's stdio reader reads them (UTF-8, a bad byte replaced), but a
     request the SDK would misread (`answer_to_misread`) is answered here, on `answers` (the
@@ -221,7 +231,7 @@ class ScreenedStdin(anyio.AsyncFile[str]):
     answers: Any = None  # the SDK's write stream (its type is private to it)
 
     def __init__(self, stdin: IO[bytes]) -> None:
-        super().__init__(io.TextIOWrapper(stdin, encoding="utf-8", errors="replace"))
+        super().__init__(UnownedText(stdin, encoding="utf-8", errors="replace"))
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in super().__aiter__():

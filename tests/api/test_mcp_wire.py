@@ -329,3 +329,17 @@ def test_http_a_request_with_an_id_of_another_type_is_an_invalid_request(bearer:
     status, content = post(body, bearer)
     answer = json.loads(content)
     assert (status, answer["id"], answer["error"]["code"]) == (400, None, -32600)
+
+
+def test_the_screened_stdin_leaves_the_process_s_stdin_open() -> None:
+    """Its text layer closed (garbage collection closes it) leaves the buffer it reads open."""
+    import gc
+    import io
+
+    from api.mcp_server.wire import ScreenedStdin
+
+    buffer = io.BytesIO(b"{}\n")
+    screened = ScreenedStdin(buffer)
+    del screened
+    gc.collect()
+    assert not buffer.closed
