@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -35,19 +35,16 @@ def worked_on(run: SweepRun) -> bool:
     """Whether a task of the run is in flight: waiting in the queue for a worker (a fresh run,
     or no worker started yet), or taken by one less than STUCK_AFTER ago. Resuming it then would
     only queue its work twice (README, "A worker that stops mid-run")."""
-    parts = {str(pk) for pk in run.parts.values_list("pk", flat=True)}
-    in_flight = DBTaskResult.objects.filter(
-        task_path__in=SWEEP_TASKS,
-        status__in=(TaskResultStatus.READY, TaskResultStatus.RUNNING),
-    ).values_list("task_path", "args_kwargs", "status", "started_at")
-    since = timezone.now() - STUCK_AFTER
-    for path, args_kwargs, status, started_at in in_flight[:1000]:  # the tasks in flight: few
-        (arg, *_) = args_kwargs.get("args") or [None]
-        ours = str(arg) in parts if path == SWEEP_TASKS[1] else arg == run.pk
-        alive = status == TaskResultStatus.READY or started_at is None or started_at > since
-        if ours and alive:
-            return True
-    return False
+    # One query, in the database: the tasks' first argument is the run's id or a part's.
+    ours = Q(task_path=SWEEP_TASKS[0], args_kwargs__args__0=run.pk) | Q(
+        task_path=SWEEP_TASKS[1],
+        args_kwargs__args__0__in=list(run.parts.values_list("pk", flat=True)),
+    )
+    waiting = Q(status=TaskResultStatus.READY)
+    lately = Q(status=TaskResultStatus.RUNNING) & (
+        Q(started_at__isnull=True) | Q(started_at__gt=timezone.now() - STUCK_AFTER)
+    )
+    return DBTaskResult.objects.filter(ours & (waiting | lately)).exists()
 
 
 @dataclass

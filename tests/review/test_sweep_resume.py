@@ -13,7 +13,8 @@ from django_tasks_db.models import DBTaskResult
 from dedup import services as write
 from dedup.errors import Conflict
 from review.models import SweepRun
-from review.selectors.sweeps import STUCK_AFTER, SWEEP_TASKS
+from review.selectors.sweeps import STUCK_AFTER, SWEEP_TASKS, worked_on
+from review.services import sweep_parts
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep, run_sweep_part
 from tests.conftest import person_client
@@ -110,3 +111,19 @@ def test_of_resumes_of_a_failed_run_at_once_one_queues_it(queued):
 def test_the_refusal_is_a_conflict(queued):
     with pytest.raises(Conflict, match=f"Sweep {queued.pk} is queued"):
         sweep_services.queue_resumed(queued.pk, run_sweep.enqueue)
+
+
+def test_a_part_of_the_run_waiting_for_a_worker_counts(queued, curator):
+    """The run's own task taken and stuck, but one of its parts' tasks queued since."""
+    taken(STUCK_AFTER + timedelta(minutes=1))
+    (part,) = sweep_parts.plan(queued)
+    run_sweep_part.enqueue(part.pk)
+    assert worked_on(queued)
+
+
+def test_another_run_s_tasks_do_not_count(queued, curator):
+    taken(STUCK_AFTER + timedelta(minutes=1))
+    other = SweepRun.objects.create(wing="other", threshold=0.9)
+    run_sweep.enqueue(other.pk)
+    run_sweep_part.enqueue(10**9)  # a part of no run of these
+    assert not worked_on(queued)
