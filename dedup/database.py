@@ -11,6 +11,9 @@ BUSY_SQLSTATES = ("40001", "40P01", "55P03")
 # SQLSTATEs of a server going away (an administrator's or a crash's shutdown, "cannot connect now").
 LOST_SQLSTATES = ("57P01", "57P02", "57P03")
 RETRY_AFTER_BUSY = 1
+# A lock waited on for the whole CASTELLAN_LOCK_TIMEOUT (PostgreSQL's 55P03, SQLite's "locked"):
+# a queue of writers that long is not gone in a second, where a deadlock's loser may retry now.
+RETRY_AFTER_LOCKED = 5
 RETRY_AFTER_UNAVAILABLE = 5
 
 
@@ -33,7 +36,9 @@ def database_failure(exception: BaseException) -> tuple[str, str, int] | None:
         return None
     cause = exception.__cause__
     sqlstate = getattr(cause, "sqlstate", None) or ""
-    if "is locked" in str(exception) or sqlstate in BUSY_SQLSTATES:
+    if "is locked" in str(exception) or sqlstate == "55P03":
+        return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_LOCKED
+    if sqlstate in BUSY_SQLSTATES:
         return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_BUSY
     unavailable = (
         isinstance(exception, InterfaceError)  # a connection closed under it

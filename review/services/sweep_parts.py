@@ -34,7 +34,7 @@ from review.models import UNFINISHED_RUNS, SweepPart, SweepRun
 from review.services import sweep_scan
 
 logger = logging.getLogger("castellan.sweeps")
-BUSY_RETRIES = 5  # a busy batch's tries again (`_step_retried`), after 1, 2, ... 5 s
+BUSY_RETRIES = 5  # a busy batch's tries again (`_step_retried`), each pause longer
 
 PART_SIZE = 50_000  # rows of one scope in a part: a big room is split into id ranges of this many
 Batch = Callable[[int], None]  # told the rows each committed batch did

@@ -45,6 +45,21 @@ def test_a_wait_may_cure_it(error, code):
 
 
 @pytest.mark.parametrize(
+    ("error", "seconds"),
+    [
+        (wrapped(sqlite3.OperationalError("database is locked")), 5),
+        (wrapped(psycopg_error("lock timeout", "55P03")), 5),
+        (wrapped(psycopg_error("deadlock detected", "40P01")), 1),
+    ],
+    ids=["sqlite-locked", "lock-timeout", "deadlock"],
+)
+def test_a_lock_waited_on_its_whole_timeout_is_retried_later(error, seconds):
+    """A queue of writers as long as the lock timeout is not gone in a second (the trial:
+    clients told 1 s went straight back into it); a deadlock's loser may retry at once."""
+    assert database_failure(error)[2] == seconds
+
+
+@pytest.mark.parametrize(
     "error",
     [
         wrapped(sqlite3.OperationalError("no such table: api_agentkey")),
