@@ -47,7 +47,8 @@ class DrawerListSerializer(serializers.ListSerializer):
 
 class HoldingDrawersListSerializer(serializers.ListSerializer):
     """Items each holding a drawer as `drawer` (mentions, search hits), nested whole: the
-    drawers' `current`, found for the whole page in one query (one a drawer, else)."""
+    drawers' `current`, found for the whole page in one query (a drawer serialised alone finds
+    its own, `DrawerSerializer.get_current`)."""
 
     def to_representation(self, data: Any) -> list[Any]:
         items = _listed(data)
