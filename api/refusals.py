@@ -11,6 +11,7 @@ import contextlib
 import json
 import re
 from http import HTTPStatus
+from urllib.parse import SplitResult, urlsplit
 
 REFUSAL_CODES = {
     400: "invalid",
@@ -28,6 +29,15 @@ HEADER_FIELDS_MAX = 100
 HEADER_FIELD_MAX = 8190
 _ESCAPED_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
 REFUSAL_MESSAGE_CHARS = 200  # a server's message may quote the request: a bounded part of it
+
+
+def absolute_form(target: str) -> SplitResult | None:
+    """A request target in absolute form (`http://host/path`, any case of the scheme), split;
+    None for any other form. Its host is the request's, whatever the Host header says (RFC
+    9112, 3.2.2): both servers' entry points read it so (config.wsgi, config.asgi)."""
+    if not target[:8].lower().startswith(("http://", "https://")):
+        return None
+    return urlsplit(target)
 
 
 def refusal(status: int, reason: str, message: str) -> tuple[str, bytes]:

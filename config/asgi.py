@@ -22,6 +22,7 @@ from api.refusals import (  # noqa: E402
     HEADER_FIELD_MAX,
     HEADER_FIELDS_MAX,
     REQUEST_LINE_MAX,
+    absolute_form,
     refusal,
     refusal_headers,
 )
@@ -36,7 +37,7 @@ def in_origin_form(scope: Any) -> Any:
     its Host header, which the target overrides (RFC 9112, 3.2.2; `config.wsgi` reads gunicorn's
     the same): the Host header was what the allowed hosts were checked against."""
     path = scope.get("path", "")
-    if scope["type"] != "http" or not path.lower().startswith(("http://", "https://")):
+    if scope["type"] != "http" or absolute_form(path) is None:
         return scope
     target = urlsplit((scope.get("raw_path") or path.encode()).decode("latin-1"))  # may be None
     headers = [(name, value) for name, value in scope.get("headers", []) if name != b"host"]
@@ -64,7 +65,8 @@ def unservable(scope: Any) -> tuple[int, str] | None:
         return 400, f"Invalid HTTP Version: HTTP/{version}"
     if (path == "*" and method != "OPTIONS") or (
         path != "*"
-        and not path.lower().startswith(("/", "http://", "https://"))
+        and not path.startswith("/")
+        and absolute_form(path) is None
         and method != "CONNECT"
     ):
         return 400, f"Invalid HTTP request line: {method} {path}"

@@ -12,25 +12,15 @@ request's host read as HTTP/1.1 has it where gunicorn hands on what Django would
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_wsgi_application()
 
-from api.refusals import refusal, refusal_headers  # noqa: E402 - after Django's setup
+from api.refusals import absolute_form, refusal, refusal_headers  # noqa: E402 - after Django's setup
 
 MISSING_HOST = "Missing Host header (an HTTP/1.1 request must name its host)"
-
-
-def target_host(environ: dict[str, Any]) -> str | None:
-    """The host a target in absolute form names (its authority, maybe empty), as gunicorn hands
-    the target on (`RAW_URI`); None for a target in origin form."""
-    target = environ.get("RAW_URI", "")
-    if not target.lower().startswith(("http://", "https://")):
-        return None
-    return urlsplit(target).netloc
 
 
 def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -44,7 +34,9 @@ def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> 
         ]
         start_response(f"400 {reason}", headers)
         return [body]
-    host = target_host(environ)  # after the check: a target naming a host is no Host header
-    if host is not None:
-        environ["HTTP_HOST"] = host  # an empty one is refused by Django's host check
+    # After the check: a target naming a host is no Host header. gunicorn hands the target on
+    # as `RAW_URI`; an empty authority is refused by Django's host check.
+    target = absolute_form(environ.get("RAW_URI", ""))
+    if target is not None:
+        environ["HTTP_HOST"] = target.netloc
     return django_application(environ, start_response)
