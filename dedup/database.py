@@ -36,10 +36,10 @@ def database_failure(exception: BaseException) -> tuple[str, str, int] | None:
         return None
     cause = exception.__cause__
     sqlstate = getattr(cause, "sqlstate", None) or ""
-    if "is locked" in str(exception) or sqlstate == "55P03":
-        return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_LOCKED
-    if sqlstate in BUSY_SQLSTATES:
-        return "database_busy", "The database is busy; retry shortly.", RETRY_AFTER_BUSY
+    locked = "is locked" in str(exception) or sqlstate == "55P03"  # waited its whole timeout
+    if locked or sqlstate in BUSY_SQLSTATES:
+        wait = RETRY_AFTER_LOCKED if locked else RETRY_AFTER_BUSY
+        return "database_busy", "The database is busy; retry shortly.", wait
     unavailable = (
         isinstance(exception, InterfaceError)  # a connection closed under it
         or (

@@ -15,7 +15,6 @@ back."""
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -112,18 +111,19 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
 
 def _step_retried(part_id: int, rooms: Rooms) -> int:
     """`_step`, tried again after a pause when the database was busy (a lock waited on past
-    CASTELLAN_LOCK_TIMEOUT, behind an apply or an import; a deadlock), up to BUSY_RETRIES
-    times: a batch is idempotent, and a busy moment must not fail a sweep of a million."""
-    for attempt in itertools.count(1):
+    CASTELLAN_LOCK_TIMEOUT, behind an apply or an import; a deadlock), BUSY_RETRIES times, the
+    last try's failure failing the run: a batch is idempotent, and a busy moment must not fail
+    a sweep of a million."""
+    for attempt in range(1, BUSY_RETRIES + 1):
         try:
             return _step(part_id, rooms)
         except Exception as error:
             busy = database_failure(error)
-            if busy is None or busy[0] != "database_busy" or attempt > BUSY_RETRIES:
+            if busy is None or busy[0] != "database_busy":
                 raise
             logger.warning("sweep part %s: %s; its batch again, try %s", part_id, error, attempt)
             time.sleep(busy[2] * attempt)
-    raise AssertionError("unreachable")  # pragma: no cover
+    return _step(part_id, rooms)
 
 
 def _step(part_id: int, rooms: Rooms | None = None) -> int:
