@@ -4,13 +4,16 @@ written into it."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any, cast
 
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast
 
-from dedup.errors import NotFound
+from dedup.errors import DomainError, NotFound
 from dedup.locks import room_writes_held, rows_held
 from dedup.services import current_again_counted, entity_relinked
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
@@ -28,12 +31,21 @@ def reverts_of(entry: AuditEntry) -> AuditEntry | None:
 
 
 def dependents(entry: AuditEntry) -> list[AuditEntry]:
-    """Later decisions, not reverted, that touched any object this one touched."""
+    """Later decisions, not reverted, that touched any object this one touched: narrowed by the
+    database to those whose touches' text names one of them (quoted, so "drawer:12" is not
+    "drawer:123"), rather than every later decision read and decoded here."""
     touched = set(entry.data.get("touches", []))
+    if not touched:
+        return []
+    text = Cast(KeyTransform("touches", "data"), TextField())
+    naming = Q()
+    for touch in touched:
+        naming |= Q(touches_text__contains=json.dumps(touch))
     later = not_reverted(
-        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entry.pk).exclude(
-            action=REVERT_ACTION
-        )
+        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entry.pk)
+        .exclude(action=REVERT_ACTION)
+        .alias(touches_text=text)
+        .filter(naming)
     ).order_by("pk")
     return [e for e in later if touched & set(e.data.get("touches", []))]
 
@@ -45,12 +57,44 @@ def _lock(pks: list[int]) -> None:
     list(locked.values_list("pk", flat=True))
 
 
-def hold_decisions(entries: list[AuditEntry]) -> None:
-    """Lock these decisions' audit rows and those of the later decisions that depend on them, in
-    ascending id, for a caller that reverts them after holding what they touched (a sweep's
-    reverse): a revert takes the audit rows before the rooms and the drawers, so must it."""
-    later = {e.pk for entry in entries for e in dependents(entry)}
-    _lock(sorted({entry.pk for entry in entries} | later))
+def hold_decisions(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """Lock these decisions' audit rows and those of the later decisions outside them that
+    depend on them (returned, for `revert_held`), in ascending id, for a caller that reverts
+    them after holding what they touched (a sweep's reverse): a revert takes the audit rows
+    before the rooms and the drawers, so must it. One read of the later decisions for them all
+    (a read per decision had made a sweep's reverse quadratic: 50 s for 400 merges)."""
+    guessed = _batch_dependents(entries) if entries else []
+    _lock(sorted({entry.pk for entry in entries} | {e.pk for e in guessed}))
+    return guessed
+
+
+def revert_held(
+    entries: list[AuditEntry], guessed: list[AuditEntry], *, actor: Any, partial: bool = False
+) -> list[AuditEntry]:
+    """Revert these decisions together, newest first, each revert row in its decision's batch:
+    for a caller that held them (`hold_decisions`, which gave `guessed`) and then what they
+    touch in the canonical order (a sweep's reverse, whose own merges may depend on each other:
+    a drawer merged into by two applications). A later decision outside them that touched what
+    they touched blocks them all. A refusal's `details` name the decision it is about
+    (`decision`), so the caller can say which of its own."""
+    _hold([*entries, *guessed])
+    later = _batch_dependents(entries) if entries else []
+    if later:
+        touched = set(later[0].data.get("touches", []))
+        first = next(e for e in entries if touched & set(e.data.get("touches", [])))
+        raise RevertBlocked(
+            "Later decisions depend on this one: revert them first, or revert them together.",
+            details={"depends_on_this": [e.pk for e in later], "decision": first.pk},
+        )
+    _refuse_unheld(later, guessed)
+    reverted = []
+    for entry in sorted(entries, key=lambda e: e.pk, reverse=True):
+        try:
+            reverted.append(_revert_one(entry, actor, "", entry.batch, partial))
+        except DomainError as error:
+            error.details = {**error.details, "decision": entry.pk}
+            raise
+    return reverted
 
 
 def _decisions() -> QuerySet[AuditEntry]:

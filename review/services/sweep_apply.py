@@ -1,4 +1,4 @@
-"""Applying a sweep's proposals and reversing the application, side by side (the reads and the
+"""Applying a sweep's proposals (reversing an application is `sweep_reverse`; the reads and the
 other writes of a sweep are in `sweeps`)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
+from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
 from dedup.services import drawer_link
 from palace.models import (
@@ -30,16 +30,14 @@ from palace.models import (
 from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
-from review.selectors.sweeps import applied_since_last_reverse
 from review.services import sweep_locks
 from review.services.decisions import decide
-from review.services.reverts import hold_decisions, revert, reverts_of
-from review.services.sweep_outcomes import Applied, Outcome, Reversed, Tally
+from review.services.sweep_outcomes import Applied, Outcome, Tally
 
 APPLIED = (Proposal.Status.LINKED, Proposal.Status.MERGED)
 
 
-# --- apply and reverse -------------------------------------------------------------------------
+# --- apply -------------------------------------------------------------------------
 
 
 def apply(
@@ -285,109 +283,3 @@ def _entity_link_for(newer: int, older: int, proposal: Proposal) -> LinkFound:
         defaults={"similarity": proposal.score, "distance": proposal.gates.get("distance")},
     )
     return (link, Outcome.LINKED) if created else (None, Outcome.ALREADY_LINKED)
-
-
-def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
-    """Undo everything the run's application did, to the exact prior state, in one audited
-    batch: merges are reverted, links it made are removed. Later writes are left untouched: a
-    merge whose merged-away drawer was deleted since is reverted as far as it can be (the kept
-    drawer's consolidation; the drawer stays deleted) rather than block the whole reverse for
-    good, and the audit row names it (`data.not_restored`: proposal, decision, its revert, what
-    was not restored). Any other refusal names the proposal and its decision. With nothing
-    applied, 409 run_not_applied and no audit row."""
-    batch = uuid.uuid4()
-    undone = 0
-    removed_links: dict[str, list[str]] = {"drawer_links": [], "entity_links": []}
-    not_restored: list[dict] = []
-    with transaction.atomic():
-        # One apply or reverse at a time (NO KEY: as in `apply`).
-        SweepRun.objects.select_for_update(no_key=True).get(pk=run.pk)
-        # Each proposal's latest merge row: a run applied, reversed and applied again holds two,
-        # and the first is reverted already (oldest first, so the latest is the one kept).
-        merge_entries = {
-            entry.data.get("evidence", {}).get("proposal"): entry
-            for entry in AuditEntry.objects.filter(
-                action=AuditAction.decision(Action.MERGE), data__evidence__sweep=run.pk
-            ).order_by("pk")
-        }
-        # The canonical order of a revert: its audit rows (and its dependents'), then the rooms,
-        # the drawers; a curator's revert of one of these merges would otherwise deadlock.
-        hold_decisions(list(merge_entries.values()))
-        # Their rooms, then the drawers (or the entities) by id, before the proposals.
-        sweep_locks.applied_sides_held(run, run.proposals.filter(status__in=APPLIED))
-        applied = run.proposals.select_for_update().filter(status__in=APPLIED)
-        for proposal in applied.order_by("-pk"):
-            entry = merge_entries.get(proposal.pk)
-            merged = proposal.status == Proposal.Status.MERGED
-            if merged and entry is not None and reverts_of(entry) is None:
-                not_restored += _revert_merge(entry, proposal, actor)
-            model = DrawerLink if proposal.kind == Proposal.Kind.DRAWER else EntityLink
-            link_id = proposal.applied_link_id
-            if link_id is not None:
-                removed, _ = model.objects.filter(pk=link_id, status=model.Status.OPEN).delete()
-                if removed:  # named in the audit row, so the console can say what became of it
-                    removed_links[f"{proposal.kind}_links"].append(str(link_id))
-            proposal.status = Proposal.Status.PROPOSED
-            proposal.applied_drawer_link = proposal.applied_entity_link = None
-            proposal.save(update_fields=["status", "applied_drawer_link", "applied_entity_link"])
-            undone += 1
-        restored, distinct = _undo_discards_and_distinct(run)
-        if not (undone or restored or distinct):  # a second reverse (a double click): no row
-            raise Conflict(
-                "Nothing of this sweep is applied (it was reversed already, or never applied).",
-                code="run_not_applied",
-            )
-        AuditEntry.objects.record(
-            actor=actor,
-            action=AuditAction.SWEEP_REVERSE,
-            target_type=AuditTarget.SWEEP,
-            target_id=run.pk,
-            after={"undone": undone, "restored": restored, "distinct_undone": distinct},
-            data={**removed_links, **({"not_restored": not_restored} if not_restored else {})},
-            batch=batch,
-        )
-    return Reversed(undone, not_restored)
-
-
-def _revert_merge(entry: AuditEntry, proposal: Proposal, actor: Any) -> list[dict]:
-    """Revert one of the run's merges, as far as it can be (`revert(partial=True)`); what could
-    not be restored, for the reverse's audit row. A refusal (a later decision on its drawers, a
-    copy written since) names the proposal and the decision, so the curator knows which."""
-    try:
-        reverted = revert(decision=entry, actor=actor, partial=True)
-    except DomainError as error:
-        where = {"proposal": proposal.pk, "decision": entry.pk}
-        raise type(error)(
-            f"Proposal {proposal.pk} of this sweep (its merge, decision {entry.pk}): "
-            f"{error.message}",
-            code=error.code,
-            details={**error.details, **where},
-        ) from error
-    return [
-        {
-            "proposal": proposal.pk,
-            "decision": entry.pk,
-            "revert": row.pk,
-            "not_restored": row.data["not_restored"],
-        }
-        for row in reverted
-        if row.data.get("not_restored")
-    ]
-
-
-def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:
-    """The proposals the run's applications since its last reverse discarded, or recorded as
-    distinct, are proposed again, as they were before; the distinct pairs those applications
-    made are forgotten (a pair a curator had recorded before stays). Those discarded otherwise
-    stay discarded."""
-    applications = list(applied_since_last_reverse(run).values_list("data", flat=True))
-    discarded = [pk for data in applications for pk in data.get("discarded", [])]
-    for kind, low, high in (p for data in applications for p in data.get("recorded_distinct", [])):
-        DistinctPair.objects.filter(**DistinctPair.of(kind, low, high)).delete()
-    restored = run.proposals.filter(pk__in=discarded, status=Proposal.Status.DISCARDED).update(
-        status=Proposal.Status.PROPOSED
-    )
-    distinct = run.proposals.filter(status=Proposal.Status.DISTINCT).update(
-        status=Proposal.Status.PROPOSED
-    )
-    return restored, distinct

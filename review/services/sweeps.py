@@ -28,8 +28,9 @@ from review.selectors.stats import similarity_band
 from review.selectors.sweeps import STUCK_AFTER, worked_on
 from review.services import sweep_parts
 from review.services.decisions import decide
-from review.services.sweep_apply import APPLIED, Applied, apply, reverse
+from review.services.sweep_apply import APPLIED, Applied, apply
 from review.services.sweep_outcomes import Reversed
+from review.services.sweep_reverse import reverse
 
 logger = logging.getLogger("castellan.sweeps")
 
@@ -147,7 +148,7 @@ def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> 
     return run
 
 
-# --- apply and reverse: `sweep_apply` -----------------------------------------------------------
+# --- apply and reverse: `sweep_apply`, `sweep_reverse` -----------------------------------------
 
 # Re-exported: callers reach every write of a sweep as `sweeps.<name>`.
 __all__ = [

@@ -15,7 +15,7 @@ from dedup.errors import DomainError, NotFound
 from palace.models import AuditEntry, Drawer, DrawerLink
 from review import services as decisions
 from review.models import Proposal
-from review.services import sweep_apply
+from review.services import sweep_apply, sweep_reverse
 from review.services import sweeps as sweep_services
 from tests.races import race
 from tests.review.lock_waits import in_thread, lock_waiters, wait_until_blocked
@@ -70,7 +70,7 @@ def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curato
     sweep_services.apply(run, threshold=0.9, actor=curator)
     first = run.proposals.filter(status=Proposal.Status.MERGED).order_by("pk").first()
     errors: list[BaseException] = []
-    blocked = delete_at_first_call(monkeypatch, "revert", first.older_drawer_id, errors)
+    blocked = delete_at_first_call(monkeypatch, "revert_held", first.older_drawer_id, errors)
     sweep_services.reverse(run, actor=curator)
     (deleter, waited), *_ = blocked
     deleter.join()
@@ -82,9 +82,11 @@ def test_a_delete_waiting_on_the_reverse_lets_it_finish(run, monkeypatch, curato
 
 
 def at_first_call(monkeypatch, name: str, work, errors: list) -> list:
-    """At the first call of `sweep_apply.<name>`, start `work` in another thread and wait until
-    it is blocked on a lock; then go on. Returns [(thread, blocked)]."""
-    original = getattr(sweep_apply, name)
+    """At the first call of `sweep_apply.<name>` (the reverse's: `sweep_reverse.<name>`), start
+    `work` in another thread and wait until it is blocked on a lock; then go on. Returns
+    [(thread, blocked)]."""
+    module = sweep_reverse if name in ("hold_decisions", "revert_held") else sweep_apply
+    original = getattr(module, name)
     blocked: list = []
 
     def racing(*args, **kwargs):
@@ -93,7 +95,7 @@ def at_first_call(monkeypatch, name: str, work, errors: list) -> list:
             blocked.append((other, wait_until_blocked(other)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(sweep_apply, name, racing)
+    monkeypatch.setattr(module, name, racing)
     return blocked
 
 
@@ -117,7 +119,7 @@ def test_a_curators_revert_of_a_merge_waits_on_the_reverse(run, monkeypatch, cur
         except DomainError as error:
             answers.append(error.code)
 
-    blocked = at_first_call(monkeypatch, "revert", curator_revert, errors)
+    blocked = at_first_call(monkeypatch, "revert_held", curator_revert, errors)
     sweep_services.reverse(run, actor=curator)
     (other, waited), *_ = blocked
     other.join()
