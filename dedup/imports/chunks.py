@@ -27,10 +27,12 @@ that takes both, so the two never wait on each other in a cycle.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from dedup.errors import DomainError
 from dedup.imports import formats
@@ -44,7 +46,15 @@ CHUNK_SIZE = 100
 
 IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
 
-Supersession = tuple[uuid.UUID, dict[str, Any]]
+
+class Supersession(NamedTuple):
+    """A Castellan drawer the file says was superseded (`valid_to`, `superseded_by`), applied
+    once every drawer is written; its line, for a refusal."""
+
+    drawer_id: uuid.UUID
+    data: dict[str, Any]
+    file: str
+    line: int
 
 
 class ImportStopped(Exception):
@@ -224,7 +234,9 @@ class ChunkWriter:
         if result.created:
             _keep_valid_from(result.drawer, record.data.get("valid_from"))
             if record.data.get("valid_to") or record.data.get("superseded_by"):
-                self.supersessions.append((result.drawer.uuid, record.data))
+                self.supersessions.append(
+                    Supersession(result.drawer.uuid, record.data, record.file, record.line)
+                )
         return result
 
 
@@ -237,3 +249,18 @@ def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
 
 def _place(record: formats.Record) -> Place:
     return (record.wing, record.room)
+
+
+def file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> QuerySet[Drawer]:
+    """The drawer a line names by the file's id: the one the import wrote under it, or the one
+    that already held the record (`held_as`), in the import's wings only (those its records
+    name, `import_create`)."""
+    held = held_as.get(file_id)
+    drawers = (
+        Drawer.objects.filter(pk=held)
+        if held is not None
+        else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
+    )
+    if imported.options.get("wings"):
+        drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
+    return drawers

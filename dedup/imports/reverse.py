@@ -156,8 +156,8 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
 
 def _superseded_by(imported: Import) -> set[str]:
     """The ids of the drawers the import superseded itself (a Castellan file's drawer exported
-    superseded): each audited as the import's (`dedup.imports.run._apply_validity`), and, once
-    superseded, never current again to be superseded by anyone else. Imports made before they
+    superseded): each audited as the import's (`supersessions.apply_supersessions`), and,
+    once superseded, never current again to be superseded by anyone else. Imports made before they
     audited their supersessions have none: a drawer of theirs superseded by a drawer they did
     not create is kept, as one superseded since would be."""
     entries = AuditEntry.objects.filter(

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from dedup.errors import DomainError
@@ -28,12 +27,12 @@ from dedup.imports.chunks import (
     IMPORT_NAMESPACE,
     ChunkWriter,
     ImportStopped,
-    Supersession,
     Tally,
     client_id,
+    file_drawer,
     hold_running,
 )
-from dedup.locks import rows_held
+from dedup.imports.supersessions import apply_supersessions
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
@@ -161,7 +160,7 @@ def _run_items(
             on_progress(tally.records)
     if not dry_run:
         writer.flush()
-        _apply_validity(imported, writer.supersessions, writer.held_as)
+        apply_supersessions(imported, writer.supersessions, writer.held_as, tally)
     if on_progress is not None:
         on_progress(tally.records)
 
@@ -184,48 +183,6 @@ def _check_record(imported: Import, record: formats.Record, tally: Tally) -> Non
         tally.errors.append(formats.Malformed(record.file, record.line, str(error)).as_dict())
         return
     tally.count(stored=check.would_store, linked=bool(check.similar))
-
-
-@transaction.atomic
-def _apply_validity(
-    imported: Import, supersessions: list[Supersession], held_as: Mapping[str, int]
-) -> None:
-    """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
-    it named (the one the import wrote under its client id, or the one that already held that
-    record: `held_as`), once every drawer is written. Each supersession is audited as the
-    import's (`drawer.supersede`, its data naming the import): the import's reversal tells its
-    own supersessions from later work by these rows. A drawer someone else superseded meanwhile
-    (after its chunk, before this) is left as they made it, and not recorded as the import's."""
-    hold_running(imported)
-    planned = []
-    for drawer_id, data in supersessions:
-        by_id = data.get("superseded_by")
-        by = _file_drawer(imported, str(by_id), held_as).first() if by_id else None
-        planned.append((drawer_id, by, formats.parse_when(data.get("valid_to")) or timezone.now()))
-    # Held up front, in id order with their successors, as `drawer_supersede` holds a pair:
-    # updated in the file's order, two of them could wait on a supersession holding them in id
-    # order, each on the other.
-    superseded = Drawer.objects.filter(uuid__in=[drawer_id for drawer_id, _, _ in planned])
-    rows_held(
-        Drawer, [*superseded.values_list("pk", flat=True), *(b.pk for _, b, _ in planned if b)]
-    )
-    for drawer_id, by, valid_to in planned:
-        if not Drawer.objects.filter(uuid=drawer_id, valid_to__isnull=True).update(
-            valid_to=valid_to, superseded_by=by
-        ):
-            continue
-        AuditEntry.objects.record(
-            actor=imported.created_by,
-            action=AuditAction.DRAWER_SUPERSEDE,
-            target_type=AuditTarget.DRAWER,
-            target_id=drawer_id,
-            before={"valid_to": None, "superseded_by": None},
-            after={
-                "valid_to": valid_to.isoformat(),
-                "superseded_by": str(by.uuid) if by else None,
-            },
-            data={"import": imported.pk},
-        )
 
 
 @transaction.atomic
@@ -275,26 +232,11 @@ def _reason(error: Exception) -> str:
 
 
 def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Drawer:
-    drawer = _file_drawer(imported, file_id, held_as).first()
+    drawer = file_drawer(imported, file_id, held_as).first()
     if drawer is None:
         where = "the wings this import writes to" if imported.options.get("wings") else "the store"
         raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor in {where}.")
     return drawer
-
-
-def _file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> QuerySet[Drawer]:
-    """The drawer a line names by the file's id: the one the import wrote under it, or the one
-    that already held the record (`held_as`), in the import's wings only (those its records
-    name, `import_create`)."""
-    held = held_as.get(file_id)
-    drawers = (
-        Drawer.objects.filter(pk=held)
-        if held is not None
-        else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
-    )
-    if imported.options.get("wings"):
-        drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
-    return drawers
 
 
 def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.Source:

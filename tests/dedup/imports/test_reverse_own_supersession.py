@@ -9,6 +9,8 @@ from django.core.management import call_command
 
 from dedup import imports, services
 from dedup.imports import run as import_run_module
+from dedup.imports import supersessions
+from dedup.locks import rows_held
 from palace.models import AuditAction, AuditEntry, Drawer, Import
 
 pytestmark = pytest.mark.django_db
@@ -90,13 +92,13 @@ def test_a_supersession_made_while_the_import_ran_is_not_taken_for_its_own(tmp_p
         drawer_line("d1", "Old fact.", valid_to="2001-01-02T03:04:05+00:00"),
         drawer_line("d2", "New fact."),
     )
-    apply_validity = import_run_module._apply_validity
+    apply_supersessions = import_run_module.apply_supersessions
 
-    def someone_supersedes_first(imported, supersessions, held_as):
+    def someone_supersedes_first(imported, supersessions, held_as, tally):
         services.drawer_supersede(drawer=Drawer.objects.get(content="Old fact."))
-        apply_validity(imported, supersessions, held_as)
+        apply_supersessions(imported, supersessions, held_as, tally)
 
-    monkeypatch.setattr(import_run_module, "_apply_validity", someone_supersedes_first)
+    monkeypatch.setattr(import_run_module, "apply_supersessions", someone_supersedes_first)
     imported = imports.import_create(source=str(path), format="castellan")
     imports.import_run(imported, path=path)
     old = Drawer.objects.get(content="Old fact.")
@@ -142,8 +144,9 @@ def test_the_validity_pass_holds_its_drawers_and_successors_before_updating_any(
     def recorded(model, ids):
         held.append(sorted(ids))
         assert Drawer.objects.filter(valid_to__isnull=False).count() == 0  # nothing updated yet
+        return rows_held(model, ids)
 
-    monkeypatch.setattr(import_run_module, "rows_held", recorded)
+    monkeypatch.setattr(supersessions, "rows_held", recorded)
     imported = imports.import_create(source=str(path), format="castellan")
     imports.import_run(imported, path=path)
     ids = dict(Drawer.objects.values_list("content", "pk"))
