@@ -129,3 +129,14 @@ class ItemRef:
             return cls(ItemKind.DRAWER, link.pk)
         kind = ItemKind.ENTITY if isinstance(link, EntityLink) else ItemKind.PROPOSAL
         return cls(kind, link.pk)  # type: ignore[attr-defined]
+
+
+MAX_NOTE = 2000  # characters of a curator's note on a decision or a revert
+
+
+def check_note(note: object) -> None:
+    """A note on a decision or a revert is text of at most MAX_NOTE characters (InvalidInput)."""
+    if not isinstance(note, str) or len(note) > MAX_NOTE:
+        raise InvalidInput(
+            f"note must be text of at most {MAX_NOTE:,} characters.", details={"field": "note"}
+        )

@@ -15,6 +15,7 @@ from api.serializers.common import (
 )
 from api.serializers.review import DecisionSerializer
 from palace.models import Drawer
+from review.items import MAX_NOTE
 from review.services.clusters import ENTITY_MODES
 
 MAX_IDS = 1000  # uuids or link ids in one request
@@ -66,7 +67,7 @@ class ClusterDecisionRequestSerializer(InputSerializer):
     mode = serializers.ChoiceField(
         choices=[m.value for m in ENTITY_MODES], required=False, default="add_alias"
     )
-    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
+    note = StrictCharField(required=False, allow_blank=True, max_length=MAX_NOTE)
 
 
 class ClusterDecisionSerializer(serializers.Serializer):

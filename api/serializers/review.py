@@ -13,7 +13,7 @@ from api.serializers.common import (
 )
 from palace.models import DECISION_PREFIX, AuditEntry
 from review import services
-from review.items import ItemKind, ItemRef
+from review.items import MAX_NOTE, ItemKind, ItemRef
 from review.selectors.queue import AtLeast
 
 # --- requests ----------------------------------------------------------------------------------
@@ -22,12 +22,12 @@ from review.selectors.queue import AtLeast
 class DecisionRequestSerializer(InputSerializer):
     action = serializers.ChoiceField(choices=[a.value for a in services.Action])
     canonical = StrictCharField(required=False, allow_null=True, allow_blank=True)
-    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
+    note = StrictCharField(required=False, allow_blank=True, max_length=MAX_NOTE)
 
 
 class RevertRequestSerializer(InputSerializer):
     cascade = StrictBooleanField(required=False, default=False)
-    note = StrictCharField(required=False, allow_blank=True, max_length=2000)
+    note = StrictCharField(required=False, allow_blank=True, max_length=MAX_NOTE)
 
 
 # --- queue items -------------------------------------------------------------------------------

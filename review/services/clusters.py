@@ -28,7 +28,7 @@ from dedup.locks import rows_held
 from dedup.services import index_person_alias
 from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity, EntityAlias
 from palace.models import EntityLink as EntityLinkModel
-from review.items import ITEM_TARGET, Action, ItemRef
+from review.items import ITEM_TARGET, Action, ItemRef, check_note
 from review.selectors.clusters import Cluster, cluster_of
 from review.services.actions import DECIDED_FIELDS, Change, DeleteLink, Link
 from review.services.drawer_merges import consolidated
@@ -236,8 +236,7 @@ def decide_cluster(
     ref = ItemRef.parse(cluster)
     if ref.is_proposal:
         raise NotFound("A sweep's proposal is not a cluster.", code="item_not_found")
-    if len(note) > 2000:
-        raise InvalidInput("note must be text of at most 2,000 characters.")
+    check_note(note)
     batch = uuid.uuid4()
     with transaction.atomic():
         found, links, members = _locked_cluster(ref, choice)

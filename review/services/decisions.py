@@ -18,12 +18,20 @@ from dedup import metrics
 from dedup.errors import DomainError, InvalidInput, NotFound
 from dedup.locks import link_held
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, Drawer, DrawerLink, Entity
-from review.items import ITEM_TARGET, Action, AlreadyDecided, InvalidAction, ItemKind, ItemRef
+from review.items import (
+    ITEM_TARGET,
+    Action,
+    AlreadyDecided,
+    InvalidAction,
+    ItemKind,
+    ItemRef,
+    check_note,
+)
 from review.models import Proposal
 from review.selectors.audit import last_decision
+from review.selectors.queue import MAX_BULK
 from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
 
-MAX_NOTE = 2000
 SIDE_MODELS: dict[ItemKind, type[Drawer] | type[Entity]] = {
     ItemKind.DRAWER: Drawer,
     ItemKind.ENTITY: Entity,
@@ -149,8 +157,7 @@ def decide(
     only adds where the decision came from (e.g. {"via": "admin"}, a sweep and its proposal)."""
     ref = ItemRef.parse(item)
     chosen = _chosen_action(ref, action)
-    if not isinstance(note, str) or len(note) > MAX_NOTE:
-        raise InvalidInput("note must be text of at most 2,000 characters.")
+    check_note(note)
     with transaction.atomic():
         target = _locked_proposal(ref) if ref.is_proposal else _locked_link(ref)
         change = ACTIONS[ref.kind][chosen].apply(target, canonical=canonical, actor=actor)
@@ -176,7 +183,15 @@ class BulkResult:
 
 def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") -> BulkResult:
     """One decision over several items, each with its own audit row under one batch id. An item
-    that cannot take it (already decided, wrong kind) is reported and the others go ahead."""
+    that cannot take it (already decided, wrong kind) is reported and the others go ahead. More
+    than MAX_BULK items, or a note `decide` refuses, are refused whole (InvalidInput), before
+    any is decided: a form's list is the sender's, and each item is a transaction."""
+    if len(items) > MAX_BULK:
+        raise InvalidInput(
+            f"At most {MAX_BULK:,} items can be decided at once: decide the rest in another batch.",
+            details={"field": "items"},
+        )
+    check_note(note)
     batch = uuid.uuid4()
     decided, refused = [], {}
     for item in items:

@@ -17,7 +17,15 @@ from dedup.errors import DomainError, NotFound
 from dedup.locks import room_writes_held, rows_held
 from dedup.services import current_again_counted, entity_relinked
 from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget, Drawer, Entity
-from review.items import REVERT_ACTION, Action, AlreadyDecided, ItemKind, ItemRef, RevertBlocked
+from review.items import (
+    REVERT_ACTION,
+    Action,
+    AlreadyDecided,
+    ItemKind,
+    ItemRef,
+    RevertBlocked,
+    check_note,
+)
 from review.models import Proposal
 from review.selectors.audit import not_reverted, redirect_windows
 from review.services.actions import ACTIONS, target_deleted
@@ -163,7 +171,9 @@ def revert(
 
     The later decisions are judged once what they touched is held (`_hold`): a decision on the
     same drawers committed meanwhile is seen (and blocks, or is reverted with it), and one not
-    committed yet waits for this revert and then judges the state it left."""
+    committed yet waits for this revert and then judges the state it left. A note is checked as
+    a decision's (`check_note`)."""
+    check_note(note)
     with transaction.atomic():
         entry = _decision(decision)
         guessed = dependents(entry)
@@ -311,6 +321,7 @@ def revert_batch(
     new batch id. Later decisions outside the batch that touched the same objects block it (409,
     named), or with `cascade` are reverted first. A sweep's application is refused: its links
     are undone by reversing the sweep."""
+    check_note(note)
     with transaction.atomic():
         if AuditEntry.objects.filter(batch=batch, action=AuditAction.SWEEP_APPLY).exists():
             raise RevertBlocked(

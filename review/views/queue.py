@@ -91,12 +91,16 @@ def decide_many(request: HttpRequest) -> HttpResponse:
     if not items:
         messages.error(request, "Select at least one item.")
         return back
-    result = services.decide_many(
-        items=items,
-        action=request.POST.get("action", ""),
-        actor=request.user,
-        note=request.POST.get("note", ""),
-    )
+    try:
+        result = services.decide_many(
+            items=items,
+            action=request.POST.get("action", ""),
+            actor=request.user,
+            note=request.POST.get("note", ""),
+        )
+    except DomainError as error:  # too many items, or the note
+        messages.error(request, error.message)
+        return back
     if count := len(result.decided):
         short = str(result.batch)[:8]  # the audit log and the batch page show it so
         messages.success(request, f"{count} item{pluralize(count)} decided in one batch ({short}).")
