@@ -19,12 +19,12 @@ from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
 from dedup.validation import NAME_MAX_LENGTH, clean_label
-from palace.models import Checkpoint, Room, acting_user
+from palace.models import DIARY_ROOM, Checkpoint, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
 
-# The rooms a checkpoint files into: each agent's diary, and one room of entries per wing.
-DIARY_ROOM = "diary"
+# The rooms a checkpoint files into: each agent's diary (palace's DIARY_ROOM), and one room of
+# entries per wing.
 ENTRIES_ROOM = "entries"
 
 # What a checkpoint answers, and what its replay answers again (stored as JSON).

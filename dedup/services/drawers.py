@@ -328,7 +328,10 @@ def _id_used(drawer_id: uuid_module.UUID) -> tuple[int | None, bool]:
 def _candidates(write: _CheckedWrite, room_lock: int | None) -> candidates.Found:
     if not write.config.enabled:
         return candidates.Found([], [])
-    scope = candidates.Scope(room=write.room, agent=write.agent if write.mode.per_agent else None)
+    # A diary's entries are compared with the same agent's, however they are written (a memory
+    # written into the room `diary` too: sweeps and merges take the room so).
+    per_agent = write.mode.per_agent or write.room.is_diary
+    scope = candidates.Scope(room=write.room, agent=write.agent if per_agent else None)
     return candidates_for_text(
         scope, write.text, threshold=write.config.near_threshold, lock=room_lock
     )

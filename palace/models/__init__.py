@@ -35,12 +35,13 @@ from palace.models.entities import (
     Mention,
 )
 from palace.models.imports import Import
-from palace.models.places import Room, Wing
+from palace.models.places import DIARY_ROOM, Room, Wing
 
 __all__ = [
     "AGENTS_GROUP",
     "DECIDE_PERMISSION",
     "DECISION_PREFIX",
+    "DIARY_ROOM",
     "LABEL_MAX_LENGTH",
     "PERSON_ALIAS_SOURCES",
     "Actor",

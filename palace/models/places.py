@@ -24,6 +24,11 @@ class Wing(models.Model):
         return self.name
 
 
+# The room of each agent's diary (a checkpoint's and `POST /api/diary`'s): each agent's entries
+# are their own scope, compared with that agent's only, however they are written.
+DIARY_ROOM = "diary"
+
+
 class Room(models.Model):
     wing = models.ForeignKey(  # indexed by room_unique_name_in_wing (wing, name)
         Wing, on_delete=models.PROTECT, related_name="rooms", db_index=False
@@ -39,3 +44,8 @@ class Room(models.Model):
 
     def __str__(self) -> str:
         return f"{self.wing.name}/{self.name}"
+
+    @property
+    def is_diary(self) -> bool:
+        """Its drawers are compared per agent (DIARY_ROOM): by writes, sweeps and merges alike."""
+        return self.name == DIARY_ROOM

@@ -9,7 +9,6 @@ from datetime import datetime
 from dedup.errors import Conflict
 from dedup.locks import hold_lock, room_writes
 from dedup.mining import MINED_SOURCE_KIND
-from dedup.services import DIARY_ROOM
 from palace.models import Drawer
 
 
@@ -48,7 +47,7 @@ def _exact_copy_of(drawer: Drawer, *, beside: int, since: datetime | None) -> Dr
     )
     if since is not None:
         copies = copies.filter(created_at__gt=since)
-    if drawer.room.name == DIARY_ROOM:
+    if drawer.room.is_diary:
         copies = copies.filter(agent=drawer.agent)
     copies = copies.exclude(pk__in=(drawer.pk, beside)).order_by("pk")
     return next((c for c in copies if not _kept_beside_copies(c)), None)

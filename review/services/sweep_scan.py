@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from dedup import candidates, policy
 from dedup.candidates import sweep_batch
 from dedup.candidates.sweep_rooms import Rooms
-from dedup.services import Destination, canonical_entities, known_entities
+from dedup.services import canonical_entities, known_entities
 from palace.models import (
     DistinctPair,
     Drawer,
@@ -34,7 +34,6 @@ from review.services import sweep_locks
 
 Found = list[tuple[int, candidates.Candidate, policy.Assessment]]
 BATCH = 200  # rows a part does (and commits) at a time
-DIARY_ROOM = Destination.DIARY.room  # each agent's diary is its own scope
 
 
 @dataclass
@@ -55,7 +54,7 @@ def scopes(run: SweepRun) -> Iterable[candidates.Scope]:
     if run.room:
         rooms = rooms.filter(name=run.room)
     for room in rooms:
-        if room.name == DIARY_ROOM:
+        if room.is_diary:  # each agent's diary is its own scope
             agents = Drawer.objects.current().filter(room=room).values_list("agent", flat=True)
             for agent in sorted(set(agents)):
                 yield candidates.Scope(room=room, agent=agent)

@@ -36,6 +36,20 @@ def test_diary_compares_only_the_same_agents_entries(dedup_settings):
     assert Drawer.objects.filter(room__name="diary").count() == 2
 
 
+def test_a_memory_written_into_the_diary_room_is_compared_per_agent_too(dedup_settings):
+    """The room's drawers are one agent's each, as sweeps and merges take them: Bob's copy of
+    Alice's entry, written through the rooms' endpoint, is Bob's, not Alice's drawer again."""
+    alice, bob = client_as("alice"), client_as("bob")
+    first = alice.post("/api/diary", {"wing": "w", "content": ENTRY}, format="json").json()
+    bobs = bob.post("/api/wings/w/rooms/diary/drawers", {"content": ENTRY}, format="json")
+    assert bobs.status_code == 201
+    assert bobs.json()["id"] != first["id"]
+    assert bobs.json()["agent"] == "bob"
+    alices = alice.post("/api/wings/w/rooms/diary/drawers", {"content": ENTRY}, format="json")
+    assert alices.status_code == 200
+    assert alices.json()["id"] == first["id"]
+
+
 def test_writing_as_another_agent_needs_the_permission(dedup_settings, grant):
     plain = client_as("plain")
     refused = plain.post(
