@@ -15,6 +15,9 @@ class ErrorCode(NamedTuple):
 
 
 ERROR_CODES: dict[str, ErrorCode] = {
+    "alias_not_removable": ErrorCode(
+        (409,), "The alias was recorded by a curator's decision (revert it) or by a sighting."
+    ),
     "already_decided": ErrorCode((409,), "The item was decided already; names who and when."),
     "already_reverted": ErrorCode(
         (409,), "The decision (or every decision of the batch) was reverted already."

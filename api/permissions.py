@@ -27,8 +27,9 @@ WRITE_AS_ANY_AGENT = "palace.write_as_any_agent"
 # Routes (by URL name) whose effect is a deletion, whatever their method.
 DELETING_ROUTES = {"drawer-supersede", "import-reverse"}
 # Routes that read or change rows of every wing at once (every review and sweep route: a test
-# holds that no such route is left out).
+# holds that no such route is left out; and an entity's aliases).
 ALL_WING_ROUTES = {
+    "entity-aliases",  # an alias steers the entity's sightings in every wing
     "review-queue",
     "review-decide",
     "review-decisions",

@@ -104,3 +104,11 @@ class EntityAliasResultSerializer(EntitySerializer):
     class Meta(EntitySerializer.Meta):
         fields = [*EntitySerializer.Meta.fields, "added"]
         read_only_fields = fields
+
+
+class EntityAliasRemovedSerializer(EntitySerializer):
+    removed = serializers.BooleanField(read_only=True)
+
+    class Meta(EntitySerializer.Meta):
+        fields = [*EntitySerializer.Meta.fields, "removed"]
+        read_only_fields = fields

@@ -16,6 +16,7 @@ from api.scopes import scope_of
 from api.serializers import entities as es
 from api.views.common import ENTITY_ID, entity_or_404, parsed
 from dedup import services
+from dedup.errors import InvalidInput
 from palace import selectors
 
 
@@ -82,7 +83,7 @@ class EntityAliasesView(APIView):
     @extend_schema(
         parameters=[ENTITY_ID],
         request=es.AliasAddSerializer,
-        responses={200: es.EntityAliasResultSerializer, **errors(400, 401, 404)},
+        responses={200: es.EntityAliasResultSerializer, **errors(400, 401, 403, 404)},
     )
     def post(self, request: Request, entity_id: str) -> Response:
         """Record another spelling so later sightings converge (audited). An alias equal to the
@@ -94,3 +95,24 @@ class EntityAliasesView(APIView):
         assert refreshed is not None  # just found, and an alias deletes nothing
         refreshed.added = added  # type: ignore[attr-defined]  # read by the serializer
         return Response(es.EntityAliasResultSerializer(refreshed).data)
+
+    @extend_schema(
+        parameters=[
+            ENTITY_ID,
+            OpenApiParameter("alias", str, required=True, description="The alias to take back."),
+        ],
+        responses={200: es.EntityAliasRemovedSerializer, **errors(400, 401, 403, 404, 409)},
+    )
+    def delete(self, request: Request, entity_id: str) -> Response:
+        """Take back an alias recorded through the API (audited): later sightings no longer
+        converge by it. An alias the entity does not hold changes nothing (`removed` false); a
+        curator's is taken back by reverting its decision (409 alias_not_removable)."""
+        entity = entity_or_404(entity_id)
+        alias = request.query_params.get("alias")
+        if alias is None:
+            raise InvalidInput("alias is required.", details={"field": "alias"})
+        _, removed = services.entity_alias_remove(entity=entity, alias=alias, actor=request.user)
+        refreshed = selectors.entity_by_uuid(entity.uuid)
+        assert refreshed is not None  # just found, and taking an alias back deletes no entity
+        refreshed.removed = removed  # type: ignore[attr-defined]  # read by the serializer
+        return Response(es.EntityAliasRemovedSerializer(refreshed).data)

@@ -14,7 +14,7 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
-from dedup.errors import InvalidInput, NotFound
+from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.locks import creations_meanwhile, lock_key
 from dedup.services.config import Actor, DedupConfig
 from dedup.services.inserts import (
@@ -331,6 +331,44 @@ def entity_alias_add(
             target_id=entity.uuid,
             before={"aliases": before},
             after={"aliases": [*before, alias]},
+            data={"alias": alias},
+        )
+    return entity, True
+
+
+def entity_alias_remove(*, entity: Entity, alias: str, actor: Actor = None) -> tuple[Entity, bool]:
+    """Take back a spelling recorded through the API (`entity_alias_add`), audited
+    (`entity.alias_remove`, before and after as the addition's): later sightings of it, or of a
+    typo of it, no longer converge on the entity by it; those that did stay its mentions
+    (history). A curator's alias is taken back by reverting the decision that recorded it, and
+    a convergence's records what a sighting said: both refused (409 `alias_not_removable`). An
+    alias the entity does not hold changes nothing (False)."""
+    alias = clean_label(alias, "alias", max_length=NAME_MAX_LENGTH)
+    with transaction.atomic():
+        entity = Entity.objects.select_for_update().get(pk=entity.pk)
+        recorded = entity.alias_set.filter(alias=alias).first()
+        if recorded is None:
+            return entity, False
+        if recorded.source != EntityAlias.Source.API:
+            undo = (
+                "revert the curator's add_alias decision that recorded it"
+                if recorded.source == EntityAlias.Source.CURATOR
+                else "a sighting converged by it, and it records what that sighting said"
+            )
+            raise Conflict(
+                f"This alias was not recorded through the API: {undo}.",
+                code="alias_not_removable",
+                details={"alias": alias, "source": recorded.source},
+            )
+        before = list(entity.alias_set.values_list("alias", flat=True))
+        recorded.delete()  # its signatures go with it
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.ENTITY_ALIAS_REMOVE,
+            target_type=AuditTarget.ENTITY,
+            target_id=entity.uuid,
+            before={"aliases": before},
+            after={"aliases": [a for a in before if a != alias]},
             data={"alias": alias},
         )
     return entity, True

@@ -24,6 +24,7 @@ class AuditAction(models.TextChoices):
     DRAWER_SUPERSEDE = "drawer.supersede"
     DRAWER_DELETE = "drawer.delete"
     ENTITY_ALIAS_ADD = "entity.alias_add"
+    ENTITY_ALIAS_REMOVE = "entity.alias_remove"
     IMPORT_APPLY = "import.apply"
     IMPORT_REVERSE = "import.reverse"
     REVIEW_ADD_ALIAS = "review.add_alias"

@@ -104,7 +104,8 @@ TABLE = {
     "anonymous": dict.fromkeys(ROUTES, 401),
     "viewer": dict.fromkeys(ROUTES, 403),
     "viewer_key": dict.fromkeys(ROUTES, 403),
-    "key_in": {**dict.fromkeys(ROUTES, None), "sweep start": 403},
+    # An alias steers sightings in every wing: a key reaching only some is refused it.
+    "key_in": {**dict.fromkeys(ROUTES, None), "sweep start": 403, "alias": 403},
     "key_out": {
         "drawer write": 403,  # out_of_scope
         "drawer delete": 404,  # a drawer out of reach is not there
@@ -112,7 +113,7 @@ TABLE = {
         "mention": 404,
         "diary": 403,
         "checkpoint": 403,
-        "alias": 200,  # entities belong to no wing
+        "alias": 403,
         "sweep start": 403,
     },
     "curator": dict.fromkeys(ROUTES, None),
