@@ -104,8 +104,9 @@ def import_run(
     what it would do (`drawer_check`) and writes nothing, not even the import's progress.
 
     Only a queued import runs (a task delivered twice runs it once), and it stops where it is,
-    having written nothing more, once it is reversed (`chunks.hold_running`); a failure marks it
-    failed (it can be reversed then too, removing what it stored)."""
+    having written nothing more, once it is reversed (`chunks.hold_running`); a failure, or the
+    process interrupted (KeyboardInterrupt, SystemExit), marks it failed (it can be reversed
+    then too, removing what it stored, or imported again to go on)."""
     tally = Tally()
     if dry_run:
         _run_items(imported, path, tally, dry_run, on_progress)
@@ -122,8 +123,11 @@ def import_run(
     except ImportStopped as stopped:
         tally.stopped = True
         logger.warning("%s: stopped, writing nothing more", stopped)
-    except Exception:
-        _fail(imported, tally)
+    except BaseException:  # a fault, or the process told to stop (Ctrl-C, SIGTERM): not running
+        try:
+            _fail(imported, tally)
+        except Exception:  # the connection went with the interruption: the first error tells
+            logger.exception("import %s: could not be marked failed", imported.pk)
         raise
     return tally
 

@@ -1,5 +1,9 @@
+import contextlib
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,25 @@ def unfinished(imported: Import, options: dict[str, Any]) -> str:
     )
 
 
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """SIGTERM (a process manager's stop) interrupts the import as Ctrl-C does, so the chunk under
+    way rolls back, the import is marked failed and the command says how to go on, where the
+    signal's default ended the process at once, the import left running for good."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # a test's thread: no signals
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 class Command(CastellanCommand):
     help = (
         "Import memories from MemPalace, mem0, Castellan or any JSONL: every record goes through "
@@ -103,11 +126,14 @@ class Command(CastellanCommand):
             done = records
 
         try:
-            tally = imports.import_run(
-                imported, path=path, dry_run=options["dry_run"], on_progress=advance
-            )
+            with stopped_by_sigterm():
+                tally = imports.import_run(
+                    imported, path=path, dry_run=options["dry_run"], on_progress=advance
+                )
         except imports.Unreadable as error:  # part-way: what was committed stays, reversible
             raise CommandError(f"{error}{unfinished(imported, options)}") from error
+        except KeyboardInterrupt as error:  # Ctrl-C, or SIGTERM (`stopped_by_sigterm`)
+            raise CommandError(f"Interrupted{unfinished(imported, options)}.") from error
         except (OperationalError, InterfaceError) as error:
             failure = database_failure(error)
             if failure is None:
