@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
@@ -99,17 +99,25 @@ def run_part(part_id: int, *, batch_done: Batch = lambda rows: None) -> SweepRun
     )
     rooms = Rooms()  # the part's room, held in memory from batch to batch
     try:
-        while rows := _step_retried(part_id, rooms):
-            if rows > 0:
-                refresh_progress(run_id)
-                batch_done(rows)
+        while (stepped := _step_retried(part_id, rooms)).rows:
+            if stepped.rows > 0:
+                refresh_progress(run_id, stepped.counts)
+                batch_done(stepped.rows)
     except Exception as error:
         _fail(part_id, run_id, error)
         raise
     return finish(run_id)
 
 
-def _step_retried(part_id: int, rooms: Rooms) -> int:
+class Stepped(NamedTuple):
+    """What a batch did (`_step`): its rows (0 when the part is done; -1 when another worker did
+    them first) and the proposals it made, by tier."""
+
+    rows: int
+    counts: dict[str, int]
+
+
+def _step_retried(part_id: int, rooms: Rooms) -> Stepped:
     """`_step`, tried again after a pause when the database was busy (a lock waited on past
     CASTELLAN_LOCK_TIMEOUT, behind an apply or an import; a deadlock), BUSY_RETRIES times, the
     last try's failure failing the run: a batch is idempotent, and a busy moment must not fail
@@ -126,23 +134,22 @@ def _step_retried(part_id: int, rooms: Rooms) -> int:
     return _step(part_id, rooms)
 
 
-def _step(part_id: int, rooms: Rooms | None = None) -> int:
+def _step(part_id: int, rooms: Rooms | None = None) -> Stepped:
     """One batch of the part: compared outside any transaction, then written in one, under the
-    part's row lock, only if no other worker did the batch meanwhile (`last_pk` unchanged). The
-    rows it did: 0 when the part is done; -1 when another worker did them first."""
+    part's row lock, only if no other worker did the batch meanwhile (`last_pk` unchanged)."""
     part = SweepPart.objects.get(pk=part_id)
     if part.status == SweepPart.Status.DONE:
-        return 0
+        return Stepped(0, {})
     run = SweepRun.objects.get(pk=part.run_id)
     scanned = sweep_scan.scan_batch(run, part, rooms)
     with transaction.atomic():
         locked = SweepPart.objects.select_for_update().get(pk=part_id)
         if locked.status == SweepPart.Status.DONE or locked.last_pk != part.last_pk:
-            return -1
+            return Stepped(-1, {})
         if scanned.rows == 0:
             locked.status = SweepPart.Status.DONE
             locked.save(update_fields=["status"])
-            return 0
+            return Stepped(0, {})
         scanned.write()
         locked.status, locked.error, locked.last_pk = (
             SweepPart.Status.RUNNING,
@@ -153,7 +160,7 @@ def _step(part_id: int, rooms: Rooms | None = None) -> int:
         locked.compared += scanned.tally.compared
         locked.counts = merged([locked.counts, scanned.tally.counts])
         locked.save(update_fields=["status", "error", "last_pk", "done", "compared", "counts"])
-        return scanned.rows
+        return Stepped(scanned.rows, scanned.tally.counts)
 
 
 def merged(counts: list[dict[str, int]]) -> dict[str, int]:
@@ -164,14 +171,21 @@ def merged(counts: list[dict[str, int]]) -> dict[str, int]:
     return total
 
 
-def refresh_progress(run_id: int) -> None:
-    """The run's done and compared, summed from its parts by the database in one statement."""
+def refresh_progress(run_id: int, counts: dict[str, int]) -> None:
+    """The run's done and compared, summed from its parts by the database, and its proposals so
+    far by tier, a batch's `counts` added under the run's row lock (its page and the API show
+    them while it runs; summing every part's at each batch would grow with the parts). A crash
+    between a batch's commit and this leaves them short until `finish` sums the parts'."""
 
     def summed(column: str) -> Coalesce:
         parts = SweepPart.objects.filter(run=OuterRef("pk")).values("run")
         return Coalesce(Subquery(parts.annotate(total=Sum(column)).values("total")), 0)
 
-    SweepRun.objects.filter(pk=run_id).update(done=summed("done"), compared=summed("compared"))
+    with transaction.atomic():
+        run = SweepRun.objects.select_for_update(no_key=True).only("counts").get(pk=run_id)
+        SweepRun.objects.filter(pk=run_id).update(
+            done=summed("done"), compared=summed("compared"), counts=merged([run.counts, counts])
+        )
 
 
 def finish(run_id: int) -> SweepRun:

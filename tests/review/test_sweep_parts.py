@@ -134,6 +134,25 @@ def test_progress_adds_up_across_parts(dedup_settings, small_parts):
 
 
 @pytest.mark.django_db
+def test_the_counts_add_up_while_the_run_is_under_way(dedup_settings, small_parts, monkeypatch):
+    """After each batch the run's counts are the proposals committed so far (its page said "no
+    proposal yet" until the last part was done)."""
+    fill()
+    seen = []
+    refresh = sweep_parts.refresh_progress
+
+    def refreshed(run_id, counts):
+        refresh(run_id, counts)
+        run = SweepRun.objects.get(pk=run_id)
+        seen.append((sum(run.counts.values()), run.proposals.count(), run.status))
+
+    monkeypatch.setattr(sweep_parts, "refresh_progress", refreshed)
+    sweep_services.execute(sweep_services.start(threshold=0.9))
+    assert any(status == SweepRun.Status.RUNNING and made > 0 for made, _, status in seen)
+    assert all(made == proposed for made, proposed, _ in seen)
+
+
+@pytest.mark.django_db
 def test_the_task_runs_every_part(dedup_settings, small_parts):
     fill()
     run = sweep_services.start(threshold=0.9)
@@ -249,11 +268,11 @@ def test_a_batch_another_worker_wrote_first_is_dropped(dedup_settings, small_par
         scanned = scan(run, part, rooms)
         if not raced:  # another worker does the same batch meanwhile
             raced.append(None)
-            raced[0] = sweep_parts._step(part.pk)
+            raced[0] = sweep_parts._step(part.pk).rows
         return scanned
 
     monkeypatch.setattr(sweep_scan, "scan_batch", racing)
-    assert sweep_parts._step(part.pk) == -1
+    assert sweep_parts._step(part.pk).rows == -1
     part.refresh_from_db()
     assert raced == [2]
     assert part.done == 2
