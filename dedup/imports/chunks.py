@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.db.models import QuerySet
 
+from dedup import maintenance
 from dedup.errors import DomainError
 from dedup.imports import formats
 from dedup.services import WriteMode, drawer_write, drawer_write_in
@@ -145,6 +146,7 @@ class ChunkWriter:
             run = []
             self._commit([record])  # the first record of a new place creates its room
         self._commit(run)
+        maintenance.analysed_if_grown()  # the plans follow the tables as they grow
 
     def _look_up_rooms(self, records: list[formats.Record]) -> None:
         """Cache the rooms that exist among those the records name, in one query."""
