@@ -25,8 +25,8 @@ def _segment(segment: Segment) -> str:
         return _GAP
     tag, spoken = _SPOKEN.get(segment.op, _SPOKEN["insert"])
     flagged = ""
-    if segment.has_digit or segment.flag:
-        flagged = f' class="flagged" title="{escape(segment.flag or "number")} differs"'
+    if segment.flag:  # a number among them only where the texts' numbers differ (`compact`)
+        flagged = f' class="flagged" title="{escape(segment.flag)} differs"'
     return (
         f'<{tag}{flagged}><span class="visually-hidden">{spoken}</span>'
         f"{escape(segment.text)}</{tag}>"

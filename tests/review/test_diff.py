@@ -12,6 +12,7 @@ from review.diff import (
     side_by_side,
     word_kinds,
 )
+from review.templatetags.queue_rows import compact_diff
 
 
 def test_typo_shows_as_letters_not_a_whole_word():
@@ -421,3 +422,17 @@ def test_sequences_up_to_the_bound_are_compared_whole_and_longer_ones_by_their_m
     ]
     a, b = ["a"] + ["x"] * bound, ["x"] * bound + ["b"]
     assert sequences.opcodes(a, b) == [("replace", 0, bound + 1, 0, bound + 1)]
+
+
+def test_a_compact_diff_flags_a_number_only_where_the_numbers_differ():
+    """The queue's row outlined "9h46" against "9H46" as a number changed, which the item page
+    did not warn of: the same numbers, written in another case."""
+    same = compact("bpm, slept 9h46.", "BPM, SLEPT 9H46.")
+    assert [s.flag for s in same if s.op != "equal"] == ["", ""]
+    assert "number differs" not in compact_diff(same)
+    changed = compact("use port 8080 today", "use port 8081 today")
+    assert [(s.op, s.text, s.flag) for s in changed if s.op != "equal"] == [
+        ("delete", "8080", "number"),
+        ("insert", "8081", "number"),
+    ]
+    assert 'title="number differs"' in compact_diff(changed)
