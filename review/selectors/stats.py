@@ -3,10 +3,10 @@ size over the last days."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from datetime import timedelta
 from typing import cast
 
+from django.db.models import Case, CharField, Count, Q, Value, When
 from django.utils import timezone
 
 from palace.models import AuditAction, AuditEntry, DrawerLink, EntityLink
@@ -35,18 +35,25 @@ class _Tally:
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], dict[str, int]] = {}
 
-    def add(self, tier: str, similarity: float, status: str, deleted: bool = False) -> None:
-        row = self.rows.setdefault(
-            (tier, similarity_band(similarity)), {"open": 0, "same": 0, "wrong": 0, "dismissed": 0}
-        )
+    def add(self, tier: str, band: str, status: str, count: int = 1, deleted: bool = False) -> None:
+        row = self.rows.setdefault((tier, band), {"open": 0, "same": 0, "wrong": 0, "dismissed": 0})
         if deleted:
-            row["wrong"] += 1
+            row["wrong"] += count
         elif status == OPEN:
-            row["open"] += 1
+            row["open"] += count
         elif status in SETTLED_SAME:
-            row["same"] += 1
+            row["same"] += count
         else:
-            row["dismissed"] += 1
+            row["dismissed"] += count
+
+
+def _band() -> Case:
+    """`similarity_band` of a link's similarity, worked out by the database."""
+    bands = (
+        When(similarity__gte=low, similarity__lt=high, then=Value(similarity_band(low)))
+        for low, high in BANDS
+    )
+    return Case(*bands, default=Value("1.00"), output_field=CharField())
 
 
 def precision_stats() -> dict:
@@ -54,20 +61,21 @@ def precision_stats() -> dict:
     same thing (merge or alias) against those found wrong (delete link). Dismissals count as
     decided but in neither direction."""
     tally = _Tally()
-    for verdict, similarity, status in DrawerLink.objects.values_list(
-        "verdict", "similarity", "status"
-    ):
-        tally.add(verdict, similarity, status)
-    for distance, similarity, status in EntityLink.objects.values_list(
-        "distance", "similarity", "status"
-    ):
-        tally.add(_entity_tier(distance), similarity, status)
+    # Counted by the database per tier, band and status (the links were read one by one: 1.2 s
+    # at 146,000 links).
+    drawer_links = DrawerLink.objects.order_by().values("verdict", "status", band=_band())
+    for row in drawer_links.annotate(count=Count("pk")):
+        tally.add(row["verdict"], row["band"], row["status"], row["count"])
+    entity_links = EntityLink.objects.order_by().values("distance", "status", band=_band())
+    for entity_row in entity_links.annotate(count=Count("pk")):
+        tier = _entity_tier(entity_row["distance"])
+        tally.add(tier, entity_row["band"], entity_row["status"], entity_row["count"])
     # Deleted links live on only in the audit log.
     deleted = not_reverted(AuditEntry.objects.filter(action=AuditAction.REVIEW_DELETE_LINK))
     for entry in deleted.only("before"):
         link = cast(dict, entry.before)["link"]  # a deletion records the link it removed
         tier = link.get("verdict") or _entity_tier(link.get("distance"))
-        tally.add(tier, link["similarity"], "deleted", deleted=True)
+        tally.add(tier, similarity_band(link["similarity"]), "deleted", deleted=True)
     return {"tiers": _precision_rows(tally), "queue": queue_history()}
 
 
@@ -88,19 +96,19 @@ def _precision_rows(tally: _Tally) -> list[dict]:
 
 
 def queue_history(days: int = 14) -> list[dict]:
-    """Open items at the end of each of the last days: created up to then, minus decided by then."""
+    """Open items at the end of each of the last days: created up to then, minus decided by then
+    (counted by the database, one query per kind of link, rather than every link read)."""
     now = timezone.now()
-    created, decided = [], []
-    for model in (DrawerLink, EntityLink):
-        for created_at, decided_at in model.objects.values_list("created_at", "decided_at"):
-            created.append(created_at)
-            if decided_at is not None:
-                decided.append(decided_at)
-    created.sort()
-    decided.sort()
-    points = []
-    for back in range(days - 1, -1, -1):
-        moment = now - timedelta(days=back)
-        open_then = bisect_right(created, moment) - bisect_right(decided, moment)
-        points.append({"date": moment.date().isoformat(), "open": open_then})
-    return points
+    moments = [now - timedelta(days=back) for back in range(days - 1, -1, -1)]
+    counts = {
+        **{f"created_{i}": Count("pk", filter=Q(created_at__lte=m)) for i, m in enumerate(moments)},
+        **{f"decided_{i}": Count("pk", filter=Q(decided_at__lte=m)) for i, m in enumerate(moments)},
+    }
+    totals = [model.objects.order_by().aggregate(**counts) for model in (DrawerLink, EntityLink)]
+    return [
+        {
+            "date": moment.date().isoformat(),
+            "open": sum(t[f"created_{i}"] - t[f"decided_{i}"] for t in totals),
+        }
+        for i, moment in enumerate(moments)
+    ]
