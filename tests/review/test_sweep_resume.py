@@ -4,8 +4,10 @@ a worker had just taken, at every call (eight resumes at once queued 34 tasks fo
 parts: the concurrency trial). Refused `sweep_under_way` then; of resumes at once, one queues it."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -127,3 +129,18 @@ def test_another_run_s_tasks_do_not_count(queued, curator):
     run_sweep.enqueue(other.pk)
     run_sweep_part.enqueue(10**9)  # a part of no run of these
     assert not worked_on(queued)
+
+
+def test_the_command_resumes_in_the_background_as_the_page_does(queued):
+    """`dedup_sweep --resume RUN --background` queued the run at every call, a worker on it or
+    not: now as the page's Resume, refused while a worker has it, queued once it stalled."""
+    with pytest.raises(CommandError, match="a worker has it, or it waits for one"):
+        call_command("dedup_sweep", resume=queued.pk, background=True)
+    assert DBTaskResult.objects.count() == 1
+    taken(STUCK_AFTER + timedelta(minutes=1))
+    out = StringIO()
+    call_command("dedup_sweep", resume=queued.pk, background=True, stdout=out)
+    assert out.getvalue().strip() == (
+        f"sweep {queued.pk} queued to resume; `manage.py db_worker` runs it"
+    )
+    assert DBTaskResult.objects.count() == 2

@@ -67,6 +67,10 @@ class Command(CastellanCommand):
         for field, value in (("wing", wing), ("room", room)):
             if value is not None:  # given, even empty: not the whole store by a typo
                 clean_label(value, field)
+        if resume is not None and background:  # as the page's Resume: never its work twice
+            run = sweeps.queue_resumed(resume, run_sweep.enqueue)
+            self.stdout.write(f"sweep {run.pk} queued to resume; `manage.py db_worker` runs it")
+            return
         run = (
             sweeps.run_to_resume(resume)
             if resume is not None
