@@ -58,7 +58,7 @@ from dedup.services.entities import (
     mention_add,
 )
 from dedup.services.entity_relinks import Windows, current_again_counted, entity_relinked
-from dedup.services.rooms import room_change, room_get_or_create, wing_rename
+from dedup.services.rooms import room_change, room_delete, room_get_or_create, wing_rename
 from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
 
 __all__ = [
@@ -103,6 +103,7 @@ __all__ = [
     "mention_add",
     "mention_kept",
     "room_change",
+    "room_delete",
     "room_get_or_create",
     "wing_rename",
 ]

@@ -8,11 +8,11 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 
-from dedup.errors import Conflict
-from dedup.locks import hold_locks, lock_key
+from dedup.errors import Conflict, NotFound
+from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import Actor
 from dedup.validation import clean_label
-from palace.models import AuditAction, AuditEntry, AuditTarget, Room, Wing
+from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
 Place = tuple[str, str]
@@ -114,3 +114,27 @@ def room_change(*, room: Room, name: str, wing: Wing, actor: Actor = None) -> Ro
             after=after,
         )
     return room
+
+
+def room_delete(*, room: Room, actor: Actor = None) -> None:
+    """Delete an empty room, audited (`room.delete`, its wing and name before). The room's write
+    lock is held first, as a write into it holds it, then the room: a room holding drawers (one
+    written meanwhile included) is refused (409 `room_not_empty`), never a foreign key failing;
+    one deleted meanwhile is `room_not_found`."""
+    with transaction.atomic():
+        hold_lock(room_writes(room.pk))
+        held = Room.objects.select_for_update().select_related("wing").filter(pk=room.pk).first()
+        if held is None:
+            raise NotFound("The room was deleted already.", code="room_not_found")
+        if Drawer.objects.filter(room=held).exists():
+            raise Conflict(
+                f"{held} holds drawers: delete or move them first.", code="room_not_empty"
+            )
+        AuditEntry.objects.record(
+            actor=actor,
+            action=AuditAction.ROOM_DELETE,
+            target_type=AuditTarget.ROOM,
+            target_id=held.pk,
+            before={"wing": held.wing.name, "name": held.name},
+        )
+        held.delete()

@@ -40,6 +40,7 @@ class AuditAction(models.TextChoices):
     WING_RENAME = "wing.rename"
     ROOM_RENAME = "room.rename"
     ROOM_MOVE = "room.move", "room.move (to another wing, perhaps renamed too)"
+    ROOM_DELETE = "room.delete", "room.delete (an empty room)"
     DEMO_SEED = "demo.seed", "demo.seed (seed_demo filled the palace, once)"
 
     @classmethod
