@@ -249,12 +249,15 @@ class DrawerAdmin(RefusalsAsMessages):
 
     @admin.action(description="Supersede selected drawers")
     def supersede_selected(self, request: HttpRequest, queryset: QuerySet[Drawer]) -> None:
+        current = list(queryset.filter(valid_to__isnull=True))
         done = self._refusals(
             request,
-            queryset.filter(valid_to__isnull=True),
+            current,
             lambda drawer: services.drawer_supersede(drawer=drawer, actor=request.user),
         )
-        if already := len(queryset) - done:
+        # Those refused meanwhile (deleted, superseded by another request) are said by
+        # `_refusals`, not counted as superseded before the action.
+        if already := queryset.count() - len(current):
             were = pluralize(already, "was,were")
             self.message_user(
                 request,

@@ -170,3 +170,4 @@ def test_a_drawer_changed_meanwhile_is_refused_in_words_and_the_others_go_ahead(
     assert f"Drawer {first.uuid}: ".encode() in response.content
     changed = Drawer.objects.filter(pk=second.pk, valid_to__isnull=True).exists()
     assert not changed
+    assert b"superseded already" not in response.content  # refused meanwhile, said so above
