@@ -123,14 +123,19 @@ def what_if_thresholds(run: SweepRun) -> list[float]:
 def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) -> dict:
     """Per tier: proposals, and what applying at each threshold would do (the API's fixed ones
     unless told; the console's page asks `what_if_thresholds`). A proposal judged "not the same"
-    in the sample is never linked: applying records it distinct (`distinct`).
+    in the sample is never linked: applying records it distinct (`distinct`); one whose drawer
+    or entity was deleted since is counted among the tiers only.
 
     Counted by the database, one row per tier, verdict and gates (a few dozen; an entity sweep
     merges nothing, so its gates are not asked), each threshold's count a filtered COUNT: the run's
     page and `GET /api/sweeps/{id}`, which clients poll, had read every proposal (39,000: 0.6 s)."""
     thresholds = list(thresholds)
     keys = ("tier", "verdict") if run.entities else ("tier", "verdict", "gates")
-    at = {f"at_{i}": Count("pk", filter=Q(score__gte=t)) for i, t in enumerate(thresholds)}
+    side = "entity" if run.entities else "drawer"
+    # A proposal whose side was deleted since (an import reversed, a drawer deleted) is passed
+    # over by an application ("gone"): not in what it would do.
+    kept = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
+    at = {f"at_{i}": Count("pk", filter=kept & Q(score__gte=t)) for i, t in enumerate(thresholds)}
     groups = run.proposals.order_by().values(*keys).annotate(proposals=Count("pk"), **at)
     labels = [f"{t:.2f}" if round(t, 2) == t else f"{t:.3f}" for t in thresholds]
     what_if = {label: {"links": 0, "merges": 0, "distinct": 0} for label in labels}
