@@ -22,6 +22,7 @@ def run_sweep(run_id: int) -> dict:
     except Conflict as refused:  # a failed run, and another of its scope under way meanwhile
         logger.warning("sweep %s not resumed: %s", run_id, refused.message)
         return {"parts": 0, "refused": refused.code}
+    logger.info("sweep %s: %s part(s) queued", run_id, len(parts))
     for part in parts:
         run_sweep_part.enqueue(part.pk)
     if not parts:
@@ -31,5 +32,8 @@ def run_sweep(run_id: int) -> dict:
 
 @task()
 def run_sweep_part(part_id: int) -> dict:
+    # Named in the worker's log, whose own lines name only the task's id.
+    logger.info("sweep part %s: started", part_id)
     run = sweep_parts.run_part(part_id)
+    logger.info("sweep part %s: done; sweep %s %s", part_id, run.pk, run.status)
     return {"run": run.pk, "status": run.status}

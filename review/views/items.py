@@ -140,6 +140,9 @@ def _entity_link_context(detail: selectors.EntityItem, ref: ItemRef) -> dict:
 @require_GET
 @never_cache  # Back refetches it, so a decided item never shows live buttons from a cache
 def item(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
+    """An item's page. A GET that writes, on purpose: a curator opening an open item takes (or
+    renews) its advisory hold (`hold_context`; README, "Two curators, no collisions"), one row
+    upserted, so two curators do not work on one item; the page's renewal is a POST."""
     try:
         ref = ItemRef.parse(item_id)
     except DomainError as error:
