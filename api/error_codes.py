@@ -78,6 +78,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "revert_would_duplicate": ErrorCode(
         (409,), "Reverting would put an exact copy beside a drawer written since."
     ),
+    "room_not_empty": ErrorCode((409,), "The room holds drawers; delete or move them first."),
     "room_not_found": ErrorCode((400, 404), "No such wing or room."),
     "run_done": ErrorCode((409,), "Resuming a sweep that has finished."),
     "run_not_applied": ErrorCode((409,), "Nothing of the sweep is applied: nothing to reverse."),

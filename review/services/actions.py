@@ -76,6 +76,63 @@ def _sides(link: Link, canonical: str | None, model: type[Drawer] | type[Entity]
     raise InvalidInput("canonical must be the id of one side of the item.", code="invalid")
 
 
+def merge_drawer_into(keep: Drawer, other: Drawer, status: str) -> tuple[dict, dict]:
+    """Supersede `other` by `keep`, which records its provenance (a pair's merge, a cluster's):
+    the link's and both drawers' state before and after, as `MergeDrawers.restore` undoes it."""
+    if keep.valid_to is not None or other.valid_to is not None:
+        raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
+    before = {
+        "status": DrawerLink.Status.OPEN,
+        "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
+        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+    }
+    keep.consolidation = consolidated(keep, other)
+    keep.save(update_fields=["consolidation"])
+    other.valid_to, other.superseded_by = timezone.now(), keep
+    other.save(update_fields=["valid_to", "superseded_by"])
+    after = {
+        "status": status,
+        "other": {"id": other.pk, "valid_to": other.valid_to.isoformat(), "superseded_by": keep.pk},
+        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
+    }
+    return before, after
+
+
+def redirect_entity_into(
+    keep: Entity, other: Entity, kind: Entity.Redirect, status: str
+) -> tuple[dict, dict]:
+    """`other` answers through `keep`, as an alias (its name recorded as the curator's alias of
+    `keep`) or merged into it (a pair's decision, a cluster's): the state before and after, as
+    `RedirectEntity.restore` undoes it."""
+    if keep.redirect_to_id is not None or other.redirect_to_id is not None:
+        raise Conflict(
+            "One of these entities already answers through another one.", code="entity_redirected"
+        )
+    alias_added = False
+    if kind == Entity.Redirect.ALIAS and other.name != keep.name:
+        alias, alias_added = EntityAlias.objects.get_or_create(
+            entity=keep,
+            alias=other.name,
+            defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
+        )
+        if alias_added:  # a person recorded it: a typo of it converges too
+            index_person_alias(alias)
+    other.redirect_to, other.redirect_kind = keep, kind
+    other.save(update_fields=["redirect_to", "redirect_kind"])
+    before = {
+        "status": EntityLink.Status.OPEN,
+        "other": {"id": other.pk, "redirect_to": None},
+        "canonical": keep.pk,
+    }
+    after = {
+        "status": status,
+        "other": {"id": other.pk, "redirect_to": keep.pk, "redirect_kind": kind},
+        "canonical": keep.pk,
+        "alias_added": other.name if alias_added else None,
+    }
+    return before, after
+
+
 # --- decisions that settle a link and keep it --------------------------------------------------
 
 
@@ -126,29 +183,8 @@ class MergeDrawers(LinkDecision):
     def settle(self, link: Link, canonical: str | None) -> Change:
         assert isinstance(link, DrawerLink)  # ACTIONS offers this on drawer links only
         keep, other = _sides(link, canonical, Drawer)
-        if keep.valid_to is not None or other.valid_to is not None:
-            raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
-        before = {
-            "status": DrawerLink.Status.OPEN,
-            "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
-            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-        }
-        keep.consolidation = consolidated(keep, other)
-        keep.save(update_fields=["consolidation"])
-        other.valid_to = timezone.now()
-        other.superseded_by = keep
-        other.save(update_fields=["valid_to", "superseded_by"])
         link.status = DrawerLink.Status.MERGED
-        after = {
-            "status": DrawerLink.Status.MERGED,
-            "other": {
-                "id": other.pk,
-                "valid_to": other.valid_to.isoformat(),
-                "superseded_by": keep.pk,
-            },
-            "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-        }
-        return Change(before, after, touches(link))
+        return Change(*merge_drawer_into(keep, other, link.status), touches(link))
 
     def restore(self, before: dict, after: dict) -> None:
         if before.get("other") is None:  # a cluster's link between two members merged by others
@@ -198,39 +234,12 @@ class RedirectEntity(LinkDecision):
     def settle(self, link: Link, canonical: str | None) -> Change:
         assert isinstance(link, EntityLink)  # ACTIONS offers this on entity links only
         keep, other = _sides(link, canonical, Entity)
-        if keep.redirect_to_id is not None or other.redirect_to_id is not None:
-            raise Conflict(
-                "One of these entities already answers through another one.",
-                code="entity_redirected",
-            )
-        alias_added = False
-        if self.kind == Entity.Redirect.ALIAS and other.name != keep.name:
-            alias, alias_added = EntityAlias.objects.get_or_create(
-                entity=keep,
-                alias=other.name,
-                defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
-            )
-            if alias_added:  # a person recorded it: a typo of it converges too
-                index_person_alias(alias)
-        other.redirect_to, other.redirect_kind = keep, self.kind
-        other.save(update_fields=["redirect_to", "redirect_kind"])
         link.status = (
             EntityLink.Status.ALIASED
             if self.kind == Entity.Redirect.ALIAS
             else EntityLink.Status.MERGED
         )
-        before = {
-            "status": EntityLink.Status.OPEN,
-            "other": {"id": other.pk, "redirect_to": None},
-            "canonical": keep.pk,
-        }
-        after = {
-            "status": link.status,
-            "other": {"id": other.pk, "redirect_to": keep.pk, "redirect_kind": self.kind},
-            "canonical": keep.pk,
-            "alias_added": other.name if alias_added else None,
-        }
-        return Change(before, after, touches(link))
+        return Change(*redirect_entity_into(keep, other, self.kind, link.status), touches(link))
 
     def restore(self, before: dict, after: dict) -> None:
         if before.get("other") is None:  # a cluster's link between two members merged by others

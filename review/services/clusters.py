@@ -21,17 +21,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.locks import rows_held
-from dedup.services import index_person_alias
-from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity, EntityAlias
+from palace.models import AuditAction, AuditEntry, Drawer, DrawerLink, Entity
 from palace.models import EntityLink as EntityLinkModel
 from review.items import ITEM_TARGET, Action, ItemRef, check_note
 from review.selectors.clusters import Cluster, cluster_of
-from review.services.actions import DECIDED_FIELDS, Change, DeleteLink, Link
-from review.services.drawer_merges import consolidated
+from review.services.actions import (
+    DECIDED_FIELDS,
+    Change,
+    DeleteLink,
+    Link,
+    merge_drawer_into,
+    redirect_entity_into,
+)
+from review.services.decisions import link_evidence
 
 ENTITY_MODES = (Action.ADD_ALIAS, Action.MERGE)
 
@@ -163,27 +168,7 @@ def _merge_drawers(link: DrawerLink, keep: Drawer, other: Drawer | None) -> Chan
     link.status = DrawerLink.Status.MERGED
     if other is None:
         return Change({"status": "open", "other": None}, {"status": link.status}, touched)
-    if keep.valid_to is not None or other.valid_to is not None:
-        raise Conflict("Both drawers must be current to merge them.", code="drawer_not_current")
-    before = {
-        "status": "open",
-        "other": {"id": other.pk, "valid_to": None, "superseded_by": None},
-        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-    }
-    keep.consolidation = consolidated(keep, other)
-    keep.save(update_fields=["consolidation"])
-    other.valid_to, other.superseded_by = timezone.now(), keep
-    other.save(update_fields=["valid_to", "superseded_by"])
-    after = {
-        "status": link.status,
-        "other": {
-            "id": other.pk,
-            "valid_to": other.valid_to.isoformat(),
-            "superseded_by": keep.pk,
-        },
-        "canonical": {"id": keep.pk, "consolidation": keep.consolidation},
-    }
-    return Change(before, after, touched)
+    return Change(*merge_drawer_into(keep, other, link.status), touched)
 
 
 def _merge_entities(link: Link, keep: Entity, other: Entity | None, mode: Action) -> Change:
@@ -192,34 +177,8 @@ def _merge_entities(link: Link, keep: Entity, other: Entity | None, mode: Action
     link.status = EntityLinkModel.Status.ALIASED if alias else EntityLinkModel.Status.MERGED
     if other is None:
         return Change({"status": "open", "other": None}, {"status": link.status}, touched)
-    if other.redirect_to_id is not None or keep.redirect_to_id is not None:
-        raise Conflict(
-            "One of these entities already answers through another one.", code="entity_redirected"
-        )
-    added = False
-    if alias and other.name != keep.name:
-        recorded, added = EntityAlias.objects.get_or_create(
-            entity=keep,
-            alias=other.name,
-            defaults={"key": other.key, "source": EntityAlias.Source.CURATOR},
-        )
-        if added:  # a person recorded it: a typo of it converges too
-            index_person_alias(recorded)
     kind = Entity.Redirect.ALIAS if alias else Entity.Redirect.MERGE
-    other.redirect_to, other.redirect_kind = keep, kind
-    other.save(update_fields=["redirect_to", "redirect_kind"])
-    before: dict[str, Any] = {
-        "status": "open",
-        "other": {"id": other.pk, "redirect_to": None},
-        "canonical": keep.pk,
-    }
-    after: dict[str, Any] = {
-        "status": link.status,
-        "other": {"id": other.pk, "redirect_to": keep.pk, "redirect_kind": kind},
-        "canonical": keep.pk,
-        "alias_added": other.name if added else None,
-    }
-    return Change(before, after, touched)
+    return Change(*redirect_entity_into(keep, other, kind, link.status), touched)
 
 
 def _touches(link: Link, keep: Any) -> list[str]:
@@ -272,7 +231,10 @@ def decide_cluster(
             if action is not Action.DELETE_LINK:
                 link.mark_decided(actor)
                 link.save(update_fields=DECIDED_FIELDS)
-            decided.append(_record(ref, ItemRef(ref.kind, pk), action, change, actor, note, batch))
+            evidence = link_evidence(link)
+            decided.append(
+                _record(ref, ItemRef(ref.kind, pk), action, change, actor, note, batch, evidence)
+            )
     return ClusterResult(str(found.ref), batch, decided, len(group) - 1, len(distinct))
 
 
@@ -284,6 +246,7 @@ def _record(
     actor: Any,
     note: str,
     batch: uuid.UUID,
+    evidence: dict[str, Any],
 ) -> AuditEntry:
     return AuditEntry.objects.record(
         actor=actor,
@@ -298,8 +261,9 @@ def _record(
             "touches": change.touches,
             "note": note,
             "cluster": str(cluster),
-            # Built here, from what the server holds, not sent by the browser.
-            "evidence": {"via": "cluster", "cluster": str(cluster)},
+            # Built here, from what the server holds, not sent by the browser: the link's, as a
+            # pair's decision records it, and the cluster it was decided in.
+            "evidence": {**evidence, "via": "cluster", "cluster": str(cluster)},
         },
         batch=batch,
     )

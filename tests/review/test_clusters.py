@@ -217,3 +217,22 @@ def test_invalid_choices_are_refused(dedup_settings, curator):
             choice=choice(cluster, drawers[0], merge=[drawers[1]], distinct=[drawers[1]]),
             actor=curator,
         )
+
+
+def test_a_clusters_audit_rows_keep_each_links_evidence_as_a_pairs_do(dedup_settings, curator):
+    """The evidence shown (verdict, similarity, signals) was left out of a cluster's rows."""
+    drawers = five_drawers()
+    links = {link.pk: link for link in DrawerLink.objects.all()}
+    cluster = selectors.cluster_of(ItemRef.of(next(iter(links.values()))))
+    result = services.decide_cluster(
+        cluster=cluster.ref, choice=choice(cluster, drawers[0], merge=drawers[1:]), actor=curator
+    )
+    for entry in result.decided:
+        link = links[ItemRef.parse(entry.data["item"]).pk]
+        assert entry.data["evidence"] == {
+            "verdict": link.verdict,
+            "similarity": link.similarity,
+            "signals": link.signals,
+            "via": "cluster",
+            "cluster": str(cluster.ref),
+        }
