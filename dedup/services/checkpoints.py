@@ -88,33 +88,38 @@ def checkpoint_write(
     Every lock the items need (their new wings and rooms, names and texts) is taken up front in
     the canonical order, so two batches holding the same ones in opposite order never deadlock.
 
+    A checkpoint id is the caller's own (an agent's key's user, or a person; a command's, no
+    one's): two agents that both choose "session-1" write two checkpoints, and neither replays
+    nor is refused the other's.
+
     Returns (result, replayed).
     """
     key = clean_label(key, "id", max_length=NAME_MAX_LENGTH)
     payload_hash = checkpoint_payload_hash(items)
+    user = acting_user(actor)
+    owner = user.pk if user is not None else None
     with transaction.atomic():
-        advisory_lock("checkpoint", key)
-        replayed = _checkpoint_replayed(key, payload_hash)
+        advisory_lock("checkpoint", owner, key)
+        replayed = _checkpoint_replayed(key, owner, payload_hash)
         if replayed is not None:
             return replayed, True
         rooms = rooms_get_or_create(_place(item) for item in items)
         hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
         outcomes = [
-            _item_write(key, index, item, rooms[_place(item)]) for index, item in enumerate(items)
+            _item_write(key, owner, index, item, rooms[_place(item)])
+            for index, item in enumerate(items)
         ]
         result = _checkpoint_result(key, outcomes)
         Checkpoint.objects.create(
-            key=key,
-            payload_hash=payload_hash,
-            result=result,
-            created_by=acting_user(actor),
+            key=key, payload_hash=payload_hash, result=result, created_by=user
         )
     return result, False
 
 
-def _checkpoint_replayed(key: str, payload_hash: str) -> CheckpointResult | None:
-    """The first result of a checkpoint id used before with the same items; None if unused."""
-    existing = Checkpoint.objects.filter(key=key).first()
+def _checkpoint_replayed(key: str, owner: int | None, payload_hash: str) -> CheckpointResult | None:
+    """The first result of the caller's checkpoint id used before with the same items; None if
+    unused."""
+    existing = Checkpoint.objects.filter(key=key, created_by=owner).first()
     if existing is None:
         return None
     if existing.payload_hash != payload_hash:
@@ -130,8 +135,13 @@ def _place(item: CheckpointItem) -> Place:
     return (item.wing or item.destination.default_wing, item.destination.room)
 
 
-def _item_write(key: str, index: int, item: CheckpointItem, room: Room) -> dict[str, Any]:
-    """Write one item under an id derived from the checkpoint's, so a replay stores nothing."""
+def _item_write(
+    key: str, owner: int | None, index: int, item: CheckpointItem, room: Room
+) -> dict[str, Any]:
+    """Write one item under an id derived from the checkpoint's and its caller's, so a replay
+    stores nothing (a checkpoint of no one's, a command's, and those written before ids were the
+    callers': from the checkpoint's id alone)."""
+    name = f"{key}\x1f{index}" if owner is None else f"{owner}\x1f{key}\x1f{index}"
     written = drawer_write(
         room=room,
         content=item.content,
@@ -140,7 +150,7 @@ def _item_write(key: str, index: int, item: CheckpointItem, room: Room) -> dict[
         kind=item.kind,
         agent=item.agent,
         source={"checkpoint": key, "item": index, **(item.source or {})},
-        drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, f"{key}\x1f{index}"),
+        drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, name),
     )
     return {
         "index": index,

@@ -2,6 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from dedup import services
 from palace.models import Checkpoint, Drawer
 from tests.conftest import agent_client
 
@@ -194,3 +195,32 @@ def test_checkpoint_diary_item_as_another_agent_needs_permission(api):
     response = api.post("/api/checkpoints", body, format="json")
     assert response.status_code == 403
     assert Drawer.objects.count() == 0
+
+
+def test_a_checkpoint_id_is_the_callers_own(dedup_settings):
+    """Two agents that both choose "session-1" write a checkpoint each: neither is refused
+    (`checkpoint_id_taken`) nor replays the other's result, and each replays its own."""
+    alice, bob = client_as("alice"), client_as("bob")
+    alices = {"id": "session-1", "items": [item("Alice's memory of the deploy on Friday.")]}
+    bobs = {"id": "session-1", "items": [item("Bob's note about the database migration.")]}
+    first = alice.post("/api/checkpoints", alices, format="json")
+    second = bob.post("/api/checkpoints", bobs, format="json")
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert first.json()["drawers"][0]["drawer"] != second.json()["drawers"][0]["drawer"]
+    again = bob.post("/api/checkpoints", bobs, format="json")
+    assert (again.status_code, again.json()["replayed"]) == (200, True)
+    assert again.json()["drawers"] == second.json()["drawers"]
+    assert Checkpoint.objects.filter(key="session-1").count() == 2
+
+
+def test_a_checkpoint_written_before_ids_were_the_callers_still_replays(dedup_settings):
+    """A checkpoint of no one's (a command's), its drawers' ids from the checkpoint's id alone."""
+    batch = [
+        services.CheckpointItem(
+            content="A memory of no one's.", destination=services.Destination.GENERAL, agent=""
+        )
+    ]
+    result, replayed = services.checkpoint_write(key="legacy", items=batch)
+    again, replayed_again = services.checkpoint_write(key="legacy", items=batch)
+    assert (replayed, replayed_again) == (False, True)
+    assert again == result
