@@ -94,7 +94,6 @@ def revert_held(
             "Later decisions depend on this one: revert them first, or revert them together.",
             details={"depends_on_this": [e.pk for e in later], "decision": first.pk},
         )
-    _refuse_unheld(later, guessed)
     reverted = []
     for entry in sorted(entries, key=lambda e: e.pk, reverse=True):
         try:

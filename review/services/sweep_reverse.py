@@ -103,7 +103,9 @@ def _merges_reverted(
     try:
         reverted = revert_held(entries, guessed, actor=actor, partial=True)
     except DomainError as error:
-        decision = error.details["decision"]
+        decision = error.details.get("decision")
+        if decision is None:  # decisions that landed while it was held: said as they are
+            raise
         raise type(error)(
             f"Proposal {proposal_of[decision]} of this sweep (its merge, decision {decision}): "
             f"{error.message}",
