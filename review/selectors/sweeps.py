@@ -13,7 +13,7 @@ from django_tasks_db.models import DBTaskResult
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
-from review.gates import MERGE_TIERS, TIERS, gates_pass
+from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
 
@@ -140,7 +140,8 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
     labels = [f"{t:.2f}" if round(t, 2) == t else f"{t:.3f}" for t in thresholds]
     what_if = {label: {"links": 0, "merges": 0, "distinct": 0} for label in labels}
     tiers: dict[str, int] = {}
-    for group in sorted(groups, key=lambda g: TIERS.index(g["tier"])):
+    order = ENTITY_TIERS if run.entities else DRAWER_TIERS  # the tiers in the kind's order
+    for group in sorted(groups, key=lambda g: order.index(g["tier"])):
         tier = group["tier"]
         tiers[tier] = tiers.get(tier, 0) + group["proposals"]
         if group["verdict"] == "wrong":
