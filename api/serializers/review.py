@@ -14,7 +14,7 @@ from api.serializers.common import (
 from palace.models import DECISION_PREFIX, AuditEntry
 from review import services
 from review.items import MAX_NOTE, ItemKind, ItemRef
-from review.selectors.queue import AtLeast
+from review.selectors.queue import MAX_BULK, AtLeast
 
 # --- requests ----------------------------------------------------------------------------------
 
@@ -23,6 +23,14 @@ class DecisionRequestSerializer(InputSerializer):
     action = serializers.ChoiceField(choices=[a.value for a in services.Action])
     canonical = StrictCharField(required=False, allow_null=True, allow_blank=True)
     note = StrictCharField(required=False, allow_blank=True, max_length=MAX_NOTE)
+    also_dismiss = serializers.ListField(
+        child=StrictCharField(max_length=40),
+        required=False,
+        max_length=MAX_BULK,
+        help_text="With add_alias: other items to dismiss in the same batch, those of them the "
+        "alias settles (an open pair of the other entity and a third that the kept one also has "
+        "a pair with: the console lists them); any other is left as it is.",
+    )
 
 
 class RevertRequestSerializer(InputSerializer):

@@ -31,14 +31,16 @@ class DecideView(APIView):
     )
     def post(self, request: Request, item_id: str) -> Response:
         """Decide one item. A second decision on the same item is refused (409 already_decided,
-        naming who decided it and when)."""
+        naming who decided it and when). With add_alias, `also_dismiss` dismisses in the same
+        batch the other pairs the alias settles, as the console offers."""
         ref = services.ItemRef.parse(item_id)
         services.check_item_known(ref)
         data = parsed(DecisionRequestSerializer, request)
-        entry = services.decide(
+        entry = services.decide_settling(
             item=ref,
             action=data["action"],
             actor=request.user,
+            also_dismiss=data.get("also_dismiss", []),
             canonical=data.get("canonical") or None,
             note=data.get("note", ""),
             evidence={"via": "api"},

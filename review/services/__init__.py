@@ -28,6 +28,7 @@ from review.services.decisions import (
     check_item_known,
     decide,
     decide_many,
+    decide_settling,
 )
 from review.services.drawer_merges import consolidated
 from review.services.reverts import (
@@ -67,6 +68,7 @@ __all__ = [
     "decide",
     "decide_cluster",
     "decide_many",
+    "decide_settling",
     "dependents",
     "last_decision",
     "last_own_decision",

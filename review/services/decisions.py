@@ -17,7 +17,15 @@ from django.db import transaction
 from dedup import metrics
 from dedup.errors import DomainError, InvalidInput, NotFound
 from dedup.locks import link_held
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, Drawer, DrawerLink, Entity
+from palace.models import (
+    DECISION_PREFIX,
+    AuditAction,
+    AuditEntry,
+    Drawer,
+    DrawerLink,
+    Entity,
+    EntityLink,
+)
 from review.items import (
     ITEM_TARGET,
     Action,
@@ -29,6 +37,7 @@ from review.items import (
 )
 from review.models import Proposal
 from review.selectors.audit import last_decision
+from review.selectors.items import aliases_would_settle
 from review.selectors.queue import MAX_BULK
 from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
 
@@ -172,6 +181,62 @@ def decide(
             data=_audit_data(ref, target, change, note, evidence),
             batch=batch,
         )
+
+
+def decide_settling(
+    *,
+    item: str | ItemRef,
+    action: str,
+    actor: Any,
+    also_dismiss: list[str],
+    canonical: str | None = None,
+    note: str = "",
+    evidence: dict | None = None,
+) -> AuditEntry:
+    """`decide`, and where that adds an alias, dismiss with it, in one batch and one
+    transaction, the pairs among `also_dismiss` the alias settles (`aliases_would_settle`, for
+    the canonical side chosen): never another pair, whatever was sent. The item's decision."""
+    ref = ItemRef.parse(item)
+    if not also_dismiss:  # the item's decision alone
+        return decide(
+            item=ref, action=action, actor=actor, canonical=canonical, note=note, evidence=evidence
+        )
+    if len(also_dismiss) > MAX_BULK:
+        raise InvalidInput(
+            f"also_dismiss holds at most {MAX_BULK:,} items.", details={"field": "also_dismiss"}
+        )
+    batch = uuid.uuid4()
+    with transaction.atomic():
+        settled = _settled_by_alias(ref, canonical)
+        entry = decide(
+            item=ref,
+            action=action,
+            actor=actor,
+            canonical=canonical,
+            note=note,
+            evidence=evidence,
+            batch=batch,
+        )
+        if entry.action == AuditAction.REVIEW_ADD_ALIAS:
+            for other in dict.fromkeys(also_dismiss):
+                if other in settled:
+                    decide(
+                        item=other,
+                        action=Action.DISMISS,
+                        actor=actor,
+                        note=f"settled by the alias decided on {ref}",
+                        batch=batch,
+                    )
+    return entry
+
+
+def _settled_by_alias(ref: ItemRef, canonical: str | None) -> set[str]:
+    if ref.kind is not ItemKind.ENTITY:
+        return set()
+    try:
+        return {str(ItemRef.of(link)) for link in aliases_would_settle(ref, canonical)}
+    except EntityLink.DoesNotExist:  # gone: the decision itself says so
+        return set()
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, cast
 
 from django.contrib import messages
@@ -20,11 +19,10 @@ from django_htmx.http import (
 )
 
 from dedup.errors import DomainError
-from palace.models import AuditEntry, EntityLink
+from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm
-from review.items import ItemKind
 from review.selectors import holds as hold_selectors
 from review.selectors.gone import gone_item
 from review.services import ItemRef
@@ -179,42 +177,20 @@ def _next_items(request: HttpRequest, query: str) -> tuple[str, list[ItemRef]]:
     return reverse("review:queue") + suffix, refs
 
 
-def _settled_by_alias(ref: ItemRef, canonical: str | None) -> set[str]:
-    if ref.kind is not ItemKind.ENTITY:
-        return set()
-    try:
-        return {str(ItemRef.of(link)) for link in services.aliases_would_settle(ref, canonical)}
-    except EntityLink.DoesNotExist:  # gone: the decision itself says so
-        return set()
-
-
-def _decide_from_form(request: HttpRequest, ref: ItemRef):
-    """Decide the item as the form says, with the aliases it settles, and let go of the
-    curator's hold on it, in one transaction (one commit)."""
-    also = request.POST.getlist("also_dismiss")
-    canonical = request.POST.get("canonical") or None
-    batch = uuid.uuid4() if also else None
+def _decide_from_form(request: HttpRequest, ref: ItemRef) -> AuditEntry:
+    """Decide the item as the form says, with the pairs its alias settles
+    (`decide_settling`), and let go of the curator's hold on it, in one transaction (one
+    commit)."""
     with transaction.atomic():
-        if also:  # only pairs this alias settles, for the canonical side chosen: never others
-            settled = _settled_by_alias(ref, canonical)
-            also = [item for item in also if item in settled]
-        entry = services.decide(
+        entry = services.decide_settling(
             item=ref,
             action=request.POST.get("action", ""),
             actor=request.user,
-            canonical=canonical,
+            also_dismiss=request.POST.getlist("also_dismiss"),
+            canonical=request.POST.get("canonical") or None,
             note=request.POST.get("note", ""),
             evidence={"via": "console"},  # the link's own evidence is read by the service
-            batch=batch,
         )
-        for other in also if entry.action == "review.add_alias" else []:
-            services.decide(
-                item=other,
-                action="dismiss",
-                actor=request.user,
-                note=f"settled by the alias decided on {ref}",
-                batch=batch,
-            )
         hold_services.hold_release(item=ref, curator=request.user)  # type: ignore[arg-type]
     return entry
 
