@@ -15,7 +15,9 @@ their size on disk.
 
 from __future__ import annotations
 
-from django.db import connection
+import logging
+
+from django.db import DatabaseError, connection, transaction
 
 from palace import name_search
 from palace.models import (
@@ -50,6 +52,8 @@ def optimize_candidate_indexes() -> str:
     return f"{merged}; the write-ahead log is in use: later checkpoints write it back"
 
 
+logger = logging.getLogger("castellan.dedup")
+
 # The tables a bulk write grows whose statistics the write path's plans read, and how many rows
 # must have changed since their last analysis (and at least their size) before they are analysed
 # again (`analysed_if_grown`).
@@ -68,13 +72,17 @@ def analysed_if_grown() -> list[str]:
     SQLite, whose plans do not follow the statistics so)."""
     if connection.vendor != "postgresql":
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid "
-            "WHERE s.relname = ANY(%s) AND s.n_mod_since_analyze >= greatest(%s, c.reltuples)",
-            [list(GROWN), GROWN_ROWS],
-        )
-        grown = [table for (table,) in cursor.fetchall()]
-        if grown:
-            cursor.execute(f"ANALYZE {', '.join(grown)}")
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid "
+                "WHERE s.relname = ANY(%s) AND s.n_mod_since_analyze >= greatest(%s, c.reltuples)",
+                [list(GROWN), GROWN_ROWS],
+            )
+            grown = [table for (table,) in cursor.fetchall()]
+            if grown:  # a table another maintenance holds (a VACUUM) is left for the next time
+                cursor.execute(f"ANALYZE (SKIP_LOCKED) {', '.join(grown)}")
+    except DatabaseError as error:  # only a help to the plans: never fails the write it follows
+        logger.warning("analysing the grown tables: %s", error)
+        return []
     return grown

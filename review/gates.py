@@ -12,6 +12,7 @@ from review.diff import differing_numbers
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
 MERGE_TIERS = ("exact", "normalized")
+GATES = ("same_kind", "same_entities", "numbers_differ")  # a drawer pair's (`drawer_gates`)
 TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind of sweep
 
 

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db.models import Count, Q, QuerySet
+from django.db.models.fields.json import KT
 from django.utils import timezone
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
-from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS, gates_pass
+from review.gates import DRAWER_TIERS, ENTITY_TIERS, GATES, MERGE_TIERS, gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors.stats import similarity_band
 
@@ -126,17 +127,26 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
     in the sample is never linked: applying records it distinct (`distinct`); one whose drawer
     or entity was deleted since is counted among the tiers only.
 
-    Counted by the database, one row per tier, verdict and gates (a few dozen; an entity sweep
-    merges nothing, so its gates are not asked), each threshold's count a filtered COUNT: the run's
-    page and `GET /api/sweeps/{id}`, which clients poll, had read every proposal (39,000: 0.6 s)."""
+    Counted by the database, one row per tier, verdict and gates' verdicts (a few dozen; an
+    entity sweep merges nothing, so its gates are not asked), each threshold's count a filtered
+    COUNT: the run's page and `GET /api/sweeps/{id}`, which clients poll, had read every
+    proposal (39,000: 0.6 s)."""
     thresholds = list(thresholds)
-    keys = ("tier", "verdict") if run.entities else ("tier", "verdict", "gates")
+    # The gates' three verdicts, not the gates whole (which hold each pair's signals, so a
+    # group a proposal).
+    gates = {f"gate_{name}": KT(f"gates__{name}") for name in GATES} if not run.entities else {}
+    keys = ("tier", "verdict", *gates)
     side = "entity" if run.entities else "drawer"
     # A proposal whose side was deleted since (an import reversed, a drawer deleted) is passed
     # over by an application ("gone"): not in what it would do.
     kept = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
     at = {f"at_{i}": Count("pk", filter=kept & Q(score__gte=t)) for i, t in enumerate(thresholds)}
-    groups = run.proposals.order_by().values(*keys).annotate(proposals=Count("pk"), **at)
+    groups = (
+        run.proposals.order_by()
+        .annotate(**gates)
+        .values(*keys)
+        .annotate(proposals=Count("pk"), **at)
+    )
     labels = [f"{t:.2f}" if round(t, 2) == t else f"{t:.3f}" for t in thresholds]
     what_if = {label: {"links": 0, "merges": 0, "distinct": 0} for label in labels}
     tiers: dict[str, int] = {}
@@ -146,13 +156,22 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
         tiers[tier] = tiers.get(tier, 0) + group["proposals"]
         if group["verdict"] == "wrong":
             outcome = "distinct"
-        elif tier in MERGE_TIERS and not run.entities and gates_pass(group["gates"]):
+        elif tier in MERGE_TIERS and not run.entities and gates_pass(_gates(group)):
             outcome = "merges"
         else:
             outcome = "links"
         for index, label in enumerate(labels):
             what_if[label][outcome] += group[f"at_{index}"]
     return {"tiers": tiers, "if_applied_at": what_if}
+
+
+def _gates(group: dict) -> dict[str, bool | None]:
+    """A group's gates as `gates_pass` reads them, from their values as text ('true', 'false',
+    and for a JSON null None or, on SQLite, 'null')."""
+    values = {name: group[f"gate_{name}"] for name in GATES}
+    return {
+        name: None if v in (None, "null") else v in (True, 1, "true") for name, v in values.items()
+    }
 
 
 def applied_since_last_reverse(run: SweepRun) -> QuerySet[AuditEntry]:

@@ -10,8 +10,9 @@ serialise writers), checks that `last_pk` is still the one the batch started fro
 worker did it, and it is dropped), and commits the proposals together with the part's new
 `last_pk`, `done`, `compared` and `counts`. A crash loses only the uncommitted batch, which the
 next run of the part does again (proposals also have unique keys, so nothing is proposed twice).
-The run's progress is summed from its parts in one statement, never read, added to and written
-back."""
+The run's done and compared are summed from its parts in one statement; its counts are read,
+added to and written back under the run's row lock a batch at a time (summing every part's at
+each batch would grow with the parts), and summed from the parts when the run is done."""
 
 from __future__ import annotations
 
@@ -182,7 +183,11 @@ def refresh_progress(run_id: int, counts: dict[str, int]) -> None:
         return Coalesce(Subquery(parts.annotate(total=Sum(column)).values("total")), 0)
 
     with transaction.atomic():
-        run = SweepRun.objects.select_for_update(no_key=True).only("counts").get(pk=run_id)
+        run = (
+            SweepRun.objects.select_for_update(no_key=True).only("counts", "status").get(pk=run_id)
+        )
+        if run.status == SweepRun.Status.DONE:  # `finish` summed the parts': this one included
+            return
         SweepRun.objects.filter(pk=run_id).update(
             done=summed("done"), compared=summed("compared"), counts=merged([run.counts, counts])
         )

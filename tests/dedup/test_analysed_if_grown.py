@@ -58,3 +58,14 @@ def test_an_import_asks_after_each_chunk(tmp_path, monkeypatch):
 def test_sqlite_analyses_nothing_here(monkeypatch):
     monkeypatch.setattr(connection, "vendor", "sqlite")
     assert maintenance.analysed_if_grown() == []
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_failure_is_logged_and_fails_nothing(monkeypatch, caplog):
+    """Only a help to the plans: an error (here a bad bound) is a warning, never the write's."""
+    monkeypatch.setattr(maintenance, "GROWN_ROWS", "many")
+    assert maintenance.analysed_if_grown() == []
+    assert "analysing the grown tables" in caplog.text
+    with connection.cursor() as cursor:  # the connection is usable after it
+        cursor.execute("SELECT 1")

@@ -328,3 +328,15 @@ def test_another_failure_is_not_tried_again(dedup_settings, small_parts, monkeyp
     with pytest.raises(RuntimeError):
         sweep_services.execute(sweep_services.start(threshold=0.9))
     assert len(tries) == 1
+
+
+@pytest.mark.django_db
+def test_a_late_batch_adds_nothing_to_a_finished_runs_counts(dedup_settings, small_parts):
+    """Another worker's batch on the same part, its refresh after the run was finished: the
+    run's counts are the parts' sum already."""
+    fill()
+    run = sweep_services.execute(sweep_services.start(threshold=0.9))
+    counts = dict(run.counts)
+    sweep_parts.refresh_progress(run.pk, counts)
+    run.refresh_from_db()
+    assert run.counts == counts

@@ -50,4 +50,10 @@ def test_the_summary_counted_by_the_database_is_the_one_read_row_by_row(palace):
         found = sweep_selectors.summary(run, thresholds=THRESHOLDS)
     assert found == expected
     assert len(queries) == 1
+    # Grouped by the gates' verdicts, not by the gates whole (each pair's signals, a group a
+    # proposal): fewer rows than proposals.
+    with connection.cursor() as cursor:
+        cursor.execute(queries[0]["sql"])
+        rows = cursor.fetchall()
+    assert len(rows) < len(proposals) - 2
     assert sum(found["if_applied_at"]["0.50"].values()) == len(proposals) - 1
