@@ -139,9 +139,10 @@ def _item_write(
     key: str, owner: int | None, index: int, item: CheckpointItem, room: Room
 ) -> dict[str, Any]:
     """Write one item under an id derived from the checkpoint's and its caller's, so a replay
-    stores nothing (a checkpoint of no one's, a command's, and those written before ids were the
-    callers': from the checkpoint's id alone)."""
-    name = f"{key}\x1f{index}" if owner is None else f"{owner}\x1f{key}\x1f{index}"
+    stores nothing. Checkpoints written before ids were the callers' derived it from the
+    checkpoint's id alone (`key<US>index`): no checkpoint now does, so none meets their drawers
+    (they replay by their row); one of no one's (a service's caller naming no user) is `-`'s."""
+    name = f"{'-' if owner is None else owner}\x1f{key}\x1f{index}"
     written = drawer_write(
         room=room,
         content=item.content,

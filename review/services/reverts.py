@@ -69,8 +69,9 @@ def hold_decisions(entries: list[AuditEntry]) -> list[AuditEntry]:
     """Lock these decisions' audit rows and those of the later decisions outside them that
     depend on them (returned, for `revert_held`), in ascending id, for a caller that reverts
     them after holding what they touched (a sweep's reverse): a revert takes the audit rows
-    before the rooms and the drawers, so must it. One read of the later decisions for them all
-    (a read per decision had made a sweep's reverse quadratic: 50 s for 400 merges)."""
+    before the rooms and the drawers, so must it. The later decisions are read once for them
+    all here, and once more by `revert_held` when what they touch is held (a read per decision,
+    three with each revert's own, had made a sweep's reverse quadratic: 50 s for 400 merges)."""
     guessed = _batch_dependents(entries) if entries else []
     _lock(sorted({entry.pk for entry in entries} | {e.pk for e in guessed}))
     return guessed

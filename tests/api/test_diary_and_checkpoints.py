@@ -1,3 +1,5 @@
+import uuid
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
@@ -214,13 +216,24 @@ def test_a_checkpoint_id_is_the_callers_own(dedup_settings):
 
 
 def test_a_checkpoint_written_before_ids_were_the_callers_still_replays(dedup_settings):
-    """A checkpoint of no one's (a command's), its drawers' ids from the checkpoint's id alone."""
-    batch = [
+    """Written before (its drawers' ids from the checkpoint's id alone, as they were), it replays
+    for its user by its row, and no checkpoint now, of a user or of no one, meets its drawers."""
+    old = services.checkpoint_payload_hash([])  # a stand-in row, as 0027 left them
+    alice = get_user_model().objects.create_user("alice")
+    written = services.drawer_write_in(
+        wing="general",
+        room="entries",
+        content="Alice's memory from before.",
+        drawer_id=uuid.uuid5(services.CHECKPOINT_NAMESPACE, "legacy\x1f0"),
+    )
+    result = {"id": "legacy", "items": 1, "drawers": [{"drawer": str(written.drawer.uuid)}]}
+    Checkpoint.objects.create(key="legacy", payload_hash=old, result=result, created_by=alice)
+    replay, replayed = services.checkpoint_write(key="legacy", items=[], actor=alice)
+    assert (replay, replayed) == (result, True)
+    other = [
         services.CheckpointItem(
-            content="A memory of no one's.", destination=services.Destination.GENERAL, agent=""
+            content="No one's memory.", destination=services.Destination.GENERAL, agent=""
         )
     ]
-    result, replayed = services.checkpoint_write(key="legacy", items=batch)
-    again, replayed_again = services.checkpoint_write(key="legacy", items=batch)
-    assert (replayed, replayed_again) == (False, True)
-    assert again == result
+    _, replayed = services.checkpoint_write(key="legacy", items=other)  # no drawer_id_taken
+    assert replayed is False

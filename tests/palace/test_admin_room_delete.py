@@ -3,6 +3,7 @@ audited, and a room a drawer was written into meanwhile is refused with a messag
 (the drawers' foreign key protects the room)."""
 
 import pytest
+from django.contrib.admin.models import LogEntry
 
 from dedup import services
 from dedup.admin.palace import RoomAdmin
@@ -22,6 +23,7 @@ def test_an_empty_room_deleted_on_its_page_is_audited(admin_client, room, admin_
     response = admin_client.post(f"/admin/palace/room/{room.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302
     assert not Room.objects.filter(pk=room.pk).exists()
+    assert LogEntry.objects.get(object_id=str(room.pk)).is_deletion()
     entry = AuditEntry.objects.get(action="room.delete")
     assert (entry.actor, entry.target_id, entry.before) == (
         admin_user,
@@ -46,6 +48,7 @@ def test_a_drawer_written_meanwhile_refuses_the_deletion_with_a_message(
     assert shown == ["Room ops/backups: ops/backups holds drawers: delete or move them first."]
     assert Room.objects.filter(pk=room.pk).exists()
     assert not AuditEntry.objects.filter(action="room.delete").exists()
+    assert not LogEntry.objects.filter(object_id=str(room.pk)).exists()  # not logged deleted
 
 
 def test_a_room_deleted_in_the_wings_inline_is_audited(admin_client, room):

@@ -68,6 +68,7 @@ def stopped_by_sigterm() -> Iterator[None]:
     signal's default ended the process at once, the import left running for good."""
 
     def interrupt(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one: the import marked failed
         raise KeyboardInterrupt
 
     if threading.current_thread() is not threading.main_thread():  # a test's thread: no signals

@@ -33,15 +33,17 @@ def memories(tmp_path):
 
 
 def interrupt_second_chunk(monkeypatch, interrupt):
-    flush, calls = chunks.ChunkWriter.flush, []
+    """Interrupt once five records of the second chunk are written (in its transaction)."""
+    write, calls = chunks.drawer_write, []
 
-    def flushing(self):
+    def writing(**kwargs):
+        written = write(**kwargs)
         calls.append(1)
-        if len(calls) == 2:
+        if len(calls) == chunks.CHUNK_SIZE + 5:
             interrupt()
-        flush(self)
+        return written
 
-    monkeypatch.setattr(chunks.ChunkWriter, "flush", flushing)
+    monkeypatch.setattr(chunks, "drawer_write", writing)
 
 
 def raise_interrupt():
@@ -65,5 +67,5 @@ def test_an_interrupted_import_is_failed_and_says_how_to_go_on(monkeypatch, memo
         f"{imported.pk}."
     )
     assert imported.status == Import.Status.FAILED
-    assert Drawer.objects.count() == chunks.CHUNK_SIZE  # the first chunk, committed
+    assert Drawer.objects.count() == chunks.CHUNK_SIZE  # the first chunk; the second rolled back
     assert signal.getsignal(signal.SIGTERM) is before
