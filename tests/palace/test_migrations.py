@@ -295,3 +295,27 @@ def test_castellan_imports_made_before_mentions_were_recorded_are_marked():
         executor = MigrationExecutor(connection)  # back to the latest: what later tests use
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)  # SQLite rebuilds the table: no transaction around it
+def test_checkpoint_ids_per_user_are_not_reversed_while_two_users_share_one():
+    """palace/0027 reversed needs ids unique across the store again: refused, naming the id,
+    before anything changes; once one is left, reversed and applied again."""
+    from django.contrib.auth import get_user_model
+
+    from palace.models import Checkpoint
+
+    def migrate(target):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate([target])
+
+    users = [get_user_model().objects.create_user(name) for name in ("alice", "bob")]
+    for user in users:
+        Checkpoint.objects.create(key="session-1", payload_hash="x", created_by=user)
+    with pytest.raises(RuntimeError, match="'session-1' is held by 2 checkpoints"):
+        migrate(("palace", "0026_audit_alias_remove_room_delete"))
+    Checkpoint.objects.filter(created_by=users[1]).delete()
+    migrate(("palace", "0026_audit_alias_remove_room_delete"))
+    migrate(("palace", "0027_checkpoint_key_per_user"))
+    assert Checkpoint.objects.get().key == "session-1"
