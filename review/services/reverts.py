@@ -31,6 +31,7 @@ from review.selectors.audit import not_reverted, redirect_windows
 from review.services.actions import ACTIONS, target_deleted
 
 SIDES = ("older", "newer")  # the order of a link's `touches`
+NARROWED_TOUCHES = 100  # touched objects a dependents' query names itself (`_batch_dependents`)
 TOUCHED_MODELS: dict[str, type[Drawer] | type[Entity]] = {"drawer": Drawer, "entity": Entity}
 
 
@@ -39,23 +40,8 @@ def reverts_of(entry: AuditEntry) -> AuditEntry | None:
 
 
 def dependents(entry: AuditEntry) -> list[AuditEntry]:
-    """Later decisions, not reverted, that touched any object this one touched: narrowed by the
-    database to those whose touches' text names one of them (quoted, so "drawer:12" is not
-    "drawer:123"), rather than every later decision read and decoded here."""
-    touched = set(entry.data.get("touches", []))
-    if not touched:
-        return []
-    text = Cast(KeyTransform("touches", "data"), TextField())
-    naming = Q()
-    for touch in touched:
-        naming |= Q(touches_text__contains=json.dumps(touch))
-    later = not_reverted(
-        AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=entry.pk)
-        .exclude(action=REVERT_ACTION)
-        .alias(touches_text=text)
-        .filter(naming)
-    ).order_by("pk")
-    return [e for e in later if touched & set(e.data.get("touches", []))]
+    """Later decisions, not reverted, that touched any object this one touched."""
+    return _batch_dependents([entry])
 
 
 def _lock(pks: list[int]) -> None:
@@ -356,13 +342,27 @@ def revert_batch(
 
 
 def _batch_dependents(entries: list[AuditEntry]) -> list[AuditEntry]:
-    """Later decisions outside the batch, not reverted, touching what the batch touched (one
-    query for the whole batch)."""
+    """Later decisions outside these, not reverted, touching what they touched (one query for
+    them all). For up to NARROWED_TOUCHES objects the database narrows them to those whose
+    touches' text names one (quoted, so "drawer:12" is not "drawer:123"), rather than every
+    later decision read and decoded here; the test of each stays exact."""
     inside = {e.pk for e in entries}
     touched = {t for e in entries for t in e.data.get("touches", [])}
+    if not touched:
+        return []
     later = not_reverted(
         AuditEntry.objects.filter(action__startswith=DECISION_PREFIX, pk__gt=min(inside)).exclude(
             action=REVERT_ACTION
         )
-    ).order_by("pk")
-    return [e for e in later if e.pk not in inside and touched & set(e.data.get("touches", []))]
+    )
+    if len(touched) <= NARROWED_TOUCHES:  # a sweep's thousands would make a statement of them
+        naming = Q()
+        for touch in touched:
+            naming |= Q(touches_text__contains=json.dumps(touch))
+        text = Cast(KeyTransform("touches", "data"), TextField())
+        later = later.alias(touches_text=text).filter(naming)
+    return [
+        e
+        for e in later.order_by("pk")
+        if e.pk not in inside and touched & set(e.data.get("touches", []))
+    ]

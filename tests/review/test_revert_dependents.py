@@ -4,7 +4,7 @@ touched: exactly those naming one of the decision's, by its whole id."""
 import pytest
 
 from palace.models import AuditAction, AuditEntry, AuditTarget
-from review.services.reverts import dependents
+from review.services.reverts import NARROWED_TOUCHES, _batch_dependents, dependents
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +45,13 @@ def test_an_earlier_or_reverted_decision_is_no_dependent():
     )
     assert dependents(first) == []
     assert dependents(earlier) == [first]
+
+
+def test_a_batch_touching_more_than_the_narrowed_objects_finds_them_all_the_same():
+    """Past NARROWED_TOUCHES the later decisions are read whole and tested here: the same ones."""
+    batch = [decision(f"drawer:{n}", f"drawer:{n + 1000}") for n in range(NARROWED_TOUCHES)]
+    later = decision("drawer:7", "drawer:5000")
+    decision("drawer:70000", "drawer:70001")
+    assert len({t for e in batch for t in e.data["touches"]}) > NARROWED_TOUCHES
+    assert _batch_dependents(batch) == [later]
+    assert _batch_dependents(batch[:3]) == []
