@@ -57,7 +57,10 @@ class ImportSerializer(serializers.Serializer):
         help_text=f"The first {LISTED} drawers it created (ids), oldest first; every one, paged, "
         "at `GET /api/imports/{id}/drawers`."
     )
-    drawers_count = serializers.SerializerMethodField(help_text="How many drawers it created.")
+    drawers_count = serializers.SerializerMethodField(
+        help_text="How many drawers it created (with those handed over to it when an earlier "
+        "import of the same records was reversed)."
+    )
     links = serializers.SerializerMethodField(
         help_text=f"The first {LISTED} links they made: [newer, older]; every one, paged, at "
         "`GET /api/imports/{id}/links`."

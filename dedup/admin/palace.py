@@ -17,7 +17,7 @@ from dedup import services
 from dedup.admin.base import RefusalsAsMessages
 from dedup.errors import DomainError
 from dedup.forms import DrawerAddForm, RoomForm, WingForm
-from palace.models import Drawer, Room, Wing
+from palace.models import Drawer, DrawerRestatement, Room, Wing
 
 if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldGroups
@@ -146,12 +146,19 @@ class DrawerAdmin(RefusalsAsMessages):
         "valid_to",
         "superseded_by",
         "created_at",
+        "restated_at",
     ]
     actions = ["supersede_selected"]
 
     @admin.display(description="content")
     def preview(self, drawer: Drawer) -> str:
         return str(drawer)
+
+    @admin.display(description="restated since")
+    def restated_at(self, drawer: Drawer) -> str:
+        """When a later write first stated it again (an exact copy answered with it)."""
+        restatement = DrawerRestatement.objects.filter(drawer=drawer).first()
+        return f"{restatement.first_at:%Y-%m-%d %H:%M}" if restatement else "-"
 
     @admin.display(boolean=True, description="current")
     def is_current(self, drawer: Drawer) -> bool:

@@ -66,7 +66,10 @@ def hold_running(imported: Import) -> None:
     """Hold the import's row until the transaction ends, and raise ImportStopped unless the
     import is still running. Call it first in the transaction."""
     status = (
-        Import.objects.select_for_update()
+        # FOR NO KEY UPDATE: its own reversal (FOR UPDATE) waits for the chunk, but another's,
+        # handing this import a drawer, refers to the row (FOR KEY SHARE) and must not, since
+        # it holds the rooms' writes this chunk waits for.
+        Import.objects.select_for_update(no_key=True)
         .filter(pk=imported.pk)
         .values_list("status", flat=True)
         .first()
@@ -169,6 +172,7 @@ class ChunkWriter:
             return
         drawers: list[int] = []
         links: list[int] = []
+        found: list[int] = []
         with transaction.atomic():
             hold_running(self.imported)
             hold_write_locks(
@@ -181,7 +185,10 @@ class ChunkWriter:
                 if result is not None and result.created:
                     drawers.append(result.drawer.pk)
                     links.extend(link.pk for link in result.links)
+                elif result is not None:
+                    found.append(result.drawer.pk)
             self._keep(drawers, links, len(records))
+            self._keep_found(found, own=set(drawers))
 
     def _keep(self, drawers: list[int], links: list[int], records: int) -> None:
         """The import's record of what it stored, how far it got and what it counted, in the
@@ -197,6 +204,27 @@ class ChunkWriter:
         summary = {**self.tally.summary(), "records": self.written}
         Import.objects.filter(pk=pk).update(progress=self.written, summary=summary)
         self.imported.progress = self.written
+
+    def _keep_found(self, found: list[int], *, own: set[int]) -> None:
+        """Record the drawers the chunk's records found stored that the import did not create
+        itself (its own, in this chunk or an earlier one, replayed when it resumes, are not
+        found): reversing the import that created one hands it over to this one."""
+        if not found:
+            return
+        pk = self.imported.pk
+        own |= set(
+            Import.drawers.through.objects.filter(import_id=pk, drawer_id__in=found).values_list(
+                "drawer_id", flat=True
+            )
+        )
+        Import.found.through.objects.bulk_create(
+            [
+                Import.found.through(import_id=pk, drawer_id=drawer)
+                for drawer in dict.fromkeys(found)
+                if drawer not in own
+            ],
+            ignore_conflicts=True,  # found again (a record twice in the file, or a resume)
+        )
 
     def _agent_and_source(self, record: formats.Record) -> dict[str, Any]:
         """The agent a record is written as: the one it names, unless the import's own agent
@@ -217,6 +245,7 @@ class ChunkWriter:
             "kind": record.kind,
             **self._agent_and_source(record),
             "drawer_id": client_id(self.imported.format, record.source_id),
+            "restates": False,  # what it finds is kept as `Import.found` instead
         }
         room = self.rooms.get(_place(record))
         try:

@@ -11,7 +11,12 @@ reasons) when anything outside the import has since come to rest on it:
   superseded again by the import, audited as its own), or supersedes another drawer (outside the
   import);
 - a merge consolidated drawers into it;
-- a mention the import did not record is on it (see `_mentioned_since`).
+- a mention the import did not record is on it (see `_mentioned_since`);
+- a later write was answered with it (`DrawerRestatement`: an agent wrote the same memory
+  again, and was told it is stored);
+- a later import counted it as stored (one of its records, `Import.found`): the drawer is handed
+  over to that import (the oldest such one not reversed), with the links it made and the mentions
+  recorded on it, so reversing that import in turn removes it.
 
 Keeping such a drawer loses nothing, and a curator can delete it by hand. Everything else the
 import created goes, with the links the import made and the mentions it recorded: one audit row
@@ -35,7 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
@@ -55,6 +60,7 @@ from palace.models import (
     DistinctPair,
     Drawer,
     DrawerLink,
+    DrawerRestatement,
     Import,
     Mention,
 )
@@ -85,6 +91,7 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         if imported.status == Import.Status.REVERSED:
             raise Conflict("The import was reversed already.", code="import_reversed")
         before = imported.status
+        _finders_held(imported)
         # Then the rooms' writes, before the drawers: another import's chunk holds them while it
         # links to these drawers (the canonical order, `dedup.locks`).
         room_writes_held(Drawer.objects.filter(imports=imported))
@@ -95,8 +102,14 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
             .order_by("id")
         )
         kept = _later_work(imported, drawers)
+        heirs = _heirs(imported)
+        for pk, heir in heirs.items():
+            kept.setdefault(pk, []).append(
+                f"import {heir} counted it as stored (one of its records): it is that import's now"
+            )
         removed = [drawer for drawer in drawers if drawer.pk not in kept]
         links_removed = _remove(imported, removed, actor)
+        _hand_over(imported, heirs)
         reversal = Reversal(
             removed=[str(drawer.uuid) for drawer in removed],
             links_removed=links_removed,
@@ -151,7 +164,72 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
             reasons[drawer.pk].append("drawers were merged into it")
     for pk in _mentioned_since(imported, own_ids):
         reasons[pk].append("a mention was recorded on it later")
+    for pk in DrawerRestatement.objects.filter(drawer__in=own_ids).values_list("pk", flat=True):
+        reasons[pk].append("a later write stated it again (an exact copy)")
     return {pk: list(dict.fromkeys(why)) for pk, why in reasons.items()}
+
+
+def _found_elsewhere(imported: Import) -> QuerySet[Any]:
+    """The rows of the other imports, not reversed, that found one of the import's drawers."""
+    return (
+        Import.found.through.objects.filter(
+            drawer_id__in=Import.drawers.through.objects.filter(import_id=imported.pk).values(
+                "drawer_id"
+            )
+        )
+        .exclude(import_id=imported.pk)
+        .exclude(import__status=Import.Status.REVERSED)
+    )
+
+
+def _finders_held(imported: Import) -> None:
+    """Hold the rows of the imports that found the import's drawers, FOR KEY SHARE in id order,
+    before the rooms' writes, as every transaction takes import rows (`chunks.hold_running`):
+    handing one a drawer refers to its row, and a reversal of it (FOR UPDATE) would otherwise
+    hold that row while it waits for rooms this reversal holds."""
+    if connection.vendor != "postgresql":
+        return  # SQLite's writers hold the whole database
+    finders = sorted(set(_found_elsewhere(imported).values_list("import_id", flat=True)))
+    if finders:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT id FROM {Import._meta.db_table} WHERE id = ANY(%s) "
+                "ORDER BY id FOR KEY SHARE",
+                [finders],
+            )
+
+
+def _heirs(imported: Import) -> dict[int, int]:
+    """The import each of the import's drawers goes to instead of being removed: the oldest
+    other import, not reversed, whose records found it stored."""
+    heirs: dict[int, int] = {}
+    found = _found_elsewhere(imported).order_by("import_id").values_list("drawer_id", "import_id")
+    for drawer, heir in found:
+        heirs.setdefault(drawer, heir)
+    return heirs
+
+
+def _hand_over(imported: Import, heirs: dict[int, int]) -> None:
+    """Make each heir's drawer its own: the drawer, the links it made and the mentions the
+    reversed import recorded on it move to the heir's record, which no longer counts it found."""
+    by_heir: dict[int, list[int]] = defaultdict(list)
+    for drawer, heir in heirs.items():
+        by_heir[heir].append(drawer)
+    held = (
+        (Import.drawers.through, "drawer_id__in"),
+        (Import.links.through, "drawerlink__newer_id__in"),
+        (Import.mentions.through, "mention__drawer_id__in"),
+    )
+    for heir, drawers in by_heir.items():
+        for start in range(0, len(drawers), DELETE_CHUNK):
+            chunk = drawers[start : start + DELETE_CHUNK]
+            Import.found.through.objects.filter(import_id=heir, drawer_id__in=chunk).delete()
+            for model, on_drawer in held:
+                # An UPDATE of the import's own rows: the heir holds none of them yet (it found
+                # the drawer, so it neither created it nor made its links nor recorded on it).
+                model.objects.filter(import_id=imported.pk, **{on_drawer: chunk}).update(
+                    import_id=heir
+                )
 
 
 def _superseded_by(imported: Import) -> set[str]:

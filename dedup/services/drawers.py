@@ -16,12 +16,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from dedup import candidates, metrics, policy
-from dedup.errors import Conflict, DomainError, DrawerNameTaken, InvalidInput
+from dedup.errors import DomainError, InvalidInput
 from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import DedupConfig, WriteMode
+from dedup.services.earlier_writes import earlier_drawer, id_replayed
 from dedup.services.inserts import drawer_insert
 from dedup.services.rooms import room_get_or_create
 from dedup.services.similarity import Assessed, assess_candidates, candidates_for_text
@@ -33,7 +34,13 @@ from dedup.validation import (
     clean_label,
     clean_optional_label,
 )
-from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, DrawerLink, Room, Wing
+from palace.models import (
+    Drawer,
+    DrawerLink,
+    DrawerRestatement,
+    Room,
+    Wing,
+)
 
 logger = logging.getLogger("castellan.dedup")
 
@@ -76,6 +83,7 @@ def drawer_write(
     source: dict[str, Any] | None = None,
     drawer_id: uuid_module.UUID | None = None,
     config: DedupConfig | None = None,
+    restates: bool = True,
 ) -> DrawerWrite:
     """Write one memory into a room, deduplicating conservatively.
 
@@ -85,7 +93,9 @@ def drawer_write(
     is linked to at most MAX_LINKS_PER_WRITE drawers it resembles, newer to older.
 
     `drawer_id` makes the write replayable: writing the same id again stores nothing new and
-    links nothing.
+    links nothing. A write answered with another's drawer (an exact copy, the same named drawer)
+    records a `DrawerRestatement` of it, which an import's reversal keeps; an import passes
+    `restates=False` and records what it found itself (`Import.found`).
     """
     write = _checked(
         room=room,
@@ -100,14 +110,18 @@ def drawer_write(
     )
     with transaction.atomic():
         room_lock = _take_locks(write)
-        earlier = _earlier_write(write)
+        earlier = _earlier(write)
         if earlier is not None:
             metrics.drawer_written("replay")
-            return earlier
+            if restates and earlier.uuid != write.drawer_id:
+                _restated(earlier)
+            return DrawerWrite(earlier, created=False)
         found = _candidates(write, room_lock)
         exact_copy = _exact_copy(write, found)
         if exact_copy is not None:
             metrics.drawer_written(policy.Verdict.EXACT)
+            if restates:
+                _restated(exact_copy.drawer)
             return exact_copy
         assessed = (
             assess_candidates(write.text, found, write.config) if write.config.enabled else []
@@ -164,11 +178,11 @@ def drawer_check(
         config=config,
     )
     if known_room is None:  # a room's first write: nothing to compare with
-        replayed = _replayed(drawer_id, write.room) if drawer_id is not None else None
+        replayed = id_replayed(drawer_id, write.room) if drawer_id is not None else None
         return DrawerCheck(existing=replayed)
-    earlier = _earlier_write(write)
+    earlier = _earlier(write)
     if earlier is not None:
-        return DrawerCheck(existing=earlier.drawer)
+        return DrawerCheck(existing=earlier)
     found = _candidates(write, room_lock=None)
     exact_copy = _exact_copy(write, found)
     if exact_copy is not None:
@@ -258,71 +272,10 @@ def _take_locks(write: _CheckedWrite) -> int | None:
     return room_lock
 
 
-def _earlier_write(write: _CheckedWrite) -> DrawerWrite | None:
-    """The drawer an earlier write already stored for this one: the same id replayed, or the
-    room's drawer of the same name and content. None when this write is new."""
-    if write.drawer_id is not None:
-        replayed = _replayed(write.drawer_id, write.room)
-        if replayed is not None:
-            if replayed.content != write.content:  # not a replay: the new content would be lost
-                raise Conflict(
-                    "That drawer id is already used for other content.",
-                    code="drawer_id_taken",
-                    details={"drawer": str(write.drawer_id)},
-                )
-            return DrawerWrite(replayed, created=False)
-    if write.name is None:
-        return None
-    named = Drawer.objects.current().filter(room=write.room, name=write.name).first()
-    if named is None:
-        return None
-    if named.content == write.content:
-        return DrawerWrite(named, created=False)
-    raise DrawerNameTaken(
-        f"The room already holds a drawer named {write.name!r} with other content.",
-        details={"drawer": str(named.uuid), "name": write.name},
+def _earlier(write: _CheckedWrite) -> Drawer | None:
+    return earlier_drawer(
+        room=write.room, content=write.content, name=write.name, drawer_id=write.drawer_id
     )
-
-
-def _replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
-    """The drawer already stored under this id, or None for an id never used. An id whose drawer
-    was deleted is taken for good (its audit rows name it), so one id never names two drawers in
-    the history. One round trip asks both (indexed), by hand-written SQL: on a replayable write
-    (every imported record is one) building the ORM's queries cost more than running them."""
-    existing_id, deleted = _id_used(drawer_id)
-    if existing_id is None:
-        if deleted:
-            raise Conflict(
-                "That drawer id belonged to a drawer that was deleted; it is not used again.",
-                code="drawer_id_taken",
-                details={"drawer": str(drawer_id)},
-            )
-        return None
-    existing = Drawer.objects.filter(pk=existing_id).first()
-    if existing is None:  # deleted since the first query: ask again (the audit names it now)
-        return _replayed(drawer_id, room)
-    if existing.room_id != room.id:
-        raise Conflict(
-            "That drawer id is already used in another room.",
-            code="drawer_id_taken",
-            details={"drawer": str(drawer_id)},
-        )
-    return existing
-
-
-def _id_used(drawer_id: uuid_module.UUID) -> tuple[int | None, bool]:
-    """The id of the drawer stored under this uuid (or None), and whether the audit names a
-    drawer of this uuid deleted."""
-    value = Drawer._meta.get_field("uuid").get_db_prep_value(drawer_id, connection)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT (SELECT id FROM {Drawer._meta.db_table} WHERE uuid = %s), "
-            f"EXISTS (SELECT 1 FROM {AuditEntry._meta.db_table} WHERE target_type = %s "
-            "AND target_id = %s AND action = %s)",
-            [value, AuditTarget.DRAWER.value, str(drawer_id), AuditAction.DRAWER_DELETE.value],
-        )
-        existing_id, deleted = cursor.fetchone()
-    return existing_id, bool(deleted)
 
 
 def _candidates(write: _CheckedWrite, room_lock: int | None) -> candidates.Found:
@@ -354,6 +307,14 @@ def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | 
             logger.debug("exact copy of drawer %s in room %s", exact.uuid, write.room)
             return DrawerWrite(existing, created=False, duplicate_of=existing)
     return None
+
+
+def _restated(drawer: Drawer) -> None:
+    """Record that a later write stated the drawer again, the first time only (a row there
+    already is left as it is): one INSERT that holds the drawer as the write already does."""
+    DrawerRestatement.objects.bulk_create(
+        [DrawerRestatement(drawer_id=drawer.pk)], ignore_conflicts=True
+    )
 
 
 def _new_drawer(write: _CheckedWrite) -> Drawer:

@@ -23,7 +23,13 @@ from palace.models.common import (
     acting_user,
 )
 from palace.models.distinct import DistinctPair
-from palace.models.drawers import DECIDE_PERMISSION, Drawer, DrawerLink, DrawerQuerySet
+from palace.models.drawers import (
+    DECIDE_PERMISSION,
+    Drawer,
+    DrawerLink,
+    DrawerQuerySet,
+    DrawerRestatement,
+)
 from palace.models.entities import (
     PERSON_ALIAS_SOURCES,
     Entity,
@@ -54,6 +60,7 @@ __all__ = [
     "Drawer",
     "DrawerLink",
     "DrawerQuerySet",
+    "DrawerRestatement",
     "Entity",
     "EntityAlias",
     "EntityAliasSignature",

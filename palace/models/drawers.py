@@ -101,6 +101,23 @@ class Drawer(models.Model):
         return self.valid_to is None
 
 
+class DrawerRestatement(models.Model):
+    """A drawer a later write stated again (an exact copy, or the same named drawer), answered
+    with the drawer rather than stored twice: someone counts on it, so an import's reversal keeps
+    it. A row of its own, inserted once, rather than a column of the drawer: an UPDATE of the
+    drawer would wait for a merge or a revert holding it, which waits for the room's writes the
+    write holds; inserting a row that refers to it holds the drawer no harder than the write
+    already does (FOR KEY SHARE)."""
+
+    drawer = models.OneToOneField(
+        Drawer, primary_key=True, on_delete=models.CASCADE, related_name="restatement"
+    )
+    first_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return f"drawer {self.drawer_id} restated since {self.first_at:%Y-%m-%d %H:%M}"
+
+
 # The permission a curator holds (declared on DrawerLink below): may decide review items, in the
 # console, the API and the admin alike; an import keeps a curator's alias only for one.
 DECIDE_PERMISSION = "palace.decide"

@@ -53,6 +53,10 @@ class Import(models.Model):
     # The mentions a Castellan file's lines recorded on its drawers: a reversal tells them from
     # later work by this, not by time (an unfinished import has no end to compare with).
     mentions = models.ManyToManyField(Mention, blank=True, related_name="imports")
+    # The drawers its records found already stored (an exact copy, or the same record imported
+    # before) that it did not create: reversing the import that created one hands it over to this
+    # one rather than removing a record this import counted as stored.
+    found = models.ManyToManyField(Drawer, blank=True, related_name="found_by_imports")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -1,0 +1,203 @@
+"""Reversing an import removes no drawer someone else has since counted as stored: a later
+import's record (the drawer goes over to that import) or a later write of the same memory."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from dedup import imports, services
+from dedup.imports import chunks
+from palace.models import Drawer, DrawerLink, DrawerRestatement, Import
+from tests.dedup.imports import test_unfinished_reversal as unfinished
+from tests.races import race
+
+pytestmark = pytest.mark.django_db
+
+RECORDS = [
+    ("a", "notes", "Backups run nightly at two in the morning."),
+    ("b", "notes", "Restores are tested on the first Monday of each month."),
+    ("c", "deploys", "Deploys go out on Tuesdays after the standup."),
+]
+
+
+def mempalace_file(tmp_path: Path, records=RECORDS, name: str = "export.jsonl") -> Path:
+    path = tmp_path / name
+    lines = [
+        {"id": id, "document": text, "metadata": {"wing": "w", "room": room}}
+        for id, room, text in records
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def run(path: Path, format: str = "mempalace") -> Import:
+    imported = imports.import_create(source=str(path), format=format)
+    imports.import_run(imported, path=path)
+    imported.refresh_from_db()
+    return imported
+
+
+def reasons(reversal) -> dict[str, list[str]]:
+    return {kept["drawer"]: kept["reasons"] for kept in reversal.kept}
+
+
+def test_a_second_import_of_the_same_file_records_what_it_found(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    assert second.drawers.count() == 0
+    assert set(second.found.all()) == set(first.drawers.all())
+
+
+def test_reversing_the_first_hands_its_drawers_to_the_second(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    reversal = imports.import_reverse(imported=first)
+    assert reversal.removed == []
+    assert Drawer.objects.count() == 3
+    handed = (
+        f"import {second.pk} counted it as stored (one of its records): it is that import's now"
+    )
+    assert list(reasons(reversal).values()) == [[handed]] * 3
+    assert second.drawers.count() == 3
+    assert second.found.count() == 0
+
+
+def test_then_reversing_the_second_removes_them(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    imports.import_reverse(imported=first)
+    reversal = imports.import_reverse(imported=second)
+    assert reversal.kept == []
+    assert Drawer.objects.count() == 0
+
+
+def test_an_exact_copy_under_another_id_is_found_too(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    renamed = [(f"other-{id}", room, text) for id, room, text in RECORDS[:1]]
+    second = run(mempalace_file(tmp_path, renamed, name="other.jsonl"))
+    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    assert list(second.found.all()) == [original]
+    imports.import_reverse(imported=first)
+    assert list(Drawer.objects.all()) == [original]
+    assert list(second.drawers.all()) == [original]
+
+
+def test_the_links_a_handed_drawer_made_go_with_it(tmp_path):
+    before = services.drawer_write_in(
+        wing="w", room="notes", content="Backups run nightly at two in the mornings."
+    )
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    mine = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    link = DrawerLink.objects.get(newer=mine, older=before.drawer)
+    imports.import_reverse(imported=first)
+    assert list(second.links.all()) == [link]
+    reversal = imports.import_reverse(imported=second)
+    assert str(mine.uuid) in reversal.removed
+
+
+def test_a_reversed_finder_is_no_heir(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    imports.import_reverse(imported=second)
+    reversal = imports.import_reverse(imported=first)
+    assert len(reversal.removed) == 3
+    assert Drawer.objects.count() == 0
+
+
+def test_the_oldest_live_finder_is_the_heir(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path))
+    third = run(mempalace_file(tmp_path))
+    imports.import_reverse(imported=first)
+    assert second.drawers.count() == 3
+    assert third.found.count() == 3
+    imports.import_reverse(imported=second)
+    assert third.drawers.count() == 3
+    assert Drawer.objects.count() == 3
+
+
+def test_an_import_does_not_find_its_own_drawers(tmp_path, monkeypatch):
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 2)
+    text = RECORDS[0][2]
+    twice = [("a", "notes", text), ("b", "notes", "Other."), ("c", "notes", text)]
+    imported = run(mempalace_file(tmp_path, twice))  # the copy lands in the next chunk
+    assert imported.found.count() == 0
+    assert len(imports.import_reverse(imported=imported).removed) == 2
+
+
+def test_a_later_write_of_the_same_memory_keeps_the_drawer(tmp_path):
+    imported = run(mempalace_file(tmp_path))
+    written = services.drawer_write_in(wing="w", room="notes", content=RECORDS[0][2])
+    assert written.created is False
+    reversal = imports.import_reverse(imported=imported)
+    assert reasons(reversal) == {
+        str(written.drawer.uuid): ["a later write stated it again (an exact copy)"]
+    }
+    assert Drawer.objects.filter(pk=written.drawer.pk).exists()
+
+
+def test_a_restatement_is_marked_once(tmp_path):
+    run(mempalace_file(tmp_path))
+    first = services.drawer_write_in(wing="w", room="notes", content=RECORDS[0][2])
+    marked = DrawerRestatement.objects.get(drawer=first.drawer).first_at
+    services.drawer_write_in(wing="w", room="notes", content=RECORDS[0][2])
+    assert DrawerRestatement.objects.get(drawer=first.drawer).first_at == marked
+
+
+def test_a_replayed_id_is_no_restatement():
+    from uuid import uuid4
+
+    drawer_id = uuid4()
+    first = services.drawer_write_in(wing="w", room="r", content="Once.", drawer_id=drawer_id)
+    services.drawer_write_in(wing="w", room="r", content="Once.", drawer_id=drawer_id)
+    assert not DrawerRestatement.objects.filter(drawer=first.drawer).exists()
+
+
+def test_the_same_named_drawer_written_again_is_a_restatement():
+    first = services.drawer_write_in(wing="w", room="r", content="Port 5433.", name="db-port")
+    again = services.drawer_write_in(wing="w", room="r", content="Port 5433.", name="db-port")
+    assert again.created is False
+    assert DrawerRestatement.objects.filter(drawer=first.drawer).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_reversal_racing_a_second_import_of_the_file_loses_no_record(tmp_path, monkeypatch):
+    """The second import runs in a worker thread while the first is reversed: each record it
+    found before the reversal is handed over to it, each after is stored anew; either way every
+    record of the file is stored once, and the second import holds every one."""
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 5)
+    count = 200
+    path = unfinished.mempalace_file(tmp_path, count)
+    first = run(path)
+    second = imports.import_create(source=str(path), format="mempalace")
+    outcome, reversal = unfinished.reverse_while_running(second, path, 40, first)
+    assert "error" not in outcome
+    assert len(reversal.kept) >= 40
+    assert unfinished.file_drawers(count) == count
+    assert second.drawers.count() == count
+    assert second.found.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_reversing_both_imports_at_once_leaves_neither(tmp_path):
+    """The first's reversal hands its drawers to the second unless the second is reversed
+    first; in either order both succeed (the second's reversal holds the room the first's does)
+    and the file's drawers are gone."""
+    path = unfinished.mempalace_file(tmp_path, 30)
+    first = run(path)
+    more = [(f"new-{n}", "r", f"A record of the second alone, number {n}.") for n in range(10)]
+    more_path = mempalace_file(tmp_path, more, name="more.jsonl")
+    more_path.write_text(path.read_text() + more_path.read_text())  # its own drawers too
+    second = run(more_path)
+    answers = race(
+        lambda: imports.import_reverse(imported=first),
+        lambda: imports.import_reverse(imported=second),
+    )
+    assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
+    assert unfinished.file_drawers(30) == 0
+    assert Drawer.objects.count() == 0
