@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from dedup import candidates, policy, validation
 from dedup.errors import InvalidInput
+from dedup.validation import label_form
 from palace import selectors
 
 SEARCH_LIMIT_DEFAULT = 20
@@ -72,7 +73,13 @@ def drawers_search(
         )
     after = _decode_cursor(cursor) if cursor else None
     hits = selectors.drawers_matching(
-        groups=groups, wings=wings, wing=wing, room=room, agent=agent, after=after, limit=limit + 1
+        groups=groups,
+        wings=wings,
+        wing=label_form(wing) if wing else wing,  # named as the writes keep names
+        room=label_form(room) if room else room,
+        agent=agent,
+        after=after,
+        limit=limit + 1,
     )
     next_cursor = _encode_cursor(hits[limit - 1]) if len(hits) > limit else None
     return SearchPage(groups=groups, hits=hits[:limit], next_cursor=next_cursor)

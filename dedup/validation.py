@@ -47,12 +47,25 @@ def clean_content(content: object) -> str:
     return content
 
 
+# Characters that show nothing and join or split nothing a name needs (a soft hyphen, a zero-width
+# space, a word joiner, a byte order mark): taken out of a name, so that "no\u200btes" is
+# "notes" rather than a second wing that looks the same. The joiners that scripts and emoji
+# need (U+200C, U+200D) are kept.
+INVISIBLE_IN_LABELS = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+
+
+def label_form(value: str) -> str:
+    """A name as it is kept and compared: trimmed, in Unicode's composed form (NFC: "café" typed
+    with a combining accent is the same wing as "café"), without invisible characters."""
+    return unicodedata.normalize("NFC", value.translate(INVISIBLE_IN_LABELS)).strip()
+
+
 def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
-    """A wing, room, drawer or entity name: trimmed, not blank (nor only invisible format
+    """A wing, room, drawer or entity name (`label_form`): not blank (nor only invisible format
     characters), no control characters."""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string.", details={"field": field})
-    label = value.strip()
+    label = label_form(value)
     if all(unicodedata.category(c) == "Cf" or c.isspace() for c in label):
         # Blank, or only characters that show nothing (a zero-width space, a joiner alone).
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
@@ -63,6 +76,21 @@ def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH
     if any(ord(c) < 32 or ord(c) == 127 for c in label):
         raise InvalidInput(
             f"{field} must not contain control characters.", details={"field": field}
+        )
+    return label
+
+
+def clean_place_name(value: object, field: str) -> str:
+    """The name of a new wing or room (`clean_label`), which the API's paths and a key's wings
+    must be able to name: no `/` (a path's separator), and a wing neither `*` (every wing, to a
+    key) nor holding `,` (between a key's wings). Names made before stay reachable as they are."""
+    label = clean_label(value, field)
+    if "/" in label:
+        raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
+    if field == "wing" and (label == "*" or "," in label):
+        raise InvalidInput(
+            "wing must not be '*' nor contain ',' (an agent key's wings are written so).",
+            details={"field": field},
         )
     return label
 

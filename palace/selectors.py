@@ -210,7 +210,7 @@ def entity_by_uuid(entity_id: uuid.UUID) -> Entity | None:
 def entities_search(*, kind: str | None = None, name: str | None = None) -> QuerySet[Entity]:
     queryset = entities_with_aliases()
     if kind:
-        queryset = queryset.filter(kind=kind)
+        queryset = queryset.filter(kind=kind.strip().lower())  # kinds are kept lowercase
     if name:
         queryset = queryset.filter(name_search.entities_named_like(name))
     return queryset.order_by("id")

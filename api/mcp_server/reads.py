@@ -29,6 +29,7 @@ from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView
 from dedup.search import SEARCH_LIMIT_MAX, drawers_search
+from dedup.validation import label_form
 from palace import selectors
 from palace.models import Drawer
 
@@ -79,7 +80,7 @@ def wings_of(caller: Caller) -> dict[str, Any]:
 def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
     """One wing's rooms, if the caller reaches it (a tool's and a resource's answer)."""
     caller.require(READ, wing)
-    found = selectors.wings_with_rooms().filter(name=wing).first()
+    found = selectors.wings_with_rooms().filter(name=label_form(wing)).first()
     if found is None:
         raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
     return plain(s.WingSerializer(found).data)
@@ -94,7 +95,7 @@ def list_drawers(
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
     size = validated(DrawerPageSerializer, {"limit": limit})["limit"]
-    found = selectors.room_by_names(wing=wing, room=room)
+    found = selectors.room_by_names(wing=label_form(wing), room=label_form(room))
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)

@@ -16,7 +16,7 @@ from api.serializers import checkpoints as cs
 from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.checkpoints import CheckpointView
-from api.views.common import drawer_or_404
+from api.views.common import drawer_or_404, replacement_or_404
 from api.views.diary import DiaryView
 from api.views.drawers import (
     DrawerMentionsView,
@@ -197,6 +197,7 @@ def supersede_drawer(ctx: Context, drawer_id: str, by: str | None = None) -> dic
     caller = caller_of(ctx, SUPERSEDE)
     drawer = drawer_or_404(drawer_id, caller.scope)
     caller.require(DELETE, drawer.room.wing.name)
-    replacement = drawer_or_404(by, caller.scope) if by else None
+    data = validated(s.SupersedeSerializer, {"by": by})  # "" or a malformed id: `by` named
+    replacement = replacement_or_404(data.get("by"), caller.scope)
     services.drawer_supersede(drawer=drawer, by=replacement, actor=caller.user)
     return plain(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data)

@@ -5,6 +5,7 @@ An id in the URL is checked before the body: a malformed one is a 400, an unknow
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 
 from django.http import QueryDict
@@ -78,6 +79,22 @@ def drawer_or_404(drawer_id: str, scope: Scope | None = None) -> Drawer:
     if drawer is None or (scope is not None and not scope.reaches(drawer.room.wing.name)):
         raise not_found("drawer")
     return drawer
+
+
+def replacement_or_404(by: uuid.UUID | None, scope: Scope) -> Drawer | None:
+    """The drawer a supersession names in `by` (its replacement), within the caller's reach;
+    None when none is named. REST and MCP alike."""
+    if by is None:
+        return None
+    replacement = selectors.drawer_by_uuid(by)
+    if replacement is None or not scope.reaches(replacement.room.wing.name):
+        raise ApiError(
+            "No drawer with the id given in `by`.",
+            code="drawer_not_found",
+            status_code=404,
+            details={"field": "by"},
+        )
+    return replacement
 
 
 def entity_or_404(entity_id: str) -> Entity:

@@ -22,9 +22,17 @@ from api.permissions import agent_for
 from api.scopes import scope_of
 from api.serializers import drawers as s
 from api.serializers import entities as es
-from api.views.common import DRAWER_ID, drawer_or_404, parsed, parsed_if_sent, query_flag
+from api.views.common import (
+    DRAWER_ID,
+    drawer_or_404,
+    parsed,
+    parsed_if_sent,
+    query_flag,
+    replacement_or_404,
+)
 from dedup import services
 from dedup.errors import Conflict
+from dedup.validation import label_form
 from palace import selectors
 from palace.models import Drawer
 
@@ -82,7 +90,7 @@ class RoomDrawersView(GenericAPIView):
     )
     def get(self, request: Request, wing: str, room: str) -> Response:
         """A room's drawers, newest first (current ones unless `all=true`)."""
-        found = selectors.room_by_names(wing=wing, room=room)
+        found = selectors.room_by_names(wing=label_form(wing), room=label_form(room))
         if found is None:
             raise ApiError("No room with that name.", code="room_not_found", status_code=404)
         include_superseded = query_flag(request, "all")
@@ -162,16 +170,7 @@ class DrawerSupersedeView(APIView):
         """End a drawer's validity, optionally naming its replacement (audited)."""
         drawer = drawer_or_404(drawer_id, scope_of(request))
         data = parsed_if_sent(s.SupersedeSerializer, request)
-        by = None
-        if data.get("by"):
-            by = selectors.drawer_by_uuid(data["by"])
-            if by is None or not scope_of(request).reaches(by.room.wing.name):
-                raise ApiError(
-                    "No drawer with the id given in `by`.",
-                    code="drawer_not_found",
-                    status_code=404,
-                    details={"field": "by"},
-                )
+        by = replacement_or_404(data.get("by"), scope_of(request))
         services.drawer_supersede(drawer=drawer, by=by, actor=request.user)
         return Response(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data)
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from django.db import transaction
 
-from dedup.errors import Conflict
+from dedup.errors import Conflict, DomainError, DrawerNameTaken
 from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
-from dedup.validation import NAME_MAX_LENGTH, clean_label
+from dedup.validation import NAME_MAX_LENGTH, clean_label, label_form
 from palace.models import DIARY_ROOM, Checkpoint, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
@@ -103,6 +103,7 @@ def checkpoint_write(
         replayed = _checkpoint_replayed(key, owner, payload_hash)
         if replayed is not None:
             return replayed, True
+        _refuse_clashing_names(items)
         rooms = rooms_get_or_create(_place(item) for item in items)
         hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
         outcomes = [
@@ -135,6 +136,23 @@ def _place(item: CheckpointItem) -> Place:
     return (item.wing or item.destination.default_wing, item.destination.room)
 
 
+def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
+    """Two items naming one drawer of one room with other content: refused naming both, not
+    as the second item against a drawer the first would have stored (rolled back, so named
+    nowhere)."""
+    first: dict[tuple[Place, str], int] = {}
+    for index, item in enumerate(items):
+        if not item.name:
+            continue
+        earlier = first.setdefault((_place(item), label_form(item.name)), index)
+        if earlier != index and items[earlier].content != item.content:
+            raise DrawerNameTaken(
+                f"Items {earlier} and {index} name the same drawer {item.name!r} with other "
+                "content.",
+                details={"items": [earlier, index], "name": item.name},
+            )
+
+
 def _item_write(
     key: str, owner: int | None, index: int, item: CheckpointItem, room: Room
 ) -> dict[str, Any]:
@@ -143,16 +161,20 @@ def _item_write(
     checkpoint's id alone (`key<US>index`): no checkpoint now does, so none meets their drawers
     (they replay by their row); one of no one's (a service's caller naming no user) is `-`'s."""
     name = f"{'-' if owner is None else owner}\x1f{key}\x1f{index}"
-    written = drawer_write(
-        room=room,
-        content=item.content,
-        mode=item.destination.write_mode,
-        name=item.name,
-        kind=item.kind,
-        agent=item.agent,
-        source={"checkpoint": key, "item": index, **(item.source or {})},
-        drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, name),
-    )
+    try:
+        written = drawer_write(
+            room=room,
+            content=item.content,
+            mode=item.destination.write_mode,
+            name=item.name,
+            kind=item.kind,
+            agent=item.agent,
+            source={"checkpoint": key, "item": index, **(item.source or {})},
+            drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, name),
+        )
+    except DomainError as error:  # the whole batch is refused: say which item
+        error.details = {**error.details, "item": index}
+        raise
     return {
         "index": index,
         "drawer": str(written.drawer.uuid),

@@ -11,7 +11,7 @@ from django.db.models import Q
 from dedup.errors import Conflict, NotFound
 from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import Actor
-from dedup.validation import clean_label
+from dedup.validation import clean_label, clean_place_name
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
@@ -41,9 +41,13 @@ def rooms_get_or_create(places: Iterable[Place]) -> dict[Place, Room]:
             hold_locks(lock_key("wing", wing) for wing, _ in missing)
             hold_locks(lock_key("room", wing, room) for wing, room in missing)
             for wing_name, room_name in missing:
-                wing_obj, _ = Wing.objects.get_or_create(name=wing_name)
+                # A name made here must be one a path can name (`clean_place_name`); a wing made
+                # before under another rule is still written into.
+                wing_obj = Wing.objects.filter(name=wing_name).first() or Wing.objects.create(
+                    name=clean_place_name(wing_name, "wing")
+                )
                 found[wing_name, room_name], _ = Room.objects.get_or_create(
-                    wing=wing_obj, name=room_name
+                    wing=wing_obj, name=clean_place_name(room_name, "room")
                 )
     return {place: found[names] for place, names in cleaned.items()}
 
@@ -67,7 +71,7 @@ def _rooms_named(names: set[Place]) -> dict[Place, Room]:
 def wing_rename(*, wing: Wing, name: str, actor: Actor = None) -> Wing:
     """Give a wing a new name, with its audit row (before and after) in the same transaction.
     The new name is locked as a write creating that wing locks it, so the two queue."""
-    name = clean_label(name, "wing")
+    name = clean_place_name(name, "wing")
     with transaction.atomic():
         hold_locks([lock_key("wing", name)])
         wing = Wing.objects.select_for_update().get(pk=wing.pk)
@@ -92,7 +96,7 @@ def wing_rename(*, wing: Wing, name: str, actor: Actor = None) -> Wing:
 def room_change(*, room: Room, name: str, wing: Wing, actor: Actor = None) -> Room:
     """Rename a room or move it to another wing (or both), with its audit row in the same
     transaction: `room.move` when the wing changes, `room.rename` otherwise."""
-    name = clean_label(name, "room")
+    name = clean_place_name(name, "room")
     with transaction.atomic():
         hold_locks([lock_key("room", wing.name, name)])
         room = Room.objects.select_for_update().select_related("wing").get(pk=room.pk)

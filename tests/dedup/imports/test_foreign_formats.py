@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 
 from dedup import imports, services
-from palace.models import Drawer
+from palace.models import Drawer, Room, Wing
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +59,11 @@ def mempalace_importer_reads(directory: Path) -> dict[str, Any]:
 
 
 def seed() -> None:
+    # A room named before new ones were refused a '/', which is no path component as it is.
+    Room.objects.create(wing=Wing.objects.create(name="ops"), name="db/primary")
     services.drawer_write_in(
         wing="ops",
-        room="db/primary",  # a name that is no path component as it is
+        room="db/primary",
         content="The staging database runs on port 5433.",
         source={"file": "notes/db.md", "metadata": {"tags": ["db", "staging"], "gone": None}},
     )

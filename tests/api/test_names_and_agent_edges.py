@@ -1,0 +1,167 @@
+"""What an agent integrator found at the API's edges: names a path or a key could not name
+again, names that look alike but were two, a key judged on a name the write then changed, an MCP
+supersession that read "" as no replacement, a kind filter that cared for case, and a checkpoint
+whose own items clashed naming a drawer that was never stored."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from api.mcp_server import writes
+from api.models import ALL_WINGS, RIGHTS, AgentKey
+from dedup import services
+from dedup.errors import InvalidInput
+from palace.models import Checkpoint, Drawer, Room, Wing
+from tests.conftest import agent_client
+
+pytestmark = pytest.mark.django_db
+
+
+def drawers_url(wing: str, room: str = "r") -> str:
+    return f"/api/wings/{wing}/rooms/{room}/drawers"
+
+
+# Names a path or a key must be able to name again ---------------------------------------------
+
+
+@pytest.mark.parametrize("wing", ["a/b", "*", "ops,secret"])
+def test_a_new_wing_a_path_or_key_cannot_name_is_refused(api, wing):
+    response = api.post("/api/diary", {"wing": wing, "content": "x"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert Wing.objects.count() == 0
+
+
+def test_a_new_room_a_path_cannot_name_is_refused():
+    with pytest.raises(InvalidInput, match="room must not contain '/'"):
+        services.drawer_write_in(wing="notes", room="x/y", content="x")
+    assert Room.objects.count() == 0
+
+
+def test_a_wing_made_before_the_rule_is_still_written_into():
+    Wing.objects.create(name="a/b")
+    written = services.drawer_write_in(wing="a/b", room="r", content="Still reachable.")
+    assert written.drawer.room.wing.name == "a/b"
+
+
+def test_renaming_a_wing_to_a_name_no_path_reaches_is_refused():
+    wing = Wing.objects.create(name="notes")
+    with pytest.raises(InvalidInput, match="'/'"):
+        services.wing_rename(wing=wing, name="no/tes")
+
+
+# Names that look alike are one name ------------------------------------------------------------
+
+
+def test_a_wing_typed_decomposed_is_the_composed_one(api):
+    composed, decomposed = "café", unicodedata.normalize("NFD", "café")
+    assert composed != decomposed
+    api.post("/api/diary", {"wing": composed, "content": "One."}, format="json")
+    api.post("/api/diary", {"wing": decomposed, "content": "Two."}, format="json")
+    assert list(Wing.objects.values_list("name", flat=True)) == [composed]
+
+
+def test_an_invisible_space_in_a_name_is_taken_out(api):
+    api.post("/api/diary", {"wing": "no\u200btes", "content": "One."}, format="json")
+    assert list(Wing.objects.values_list("name", flat=True)) == ["notes"]
+
+
+def test_a_joiner_a_script_needs_is_kept():
+    name = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # Persian, with a ZWNJ
+    written = services.drawer_write_in(wing=name, room="r", content="x")
+    assert written.drawer.room.wing.name == name
+
+
+# A key is judged on the wing the write reaches ---------------------------------------------------
+
+
+def test_a_key_reaches_its_wing_however_the_path_spaces_it(dedup_settings):
+    client = agent_client("beta", wings=("notes",))
+    response = client.post(drawers_url("notes%20"), {"content": "Spaced."}, format="json")
+    assert response.status_code == 201
+    assert response.json()["wing"] == "notes"
+
+
+def test_a_key_does_not_reach_another_wing_spaced_like_its_own(dedup_settings):
+    client = agent_client("beta", wings=("notes",))
+    response = client.post(drawers_url("ops%20"), {"content": "Spaced."}, format="json")
+    assert response.status_code == 403
+
+
+def test_reads_name_the_wing_as_writes_keep_it(api):
+    api.post(drawers_url("notes"), {"content": "Backups run nightly."}, format="json")
+    assert api.get("/api/wings/notes%20").status_code == 200
+    assert api.get(drawers_url("notes%20")).json()["results"][0]["wing"] == "notes"
+    hits = api.get("/api/search", {"q": "backups", "wing": "notes "}).json()["results"]
+    assert len(hits) == 1
+
+
+# MCP's supersession reads its replacement as REST does -------------------------------------------
+
+
+@pytest.fixture
+def ctx(dedup_settings) -> Any:
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
+    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+
+
+def refusal(answer: Any) -> dict[str, Any]:
+    assert getattr(answer, "is_error", False), answer
+    return json.loads(answer.content[0].text)
+
+
+def test_an_empty_replacement_is_refused_and_supersedes_nothing(ctx):
+    drawer = services.drawer_write_in(wing="w", room="r", content="Port 5432.").drawer
+    body = refusal(writes.supersede_drawer(ctx, drawer_id=str(drawer.uuid), by=""))
+    assert body["code"] == "invalid"
+    assert body["error"].startswith("by:")
+    assert Drawer.objects.get(pk=drawer.pk).valid_to is None
+
+
+def test_an_unknown_replacement_names_by(ctx):
+    drawer = services.drawer_write_in(wing="w", room="r", content="Port 5432.").drawer
+    unknown = "00000000-0000-4000-8000-000000000000"
+    body = refusal(writes.supersede_drawer(ctx, drawer_id=str(drawer.uuid), by=unknown))
+    assert body["code"] == "drawer_not_found"
+    assert body["details"] == {"field": "by"}
+
+
+# The entity list's kind filter -------------------------------------------------------------------
+
+
+def test_the_kind_filter_takes_any_case(api):
+    services.entity_resolve(name="PostgreSQL", kind="tool")
+    assert len(api.get("/api/entities", {"kind": "Tool"}).json()["results"]) == 1
+
+
+# A checkpoint whose own items clash --------------------------------------------------------------
+
+
+def test_two_items_naming_one_drawer_with_other_content_are_named(api):
+    items = [
+        {"content": "named a", "destination": "general", "name": "nm"},
+        {"content": "named b", "destination": "general", "name": "nm"},
+    ]
+    response = api.post("/api/checkpoints", {"id": "c", "items": items}, format="json")
+    assert response.status_code == 409
+    body = response.json()
+    assert body["code"] == "drawer_name_taken"
+    assert body["details"] == {"items": [0, 1], "name": "nm"}
+    assert Checkpoint.objects.count() == 0
+
+
+def test_an_item_refused_by_the_write_path_is_named_by_its_index(api):
+    services.drawer_write_in(wing="general", room="entries", content="old", name="nm")
+    items = [
+        {"content": "fine", "destination": "general"},
+        {"content": "new", "destination": "general", "name": "nm"},
+    ]
+    response = api.post("/api/checkpoints", {"id": "c", "items": items}, format="json")
+    assert response.status_code == 409
+    assert response.json()["details"]["item"] == 1
+    assert Drawer.objects.count() == 1
