@@ -30,6 +30,7 @@ from palace.models import (
 from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
+from review.selectors.sweeps import apply_reach
 from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.sweep_outcomes import Applied, Outcome, Tally
@@ -56,14 +57,9 @@ def apply(
     counted, explained and stored on the run (`SweepRun.applications`). An application that
     would change nothing is refused (`nothing_to_apply`) and stores nothing, so an apply sent
     twice is recorded once."""
-    if run.status != SweepRun.Status.DONE:
-        raise Conflict("Only a finished run can be applied.", code="run_not_done")
-    low, high = NEAR_THRESHOLD_RANGE
-    if not (math.isfinite(threshold) and low <= threshold <= high):  # NaN compares false
-        raise InvalidInput(f"threshold must be a number from {low} to {high}.")
     application = _Application(
         run=run,
-        tiers=tiers_chosen(tiers, entities=run.entities),
+        tiers=_options_checked(run, threshold=threshold, tiers=tiers),
         merge_tiers=set(merge_tiers),
         discard_below=discard_below,
         actor=actor,
@@ -100,6 +96,52 @@ def apply(
         )
     run.applications = application.run.applications
     return applied
+
+
+def _options_checked(run: SweepRun, *, threshold: float, tiers: Iterable[str] | None) -> set[str]:
+    """The tiers chosen, once the run and the options are found fit to apply."""
+    if run.status != SweepRun.Status.DONE:
+        raise Conflict("Only a finished run can be applied.", code="run_not_done")
+    low, high = NEAR_THRESHOLD_RANGE
+    if not (math.isfinite(threshold) and low <= threshold <= high):  # NaN compares false
+        raise InvalidInput(f"threshold must be a number from {low} to {high}.")
+    return tiers_chosen(tiers, entities=run.entities)
+
+
+def apply_check(
+    run: SweepRun,
+    *,
+    threshold: float,
+    tiers: Iterable[str] | None = None,
+    merge_tiers: Iterable[str] = MERGE_TIERS,
+    discard_below: bool = False,
+) -> None:
+    """What `apply` would refuse, found without writing (for a request that queues the apply):
+    a run not done, a bad threshold or tier, and nothing to apply where no proposal still
+    proposed would be linked, merged, recorded distinct or discarded (`apply_reach`), with the
+    same explanation `apply` gives. Where some might be, only `apply` can tell (a side deleted
+    since, a pair linked since), and refuses then."""
+    chosen = _options_checked(run, threshold=threshold, tiers=tiers)
+    reach = apply_reach(
+        run, threshold=threshold, tiers=chosen, merge_tiers=merge_tiers, discard_below=discard_below
+    )
+    if any(reach[change] for change in ("link", "merge", "distinct", "discard")):
+        return
+    application = _Application(
+        run=run,
+        tiers=chosen,
+        merge_tiers=set(merge_tiers),
+        discard_below=discard_below,
+        actor=None,
+        tally=Tally(threshold),
+    )
+    application.count_settled_before()
+    # With nothing in reach, each proposal still proposed at or above the threshold is in a tier
+    # not chosen (`_Application.settle`); those below it are not counted.
+    application.tally.reached[Outcome.OTHER_TIER] += run.proposals.filter(
+        status=Proposal.Status.PROPOSED, score__gte=threshold
+    ).count()
+    raise Conflict(f"Nothing to apply: {application.tally.explained()}", code="nothing_to_apply")
 
 
 @dataclass
