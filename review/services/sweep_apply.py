@@ -30,7 +30,6 @@ from palace.models import (
 from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
-from review.selectors.sweeps import apply_reach
 from review.services import sweep_locks
 from review.services.decisions import decide
 from review.services.sweep_outcomes import Applied, Outcome, Tally
@@ -113,34 +112,50 @@ def apply_check(
     *,
     threshold: float,
     tiers: Iterable[str] | None = None,
-    merge_tiers: Iterable[str] = MERGE_TIERS,
     discard_below: bool = False,
 ) -> None:
     """What `apply` would refuse, found without writing (for a request that queues the apply):
     a run not done, a bad threshold or tier, and nothing to apply where no proposal still
-    proposed would be linked, merged, recorded distinct or discarded (`apply_reach`), with the
-    same explanation `apply` gives. Where some might be, only `apply` can tell (a side deleted
-    since, a pair linked since), and refuses then."""
+    proposed could be linked, merged, recorded distinct or discarded (one with a side deleted or
+    merged away since cannot), with the explanation `apply` gives. Where one could, only `apply`
+    can tell (a pair linked since, a curator's distinct pair), and refuses then."""
     chosen = _options_checked(run, threshold=threshold, tiers=tiers)
-    reach = apply_reach(
-        run, threshold=threshold, tiers=chosen, merge_tiers=merge_tiers, discard_below=discard_below
+    side = "entity" if run.entities else "drawer"
+    sides = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
+    live = (
+        sides
+        if run.entities
+        else sides & Q(newer_drawer__valid_to__isnull=True) & Q(older_drawer__valid_to__isnull=True)
     )
-    if any(reach[change] for change in ("link", "merge", "distinct", "discard")):
+    judged, at = Q(verdict=Action.WRONG), Q(score__gte=threshold)
+    # In `_Application.settle`'s order: a "not the same" verdict, then below, then the tiers.
+    changes = judged & sides | ~judged & at & Q(tier__in=chosen) & live
+    if discard_below:
+        changes |= ~judged & ~at
+    proposed = run.proposals.filter(status=Proposal.Status.PROPOSED)
+    if proposed.filter(changes).exists():
         return
+    counts = proposed.aggregate(
+        other_tier=Count("pk", filter=~judged & at & ~Q(tier__in=chosen)),
+        gone=Count("pk", filter=at & (judged | Q(tier__in=chosen))),
+        gone_below=Count("pk", filter=~at & judged),
+    )
     application = _Application(
         run=run,
         tiers=chosen,
-        merge_tiers=set(merge_tiers),
+        merge_tiers=set(),
         discard_below=discard_below,
         actor=None,
         tally=Tally(threshold),
     )
     application.count_settled_before()
-    # With nothing in reach, each proposal still proposed at or above the threshold is in a tier
-    # not chosen (`_Application.settle`); those below it are not counted.
-    application.tally.reached[Outcome.OTHER_TIER] += run.proposals.filter(
-        status=Proposal.Status.PROPOSED, score__gte=threshold
-    ).count()
+    for outcome, count, below in (
+        (Outcome.OTHER_TIER, counts["other_tier"], False),
+        (Outcome.GONE, counts["gone"], False),
+        (Outcome.GONE, counts["gone_below"], True),
+    ):
+        if count:  # a Counter's zero still counts as an entry when explained
+            (application.tally.below if below else application.tally.reached)[outcome] += count
     raise Conflict(f"Nothing to apply: {application.tally.explained()}", code="nothing_to_apply")
 
 

@@ -51,9 +51,7 @@ def apply_queue(
     under_way_refused(run)
     tiers = None if tiers is None else list(tiers)
     merge_tiers = sorted(set(merge_tiers))
-    apply_check(
-        run, threshold=threshold, tiers=tiers, merge_tiers=merge_tiers, discard_below=discard_below
-    )
+    apply_check(run, threshold=threshold, tiers=tiers, discard_below=discard_below)
     options = {
         "threshold": threshold,
         "tiers": tiers,
