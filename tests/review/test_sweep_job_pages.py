@@ -11,7 +11,9 @@ from review.services import sweeps as sweep_services
 from tests.review.test_sweep_jobs import swept, work  # noqa: F401
 from tests.review.test_sweeps import palace  # noqa: F401
 
-pytestmark = pytest.mark.django_db
+# Transactions of their own: `db_worker` closes its connection after a task, which ends the
+# transaction a test would otherwise run in (on PostgreSQL).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 APPLY = {"action": "apply", "confirm": "1", "threshold": "0.9", "merge": "1"}
 REVERSE = {"action": "reverse", "confirm": "1"}

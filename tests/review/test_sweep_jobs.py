@@ -20,7 +20,9 @@ from tests.conftest import person_client
 from tests.review.test_sweep_pages import DATABASE_TASKS
 from tests.review.test_sweeps import palace, run_sweep  # noqa: F401
 
-pytestmark = pytest.mark.django_db
+# Transactions of their own: `db_worker` closes its connection after a task, which ends the
+# transaction a test would otherwise run in (on PostgreSQL).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def work() -> None:
