@@ -330,11 +330,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # The error body's `code`: one enum of the stable codes (api/error_codes.py).
-    "ENUM_NAME_OVERRIDES": {
-        "ErrorCodeEnum": "api.error_codes.ERROR_CODE_CHOICES",
-        # A sweep's and its job's (apply, reverse) statuses: queued, running, done, failed.
-        "SweepStatusEnum": "review.models.SweepJob.Status",
-    },
+    "ENUM_NAME_OVERRIDES": {"ErrorCodeEnum": "api.error_codes.ERROR_CODE_CHOICES"},
 }
 
 TASKS: dict[str, dict[str, Any]] = {

@@ -139,6 +139,9 @@ class SweepJobSerializer(serializers.ModelSerializer):
     """An Apply or a Reverse of the run, done in the background: `applied` or `reversed` (what
     the request answered when it ran in it) once done, `error` once failed."""
 
+    # A string, not the enum of the run's statuses its values repeat: the schema's enums are named
+    # by field, and a second component with the set made their names collide.
+    status = serializers.CharField(read_only=True, help_text="queued, running, done or failed.")
     options = JobOptionsSerializer(read_only=True)
     requested_by = serializers.SerializerMethodField()
     applied = serializers.SerializerMethodField()
