@@ -22,6 +22,10 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "already_reverted": ErrorCode(
         (409,), "The decision (or every decision of the batch) was reverted already."
     ),
+    "application_under_way": ErrorCode(
+        (409,),
+        "An apply or reverse of the sweep is queued or running (`details.run`, `details.job`).",
+    ),
     "authentication_failed": ErrorCode((401,), "The token or credentials are wrong."),
     "checkpoint_id_taken": ErrorCode((409,), "The checkpoint id was used for another batch."),
     "cluster_changed": ErrorCode(

@@ -74,6 +74,71 @@ class SweepRun(models.Model):
         )
 
 
+# A job's statuses while it holds its run (`one_unfinished_job_per_run`).
+UNFINISHED_JOBS = ("queued", "running")
+
+
+class SweepJob(models.Model):
+    """An Apply or a Reverse of a run, asked for by a curator and done by a worker
+    (`review.tasks.run_sweep_job`), so a request answers at once however many merges it makes.
+    The options and the asker are recorded when it is queued; the worker calls the same service
+    the commands call, as that user. One job of a run is queued or running at a time, held by
+    the database (`one_unfinished_job_per_run`); a failed one holds nothing, so it can be asked
+    for again."""
+
+    class Kind(models.TextChoices):
+        APPLY = "apply"
+        REVERSE = "reverse"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    run = models.ForeignKey(  # indexed by sweep_job_run (run, -id)
+        SweepRun, on_delete=models.CASCADE, related_name="jobs", db_index=False
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    options = models.JSONField(
+        default=dict, blank=True, help_text="An apply's threshold, tiers, merge, discard_below."
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    result = models.JSONField(
+        null=True, blank=True, help_text="What the service returned, as the API answers it."
+    )
+    error = models.JSONField(
+        null=True, blank=True, help_text="Why it failed: code, message, details."
+    )
+    task_id = models.CharField(max_length=64, blank=True, help_text="Its task, in the queue.")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            # An apply or reverse sent twice, or both at once, is refused by the database
+            # (`sweep_jobs.queue`), not only by the page's buttons.
+            models.UniqueConstraint(
+                fields=["run"],
+                condition=models.Q(status__in=UNFINISHED_JOBS),
+                name="one_unfinished_job_per_run",
+            ),
+        ]
+        indexes = [models.Index(fields=["run", "-id"], name="sweep_job_run")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of sweep {self.run_id} ({self.status})"
+
+    @property
+    def unfinished(self) -> bool:
+        return self.status in UNFINISHED_JOBS
+
+
 class SweepPart(models.Model):
     """One task of a run: a scope (a room; a diary per agent; all entities) and a range of ids
     in it (`low_pk` <= id < `high_pk`). Parts run in parallel in any number of workers; each

@@ -1,6 +1,7 @@
 """Background work through Django's tasks API (django-tasks, database backend): run the worker
 with `manage.py db_worker`, on as many machines as the database serves. A sweep is planned into
-parts, each its own task, so any number of workers sweep it in parallel (see `sweep_parts`)."""
+parts, each its own task, so any number of workers sweep it in parallel (see `sweep_parts`). An
+Apply or a Reverse a curator asks for is a task too (`sweep_jobs`)."""
 
 import logging
 
@@ -8,7 +9,7 @@ from django_tasks import task
 
 from dedup.errors import Conflict
 from review.models import SweepRun
-from review.services import sweep_parts
+from review.services import sweep_jobs, sweep_parts
 
 logger = logging.getLogger("castellan.sweeps")
 
@@ -37,3 +38,12 @@ def run_sweep_part(part_id: int) -> dict:
     run = sweep_parts.run_part(part_id)
     logger.info("sweep part %s: done; sweep %s %s", part_id, run.pk, run.status)
     return {"run": run.pk, "status": run.status}
+
+
+@task()
+def run_sweep_job(job_id: int) -> dict:
+    """An Apply or a Reverse of a run a curator asked for (`sweep_jobs`): done as that user,
+    all or nothing; its outcome, or why it failed, is stored on the job."""
+    job = sweep_jobs.job_run(job_id)
+    logger.info("sweep job %s (%s of sweep %s): %s", job.pk, job.kind, job.run_id, job.status)
+    return {"job": job.pk, "status": job.status}

@@ -14,8 +14,9 @@ from api.serializers.common import (
 )
 from api.serializers.limits import LabelField
 from dedup.policy import NEAR_THRESHOLD_RANGE
+from palace.models import actor_label
 from review.gates import TIERS
-from review.models import Proposal, SweepRun
+from review.models import Proposal, SweepJob, SweepRun
 from review.selectors import sweeps as sweep_selectors
 
 LOWEST, HIGHEST = NEAR_THRESHOLD_RANGE
@@ -77,49 +78,6 @@ class OutcomeSerializer(serializers.Serializer):
     explained = serializers.CharField()
 
 
-class SweepSerializer(serializers.ModelSerializer):
-    progress = serializers.SerializerMethodField()
-    counts = serializers.DictField(
-        child=serializers.IntegerField(), help_text="Proposals per tier."
-    )
-    summary = serializers.SerializerMethodField()
-    applications = OutcomeSerializer(many=True, read_only=True)
-    created_at = IsoDateTimeField()
-    finished_at = IsoDateTimeField(allow_null=True)
-
-    class Meta:
-        model = SweepRun
-        fields = [
-            "id",
-            "status",
-            "wing",
-            "room",
-            "threshold",
-            "same_kind",
-            "entities",
-            "done",
-            "total",
-            "compared",
-            "progress",
-            "counts",
-            "summary",
-            "applications",
-            "error",
-            "created_at",
-            "finished_at",
-        ]
-        read_only_fields = fields
-
-    def get_progress(self, run: SweepRun) -> float:
-        return round(run.progress, 4)
-
-    @extend_schema_field(SweepSummarySerializer(allow_null=True))
-    def get_summary(self, run: SweepRun) -> dict | None:
-        if run.status != SweepRun.Status.DONE:
-            return None
-        return SweepSummarySerializer(sweep_selectors.summary(run)).data
-
-
 class ProposalSerializer(serializers.ModelSerializer):
     applied_link = serializers.IntegerField(
         source="applied_link_id", read_only=True, allow_null=True
@@ -158,3 +116,120 @@ class ReversedSerializer(serializers.Serializer):
         many=True,
         help_text="Merges undone in part: a merged-away drawer deleted since stays deleted.",
     )
+
+
+class JobErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="A stable error code, as the API answers it.")
+    message = serializers.CharField()
+    details = serializers.DictField()
+
+
+class JobOptionsSerializer(serializers.Serializer):
+    """An apply's options as asked (a reverse has none)."""
+
+    threshold = serializers.FloatField(required=False)
+    tiers = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, required=False, help_text="null: all."
+    )
+    merge_tiers = serializers.ListField(child=serializers.CharField(), required=False)
+    discard_below = serializers.BooleanField(required=False)
+
+
+class SweepJobSerializer(serializers.ModelSerializer):
+    """An Apply or a Reverse of the run, done in the background: `applied` or `reversed` (what
+    the request answered when it ran in it) once done, `error` once failed."""
+
+    # A string, not the enum of the run's statuses its values repeat: the schema's enums are named
+    # by field, and a second component with the set made their names collide.
+    status = serializers.CharField(read_only=True, help_text="queued, running, done or failed.")
+    options = JobOptionsSerializer(read_only=True)
+    requested_by = serializers.SerializerMethodField()
+    applied = serializers.SerializerMethodField()
+    reversed = serializers.SerializerMethodField()
+    error = JobErrorSerializer(allow_null=True, read_only=True)
+    created_at = IsoDateTimeField()
+    started_at = IsoDateTimeField(allow_null=True)
+    finished_at = IsoDateTimeField(allow_null=True)
+
+    class Meta:
+        model = SweepJob
+        fields = [
+            "id",
+            "kind",
+            "status",
+            "options",
+            "requested_by",
+            "applied",
+            "reversed",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_requested_by(self, job: SweepJob) -> str:
+        return actor_label(job.requested_by)
+
+    @extend_schema_field(AppliedSerializer(allow_null=True))
+    def get_applied(self, job: SweepJob) -> dict | None:
+        done = job.kind == SweepJob.Kind.APPLY and job.status == SweepJob.Status.DONE
+        return AppliedSerializer(job.result).data if done else None
+
+    @extend_schema_field(ReversedSerializer(allow_null=True))
+    def get_reversed(self, job: SweepJob) -> dict | None:
+        done = job.kind == SweepJob.Kind.REVERSE and job.status == SweepJob.Status.DONE
+        return ReversedSerializer(job.result).data if done else None
+
+
+class SweepSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    counts = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Proposals per tier."
+    )
+    summary = serializers.SerializerMethodField()
+    applications = OutcomeSerializer(many=True, read_only=True)
+    job = serializers.SerializerMethodField(
+        help_text="The latest Apply or Reverse asked for (null if none): poll until it is done "
+        "or failed."
+    )
+    created_at = IsoDateTimeField()
+    finished_at = IsoDateTimeField(allow_null=True)
+
+    class Meta:
+        model = SweepRun
+        fields = [
+            "id",
+            "status",
+            "wing",
+            "room",
+            "threshold",
+            "same_kind",
+            "entities",
+            "done",
+            "total",
+            "compared",
+            "progress",
+            "counts",
+            "summary",
+            "applications",
+            "job",
+            "error",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_progress(self, run: SweepRun) -> float:
+        return round(run.progress, 4)
+
+    @extend_schema_field(SweepSummarySerializer(allow_null=True))
+    def get_summary(self, run: SweepRun) -> dict | None:
+        if run.status != SweepRun.Status.DONE:
+            return None
+        return SweepSummarySerializer(sweep_selectors.summary(run)).data
+
+    @extend_schema_field(SweepJobSerializer(allow_null=True))
+    def get_job(self, run: SweepRun) -> dict | None:
+        job = sweep_selectors.latest_job(run)
+        return None if job is None else SweepJobSerializer(job).data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -19,12 +20,20 @@ from review.gates import MERGE_TIERS, TIERS
 from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
-from review.tasks import run_sweep
+from review.tasks import run_sweep, run_sweep_job
 
 
-class SweepListView(APIView):
+class SweepListView(GenericAPIView):
     permission_classes = [CanDecide]
     decide_act = "Starting a sweep"
+    pagination_class = NewestFirst
+    serializer_class = s.SweepSerializer
+
+    @extend_schema(responses={200: s.SweepSerializer(many=True), **errors(401, paginated=True)})
+    def get(self, request: Request) -> Response:
+        """Every run, newest first, each as `GET /api/sweeps/{id}` gives it."""
+        rows = self.paginate_queryset(sweep_selectors.runs_listed())
+        return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     @extend_schema(
         request=s.SweepRequestSerializer,
@@ -81,6 +90,20 @@ class SweepProposalsView(GenericAPIView):
         return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
 
+QUEUED = (
+    "Queued: the sweep, whose `job` says how it goes (queued, running, then done with its "
+    "outcome or failed with its error); poll `GET /api/sweeps/{id}` (the `Location`)."
+)
+
+
+def _job_queued(run_id: int) -> Response:
+    """202 with the run (its `job` the one just queued), and where to poll it."""
+    run = sweep_or_404(run_id)
+    response = Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+    response["Location"] = reverse("api:sweep-detail", args=[run.pk])
+    return response
+
+
 class SweepApplyView(APIView):
     permission_classes = [CanDecide]
     decide_act = "Applying a sweep"
@@ -88,22 +111,28 @@ class SweepApplyView(APIView):
     @extend_schema(
         request=s.ApplyRequestSerializer,
         responses={
-            200: OpenApiResponse(s.AppliedSerializer, description="Applied."),
+            202: OpenApiResponse(s.SweepSerializer, description=QUEUED),
             **errors(400, 401, 403, 404, 409),
         },
     )
     def post(self, request: Request, run_id: int) -> Response:
+        """Apply the run at a threshold, in the background (`manage.py db_worker` does it as
+        the user who asked). Refused at once as the apply itself would be where that can be
+        known (409 `run_not_done`, `nothing_to_apply`; 400 for a threshold or tier), and while
+        an apply or reverse of the run is queued or running (409 `application_under_way`).
+        The outcome (`job.applied`) is what this answered when it applied in the request."""
         run = sweep_or_404(run_id)
         data = parsed(s.ApplyRequestSerializer, request)
-        done = sweep_services.apply(
+        sweep_services.apply_queue(
             run,
             threshold=data["threshold"],
             tiers=data.get("tiers"),
             merge_tiers=MERGE_TIERS if data["merge"] else (),
             discard_below=data["discard_below"],
             actor=request.user,
+            queue=run_sweep_job.enqueue,
         )
-        return Response(s.AppliedSerializer(done).data)
+        return _job_queued(run.pk)
 
 
 class SweepReverseView(APIView):
@@ -113,13 +142,17 @@ class SweepReverseView(APIView):
     @extend_schema(
         request=None,
         responses={
-            200: OpenApiResponse(s.ReversedSerializer, description="Undone."),
+            202: OpenApiResponse(s.SweepSerializer, description=QUEUED),
             **errors(401, 403, 404, 409),
         },
     )
     def post(self, request: Request, run_id: int) -> Response:
-        reversed_ = sweep_services.reverse(sweep_or_404(run_id), actor=request.user)
-        return Response(s.ReversedSerializer(reversed_).data)
+        """Undo everything the run applied, in the background. Refused at once when nothing is
+        applied (409 `run_not_applied`) and while an apply or reverse of the run is queued or
+        running (409 `application_under_way`). The outcome is `job.reversed`."""
+        run = sweep_or_404(run_id)
+        sweep_services.reverse_queue(run, actor=request.user, queue=run_sweep_job.enqueue)
+        return _job_queued(run.pk)
 
 
 class SweepResumeView(APIView):

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KT
 from django.utils import timezone
 from django_tasks.base import TaskResultStatus
@@ -15,7 +15,7 @@ from django_tasks_db.models import DBTaskResult
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
 from review.gates import DRAWER_TIERS, ENTITY_TIERS, GATES, MERGE_TIERS, gates_pass
-from review.models import Proposal, SweepRun
+from review.models import Proposal, SweepJob, SweepRun
 from review.selectors.stats import similarity_band
 
 WHAT_IF_THRESHOLDS = (0.9, 0.95, 0.98, 1.0)
@@ -46,6 +46,23 @@ def worked_on(run: SweepRun) -> bool:
         Q(started_at__isnull=True) | Q(started_at__gt=timezone.now() - STUCK_AFTER)
     )
     return DBTaskResult.objects.filter(ours & (waiting | lately)).exists()
+
+
+def runs_listed() -> QuerySet[SweepRun]:
+    """Every run, each with its jobs (latest first) read in one query for the page."""
+    jobs = SweepJob.objects.select_related("requested_by").order_by("-pk")
+    return SweepRun.objects.prefetch_related(
+        Prefetch("jobs", queryset=jobs, to_attr="jobs_latest_first")
+    )
+
+
+def latest_job(run: SweepRun) -> SweepJob | None:
+    """The run's latest Apply or Reverse asked for (`SweepJob`), or None; from `runs_listed`'s
+    prefetch when the run was read by it."""
+    listed = getattr(run, "jobs_latest_first", None)
+    if listed is not None:
+        return listed[0] if listed else None
+    return run.jobs.select_related("requested_by").order_by("-pk").first()
 
 
 @dataclass

@@ -56,14 +56,9 @@ def apply(
     counted, explained and stored on the run (`SweepRun.applications`). An application that
     would change nothing is refused (`nothing_to_apply`) and stores nothing, so an apply sent
     twice is recorded once."""
-    if run.status != SweepRun.Status.DONE:
-        raise Conflict("Only a finished run can be applied.", code="run_not_done")
-    low, high = NEAR_THRESHOLD_RANGE
-    if not (math.isfinite(threshold) and low <= threshold <= high):  # NaN compares false
-        raise InvalidInput(f"threshold must be a number from {low} to {high}.")
     application = _Application(
         run=run,
-        tiers=tiers_chosen(tiers, entities=run.entities),
+        tiers=_options_checked(run, threshold=threshold, tiers=tiers),
         merge_tiers=set(merge_tiers),
         discard_below=discard_below,
         actor=actor,
@@ -100,6 +95,68 @@ def apply(
         )
     run.applications = application.run.applications
     return applied
+
+
+def _options_checked(run: SweepRun, *, threshold: float, tiers: Iterable[str] | None) -> set[str]:
+    """The tiers chosen, once the run and the options are found fit to apply."""
+    if run.status != SweepRun.Status.DONE:
+        raise Conflict("Only a finished run can be applied.", code="run_not_done")
+    low, high = NEAR_THRESHOLD_RANGE
+    if not (math.isfinite(threshold) and low <= threshold <= high):  # NaN compares false
+        raise InvalidInput(f"threshold must be a number from {low} to {high}.")
+    return tiers_chosen(tiers, entities=run.entities)
+
+
+def apply_check(
+    run: SweepRun,
+    *,
+    threshold: float,
+    tiers: Iterable[str] | None = None,
+    discard_below: bool = False,
+) -> None:
+    """What `apply` would refuse, found without writing (for a request that queues the apply):
+    a run not done, a bad threshold or tier, and nothing to apply where no proposal still
+    proposed could be linked, merged, recorded distinct or discarded (one with a side deleted or
+    merged away since cannot), with the explanation `apply` gives. Where one could, only `apply`
+    can tell (a pair linked since, a curator's distinct pair), and refuses then."""
+    chosen = _options_checked(run, threshold=threshold, tiers=tiers)
+    side = "entity" if run.entities else "drawer"
+    sides = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
+    live = (
+        sides
+        if run.entities
+        else sides & Q(newer_drawer__valid_to__isnull=True) & Q(older_drawer__valid_to__isnull=True)
+    )
+    judged, at = Q(verdict=Action.WRONG), Q(score__gte=threshold)
+    # In `_Application.settle`'s order: a "not the same" verdict, then below, then the tiers.
+    changes = judged & sides | ~judged & at & Q(tier__in=chosen) & live
+    if discard_below:
+        changes |= ~judged & ~at
+    proposed = run.proposals.filter(status=Proposal.Status.PROPOSED)
+    if proposed.filter(changes).exists():
+        return
+    counts = proposed.aggregate(
+        other_tier=Count("pk", filter=~judged & at & ~Q(tier__in=chosen)),
+        gone=Count("pk", filter=at & (judged | Q(tier__in=chosen))),
+        gone_below=Count("pk", filter=~at & judged),
+    )
+    application = _Application(
+        run=run,
+        tiers=chosen,
+        merge_tiers=set(),
+        discard_below=discard_below,
+        actor=None,
+        tally=Tally(threshold),
+    )
+    application.count_settled_before()
+    for outcome, count, below in (
+        (Outcome.OTHER_TIER, counts["other_tier"], False),
+        (Outcome.GONE, counts["gone"], False),
+        (Outcome.GONE, counts["gone_below"], True),
+    ):
+        if count:  # a Counter's zero still counts as an entry when explained
+            (application.tally.below if below else application.tally.reached)[outcome] += count
+    raise Conflict(f"Nothing to apply: {application.tally.explained()}", code="nothing_to_apply")
 
 
 @dataclass

@@ -29,6 +29,7 @@ from review.selectors.sweeps import STUCK_AFTER, worked_on
 from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.sweep_apply import APPLIED, Applied, apply
+from review.services.sweep_jobs import apply_queue, reverse_queue
 from review.services.sweep_outcomes import Reversed
 from review.services.sweep_reverse import reverse
 
@@ -148,7 +149,7 @@ def execute(run: SweepRun, *, progress: Progress = lambda done, total: None) -> 
     return run
 
 
-# --- apply and reverse: `sweep_apply`, `sweep_reverse` -----------------------------------------
+# --- apply and reverse: `sweep_apply`, `sweep_reverse`; in the background: `sweep_jobs` --------
 
 # Re-exported: callers reach every write of a sweep as `sweeps.<name>`.
 __all__ = [
@@ -156,10 +157,12 @@ __all__ = [
     "Applied",
     "Reversed",
     "apply",
+    "apply_queue",
     "draw_sample",
     "execute",
     "judge",
     "reverse",
+    "reverse_queue",
     "start",
 ]
 

@@ -16,7 +16,7 @@ from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweeps as sweep_services
-from review.tasks import run_sweep
+from review.tasks import run_sweep, run_sweep_job
 from review.views import sweep_pages
 from review.views.common import HtmxHttpRequest, require_decide
 from review.views.confirm import sweep_confirmation
@@ -69,8 +69,9 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             return confirm
         _sweep_act(request, run)
         return redirect("review:sweep", run_id=run.pk)
-    if request.htmx and run.status in (SweepRun.Status.DONE, SweepRun.Status.FAILED):
-        return HttpResponseClientRefresh()  # the summary and proposals are now to show
+    job = sweep_selectors.latest_job(run)
+    if request.htmx and not sweep_pages.under_way(run, job):
+        return HttpResponseClientRefresh()  # the summary, or the job's outcome, is now to show
     tier = request.GET.get("tier", "")
     context = {
         "run": run,
@@ -80,6 +81,9 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             else None
         ),
         "applications": sweep_pages.applications(run),
+        "job": job,
+        "following": sweep_pages.under_way(run, job),
+        "job_outcome": sweep_pages.job_outcome(job),
         "looks_stuck": sweep_pages.looks_stuck(run),
         "precision": sweep_selectors.precision(run),
         "sample": sweep_selectors.sample_to_judge(run),
@@ -117,15 +121,16 @@ def _sweep_judge(request: HttpRequest, run: SweepRun, action: str) -> None:
 
 
 def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:
-    done = sweep_services.apply(
+    sweep_services.apply_queue(
         run,
         threshold=float(request.POST.get("threshold") or 1.0),
         tiers=request.POST.getlist("tiers") or None,
         merge_tiers=MERGE_TIERS if request.POST.get("merge") == "1" else (),
         discard_below=request.POST.get("discard_below") == "1",
         actor=request.user,
+        queue=run_sweep_job.enqueue,
     )
-    messages.success(request, f"Applied: {done.explained} (batch {done.batch}).")
+    messages.info(request, "Apply queued: a worker (manage.py db_worker) applies it.")
 
 
 def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
@@ -134,10 +139,8 @@ def _sweep_resume(request: HttpRequest, run: SweepRun, action: str) -> None:
 
 
 def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
-    reversed_ = sweep_services.reverse(run, actor=request.user)
-    messages.success(request, f"Reversed: {reversed_.undone} undone.")
-    if reversed_.not_restored:
-        messages.warning(request, f"Undone in part: {reversed_.explained}.")
+    sweep_services.reverse_queue(run, actor=request.user, queue=run_sweep_job.enqueue)
+    messages.info(request, "Reverse queued: a worker (manage.py db_worker) reverses it.")
 
 
 SWEEP_ACTIONS = {

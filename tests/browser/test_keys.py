@@ -11,6 +11,8 @@ from dedup.services import DedupConfig
 from palace.models import AuditEntry, DrawerLink, EntityLink
 from review.models import SweepRun
 from review.services import sweeps as sweep_services
+from tests.review.test_sweep_jobs import work
+from tests.review.test_sweep_pages import DATABASE_TASKS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -200,7 +202,10 @@ def test_every_item_of_a_filter_is_confirmed_first(page, live_server, palace):
     assert AuditEntry.objects.filter(action="review.dismiss").count() == 4
 
 
-def test_sweep_apply_and_reverse_are_confirmed_first(page, live_server, palace):
+def test_sweep_apply_and_reverse_are_confirmed_first(page, live_server, palace, settings):
+    """Confirmed, then queued for a worker: the page says "Applying…" and follows the job by
+    polling until the worker (here `db_worker` in the test's thread) is done, then shows it."""
+    settings.TASKS = DATABASE_TASKS  # queued until the worker runs, as in production
     off = DedupConfig(enabled=False, near_threshold=0.9, entity_fuzzy=False)
     room = write.room_get_or_create(wing="legacy", room="notes")
     for content in (LUNCH, LUNCH, BACKUP, BACKUP.upper()):
@@ -213,7 +218,11 @@ def test_sweep_apply_and_reverse_are_confirmed_first(page, live_server, palace):
     expect(page.locator(".reach")).to_contain_text("2 merged")
     assert not run.proposals.exclude(status="proposed").exists()
     page.get_by_role("button", name=re.compile("Apply sweep")).click()
-    expect(page.get_by_text(re.compile("Applied:"))).to_be_visible()
+    expect(page.get_by_text("Applying…")).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("Reverse everything"))).to_have_count(0)
+    assert not run.proposals.exclude(status="proposed").exists()
+    work()
+    expect(page.get_by_text(re.compile("Applied:"))).to_be_visible(timeout=10_000)  # the poll
     assert run.proposals.filter(status="merged").count() == 2
 
     page.get_by_role("button", name=re.compile("Reverse everything")).click()
@@ -221,7 +230,9 @@ def test_sweep_apply_and_reverse_are_confirmed_first(page, live_server, palace):
     expect(page.locator(".reach")).to_contain_text("2 merges reverted")
     assert run.proposals.filter(status="merged").count() == 2
     page.get_by_role("button", name=re.compile("Reverse sweep")).click()
-    expect(page.get_by_text(re.compile("Reversed:"))).to_be_visible()
+    expect(page.get_by_text("Reversing…")).to_be_visible()
+    work()
+    expect(page.get_by_text(re.compile("Reversed:"))).to_be_visible(timeout=10_000)
     assert not run.proposals.filter(status="merged").exists()
 
 

@@ -1,0 +1,169 @@
+"""Apply and Reverse as background jobs: a request checks what it can, records the job
+(`SweepJob`) and queues its task, and answers at once; a worker (`review.tasks.run_sweep_job`)
+calls the one write path, `sweep_apply.apply` or `sweep_reverse.reverse`, as the user who asked.
+At thousands of merges an apply takes seconds (11 s for 2,158), past a proxy's read timeout.
+
+The commands (`sweep_apply`, `sweep_reverse`) call the services in their own process instead."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from dedup.database import database_failure
+from dedup.errors import Conflict, DomainError
+from review.gates import MERGE_TIERS
+from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
+from review.selectors.sweeps import applied_since_last_reverse
+from review.services.sweep_apply import apply, apply_check
+from review.services.sweep_parts import BUSY_RETRIES
+from review.services.sweep_reverse import reverse
+
+logger = logging.getLogger("castellan.sweeps")
+
+# Queues a job's task (`review.tasks.run_sweep_job.enqueue`, given by the caller: the tasks
+# import these services) and returns what the queue returned (its `id` is kept on the job).
+Queue = Callable[[int], Any]
+
+NOT_APPLIED = "Nothing of this sweep is applied (it was reversed already, or never applied)."
+
+
+def apply_queue(
+    run: SweepRun,
+    *,
+    threshold: float,
+    tiers: Iterable[str] | None = None,
+    merge_tiers: Iterable[str] = MERGE_TIERS,
+    discard_below: bool = False,
+    actor: Any = None,
+    queue: Queue,
+) -> SweepJob:
+    """Queue an apply of the run with these options, refused up front as `apply` would refuse it
+    where that can be known without applying (`apply_check`: `run_not_done`, a bad threshold or
+    tier, `nothing_to_apply`), and while another apply or reverse of the run is queued or
+    running (`application_under_way`)."""
+    under_way_refused(run)
+    tiers = None if tiers is None else list(tiers)
+    merge_tiers = sorted(set(merge_tiers))
+    apply_check(run, threshold=threshold, tiers=tiers, discard_below=discard_below)
+    options = {
+        "threshold": threshold,
+        "tiers": tiers,
+        "merge_tiers": merge_tiers,
+        "discard_below": discard_below,
+    }
+    return _queued(run, SweepJob.Kind.APPLY, options, actor, queue)
+
+
+def reverse_queue(run: SweepRun, *, actor: Any = None, queue: Queue) -> SweepJob:
+    """Queue a reverse of the run: refused while another apply or reverse of it is queued or
+    running (`application_under_way`), and when nothing of it is applied (`run_not_applied`)."""
+    under_way_refused(run)
+    if not applied_since_last_reverse(run).exists():
+        raise Conflict(NOT_APPLIED, code="run_not_applied")
+    return _queued(run, SweepJob.Kind.REVERSE, {}, actor, queue)
+
+
+def under_way_refused(run: SweepRun) -> None:
+    """Refuse (`application_under_way`, naming the job) while a job of the run is unfinished."""
+    job = SweepJob.objects.filter(run=run, status__in=UNFINISHED_JOBS).first()
+    if job is not None:
+        raise Conflict(
+            f"Sweep {run.pk}: an {job.kind} is {job.status} (job {job.pk}); wait for its "
+            "outcome on the run's page, then try again.",
+            code="application_under_way",
+            details={"run": run.pk, "job": job.pk},
+        )
+
+
+def _queued(
+    run: SweepRun, kind: SweepJob.Kind, options: dict, actor: Any, queue: Queue
+) -> SweepJob:
+    """Record the job and queue its task in one transaction (the database backend's task row
+    commits with the job, or neither does). Of two sent at once, the database keeps one
+    (`one_unfinished_job_per_run`) and the other is refused."""
+    user = actor if getattr(actor, "is_authenticated", False) else None
+    try:
+        with transaction.atomic():
+            job = SweepJob.objects.create(run=run, kind=kind, options=options, requested_by=user)
+            task = queue(job.pk)
+            SweepJob.objects.filter(pk=job.pk).update(task_id=str(getattr(task, "id", "")))
+    except IntegrityError:
+        under_way_refused(run)
+        raise
+    job.refresh_from_db()  # a queue that runs its tasks at once (tests) has done it already
+    return job
+
+
+def job_run(job_id: int) -> SweepJob:
+    """Do a queued job, once: its service's changes and the job's outcome commit together, so
+    a job is done with all of its changes or failed with none. A refusal (e.g. `nothing_to_apply`
+    when every pair was linked since it was queued, `revert_blocked`) or a crash fails it with
+    its code and message; a busy database is waited for and tried again, as a sweep's batch
+    is. A job taken already (a task run twice) is left as it is."""
+    job = _claimed(job_id)
+    if job is None:
+        return SweepJob.objects.get(pk=job_id)
+    for attempt in range(1, BUSY_RETRIES + 1):
+        try:
+            with transaction.atomic():
+                job.result = _service_called(job)
+                job.status = SweepJob.Status.DONE
+                job.finished_at = timezone.now()
+                job.save(update_fields=["result", "status", "finished_at"])
+            return job
+        except DomainError as refused:
+            return _failed(job, refused.code, refused.message, refused.details)
+        except Exception as error:
+            busy = database_failure(error)
+            if busy is not None and busy[0] == "database_busy" and attempt < BUSY_RETRIES:
+                logger.warning("sweep job %s: %s; trying again, try %s", job.pk, error, attempt)
+                time.sleep(busy[2] * attempt)
+                continue
+            logger.exception("sweep job %s failed", job.pk)
+            _failed(job, busy[0] if busy else "server_error", f"{type(error).__name__}: {error}")
+            raise
+    raise AssertionError("unreachable: the last try returns or raises")
+
+
+def _claimed(job_id: int) -> SweepJob | None:
+    """The job, marked running, if it is still queued."""
+    with transaction.atomic():
+        job = SweepJob.objects.select_for_update().filter(pk=job_id).first()
+        if job is None or job.status != SweepJob.Status.QUEUED:
+            return None
+        job.status = SweepJob.Status.RUNNING
+        job.started_at = timezone.now()
+        job.save(update_fields=["status", "started_at"])
+    return job
+
+
+def _service_called(job: SweepJob) -> dict:
+    """Call the job's service, as the user who asked; its answer as the API gives it."""
+    run = SweepRun.objects.get(pk=job.run_id)
+    if job.kind == SweepJob.Kind.REVERSE:
+        return asdict(reverse(run, actor=job.requested_by))
+    options = job.options
+    applied = apply(
+        run,
+        threshold=options["threshold"],
+        tiers=options["tiers"],
+        merge_tiers=options["merge_tiers"],
+        discard_below=options["discard_below"],
+        actor=job.requested_by,
+    )
+    return {**asdict(applied), "batch": str(applied.batch), "explained": applied.explained}
+
+
+def _failed(job: SweepJob, code: str, message: str, details: dict | None = None) -> SweepJob:
+    job.status = SweepJob.Status.FAILED
+    job.error = {"code": code, "message": message, "details": details or {}}
+    job.finished_at = timezone.now()
+    job.save(update_fields=["status", "error", "finished_at"])
+    return job

@@ -1,0 +1,330 @@
+"""Apply and Reverse run in a worker (`review.services.sweep_jobs`, `review.tasks.run_sweep_job`):
+the request checks what it can, records the job and answers 202 at once; the job is polled on
+`GET /api/sweeps/{id}`; one job of a run at a time; a crash fails the job with nothing applied,
+and it can be asked for again. Here the jobs wait in the database's queue until `db_worker` runs
+them, as in production (the other tests run tasks at once)."""
+
+import pytest
+from django.core.management import call_command
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django_tasks_db.models import DBTaskResult
+
+from dedup.errors import Conflict
+from palace.models import AuditEntry, DrawerLink
+from review.models import Proposal, SweepJob
+from review.services import sweep_apply, sweep_jobs
+from review.services import sweeps as sweep_services
+from review.tasks import run_sweep_job
+from tests.conftest import person_client
+from tests.review.test_sweep_pages import DATABASE_TASKS
+from tests.review.test_sweeps import palace, run_sweep  # noqa: F401
+
+# Transactions of their own: `db_worker` closes its connection after a task, which ends the
+# transaction a test would otherwise run in (on PostgreSQL).
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def work() -> None:
+    """What a worker would do: every queued task, then stop."""
+    call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0")
+
+
+@pytest.fixture
+def swept(palace, settings):  # noqa: F811
+    """A finished run of ops/runbooks, its jobs queued in the database."""
+    run = run_sweep(wing="ops", room="runbooks")
+    settings.TASKS = DATABASE_TASKS
+    return run
+
+
+@pytest.fixture
+def client(curator):
+    return person_client(curator)
+
+
+def apply_posted(client, run, **body):
+    return client.post(f"/api/sweeps/{run.pk}/apply", {"threshold": 0.9, **body}, format="json")
+
+
+def test_an_apply_is_queued_and_answered_at_once(swept, client):
+    response = apply_posted(client, swept)
+    assert response.status_code == 202
+    assert response["Location"] == f"/api/sweeps/{swept.pk}"
+    job = response.json()["job"]
+    assert job["status"] == "queued"
+    assert job["kind"] == "apply"
+    assert job["applied"] is None
+    assert job["options"]["threshold"] == 0.9
+
+
+def test_nothing_is_applied_before_the_worker_runs(swept, client):
+    apply_posted(client, swept)
+    assert not swept.proposals.exclude(status=Proposal.Status.PROPOSED).exists()
+    assert not AuditEntry.objects.filter(action="sweep.apply").exists()
+    assert DBTaskResult.objects.get().task_path == run_sweep_job.module_path
+
+
+def test_the_worker_applies_it_and_the_sweep_shows_the_outcome(swept, client):
+    apply_posted(client, swept)
+    work()
+    job = client.get(f"/api/sweeps/{swept.pk}").json()["job"]
+    assert job["status"] == "done"
+    applied = job["applied"]
+    assert applied["merged"] == swept.proposals.filter(status="merged").count() > 0
+    assert applied["explained"] == applied["outcome"]["explained"]
+    assert set(applied) == {
+        "batch",
+        "linked",
+        "merged",
+        "discarded",
+        "distinct",
+        "outcome",
+        "explained",
+    }  # the fields the request answered when it applied in place
+
+
+def test_the_one_who_asked_is_recorded_as_the_actor(swept, client, curator):
+    apply_posted(client, swept)
+    work()
+    assert AuditEntry.objects.get(action="sweep.apply").actor == curator
+    merges = AuditEntry.objects.filter(action="review.merge")
+    assert set(merges.values_list("actor", flat=True)) == {curator.pk}
+    swept.refresh_from_db()
+    assert swept.applications[-1]["by"] == curator.username
+    assert SweepJob.objects.get().requested_by == curator
+
+
+def test_a_reverse_is_queued_and_done_by_the_worker(swept, client, curator):
+    sweep_services.apply(swept, threshold=0.9, actor=curator)
+    response = client.post(f"/api/sweeps/{swept.pk}/reverse")
+    assert response.status_code == 202
+    assert response.json()["job"]["status"] == "queued"
+    assert swept.proposals.filter(status="merged").exists()
+    work()
+    job = client.get(f"/api/sweeps/{swept.pk}").json()["job"]
+    assert job["status"] == "done"
+    assert job["reversed"]["undone"] > 0
+    assert job["reversed"]["not_restored"] == []
+    assert not swept.proposals.filter(status="merged").exists()
+    assert AuditEntry.objects.get(action="sweep.reverse").actor == curator
+
+
+# --- one at a time ------------------------------------------------------------------------------
+
+
+def test_a_second_apply_while_one_is_queued_is_refused(swept, client):
+    first = apply_posted(client, swept).json()["job"]
+    second = apply_posted(client, swept, threshold=0.95)
+    assert second.status_code == 409
+    assert second.json()["code"] == "application_under_way"
+    assert second.json()["details"] == {"run": swept.pk, "job": first["id"]}
+    assert SweepJob.objects.count() == 1
+
+
+def test_a_reverse_while_an_apply_runs_is_refused(swept, client):
+    apply_posted(client, swept)
+    SweepJob.objects.update(status=SweepJob.Status.RUNNING)
+    refused = client.post(f"/api/sweeps/{swept.pk}/reverse")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "application_under_way"
+
+
+def test_once_done_the_run_takes_another(swept, client):
+    apply_posted(client, swept)
+    work()
+    assert client.post(f"/api/sweeps/{swept.pk}/reverse").status_code == 202
+
+
+def test_the_database_keeps_one_unfinished_job_per_run(swept):
+    SweepJob.objects.create(run=swept, kind="apply")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SweepJob.objects.create(run=swept, kind="reverse")
+    SweepJob.objects.update(status=SweepJob.Status.FAILED)
+    SweepJob.objects.create(run=swept, kind="reverse")  # a failed one holds nothing
+
+
+def test_two_sent_at_once_one_is_refused_by_the_constraint(swept, curator, monkeypatch):
+    """The other passed the check before the first was recorded: the database refuses it."""
+    sweep_jobs.apply_queue(swept, threshold=0.9, actor=curator, queue=run_sweep_job.enqueue)
+    monkeypatch.setattr(sweep_jobs, "under_way_refused", _checked_once())
+    with pytest.raises(Conflict) as refused:
+        sweep_jobs.apply_queue(swept, threshold=0.9, actor=curator, queue=run_sweep_job.enqueue)
+    assert refused.value.code == "application_under_way"
+    assert DBTaskResult.objects.count() == 1
+
+
+def _checked_once():
+    real, calls = sweep_jobs.under_way_refused, []
+
+    def check(run):
+        calls.append(run)
+        if len(calls) > 1:  # after the constraint refused it
+            real(run)
+
+    return check
+
+
+# --- refused up front, with the codes the request gave -----------------------------------------
+
+
+def test_an_unfinished_run_is_refused_up_front(palace, client, settings):  # noqa: F811
+    settings.TASKS = DATABASE_TASKS
+    run = sweep_services.start(wing="ops", threshold=0.9)
+    refused = apply_posted(client, run)
+    assert (refused.status_code, refused.json()["code"]) == (409, "run_not_done")
+    assert not SweepJob.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"threshold": 0.1}, {"tiers": ["typo"]}, {"tiers": []}],
+    ids=["threshold out of range", "an entity tier", "no tier"],
+)
+def test_bad_options_are_refused_up_front(swept, client, body):
+    refused = apply_posted(client, swept, **body)
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid")
+    assert not SweepJob.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"tiers": ["near"]}, {"discard_below": True}, {"threshold": 1.0, "tiers": ["exact"]}],
+    ids=["every tier", "one tier", "discarding below", "exact ones at 1.0"],
+)
+def test_nothing_to_apply_is_refused_up_front_as_the_apply_says_it(swept, client, curator, options):
+    """The same apply sent twice: refused by the request, in the apply's own words."""
+    options = {"threshold": 0.9, **options}
+    sweep_services.apply(swept, actor=curator, **options)
+    with pytest.raises(Conflict) as in_place:
+        sweep_services.apply(swept, actor=curator, **options)
+    refused = apply_posted(client, swept, **options)
+    assert (refused.status_code, refused.json()["code"]) == (409, "nothing_to_apply")
+    assert refused.json()["error"] == in_place.value.message
+    assert not SweepJob.objects.exists()
+
+
+def test_a_reverse_with_nothing_applied_is_refused_up_front(swept, client):
+    refused = client.post(f"/api/sweeps/{swept.pk}/reverse")
+    assert (refused.status_code, refused.json()["code"]) == (409, "run_not_applied")
+    assert not SweepJob.objects.exists()
+
+
+# --- failures -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def crashing(monkeypatch):
+    """The apply crashes on its second proposal, after the first was linked or merged."""
+    real, done = sweep_apply._apply_one, []
+
+    def apply_one(*args, **kwargs):
+        if done:
+            raise RuntimeError("disk on fire")
+        done.append(real(*args, **kwargs))
+        return done[-1]
+
+    monkeypatch.setattr(sweep_apply, "_apply_one", apply_one)
+    return monkeypatch
+
+
+def test_a_crash_fails_the_job_with_its_error(swept, client, crashing):
+    apply_posted(client, swept)
+    work()
+    job = client.get(f"/api/sweeps/{swept.pk}").json()["job"]
+    assert job["status"] == "failed"
+    assert job["error"]["code"] == "server_error"
+    assert job["error"]["message"] == "RuntimeError: disk on fire"
+    assert job["applied"] is None
+
+
+def test_a_crash_applies_nothing(swept, client, crashing):
+    links = DrawerLink.objects.count()
+    apply_posted(client, swept)
+    work()
+    assert not swept.proposals.exclude(status=Proposal.Status.PROPOSED).exists()
+    assert DrawerLink.objects.count() == links
+    assert not AuditEntry.objects.filter(action__in=("sweep.apply", "review.merge")).exists()
+    swept.refresh_from_db()
+    assert swept.applications == []
+
+
+def test_a_failed_job_can_be_asked_for_again(swept, client, crashing):
+    apply_posted(client, swept)
+    work()
+    crashing.undo()
+    assert apply_posted(client, swept).status_code == 202
+    work()
+    assert client.get(f"/api/sweeps/{swept.pk}").json()["job"]["status"] == "done"
+    assert SweepJob.objects.filter(status="failed").count() == 1
+
+
+def test_a_refusal_met_by_the_worker_fails_the_job_with_its_code(swept, client, curator):
+    """Applied in place (by the command) after it was queued: nothing is left to apply."""
+    apply_posted(client, swept)
+    sweep_services.apply(swept, threshold=0.9, actor=curator)
+    work()
+    job = SweepJob.objects.get()
+    assert job.status == "failed"
+    assert job.error["code"] == "nothing_to_apply"
+    assert job.error["message"].startswith("Nothing to apply:")
+
+
+def test_a_task_run_twice_does_the_job_once(swept, client):
+    apply_posted(client, swept)
+    job = SweepJob.objects.get()
+    sweep_jobs.job_run(job.pk)
+    again = sweep_jobs.job_run(job.pk)
+    assert again.status == "done"
+    assert AuditEntry.objects.filter(action="sweep.apply").count() == 1
+
+
+def test_the_commands_apply_and_reverse_in_their_own_process(swept):
+    call_command("sweep_apply", str(swept.pk), "--threshold", "0.9")
+    assert swept.proposals.filter(status="merged").exists()
+    call_command("sweep_reverse", str(swept.pk))
+    assert not swept.proposals.filter(status="merged").exists()
+    assert not SweepJob.objects.exists()
+    assert not DBTaskResult.objects.exists()
+
+
+# --- GET /api/sweeps ----------------------------------------------------------------------------
+
+
+def test_the_list_gives_the_runs_newest_first(palace, client):  # noqa: F811
+    older = run_sweep(wing="ops", room="runbooks")
+    newer = run_sweep(wing="ops", room="elsewhere")
+    listed = client.get("/api/sweeps").json()["results"]
+    assert [run["id"] for run in listed] == [newer.pk, older.pk]
+
+
+def test_the_list_gives_each_run_as_its_detail_does(swept, client):
+    apply_posted(client, swept)
+    (listed,) = client.get("/api/sweeps").json()["results"]
+    assert listed == client.get(f"/api/sweeps/{swept.pk}").json()
+    assert listed["job"]["status"] == "queued"
+
+
+def test_the_list_is_paginated(palace, client):  # noqa: F811
+    older = run_sweep(wing="ops", room="runbooks")
+    newer = run_sweep(wing="ops", room="elsewhere")
+    first = client.get("/api/sweeps", {"page_size": 1}).json()
+    assert [run["id"] for run in first["results"]] == [newer.pk]
+    following = client.get(first["next"]).json()
+    assert [run["id"] for run in following["results"]] == [older.pk]
+
+
+def test_the_list_reads_the_jobs_of_a_page_in_one_query(palace, client, curator):  # noqa: F811
+    def applied(run):
+        SweepJob.objects.create(run=run, kind="reverse", status="done", requested_by=curator)
+
+    for room in ("runbooks", "elsewhere"):
+        applied(run_sweep(wing="ops", room=room))
+    with CaptureQueriesContext(connection) as two:
+        client.get("/api/sweeps")
+    applied(run_sweep(wing="agents"))
+    with CaptureQueriesContext(connection) as three:
+        client.get("/api/sweeps")
+    jobs = [q for q in three.captured_queries if "review_sweepjob" in q["sql"]]
+    assert len(jobs) == 1
+    assert len(three) - len(two) == 1  # the third run's summary, its one query
