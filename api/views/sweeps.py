@@ -19,6 +19,7 @@ from api.views.common import one_of, parsed, sweep_or_404
 from review.gates import MERGE_TIERS, TIERS
 from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
+from review.services import sweep_jobs
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep, run_sweep_job
 
@@ -69,7 +70,9 @@ class SweepDetailView(APIView):
         }
     )
     def get(self, request: Request, run_id: int) -> Response:
-        return Response(s.SweepSerializer(sweep_or_404(run_id)).data)
+        run = sweep_or_404(run_id)
+        sweep_jobs.stopped_settled(run)  # a job whose worker stopped is shown failed
+        return Response(s.SweepSerializer(run).data)
 
 
 class SweepProposalsView(GenericAPIView):

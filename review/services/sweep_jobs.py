@@ -7,20 +7,22 @@ The commands (`sweep_apply`, `sweep_reverse`) call the services in their own pro
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from dedup.database import database_failure
 from dedup.errors import Conflict, DomainError
+from dedup.locks import lock_key
 from review.gates import MERGE_TIERS
 from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
-from review.selectors.sweeps import applied_since_last_reverse
+from review.selectors.sweeps import STUCK_AFTER, applied_since_last_reverse
 from review.services.sweep_apply import apply, apply_check
 from review.services.sweep_parts import BUSY_RETRIES
 from review.services.sweep_reverse import reverse
@@ -71,7 +73,10 @@ def reverse_queue(run: SweepRun, *, actor: Any = None, queue: Queue) -> SweepJob
 
 
 def under_way_refused(run: SweepRun) -> None:
-    """Refuse (`application_under_way`, naming the job) while a job of the run is unfinished."""
+    """Refuse (`application_under_way`, naming the job) while a job of the run is unfinished. A
+    job marked running whose worker stopped (`worker_gone`) is marked failed instead: its
+    changes rolled back with the worker's transaction, so nothing of it was applied."""
+    stopped_settled(run)
     job = SweepJob.objects.filter(run=run, status__in=UNFINISHED_JOBS).first()
     if job is not None:
         raise Conflict(
@@ -101,7 +106,64 @@ def _queued(
     return job
 
 
+WORKER_STOPPED = (
+    "The worker doing it stopped before it finished (killed, or its machine gone); nothing of it "
+    "was applied."
+)
+
+
+@contextlib.contextmanager
+def _worker_holding(job_id: int) -> Iterator[None]:
+    """While a worker does a job, it holds a session lock of the job's (PostgreSQL), which its
+    connection releases if it is killed: how a request tells a job still running from one whose
+    worker stopped. Taken before the job is marked running, so a running job's lock is free
+    only once its worker is gone."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    key = lock_key("sweep-job", job_id)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    try:
+        yield
+    finally:
+        with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])  # a lost connection: gone
+
+
+def worker_gone(job: SweepJob) -> bool:
+    """The job is marked running but its worker stopped: on PostgreSQL its session lock is free
+    (`_worker_holding`); on SQLite (no session locks) it has run longer than STUCK_AFTER."""
+    if job.status != SweepJob.Status.RUNNING:
+        return False
+    if connection.vendor != "postgresql":
+        return job.started_at is not None and timezone.now() - job.started_at > STUCK_AFTER
+    key = lock_key("sweep-job", job.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        free = bool(cursor.fetchone()[0])
+        if free:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+    return free
+
+
+def stopped_settled(run: SweepRun) -> None:
+    """Mark the run's running job failed if its worker stopped (`worker_gone`): what the next
+    Apply or Reverse does first, and what a page or client following the job sees, rather than
+    a job running for good (its changes rolled back with the worker: nothing was applied)."""
+    job = SweepJob.objects.filter(run=run, status=SweepJob.Status.RUNNING).first()
+    if job is not None and worker_gone(job):
+        logger.warning("sweep job %s: its worker stopped before it finished", job.pk)
+        _failed(job, "worker_stopped", WORKER_STOPPED)
+
+
 def job_run(job_id: int) -> SweepJob:
+    """`_job_run`, holding the job's worker lock (`_worker_holding`)."""
+    with _worker_holding(job_id):
+        return _job_run(job_id)
+
+
+def _job_run(job_id: int) -> SweepJob:
     """Do a queued job, once: its service's changes and the job's outcome commit together, so
     a job is done with all of its changes or failed with none. A refusal (e.g. `nothing_to_apply`
     when every pair was linked since it was queued, `revert_blocked`) or a crash fails it with

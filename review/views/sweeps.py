@@ -15,6 +15,7 @@ from review.curators import DECIDE_PERMISSION
 from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
+from review.services import sweep_jobs
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep, run_sweep_job
 from review.views import sweep_pages
@@ -69,6 +70,7 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             return confirm
         _sweep_act(request, run)
         return redirect("review:sweep", run_id=run.pk)
+    sweep_jobs.stopped_settled(run)  # a job whose worker stopped is shown failed
     job = sweep_selectors.latest_job(run)
     if request.htmx and not sweep_pages.under_way(run, job):
         return HttpResponseClientRefresh()  # the summary, or the job's outcome, is now to show

@@ -4,15 +4,22 @@ the request checks what it can, records the job and answers 202 at once; the job
 and it can be asked for again. Here the jobs wait in the database's queue until `db_worker` runs
 them, as in production (the other tests run tasks at once)."""
 
+import contextlib
+from datetime import timedelta
+
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from dedup.errors import Conflict
+from dedup.locks import lock_key
 from palace.models import AuditEntry, DrawerLink
 from review.models import Proposal, SweepJob
+from review.selectors.sweeps import STUCK_AFTER
 from review.services import sweep_apply, sweep_jobs
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep_job
@@ -122,12 +129,56 @@ def test_a_second_apply_while_one_is_queued_is_refused(swept, client):
     assert SweepJob.objects.count() == 1
 
 
+@contextlib.contextmanager
+def worker_at_work(job_id: int):
+    """A live worker doing the job: marked running now, and on PostgreSQL its session lock held
+    by a connection of its own, as `db_worker`'s would be."""
+    SweepJob.objects.filter(pk=job_id).update(
+        status=SweepJob.Status.RUNNING, started_at=timezone.now()
+    )
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with psycopg.connect(**connection.get_connection_params()) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [lock_key("sweep-job", job_id)])
+        yield
+
+
 def test_a_reverse_while_an_apply_runs_is_refused(swept, client):
-    apply_posted(client, swept)
-    SweepJob.objects.update(status=SweepJob.Status.RUNNING)
-    refused = client.post(f"/api/sweeps/{swept.pk}/reverse")
+    job = apply_posted(client, swept).json()["job"]
+    with worker_at_work(job["id"]):
+        refused = client.post(f"/api/sweeps/{swept.pk}/reverse")
     assert refused.status_code == 409
     assert refused.json()["code"] == "application_under_way"
+
+
+def stopped_worker(job_id: int) -> None:
+    """A job marked running whose worker was killed: its lock went with its connection (and on
+    SQLite, it started longer ago than a job is waited for)."""
+    SweepJob.objects.filter(pk=job_id).update(
+        status=SweepJob.Status.RUNNING,
+        started_at=timezone.now() - STUCK_AFTER - timedelta(minutes=1),
+    )
+
+
+def test_a_job_whose_worker_stopped_holds_the_run_no_longer(swept, client):
+    first = apply_posted(client, swept).json()["job"]
+    stopped_worker(first["id"])
+    again = apply_posted(client, swept)
+    assert again.status_code == 202
+    failed = SweepJob.objects.get(pk=first["id"])
+    assert failed.status == SweepJob.Status.FAILED
+    assert failed.error["code"] == "worker_stopped"
+
+
+def test_a_job_running_less_than_the_wait_on_sqlite_still_holds_it(swept, client):
+    if connection.vendor == "postgresql":
+        pytest.skip("PostgreSQL asks the worker's lock, not the time")
+    job = apply_posted(client, swept).json()["job"]
+    SweepJob.objects.filter(pk=job["id"]).update(
+        status=SweepJob.Status.RUNNING, started_at=timezone.now() - timedelta(minutes=5)
+    )
+    assert apply_posted(client, swept).status_code == 409
 
 
 def test_once_done_the_run_takes_another(swept, client):
@@ -328,3 +379,18 @@ def test_the_list_reads_the_jobs_of_a_page_in_one_query(palace, client, curator)
     jobs = [q for q in three.captured_queries if "review_sweepjob" in q["sql"]]
     assert len(jobs) == 1
     assert len(three) - len(two) == 1  # the third run's summary, its one query
+
+
+def test_the_run_followed_shows_a_stopped_job_failed(swept, client):
+    first = apply_posted(client, swept).json()["job"]
+    stopped_worker(first["id"])
+    job = client.get(f"/api/sweeps/{swept.pk}").json()["job"]
+    assert job["status"] == "failed"
+    assert job["error"]["code"] == "worker_stopped"
+
+
+def test_the_run_followed_leaves_a_job_at_work_running(swept, client):
+    first = apply_posted(client, swept).json()["job"]
+    with worker_at_work(first["id"]):
+        job = client.get(f"/api/sweeps/{swept.pk}").json()["job"]
+    assert job["status"] == "running"
