@@ -21,7 +21,6 @@ from api.mcp_server.calls import (
     validated,
 )
 from api.models import READ
-from api.scopes import Scope
 from api.serializers import drawers as s
 from api.serializers.search import SearchQuerySerializer
 from api.views.common import drawer_or_404
@@ -29,9 +28,8 @@ from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView
 from dedup.search import SEARCH_LIMIT_MAX, drawers_search
-from dedup.validation import label_form
+from dedup.validation import cursor_id, cursor_of, cursor_values, label_form
 from palace import selectors
-from palace.models import Drawer
 
 MAX_LIMIT = 200
 # An argument is a JSON value of its schema's type, as in a REST body: pydantic's lax mode (the
@@ -55,6 +53,7 @@ class DrawerPageSerializer(serializers.Serializer):
     `page_size` clamps a larger one to 200, this argument's schema says its maximum)."""
 
     limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT)
+    cursor = serializers.CharField(required=False)
 
 
 @tool
@@ -88,19 +87,33 @@ def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
 
 @tool
 def list_drawers(
-    ctx: Context, wing: str, room: str, include_superseded: Flag = False, limit: PageSize = 50
+    ctx: Context,
+    wing: str,
+    room: str,
+    include_superseded: Flag = False,
+    limit: PageSize = 50,
+    cursor: str | None = None,
 ) -> dict[str, Any]:
     """List a room's drawers, newest first: the current ones, or every one with
-    include_superseded=true. Use search instead to find a memory by what it says."""
+    include_superseded=true. Pass the answer's `next_cursor` back as `cursor` for the next page
+    (null: there is none). Use search instead to find a memory by what it says."""
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
-    size = validated(DrawerPageSerializer, {"limit": limit})["limit"]
+    data = validated(DrawerPageSerializer, {"limit": limit, "cursor": cursor})
     found = selectors.room_by_names(wing=label_form(wing), room=label_form(room))
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)
-    page = drawers.order_by("-id")[:size]
-    return {"drawers": plain(s.DrawerSerializer(page, many=True).data)}
+    if data.get("cursor"):
+        (before,) = cursor_values(data["cursor"], 1)
+        drawers = drawers.filter(pk__lt=cursor_id(before))
+    page = list(drawers.order_by("-id")[: data["limit"] + 1])
+    more = len(page) > data["limit"]
+    page = page[: data["limit"]]
+    return {
+        "drawers": plain(s.DrawerSerializer(page, many=True).data),
+        "next_cursor": cursor_of([page[-1].pk]) if more else None,
+    }
 
 
 @tool
@@ -122,40 +135,39 @@ def search(
     room: str | None = None,
     agent: str | None = None,
     limit: SearchSize = 20,
+    cursor: str | None = None,
 ) -> dict[str, Any]:
     """Find current drawers by what they say, to recall what you (or other agents) stored:
-    optionally within one wing or room, or written by one agent. Returns the best matches first.
+    optionally within one wing or room, or written by one agent. Returns the best matches first;
+    pass the answer's `next_cursor` back as `cursor` for the next page (null: there is none).
     """
     caller = caller_of(ctx, SEARCH)
     # The REST route's own check of its query parameters (the query is its `q`), refusals
     # naming `query`.
-    arguments = {"q": query, "wing": wing, "room": room, "agent": agent, "limit": limit}
+    arguments = {
+        "q": query,
+        "wing": wing,
+        "room": room,
+        "agent": agent,
+        "limit": limit,
+        "cursor": cursor,
+    }
     with argument_names({"q": "query"}):
         data = validated(SearchQuerySerializer, arguments)
         caller.require(READ, wing)
-        found = _search(
-            caller.scope,
+        # The REST API's ranked search (`GET /api/search`), in the key's wings: the drawers
+        # holding the query's word groups, most groups first, so a typo still finds its drawer.
+        page = drawers_search(
             query=data["q"],
+            wings=caller.scope.wings,
             wing=data.get("wing"),
             room=data.get("room"),
             agent=data.get("agent"),
             limit=data["limit"],
+            cursor=data.get("cursor"),
         )
-    return {"drawers": plain(s.DrawerSerializer(found, many=True).data)}
-
-
-def _search(
-    scope: Scope,
-    *,
-    query: str,
-    wing: str | None,
-    room: str | None,
-    agent: str | None,
-    limit: int,
-) -> list[Drawer]:
-    """The REST API's ranked search (`GET /api/search`), in the key's wings: the drawers holding
-    the query's word groups, most groups first, so a typo in the query still finds its drawer."""
-    page = drawers_search(
-        query=query, wings=scope.wings, wing=wing, room=room, agent=agent, limit=limit
-    )
-    return [hit.drawer for hit in page.hits]
+    drawers = [hit.drawer for hit in page.hits]
+    return {
+        "drawers": plain(s.DrawerSerializer(drawers, many=True).data),
+        "next_cursor": page.next_cursor,
+    }

@@ -135,3 +135,38 @@ def test_the_rooms_resource_counts_current_drawers(dedup_settings) -> None:
     writes.add_drawer(context(), wing="alpha", room="ops", content=MEMORY)
     alpha = json.loads(resources.rooms("alpha", context()))
     assert alpha == reads.list_rooms(context(), wing="alpha")
+
+
+# Paging: an agent reads past the first page -----------------------------------------------------
+
+
+def test_list_drawers_pages_through_a_room_with_its_cursor(dedup_settings) -> None:
+    ctx = context()
+    for n in range(5):
+        writes.add_drawer(ctx, wing="alpha", room="ops", content=f"Runbook step {n} of the plan.")
+    first = reads.list_drawers(ctx, wing="alpha", room="ops", limit=2)
+    second = reads.list_drawers(ctx, wing="alpha", room="ops", limit=2, cursor=first["next_cursor"])
+    third = reads.list_drawers(ctx, wing="alpha", room="ops", limit=2, cursor=second["next_cursor"])
+    seen = [d["content"] for page in (first, second, third) for d in page["drawers"]]
+    assert seen == [f"Runbook step {n} of the plan." for n in reversed(range(5))]
+    assert third["next_cursor"] is None
+
+
+def test_search_pages_with_its_cursor(dedup_settings) -> None:
+    ctx = context()
+    for n in range(3):
+        writes.add_drawer(ctx, wing="alpha", room="ops", content=f"Backup {n} runs at {n} am.")
+    first = reads.search(ctx, query="backup", limit=2)
+    second = reads.search(ctx, query="backup", limit=2, cursor=first["next_cursor"])
+    ids = [d["id"] for page in (first, second) for d in page["drawers"]]
+    assert len(set(ids)) == 3
+    assert second["next_cursor"] is None
+
+
+@pytest.mark.parametrize("tool", ["list_drawers", "search"])
+def test_a_cursor_the_server_did_not_make_is_invalid_cursor(dedup_settings, tool) -> None:
+    ctx = context()
+    writes.add_drawer(ctx, wing="alpha", room="ops", content=MEMORY)
+    arguments = {"wing": "alpha", "room": "ops"} if tool == "list_drawers" else {"query": "backup"}
+    answer = getattr(reads, tool)(ctx, cursor="not-a-cursor", **arguments)
+    assert refusal(answer)["code"] == "invalid_cursor"
