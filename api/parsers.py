@@ -58,8 +58,11 @@ class StrictJSONParser(JSONParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
+        # JSON sent over a network is UTF-8 (RFC 8259) whatever charset the header names: one
+        # naming latin-1 had its bytes read as such, where the same body alone is refused.
+        context = {**(parser_context or {}), "encoding": "utf-8"}
         try:
-            document = super().parse(stream, media_type, parser_context)
+            document = super().parse(stream, media_type, context)
         except RecursionError:
             raise exceptions.ParseError(f"JSON nested deeper than {MAX_DEPTH} levels.") from None
         except exceptions.ParseError as exc:

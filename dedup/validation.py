@@ -113,7 +113,8 @@ def clean_kind(value: object, field: str = "kind", *, default: str = "") -> str:
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if not KIND_PATTERN.match(kind):
         raise InvalidInput(
-            f"{field} must be a short lowercase word (letters, digits, - and _).",
+            f"{field} must be a short lowercase word: a to z, then a to z, 0 to 9, - and _ "
+            "(at most 32).",
             details={"field": field},
         )
     return kind

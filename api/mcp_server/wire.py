@@ -240,7 +240,8 @@ class ScreenedStdin(anyio.AsyncFile[str]):
             except ValidationError:  # the SDK refuses it too: AnsweringReadStream answers it
                 yield line
                 continue
-            answer = answer_to_misread(message, line)
+            strict = _strict_json(line.encode(errors="surrogatepass"))
+            answer = answer_to_misread(message, line) if strict else answer_to_text(line)
             if answer is None:
                 yield line
             else:
@@ -256,7 +257,18 @@ def answer_to_body(body: bytes) -> JSONRPCMessage | None:
         message = jsonrpc_message_adapter.validate_json(body, by_name=False)
     except ValidationError:
         return answer_to_text(body)
+    if not _strict_json(body):  # read by the SDK, but not JSON as the REST API reads it (NaN)
+        return answer_to_text(body)
     return answer_to_misread(message, body)
+
+
+def _strict_json(body: bytes) -> bool:
+    """Whether the body is JSON as `answer_to_text` reads it: UTF-8, no NaN or Infinity."""
+    try:
+        json.loads(body.decode(), parse_constant=strict_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def answer_to_misread(message: JSONRPCMessage, text: str | bytes) -> JSONRPCMessage | None:

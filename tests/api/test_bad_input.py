@@ -406,3 +406,19 @@ def test_the_key_bound_is_the_key_columns():
 
     for model in (Entity, EntityAlias):
         assert model._meta.get_field("key").max_length == KEY_MAX_LENGTH
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "no-such-charset"])
+def test_a_body_is_read_as_utf8_whatever_charset_its_header_names(world, charset):
+    """JSON over a network is UTF-8 (RFC 8259): a header naming latin-1 had "caf\\xe9" stored as
+    café, where the same bytes alone are refused; an unknown charset is no 500."""
+    before = row_counts()
+    response = api_client(world).generic(
+        "POST",
+        "/api/wings/ops/rooms/dev/drawers",
+        b'{"content": "caf\xe9 au lait"}',
+        content_type=f"application/json; charset={charset}",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_json"
+    assert row_counts() == before

@@ -157,6 +157,16 @@ UNDECODABLE = {
         b'{"jsonrpc": "2.0", "id": 909, "method": "ping", "params": {"n": ' + b"9" * 5000 + b"}}",
         "The message is not JSON: an integer of more than 4300 digits.",
     ),
+    # The SDK's reader takes NaN and Infinity (as pydantic does); the REST API does not.
+    "NaN": (
+        b'{"jsonrpc": "2.0", "id": 910, "method": "ping", "params": {"n": NaN}}',
+        "The message is not JSON: Out of range float values are not JSON compliant: 'NaN'",
+    ),
+    "Infinity in a tool's arguments": (
+        b'{"jsonrpc": "2.0", "id": 911, "method": "tools/call", "params": {"name": "search", '
+        b'"arguments": {"query": "x", "limit": Infinity}}}',
+        "The message is not JSON: Out of range float values are not JSON compliant: 'Infinity'",
+    ),
 }
 
 
