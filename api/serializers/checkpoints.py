@@ -63,6 +63,11 @@ class CheckpointDrawerSerializer(serializers.Serializer):
     room = serializers.CharField()
     created = serializers.BooleanField()
     similar = serializers.IntegerField()
+    present = serializers.BooleanField(
+        default=True,
+        help_text="Whether the drawer is still stored: a replay says false for one deleted since "
+        "(its first answer's `created` stays as it was).",
+    )
 
 
 class CheckpointResultSerializer(serializers.Serializer):

@@ -19,7 +19,7 @@ from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
 from dedup.validation import NAME_MAX_LENGTH, clean_label, label_form
-from palace.models import DIARY_ROOM, Checkpoint, Room, acting_user
+from palace.models import DIARY_ROOM, Checkpoint, Drawer, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
 
@@ -102,7 +102,7 @@ def checkpoint_write(
         advisory_lock("checkpoint", owner, key)
         replayed = _checkpoint_replayed(key, owner, payload_hash)
         if replayed is not None:
-            return replayed, True
+            return _as_now(replayed), True
         _refuse_clashing_names(items)
         rooms = rooms_get_or_create(_place(item) for item in items)
         hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
@@ -182,7 +182,20 @@ def _item_write(
         "room": room.name,
         "created": written.created,
         "similar": len(written.links),
+        "present": True,
     }
+
+
+def _as_now(result: CheckpointResult) -> CheckpointResult:
+    """A replay's first result, each drawer said `present` or not: one deleted since (or its
+    import reversed, or merged away and deleted) is no longer stored, whatever the first
+    answer said, and an agent replaying must not take it for stored. One query."""
+    ids = [outcome["drawer"] for outcome in result["drawers"]]
+    present = {str(u) for u in Drawer.objects.filter(uuid__in=ids).values_list("uuid", flat=True)}
+    drawers = [
+        {**outcome, "present": outcome["drawer"] in present} for outcome in result["drawers"]
+    ]
+    return {**result, "drawers": drawers}
 
 
 def _checkpoint_result(key: str, outcomes: list[dict[str, Any]]) -> CheckpointResult:

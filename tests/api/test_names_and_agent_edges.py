@@ -165,3 +165,15 @@ def test_an_item_refused_by_the_write_path_is_named_by_its_index(api):
     assert response.status_code == 409
     assert response.json()["details"]["item"] == 1
     assert Drawer.objects.count() == 1
+
+
+def test_a_replayed_checkpoint_says_which_drawers_are_no_longer_stored(api):
+    body = {"id": "c", "items": [{"content": "kept", "destination": "general"}]}
+    body["items"].append({"content": "deleted since", "destination": "general"})
+    first = api.post("/api/checkpoints", body, format="json").json()
+    assert [d["present"] for d in first["drawers"]] == [True, True]
+    services.drawer_delete(drawer=Drawer.objects.get(uuid=first["drawers"][1]["drawer"]))
+    replay = api.post("/api/checkpoints", body, format="json").json()
+    assert replay["replayed"] is True
+    assert [d["present"] for d in replay["drawers"]] == [True, False]
+    assert [d["created"] for d in replay["drawers"]] == [True, True]
