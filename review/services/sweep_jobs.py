@@ -10,12 +10,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
+from django_tasks.base import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from dedup.database import database_failure
 from dedup.errors import Conflict, DomainError
@@ -106,6 +109,10 @@ def _queued(
     return job
 
 
+TASK_ENDED = (
+    "Its task ended before a worker took the job (the database unreachable for a moment, or the "
+    "worker stopped as it began); nothing of it was applied."
+)
 WORKER_STOPPED = (
     "The worker doing it stopped before it finished (killed, or its machine gone); nothing of it "
     "was applied."
@@ -148,13 +155,40 @@ def worker_gone(job: SweepJob) -> bool:
 
 
 def stopped_settled(run: SweepRun) -> None:
-    """Mark the run's running job failed if its worker stopped (`worker_gone`): what the next
-    Apply or Reverse does first, and what a page or client following the job sees, rather than
-    a job running for good (its changes rolled back with the worker: nothing was applied)."""
-    job = SweepJob.objects.filter(run=run, status=SweepJob.Status.RUNNING).first()
-    if job is not None and worker_gone(job):
-        logger.warning("sweep job %s: its worker stopped before it finished", job.pk)
-        _failed(job, "worker_stopped", WORKER_STOPPED)
+    """Mark the run's unfinished job failed if nothing will finish it: its worker stopped
+    (`worker_gone`), or its task ended before it claimed the job (the database gone for a
+    moment, the worker killed as it began). What the next Apply or Reverse does first, and what a
+    page or client following the job sees, rather than a job under way for good; nothing of it
+    was applied (its changes roll back with the worker's transaction)."""
+    for job in SweepJob.objects.filter(run=run, status__in=UNFINISHED_JOBS):
+        if worker_gone(job):
+            _settled_failed(job.pk, worker_gone, "worker_stopped", WORKER_STOPPED)
+        elif _task_ended(job):
+            _settled_failed(job.pk, _task_ended, "worker_stopped", TASK_ENDED)
+
+
+def _settled_failed(
+    job_id: int, still: Callable[[SweepJob], bool], code: str, message: str
+) -> None:
+    """Mark the job failed if, held now (its row FOR UPDATE), it is still unfinished and `still`
+    holds: a worker that finished it meanwhile has committed `done`, which is kept."""
+    with transaction.atomic():
+        job = SweepJob.objects.select_for_update().filter(pk=job_id).first()
+        if job is not None and job.unfinished and still(job):
+            logger.warning("sweep job %s: %s", job.pk, message)
+            _failed(job, code, message)
+
+
+def _task_ended(job: SweepJob) -> bool:
+    """The job is queued but its task (in the database's queue) ended without claiming it."""
+    if job.status != SweepJob.Status.QUEUED:
+        return False
+    try:
+        task_id = uuid.UUID(job.task_id)
+    except ValueError:  # no task of the database's queue (a backend that ran it at once)
+        return False
+    ended = (TaskResultStatus.FAILED, TaskResultStatus.SUCCESSFUL)
+    return DBTaskResult.objects.filter(id=task_id, status__in=ended).exists()
 
 
 def job_run(job_id: int) -> SweepJob:
@@ -175,10 +209,17 @@ def _job_run(job_id: int) -> SweepJob:
     for attempt in range(1, BUSY_RETRIES + 1):
         try:
             with transaction.atomic():
-                job.result = _service_called(job)
-                job.status = SweepJob.Status.DONE
-                job.finished_at = timezone.now()
-                job.save(update_fields=["result", "status", "finished_at"])
+                result = _service_called(job)
+                finished = timezone.now()
+                done = SweepJob.objects.filter(pk=job.pk, status=SweepJob.Status.RUNNING).update(
+                    result=result, status=SweepJob.Status.DONE, finished_at=finished
+                )
+                if not done:  # marked failed meanwhile (taken for stopped): undo it all
+                    raise _SettledMeanwhile
+            job.result, job.status, job.finished_at = result, SweepJob.Status.DONE, finished
+            return job
+        except _SettledMeanwhile:
+            job.refresh_from_db()
             return job
         except DomainError as refused:
             return _failed(job, refused.code, refused.message, refused.details)
@@ -223,9 +264,16 @@ def _service_called(job: SweepJob) -> dict:
     return {**asdict(applied), "batch": str(applied.batch), "explained": applied.explained}
 
 
+class _SettledMeanwhile(Exception):
+    """The job was marked failed while its worker did it: the worker's changes roll back."""
+
+
 def _failed(job: SweepJob, code: str, message: str, details: dict | None = None) -> SweepJob:
+    """Mark the job failed, unless it is finished already (done by its worker, or failed)."""
     job.status = SweepJob.Status.FAILED
     job.error = {"code": code, "message": message, "details": details or {}}
     job.finished_at = timezone.now()
-    job.save(update_fields=["status", "error", "finished_at"])
+    SweepJob.objects.filter(pk=job.pk, status__in=UNFINISHED_JOBS).update(
+        status=job.status, error=job.error, finished_at=job.finished_at
+    )
     return job
