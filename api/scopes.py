@@ -15,7 +15,6 @@ from django.db.models import Q
 from rest_framework.request import Request
 
 from api.models import AGENTS_GROUP, ALL_WINGS, RIGHTS, AgentKey
-from dedup.validation import label_form
 from review.curators import DECIDE_PERMISSION
 
 
@@ -31,10 +30,10 @@ class Scope:
         return right in self.rights and self.reaches(wing)
 
     def reaches(self, wing: str | None) -> bool:
-        """The wing, named as a request names it, is one of the key's: compared as the write
-        path keeps names (`label_form`: "notes " is "notes"), so a key is judged on the wing
-        the request will reach."""
-        return self.wings is None or wing is None or label_form(wing) in self.wings
+        """The wing, named as a request names it, is one of the key's: trimmed, as the write
+        path looks wings up ("notes " is notes), so a key is judged on the wing the request
+        will reach."""
+        return self.wings is None or wing is None or wing.strip() in self.wings
 
     def wing_filter(self, path: str) -> Q:
         """Rows whose wing (at `path`, e.g. `drawer__room__wing__name`) is reached."""

@@ -5,8 +5,9 @@ a row lock on a drawer that a new row is about to refer to. SQLite: nothing to d
 the connection opens every transaction IMMEDIATE, which takes the database's write lock before
 the first read.
 
-The canonical order, so that two requests never wait on each other in a cycle: an import's own
-row (each chunk of the import, and its reversal, `dedup.imports`); then a checkpoint's id; then
+The canonical order, so that two requests never wait on each other in a cycle: import rows, by
+id (a chunk holds its own import's, FOR NO KEY UPDATE; a reversal its own, FOR UPDATE, with those
+of the imports that found its drawers, FOR KEY SHARE, `dedup.imports`); then a checkpoint's id; then
 the wings, then the rooms a request creates on first use; then the drawer names; then the rooms'
 writes (`room_writes`), or an entity's key; each kind by sorted key; then the key bands of an
 entity about to be created (`creations_meanwhile`, by length; or of those an undo makes current

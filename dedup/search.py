@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from dedup import candidates, policy, validation
 from dedup.errors import InvalidInput
-from dedup.validation import label_form
 from palace import selectors
 
 SEARCH_LIMIT_DEFAULT = 20
@@ -75,8 +74,8 @@ def drawers_search(
     hits = selectors.drawers_matching(
         groups=groups,
         wings=wings,
-        wing=label_form(wing) if wing else wing,  # named as the writes keep names
-        room=label_form(room) if room else room,
+        wing=wing.strip() if wing else wing,  # as the writes look names up
+        room=room.strip() if room else room,
         agent=agent,
         after=after,
         limit=limit + 1,

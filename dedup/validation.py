@@ -55,17 +55,19 @@ INVISIBLE_IN_LABELS = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
 
 
 def label_form(value: str) -> str:
-    """A name as it is kept and compared: trimmed, in Unicode's composed form (NFC: "café" typed
-    with a combining accent is the same wing as "café"), without invisible characters."""
+    """The name a new wing or room is given (`clean_place_name`): trimmed, in Unicode's composed
+    form (NFC: "café" typed with a combining accent names the same new wing as "café"), without
+    invisible characters."""
     return unicodedata.normalize("NFC", value.translate(INVISIBLE_IN_LABELS)).strip()
 
 
 def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
-    """A wing, room, drawer or entity name (`label_form`): not blank (nor only invisible format
-    characters), no control characters."""
+    """A wing, room, drawer or entity name as it is looked up: trimmed, not blank (nor only
+    invisible format characters), no control characters. Names are found as they were stored,
+    so one stored before in another form is still found by it."""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string.", details={"field": field})
-    label = label_form(value)
+    label = value.strip()
     if all(unicodedata.category(c) == "Cf" or c.isspace() for c in label):
         # Blank, or only characters that show nothing (a zero-width space, a joiner alone).
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
@@ -81,10 +83,11 @@ def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH
 
 
 def clean_place_name(value: object, field: str) -> str:
-    """The name of a new wing or room (`clean_label`), which the API's paths and a key's wings
-    must be able to name: no `/` (a path's separator), and a wing neither `*` (every wing, to a
-    key) nor holding `,` (between a key's wings). Names made before stay reachable as they are."""
-    label = clean_label(value, field)
+    """The name a new wing or room is given (`clean_label`, then `label_form`), which the API's
+    paths and a key's wings must be able to name: no `/` (a path's separator), and a wing
+    neither `*` (every wing, to a key) nor holding `,` (between a key's wings). Names made before
+    stay reachable as they are."""
+    label = label_form(clean_label(value, field))
     if "/" in label:
         raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
     if field == "wing" and (label == "*" or "," in label):

@@ -233,3 +233,12 @@ class SweepSerializer(serializers.ModelSerializer):
     def get_job(self, run: SweepRun) -> dict | None:
         job = sweep_selectors.latest_job(run)
         return None if job is None else SweepJobSerializer(job).data
+
+
+class SweepListedSerializer(SweepSerializer):
+    """A run in `GET /api/sweeps`: as its detail gives it but the summary (what applying would
+    do, counted over its proposals: one query a run), which its detail gives."""
+
+    class Meta(SweepSerializer.Meta):
+        fields = [field for field in SweepSerializer.Meta.fields if field != "summary"]
+        read_only_fields = fields

@@ -17,7 +17,7 @@ from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
 from api.views.common import one_of, parsed, sweep_or_404
 from review.gates import MERGE_TIERS, TIERS
-from review.models import Proposal
+from review.models import Proposal, SweepJob
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_jobs
 from review.services import sweeps as sweep_services
@@ -28,12 +28,20 @@ class SweepListView(GenericAPIView):
     permission_classes = [CanDecide]
     decide_act = "Starting a sweep"
     pagination_class = NewestFirst
-    serializer_class = s.SweepSerializer
+    serializer_class = s.SweepListedSerializer
 
-    @extend_schema(responses={200: s.SweepSerializer(many=True), **errors(401, paginated=True)})
+    @extend_schema(
+        responses={200: s.SweepListedSerializer(many=True), **errors(401, paginated=True)}
+    )
     def get(self, request: Request) -> Response:
-        """Every run, newest first, each as `GET /api/sweeps/{id}` gives it."""
-        rows = self.paginate_queryset(sweep_selectors.runs_listed())
+        """Every run, newest first, each as `GET /api/sweeps/{id}` gives it but its `summary`
+        (its detail's). A run whose job's worker stopped shows it failed, as its detail does."""
+        rows = self.paginate_queryset(sweep_selectors.runs_listed()) or []
+        for run in rows:
+            job = sweep_selectors.latest_job(run)
+            if job is not None and job.status == SweepJob.Status.RUNNING:  # rarely any
+                sweep_jobs.stopped_settled(run)
+                job.refresh_from_db()  # the page's own copy
         return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     @extend_schema(

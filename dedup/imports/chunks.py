@@ -249,8 +249,8 @@ class ChunkWriter:
         }
         room = self.rooms.get(_place(record))
         try:
-            if room is None:
-                result = drawer_write_in(wing=record.wing, room=record.room, **write)
+            if room is None:  # a file's names kept as they are: a backup restores whole
+                result = drawer_write_in(wing=record.wing, room=record.room, as_named=True, **write)
                 self.rooms[_place(record)] = result.drawer.room
             else:
                 result = drawer_write(room=room, **write)

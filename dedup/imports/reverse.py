@@ -85,13 +85,39 @@ class Reversal:
 
 
 def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
-    """Remove what the import created and has not been built on since; report what is kept."""
+    """Remove what the import created and has not been built on since; report what is kept.
+
+    The import's row and the rows of the imports that found its drawers (handing one a drawer
+    refers to its row) are held first, in id order, its own FOR UPDATE and the others FOR KEY
+    SHARE, then the rooms' writes: two reversals of imports that found each other's drawers
+    queue instead of deadlocking. A finder that appears meanwhile (its chunk committed before
+    the rooms were held) makes the reversal start again, holding it too."""
+    finders: set[int] = set()
+    for attempt in range(1, FINDER_ATTEMPTS + 1):
+        try:
+            return _reverse(imported, actor, finders, last=attempt == FINDER_ATTEMPTS)
+        except _NewFinders as changed:
+            finders = changed.finders
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+FINDER_ATTEMPTS = 3  # a finder appearing while a reversal waits: rarely once, never thrice
+
+
+class _NewFinders(Exception):
+    def __init__(self, finders: set[int]) -> None:
+        super().__init__(finders)
+        self.finders = finders
+
+
+def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -> Reversal:
     with transaction.atomic():
-        imported = Import.objects.select_for_update().get(pk=imported.pk)
+        finders = finders | _finder_ids(imported)
+        _imports_held(imported.pk, finders)
+        imported = Import.objects.get(pk=imported.pk)
         if imported.status == Import.Status.REVERSED:
             raise Conflict("The import was reversed already.", code="import_reversed")
         before = imported.status
-        _finders_held(imported)
         # Then the rooms' writes, before the drawers: another import's chunk holds them while it
         # links to these drawers (the canonical order, `dedup.locks`).
         room_writes_held(Drawer.objects.filter(imports=imported))
@@ -103,6 +129,8 @@ def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
         )
         kept = _later_work(imported, drawers)
         heirs = _heirs(imported)
+        if set(heirs.values()) - finders and not last:  # one whose row is not held yet
+            raise _NewFinders(finders | set(heirs.values()))
         for pk, heir in heirs.items():
             kept.setdefault(pk, []).append(
                 f"import {heir} counted it as stored (one of its records): it is that import's now"
@@ -182,21 +210,19 @@ def _found_elsewhere(imported: Import) -> QuerySet[Any]:
     )
 
 
-def _finders_held(imported: Import) -> None:
-    """Hold the rows of the imports that found the import's drawers, FOR KEY SHARE in id order,
-    before the rooms' writes, as every transaction takes import rows (`chunks.hold_running`):
-    handing one a drawer refers to its row, and a reversal of it (FOR UPDATE) would otherwise
-    hold that row while it waits for rooms this reversal holds."""
+def _finder_ids(imported: Import) -> set[int]:
+    return set(_found_elsewhere(imported).values_list("import_id", flat=True))
+
+
+def _imports_held(own: int, finders: set[int]) -> None:
+    """Hold the import's row FOR UPDATE and its finders' FOR KEY SHARE, all in id order (the
+    canonical order of import rows; a chunk holds its own import's alone, FOR NO KEY UPDATE)."""
     if connection.vendor != "postgresql":
         return  # SQLite's writers hold the whole database
-    finders = sorted(set(_found_elsewhere(imported).values_list("import_id", flat=True)))
-    if finders:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT id FROM {Import._meta.db_table} WHERE id = ANY(%s) "
-                "ORDER BY id FOR KEY SHARE",
-                [finders],
-            )
+    with connection.cursor() as cursor:
+        for pk in sorted(finders | {own}):
+            lock = "FOR UPDATE" if pk == own else "FOR KEY SHARE"
+            cursor.execute(f"SELECT id FROM {Import._meta.db_table} WHERE id = %s {lock}", [pk])
 
 
 def _heirs(imported: Import) -> dict[int, int]:

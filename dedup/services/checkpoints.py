@@ -140,11 +140,12 @@ def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
     """Two items naming one drawer of one room with other content: refused naming both, not
     as the second item against a drawer the first would have stored (rolled back, so named
     nowhere)."""
-    first: dict[tuple[Place, str], int] = {}
+    first: dict[tuple[str, str, str], int] = {}
     for index, item in enumerate(items):
         if not item.name:
             continue
-        earlier = first.setdefault((_place(item), label_form(item.name)), index)
+        wing, room = _place(item)  # as rooms are named: "general " is general
+        earlier = first.setdefault((label_form(wing), room, label_form(item.name)), index)
         if earlier != index and items[earlier].content != item.content:
             raise DrawerNameTaken(
                 f"Items {earlier} and {index} name the same drawer {item.name!r} with other "

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import DomainError, InvalidInput
-from dedup.locks import drawer_held, hold_lock, hold_locks, lock_key, room_writes
+from dedup.locks import drawer_held, drawer_hold, hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import DedupConfig, WriteMode
 from dedup.services.earlier_writes import earlier_drawer, id_replayed
 from dedup.services.inserts import drawer_insert
@@ -111,17 +111,17 @@ def drawer_write(
     with transaction.atomic():
         room_lock = _take_locks(write)
         earlier = _earlier(write)
+        if earlier is not None and earlier.uuid != write.drawer_id and restates:
+            earlier = _restated(earlier)  # None: deleted meanwhile, so this write stores it
         if earlier is not None:
             metrics.drawer_written("replay")
-            if restates and earlier.uuid != write.drawer_id:
-                _restated(earlier)
             return DrawerWrite(earlier, created=False)
         found = _candidates(write, room_lock)
         exact_copy = _exact_copy(write, found)
         if exact_copy is not None:
             metrics.drawer_written(policy.Verdict.EXACT)
             if restates:
-                _restated(exact_copy.drawer)
+                _restated(exact_copy.drawer, held=True)  # by `_exact_copy`
             return exact_copy
         assessed = (
             assess_candidates(write.text, found, write.config) if write.config.enabled else []
@@ -192,11 +192,12 @@ def drawer_check(
     return DrawerCheck(existing=None, similar=assess_candidates(write.text, found, write.config))
 
 
-def drawer_write_in(*, wing: str, room: str, **write: Any) -> DrawerWrite:
-    """`drawer_write` into a wing and room named by the caller, created on first use; a write
-    that is refused leaves no new wing or room behind."""
+def drawer_write_in(*, wing: str, room: str, as_named: bool = False, **write: Any) -> DrawerWrite:
+    """`drawer_write` into a wing and room named by the caller, created on first use (`as_named`:
+    `rooms_get_or_create`); a write that is refused leaves no new wing or room behind."""
     with transaction.atomic():
-        return drawer_write(room=room_get_or_create(wing=wing, room=room), **write)
+        place = room_get_or_create(wing=wing, room=room, as_named=as_named)
+        return drawer_write(room=place, **write)
 
 
 def _checked(
@@ -309,12 +310,17 @@ def _exact_copy(write: _CheckedWrite, found: candidates.Found) -> DrawerWrite | 
     return None
 
 
-def _restated(drawer: Drawer) -> None:
+def _restated(drawer: Drawer, *, held: bool = False) -> Drawer | None:
     """Record that a later write stated the drawer again, the first time only (a row there
-    already is left as it is): one INSERT that holds the drawer as the write already does."""
+    already is left as it is), holding the drawer first (FOR KEY SHARE, unless `held` already)
+    as a row that refers to it must: None if it was deleted meanwhile (its deletion committed
+    while this waited)."""
+    if not held and not drawer_hold(drawer.pk):
+        return None
     DrawerRestatement.objects.bulk_create(
         [DrawerRestatement(drawer_id=drawer.pk)], ignore_conflicts=True
     )
+    return drawer
 
 
 def _new_drawer(write: _CheckedWrite) -> Drawer:

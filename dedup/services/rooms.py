@@ -11,25 +11,29 @@ from django.db.models import Q
 from dedup.errors import Conflict, NotFound
 from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import Actor
-from dedup.validation import clean_label, clean_place_name
+from dedup.validation import clean_label, clean_place_name, label_form
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
 Place = tuple[str, str]
 
 
-def room_get_or_create(*, wing: str, room: str) -> Room:
+def room_get_or_create(*, wing: str, room: str, as_named: bool = False) -> Room:
     """Wings and rooms are created on first use."""
-    return rooms_get_or_create([(wing, room)])[(wing, room)]
+    return rooms_get_or_create([(wing, room)], as_named=as_named)[(wing, room)]
 
 
-def rooms_get_or_create(places: Iterable[Place]) -> dict[Place, Room]:
+def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> dict[Place, Room]:
     """The rooms of several places, by the (wing, room) names given, created on first use.
 
     Creating a wing or a room waits on anyone creating the same one, so the places missing are
     locked first, all of them, in the canonical order (wings, then rooms, each sorted): two
     requests creating the same new wings in opposite order then queue instead of deadlocking.
+
+    A new wing or room is given its name by `clean_place_name`, or, `as_named` (an import
+    restoring a store's names), the name as given, trimmed.
     """
+    given = (lambda name, _: name) if as_named else clean_place_name
     cleaned = {
         place: (clean_label(place[0], "wing"), clean_label(place[1], "room")) for place in places
     }
@@ -38,16 +42,19 @@ def rooms_get_or_create(places: Iterable[Place]) -> dict[Place, Room]:
         found = _rooms_named(wanted)
         missing = sorted(wanted - found.keys())
         if missing:
-            hold_locks(lock_key("wing", wing) for wing, _ in missing)
-            hold_locks(lock_key("room", wing, room) for wing, room in missing)
+            # Locked by the names they will be given: "café" and its decomposed twin, both new,
+            # make one wing.
+            hold_locks(lock_key("wing", label_form(wing)) for wing, _ in missing)
+            hold_locks(lock_key("room", label_form(w), label_form(r)) for w, r in missing)
             for wing_name, room_name in missing:
-                # A name made here must be one a path can name (`clean_place_name`); a wing made
-                # before under another rule is still written into.
-                wing_obj = Wing.objects.filter(name=wing_name).first() or Wing.objects.create(
-                    name=clean_place_name(wing_name, "wing")
+                # A wing stored under the name given is written into, as made before; a new wing
+                # or room is given its name by `clean_place_name` (one a path can name).
+                wing_obj = (
+                    Wing.objects.filter(name=wing_name).first()
+                    or Wing.objects.get_or_create(name=given(wing_name, "wing"))[0]
                 )
                 found[wing_name, room_name], _ = Room.objects.get_or_create(
-                    wing=wing_obj, name=clean_place_name(room_name, "room")
+                    wing=wing_obj, name=given(room_name, "room")
                 )
     return {place: found[names] for place, names in cleaned.items()}
 

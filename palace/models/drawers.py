@@ -106,8 +106,8 @@ class DrawerRestatement(models.Model):
     with the drawer rather than stored twice: someone counts on it, so an import's reversal keeps
     it. A row of its own, inserted once, rather than a column of the drawer: an UPDATE of the
     drawer would wait for a merge or a revert holding it, which waits for the room's writes the
-    write holds; inserting a row that refers to it holds the drawer no harder than the write
-    already does (FOR KEY SHARE)."""
+    write holds; a row that refers to it holds the drawer FOR KEY SHARE only, as the write does
+    before inserting it (`dedup.services.drawers._restated`)."""
 
     drawer = models.OneToOneField(
         Drawer, primary_key=True, on_delete=models.CASCADE, related_name="restatement"

@@ -109,14 +109,12 @@ def _queued(
     return job
 
 
+# Why a job nothing will finish failed (its changes, if any, rolled back with its worker).
 TASK_ENDED = (
     "Its task ended before a worker took the job (the database unreachable for a moment, or the "
-    "worker stopped as it began); nothing of it was applied."
+    "worker stopped as it began)."
 )
-WORKER_STOPPED = (
-    "The worker doing it stopped before it finished (killed, or its machine gone); nothing of it "
-    "was applied."
-)
+WORKER_STOPPED = "The worker doing it stopped before it finished (killed, or its machine gone)."
 
 
 @contextlib.contextmanager

@@ -177,3 +177,58 @@ def test_a_replayed_checkpoint_says_which_drawers_are_no_longer_stored(api):
     assert replay["replayed"] is True
     assert [d["present"] for d in replay["drawers"]] == [True, False]
     assert [d["created"] for d in replay["drawers"]] == [True, True]
+
+
+def test_two_items_naming_one_drawer_of_one_room_spelled_two_ways_are_named(api):
+    items = [
+        {"content": "named a", "destination": "general", "name": "nm"},
+        {"content": "named b", "destination": "general", "wing": "general ", "name": "nm"},
+    ]
+    response = api.post("/api/checkpoints", {"id": "c", "items": items}, format="json")
+    assert response.status_code == 409
+    assert response.json()["details"] == {"items": [0, 1], "name": "nm"}
+    assert Checkpoint.objects.count() == 0
+
+
+# Names made before these rules ------------------------------------------------------------------
+
+NFD = unicodedata.normalize("NFD", "café")
+
+
+def made_before(wing: str, room: str = "notes") -> Room:
+    """A wing and room as the write path stored them before (trimmed only)."""
+    return Room.objects.create(wing=Wing.objects.get_or_create(name=wing)[0], name=room)
+
+
+def test_a_write_naming_a_wing_made_before_in_nfd_goes_into_it():
+    room = made_before(NFD)
+    written = services.drawer_write_in(wing=NFD, room="notes", content="A memory.")
+    assert Wing.objects.count() == 1
+    assert written.drawer.room == room
+
+
+def test_a_key_made_before_for_an_nfd_wing_still_reaches_it(dedup_settings):
+    made_before(NFD)
+    client = agent_client("scout", wings=("placeholder",))
+    AgentKey.objects.update(wings=[NFD])  # as keys stored wings before (trimmed only)
+    response = client.post(drawers_url(NFD, "notes"), {"content": "Hello there."}, format="json")
+    assert response.status_code == 201
+
+
+def test_a_backup_of_a_room_with_a_slash_restores_into_a_new_store(tmp_path):
+    """A store's own Castellan export keeps its names: an import gives a new room the name the
+    file has (a room made before the rule holds a '/')."""
+    from dedup import imports
+
+    made_before("ops", "2024/q1")
+    services.drawer_write_in(wing="ops", room="2024/q1", content="Quarterly review notes.")
+    path = tmp_path / "backup.jsonl"
+    path.write_text("".join(line + "\n" for line in imports.export_lines()))
+    Drawer.objects.all().delete()
+    Room.objects.all().delete()
+    Wing.objects.all().delete()
+    imported = imports.import_create(source=str(path), format="castellan")
+    imports.import_run(imported, path=path)
+    imported.refresh_from_db()
+    assert imported.errors == []
+    assert Drawer.objects.get().room.name == "2024/q1"

@@ -4,11 +4,12 @@ links to the drawer or a mention on it. Real threads and real connections, so Po
 (SQLite's IMMEDIATE transactions serialise every writer; its in-memory test database cannot show
 it across threads). A service call that raises anything but a domain error would be a 500."""
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from api.models import ALL_WINGS, RIGHTS, AgentKey
@@ -167,3 +168,42 @@ def test_near_variants_written_at_once_are_linked():
 
 def write_into_dev(content: str) -> Callable[[], Any]:
     return lambda: services.drawer_write_in(wing="ops", room="dev", content=content)
+
+
+def test_a_named_write_racing_the_drawers_deletion_is_no_500(monkeypatch):
+    """The same named drawer written again (a restatement) while a curator deletes it: the write
+    read it unlocked (`earlier_drawer`) and its DrawerRestatement failed the foreign key at
+    commit, a 500; now it holds the drawer first and, finding it gone, stores the memory."""
+    first = services.drawer_write_in(wing="w", room="r", content="Port 5433.", name="db-port")
+    read = threading.Event()
+    deleted = threading.Event()
+    original = drawer_writes.earlier_drawer
+
+    def earlier_then_wait(**kwargs):
+        found = original(**kwargs)
+        read.set()
+        deleted.wait(10)
+        return found
+
+    monkeypatch.setattr(drawer_writes, "earlier_drawer", earlier_then_wait)
+    outcome = {}
+
+    def write():
+        try:
+            outcome["write"] = services.drawer_write_in(
+                wing="w", room="r", content="Port 5433.", name="db-port"
+            )
+        except Exception as error:
+            outcome["write"] = error
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    assert read.wait(10)
+    services.drawer_delete(drawer=Drawer.objects.get(pk=first.drawer.pk))
+    deleted.set()
+    thread.join(20)
+    assert not isinstance(outcome["write"], Exception), repr(outcome["write"])
+    assert outcome["write"].created is True  # the deleted one gone, this write stores it
+    assert Drawer.objects.filter(name="db-port").count() == 1

@@ -5,7 +5,7 @@ from django.core.management.base import CommandError, CommandParser
 from dedup.commands import CastellanCommand
 from review.gates import MERGE_TIERS
 from review.models import SweepRun
-from review.services import sweeps
+from review.services import sweep_jobs, sweeps
 
 
 class Command(CastellanCommand):
@@ -34,6 +34,7 @@ class Command(CastellanCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
+        sweep_jobs.under_way_refused(sweep)  # a worker's Apply or Reverse of it first
         done = sweeps.apply(
             sweep,
             threshold=threshold,

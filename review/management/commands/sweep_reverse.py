@@ -4,7 +4,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from dedup.commands import CastellanCommand
 from review.models import SweepRun
-from review.services import sweeps
+from review.services import sweep_jobs, sweeps
 
 
 class Command(CastellanCommand):
@@ -19,6 +19,7 @@ class Command(CastellanCommand):
         sweep = SweepRun.objects.filter(pk=run).first()
         if sweep is None:
             raise CommandError(f"No sweep {run}.")
+        sweep_jobs.under_way_refused(sweep)  # a worker's Apply or Reverse of it first
         reversed_ = sweeps.reverse(sweep)
         self.stdout.write(f"undone: {reversed_.undone}")
         if reversed_.not_restored:

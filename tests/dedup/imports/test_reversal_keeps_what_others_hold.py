@@ -2,13 +2,15 @@
 import's record (the drawer goes over to that import) or a later write of the same memory."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from dedup import imports, services
-from dedup.imports import chunks
+from dedup.imports import chunks, formats
+from dedup.imports import reverse as reverse_module
 from palace.models import Drawer, DrawerLink, DrawerRestatement, Import
 from tests.dedup.imports import test_unfinished_reversal as unfinished
 from tests.races import race
@@ -201,3 +203,51 @@ def test_reversing_both_imports_at_once_leaves_neither(tmp_path):
     assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
     assert unfinished.file_drawers(30) == 0
     assert Drawer.objects.count() == 0
+
+
+def record(source_id: str, text: str) -> formats.Record:
+    return formats.Record(
+        file="f.jsonl", line=1, source_id=source_id, content=text, wing="w", room="r"
+    )
+
+
+def running(name: str) -> Import:
+    imported = imports.import_create(source=name, format="mempalace")
+    Import.objects.filter(pk=imported.pk).update(status=Import.Status.RUNNING)
+    imported.refresh_from_db()
+    return imported
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_two_imports_that_found_each_others_drawers_reverse_at_once(monkeypatch):
+    """A and B ran at the same time over the same memories under other ids: each created some
+    and found the other's. Reversing both at once must not deadlock."""
+    one, two = "The backup runs nightly at two.", "Restores are tested every Monday."
+    first, second = running("a"), running("b")
+    writer_a, writer_b = (
+        chunks.ChunkWriter(first, chunks.Tally()),
+        chunks.ChunkWriter(second, chunks.Tally()),
+    )
+    writer_a.add(record("a-1", one))
+    writer_a.flush()  # A creates one
+    writer_b.add(record("b-1", one))  # B finds A's
+    writer_b.add(record("b-2", two))  # B creates two
+    writer_b.flush()
+    writer_a.add(record("a-2", two))  # A finds B's
+    writer_a.flush()
+    assert first.found.count() == 1
+    assert second.found.count() == 1
+
+    held = reverse_module._imports_held
+
+    def slow(own, finders):  # both read their finders before either holds a row
+        time.sleep(0.5)
+        return held(own, finders)
+
+    monkeypatch.setattr(reverse_module, "_imports_held", slow)
+    answers = race(
+        lambda: imports.import_reverse(imported=first),
+        lambda: imports.import_reverse(imported=second),
+    )
+    assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
