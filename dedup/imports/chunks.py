@@ -31,12 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 
 from dedup import maintenance
 from dedup.errors import DomainError
 from dedup.imports import formats
+from dedup.locks import drawers_locked
 from dedup.services import WriteMode, drawer_write, drawer_write_in
 from dedup.services.drawers import DrawerWrite, hold_write_locks
 from dedup.services.rooms import Place, rooms_named
@@ -211,6 +212,9 @@ class ChunkWriter:
         found): reversing the import that created one hands it over to this one."""
         if not found:
             return
+        if connection.vendor == "postgresql":  # held until commit, as a row that refers to them
+            there = drawers_locked(found)  # must be (one deleted meanwhile is found no more)
+            found = [drawer for drawer in found if drawer in there]
         pk = self.imported.pk
         own |= set(
             Import.drawers.through.objects.filter(import_id=pk, drawer_id__in=found).values_list(
