@@ -318,19 +318,20 @@ REST_FRAMEWORK: dict[str, Any] = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Castellan API",
-    "DESCRIPTION": (
-        "Write memories into a palace and name the entities they mention. Exact copies are not "
-        "stored twice, variants are stored and linked with their evidence, and names converge "
-        "only on safe evidence."
-    ),
+    "DESCRIPTION": "Write memories into a palace and name the entities they mention. Exact copies "
+    "are not stored twice, variants are stored and linked with their evidence, and names converge "
+    "only on safe evidence.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # The error body's `code`: one enum of the stable codes (api/error_codes.py).
-    "ENUM_NAME_OVERRIDES": {"ErrorCodeEnum": "api.error_codes.ERROR_CODE_CHOICES"},
+    # One enum each: the error body's `code` (api/error_codes.py), a run's status (list, detail).
+    "ENUM_NAME_OVERRIDES": {
+        "ErrorCodeEnum": "api.error_codes.ERROR_CODE_CHOICES",
+        "SweepStatusEnum": "review.models.SweepRun.Status",
+    },
 }
 
 TASKS: dict[str, dict[str, Any]] = {
