@@ -62,7 +62,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "item_not_found": ErrorCode(
         (404,), "No review item with that id, or one removed after it was listed."
     ),
+    "job_running": ErrorCode(
+        (409,), "Cancelling a sweep's Apply or Reverse a worker is doing (all of it or none)."
+    ),
     "method_not_allowed": ErrorCode((405,), "The path does not take that method."),
+    "no_job_waiting": ErrorCode((409,), "Cancelling where no Apply or Reverse of the run waits."),
     "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),
     "not_authenticated": ErrorCode((401,), "No token or session."),
     "not_found": ErrorCode((404,), "No such path, or an unknown page cursor."),

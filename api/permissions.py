@@ -45,6 +45,7 @@ ALL_WING_ROUTES = {
     "sweep-apply",
     "sweep-reverse",
     "sweep-resume",
+    "sweep-cancel",
 }
 
 

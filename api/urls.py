@@ -116,6 +116,7 @@ consolidation = [
     path("sweeps/<int:run_id>/apply", sweeps.SweepApplyView.as_view(), name="sweep-apply"),
     path("sweeps/<int:run_id>/reverse", sweeps.SweepReverseView.as_view(), name="sweep-reverse"),
     path("sweeps/<int:run_id>/resume", sweeps.SweepResumeView.as_view(), name="sweep-resume"),
+    path("sweeps/<int:run_id>/cancel", sweeps.SweepCancelView.as_view(), name="sweep-cancel"),
 ]
 
 transfer = [

@@ -184,3 +184,23 @@ class SweepResumeView(APIView):
         a worker has, or that waits for one (`sweep_under_way`)."""
         run = sweep_services.queue_resumed(sweep_or_404(run_id).pk, run_sweep.enqueue)
         return Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class SweepCancelView(APIView):
+    permission_classes = [CanDecide]
+    decide_act = "Cancelling a sweep's Apply or Reverse"
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OpenApiResponse(s.SweepSerializer, description="Cancelled: `job` failed."),
+            **errors(401, 403, 404, 409),
+        },
+    )
+    def post(self, request: Request, run_id: int) -> Response:
+        """Cancel the run's Apply or Reverse while it waits for a worker: its `job` failed
+        (`error.code` `cancelled`), nothing of it done, and the run takes another. 409
+        `job_running` once a worker does it (all of it or none), `no_job_waiting` for none."""
+        run = sweep_or_404(run_id)
+        sweep_services.job_cancel(run, actor=request.user)
+        return Response(s.SweepSerializer(run).data)

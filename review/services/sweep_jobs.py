@@ -152,6 +152,32 @@ def worker_gone(job: SweepJob) -> bool:
     return free
 
 
+def job_cancel(run: SweepRun, *, actor: Any = None) -> SweepJob:
+    """Cancel the run's Apply or Reverse while it waits for a worker: marked failed
+    (`cancelled`), so the worker that takes its task does nothing (`_claimed`), and the run takes
+    another. One a worker is doing is refused (`job_running`: all of it or none commits, so wait
+    for its outcome), as is a run with none waiting (`no_job_waiting`)."""
+    stopped_settled(run)
+    with transaction.atomic():
+        job = (
+            SweepJob.objects.select_for_update().filter(run=run, status__in=UNFINISHED_JOBS).first()
+        )
+        if job is None:
+            raise Conflict(
+                f"Sweep {run.pk} has no Apply or Reverse waiting.", code="no_job_waiting"
+            )
+        if job.status == SweepJob.Status.RUNNING:
+            raise Conflict(
+                f"Sweep {run.pk}: the {job.kind} (job {job.pk}) is being done by a worker, all of "
+                "it or none: wait for its outcome, then reverse it if need be.",
+                code="job_running",
+                details={"run": run.pk, "job": job.pk},
+            )
+        who = getattr(actor, "get_username", lambda: "")() or "someone"
+        logger.info("sweep job %s (%s of sweep %s) cancelled by %s", job.pk, job.kind, run.pk, who)
+        return _failed(job, "cancelled", f"Cancelled by {who} before a worker took it.")
+
+
 def stopped_settled(run: SweepRun) -> None:
     """Mark the run's unfinished job failed if nothing will finish it: its worker stopped
     (`worker_gone`), or its task ended before it claimed the job (the database gone for a

@@ -29,7 +29,7 @@ from review.selectors.sweeps import STUCK_AFTER, worked_on
 from review.services import sweep_parts
 from review.services.decisions import decide
 from review.services.sweep_apply import APPLIED, Applied, apply
-from review.services.sweep_jobs import apply_queue, reverse_queue
+from review.services.sweep_jobs import apply_queue, job_cancel, reverse_queue
 from review.services.sweep_outcomes import Reversed
 from review.services.sweep_reverse import reverse
 
@@ -160,6 +160,7 @@ __all__ = [
     "apply_queue",
     "draw_sample",
     "execute",
+    "job_cancel",
     "judge",
     "reverse",
     "reverse_queue",

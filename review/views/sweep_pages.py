@@ -55,7 +55,10 @@ def job_outcome(job: SweepJob | None) -> str:
         return ""
     if job.status == SweepJob.Status.FAILED:
         verb = "Apply" if job.kind == SweepJob.Kind.APPLY else "Reverse"
-        return f"{verb} failed: {(job.error or {}).get('message', '')} Nothing of it was done."
+        error = job.error or {}
+        if error.get("code") == "cancelled":
+            return f"{verb} cancelled: {error.get('message', '')} Nothing of it was done."
+        return f"{verb} failed: {error.get('message', '')} Nothing of it was done."
     result = job.result or {}
     if job.kind == SweepJob.Kind.APPLY:
         return f"Applied: {result.get('explained', '')} (batch {result.get('batch', '')})."

@@ -145,6 +145,11 @@ def _sweep_reverse(request: HttpRequest, run: SweepRun, action: str) -> None:
     messages.info(request, "Reverse queued: a worker (manage.py db_worker) reverses it.")
 
 
+def _sweep_cancel(request: HttpRequest, run: SweepRun, action: str) -> None:
+    sweep_services.job_cancel(run, actor=request.user)
+    messages.success(request, "Cancelled before a worker took it: nothing of it was done.")
+
+
 SWEEP_ACTIONS = {
     "sample": _sweep_sample,
     "same": _sweep_judge,
@@ -152,4 +157,5 @@ SWEEP_ACTIONS = {
     "apply": _sweep_apply,
     "reverse": _sweep_reverse,
     "resume": _sweep_resume,
+    "cancel": _sweep_cancel,
 }

@@ -414,3 +414,50 @@ def test_the_commands_refuse_while_a_job_of_the_run_is_under_way(swept, client, 
     apply_posted(client, swept)
     with pytest.raises(CommandError, match="an apply is queued"):
         call_command(command[0], str(swept.pk), *command[1:])
+
+
+# Cancelling a job that waits ----------------------------------------------------------------------
+
+
+def test_a_queued_apply_is_cancelled_and_the_worker_then_does_nothing(swept, client):
+    apply_posted(client, swept)
+    response = client.post(f"/api/sweeps/{swept.pk}/cancel")
+    assert response.status_code == 200
+    job = response.json()["job"]
+    assert job["status"] == "failed"
+    assert job["error"]["code"] == "cancelled"
+    work()
+    assert not swept.proposals.exclude(status=Proposal.Status.PROPOSED).exists()
+
+
+def test_once_cancelled_the_run_takes_another(swept, client):
+    apply_posted(client, swept)
+    client.post(f"/api/sweeps/{swept.pk}/cancel")
+    assert apply_posted(client, swept).status_code == 202
+
+
+def test_a_job_a_worker_does_is_not_cancelled(swept, client):
+    job = apply_posted(client, swept).json()["job"]
+    with worker_at_work(job["id"]):
+        refused = client.post(f"/api/sweeps/{swept.pk}/cancel")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "job_running"
+
+
+def test_cancelling_with_nothing_waiting_is_refused(swept, client):
+    refused = client.post(f"/api/sweeps/{swept.pk}/cancel")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "no_job_waiting"
+
+
+def test_the_page_offers_cancel_while_the_job_waits_and_cancels_it(swept, curator):
+    from django.test import Client
+
+    browser = Client()
+    browser.force_login(curator)
+    person_client(curator).post(f"/api/sweeps/{swept.pk}/apply", {"threshold": 0.9}, format="json")
+    page = browser.get(f"/sweeps/{swept.pk}/").content.decode()
+    assert 'value="cancel"' in page
+    browser.post(f"/sweeps/{swept.pk}/", {"action": "cancel"})
+    outcome = browser.get(f"/sweeps/{swept.pk}/").content.decode()
+    assert "Apply cancelled: Cancelled by" in outcome
