@@ -17,7 +17,7 @@ from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
 from api.views.common import one_of, parsed, sweep_or_404
 from review.gates import MERGE_TIERS, TIERS
-from review.models import Proposal, SweepJob
+from review.models import Proposal, SweepJob, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_jobs
 from review.services import sweeps as sweep_services
@@ -107,9 +107,8 @@ QUEUED = (
 )
 
 
-def _job_queued(run_id: int) -> Response:
+def _job_queued(run: SweepRun) -> Response:
     """202 with the run (its `job` the one just queued), and where to poll it."""
-    run = sweep_or_404(run_id)
     response = Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)
     response["Location"] = reverse("api:sweep-detail", args=[run.pk])
     return response
@@ -143,7 +142,7 @@ class SweepApplyView(APIView):
             actor=request.user,
             queue=run_sweep_job.enqueue,
         )
-        return _job_queued(run.pk)
+        return _job_queued(run)
 
 
 class SweepReverseView(APIView):
@@ -163,7 +162,7 @@ class SweepReverseView(APIView):
         running (409 `application_under_way`). The outcome is `job.reversed`."""
         run = sweep_or_404(run_id)
         sweep_services.reverse_queue(run, actor=request.user, queue=run_sweep_job.enqueue)
-        return _job_queued(run.pk)
+        return _job_queued(run)
 
 
 class SweepResumeView(APIView):

@@ -28,15 +28,13 @@ from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
 from review.selectors.sweeps import STUCK_AFTER, applied_since_last_reverse
 from review.services.sweep_apply import apply, apply_check
 from review.services.sweep_parts import BUSY_RETRIES
-from review.services.sweep_reverse import reverse
+from review.services.sweep_reverse import NOT_APPLIED, reverse
 
 logger = logging.getLogger("castellan.sweeps")
 
 # Queues a job's task (`review.tasks.run_sweep_job.enqueue`, given by the caller: the tasks
 # import these services) and returns what the queue returned (its `id` is kept on the job).
 Queue = Callable[[int], Any]
-
-NOT_APPLIED = "Nothing of this sweep is applied (it was reversed already, or never applied)."
 
 
 def apply_queue(
@@ -117,6 +115,11 @@ TASK_ENDED = (
 WORKER_STOPPED = "The worker doing it stopped before it finished (killed, or its machine gone)."
 
 
+def worker_lock(job_id: int) -> int:
+    """The key of the session lock a worker holds while it does the job (`_worker_holding`)."""
+    return lock_key("sweep-job", job_id)
+
+
 @contextlib.contextmanager
 def _worker_holding(job_id: int) -> Iterator[None]:
     """While a worker does a job, it holds a session lock of the job's (PostgreSQL), which its
@@ -126,7 +129,7 @@ def _worker_holding(job_id: int) -> Iterator[None]:
     if connection.vendor != "postgresql":
         yield
         return
-    key = lock_key("sweep-job", job_id)
+    key = worker_lock(job_id)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [key])
     try:
@@ -143,7 +146,7 @@ def worker_gone(job: SweepJob) -> bool:
         return False
     if connection.vendor != "postgresql":
         return job.started_at is not None and timezone.now() - job.started_at > STUCK_AFTER
-    key = lock_key("sweep-job", job.pk)
+    key = worker_lock(job.pk)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
         free = bool(cursor.fetchone()[0])

@@ -18,6 +18,8 @@ from review.services.reverts import hold_decisions, revert_held
 from review.services.sweep_apply import APPLIED
 from review.services.sweep_outcomes import Reversed
 
+NOT_APPLIED = "Nothing of this sweep is applied (it was reversed already, or never applied)."
+
 
 def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
     """Undo everything the run's application did, to the exact prior state, in one audited
@@ -45,10 +47,7 @@ def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
         undone = len(applied)
         restored, distinct = _undo_discards_and_distinct(run)
         if not (undone or restored or distinct):  # a second reverse (a double click): no row
-            raise Conflict(
-                "Nothing of this sweep is applied (it was reversed already, or never applied).",
-                code="run_not_applied",
-            )
+            raise Conflict(NOT_APPLIED, code="run_not_applied")
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.SWEEP_REVERSE,

@@ -7,7 +7,6 @@ import psycopg
 import pytest
 from django.db import OperationalError, connection
 
-from dedup.locks import lock_key
 from review.models import SweepJob
 from review.services import sweep_jobs
 from tests.review.test_sweep_jobs import apply_posted, client, swept, work  # noqa: F401
@@ -24,7 +23,7 @@ def test_a_job_finished_between_the_read_and_the_lock_check_stays_done(
 ):
     job_id = apply_posted(client, swept).json()["job"]["id"]
     SweepJob.objects.filter(pk=job_id).update(status=SweepJob.Status.RUNNING)
-    key = lock_key("sweep-job", job_id)
+    key = sweep_jobs.worker_lock(job_id)
     with psycopg.connect(**connection.get_connection_params(), autocommit=True) as worker:
         worker.execute("SELECT pg_advisory_lock(%s)", [key])
         gone = sweep_jobs.worker_gone

@@ -16,7 +16,6 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from dedup.errors import Conflict
-from dedup.locks import lock_key
 from palace.models import AuditEntry, DrawerLink
 from review.models import Proposal, SweepJob
 from review.selectors.sweeps import STUCK_AFTER
@@ -140,7 +139,7 @@ def worker_at_work(job_id: int):
         yield
         return
     with psycopg.connect(**connection.get_connection_params()) as other:
-        other.execute("SELECT pg_advisory_lock(%s)", [lock_key("sweep-job", job_id)])
+        other.execute("SELECT pg_advisory_lock(%s)", [sweep_jobs.worker_lock(job_id)])
         yield
 
 
