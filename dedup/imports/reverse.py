@@ -16,7 +16,10 @@ reasons) when anything outside the import has since come to rest on it:
   again, and was told it is stored);
 - a later import counted it as stored (one of its records, `Import.found`): the drawer is handed
   over to that import (the oldest such one not reversed), with the links it made and the mentions
-  recorded on it, so reversing that import in turn removes it.
+  recorded on it, so reversing that import in turn removes it. So is a drawer kept only because
+  drawers of other imports link to it, by links those imports made (a variant another import
+  stored, or one handed to it): it goes to the oldest of them, and the store ends as it was
+  before once all are reversed, in any order.
 
 Keeping such a drawer loses nothing, and a curator can delete it by hand. Everything else the
 import created goes, with the links the import made and the mentions it recorded: one audit row
@@ -66,6 +69,7 @@ from palace.models import (
 )
 
 DELETE_CHUNK = 500  # ids per DELETE (SQLite bounds a statement's parameters)
+LINKED_SINCE = "a later drawer links to it"
 
 
 @dataclass(frozen=True)
@@ -129,12 +133,17 @@ def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -
         )
         kept = _later_work(imported, drawers)
         heirs = _heirs(imported)
-        if set(heirs.values()) - finders and not last:  # one whose row is not held yet
-            raise _NewFinders(finders | set(heirs.values()))
+        linked = {pk: heir for pk, heir in _link_heirs(imported, kept).items() if pk not in heirs}
+        heir_ids = set(heirs.values()) | set(linked.values())
+        if heir_ids - finders and not last:  # one whose row is not held yet
+            raise _NewFinders(finders | heir_ids)
         for pk, heir in heirs.items():
             kept.setdefault(pk, []).append(
                 f"import {heir} counted it as stored (one of its records): it is that import's now"
             )
+        for pk, heir in linked.items():
+            kept[pk].append(f"only import {heir}'s drawers link to it: it is that import's now")
+        heirs |= linked
         removed = [drawer for drawer in drawers if drawer.pk not in kept]
         links_removed = _remove(imported, removed, actor)
         _hand_over(imported, heirs)
@@ -168,7 +177,7 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     reasons: dict[int, list[str]] = defaultdict(list)
     for link in _links_of(own_ids).exclude(imports=imported).values("newer_id", "older_id"):
         if link["older_id"] in own and link["newer_id"] not in own:
-            reasons[link["older_id"]].append("a later drawer links to it")
+            reasons[link["older_id"]].append(LINKED_SINCE)
             continue
         for pk in {link["newer_id"], link["older_id"]} & own:
             reasons[pk].append("a link was recorded on it since (by a sweep or by hand)")
@@ -211,7 +220,17 @@ def _found_elsewhere(imported: Import) -> QuerySet[Any]:
 
 
 def _finder_ids(imported: Import) -> set[int]:
-    return set(_found_elsewhere(imported).values_list("import_id", flat=True))
+    """The imports a drawer of this one may go to: those that found one, and those whose links
+    point at one from a drawer this import did not create (`_link_heirs`)."""
+    found = set(_found_elsewhere(imported).values_list("import_id", flat=True))
+    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    holding = (
+        Import.links.through.objects.filter(drawerlink__older__in=own_ids)
+        .exclude(drawerlink__newer__in=own_ids)
+        .exclude(import_id=imported.pk)
+        .exclude(import__status=Import.Status.REVERSED)
+    )
+    return found | set(holding.values_list("import_id", flat=True))
 
 
 def _imports_held(own: int, finders: set[int]) -> None:
@@ -232,6 +251,33 @@ def _heirs(imported: Import) -> dict[int, int]:
     found = _found_elsewhere(imported).order_by("import_id").values_list("drawer_id", "import_id")
     for drawer, heir in found:
         heirs.setdefault(drawer, heir)
+    return heirs
+
+
+def _link_heirs(imported: Import, kept: dict[int, list[str]]) -> dict[int, int]:
+    """The import each drawer kept only because later drawers link to it goes to: the oldest
+    import, not reversed, holding those links, if every one is an import's (a write's or a
+    sweep's link keeps the drawer for good). Reversing that import removes the drawer with its
+    own, as nothing it did not make rests on it: the store ends as before all of them."""
+    only_linked = [pk for pk, why in kept.items() if why == [LINKED_SINCE]]
+    if not only_linked:
+        return {}
+    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    links = dict(
+        DrawerLink.objects.filter(older__in=only_linked)
+        .exclude(newer__in=own_ids)
+        .values_list("id", "older_id")
+    )
+    holders: dict[int, int] = {}
+    held = Import.links.through.objects.filter(drawerlink_id__in=list(links))
+    held = held.exclude(import_id=imported.pk).exclude(import__status=Import.Status.REVERSED)
+    for link, holder in held.order_by("import_id").values_list("drawerlink_id", "import_id"):
+        holders.setdefault(link, holder)
+    heirs: dict[int, int] = {}
+    unheld = {older for link, older in links.items() if link not in holders}
+    for link, older in links.items():
+        if older not in unheld:
+            heirs[older] = min(heirs.get(older, holders[link]), holders[link])
     return heirs
 
 

@@ -251,3 +251,71 @@ def test_two_imports_that_found_each_others_drawers_reverse_at_once(monkeypatch)
         lambda: imports.import_reverse(imported=second),
     )
     assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
+
+
+VARIANT = "Backups run nightly at two in the mornings."  # a near variant of RECORDS[0]
+
+
+def test_a_drawer_only_another_imports_variant_links_to_goes_to_it(tmp_path):
+    """X stored the original, Y later a variant of it (Y's link): reversing X keeps the
+    original for Y, and reversing Y then removes both, as reversing Y first would have."""
+    first = run(mempalace_file(tmp_path))
+    second = run(mempalace_file(tmp_path, [("v", "notes", VARIANT)], name="variant.jsonl"))
+    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    reversal = imports.import_reverse(imported=first)
+    assert reasons(reversal) == {
+        str(original.uuid): [
+            "a later drawer links to it",
+            f"only import {second.pk}'s drawers link to it: it is that import's now",
+        ]
+    }
+    assert second.drawers.filter(pk=original.pk).exists()
+    imports.import_reverse(imported=second)
+    assert Drawer.objects.count() == 0
+
+
+def test_a_write_linking_to_it_still_keeps_it_for_good(tmp_path):
+    first = run(mempalace_file(tmp_path))
+    services.drawer_write_in(wing="w", room="notes", content=VARIANT)
+    second = run(mempalace_file(tmp_path, [("v", "notes", VARIANT)], name="variant.jsonl"))
+    reversal = imports.import_reverse(imported=first)
+    original = str(imports.client_id("mempalace", "a"))
+    assert reasons(reversal) == {original: ["a later drawer links to it"]}
+    assert second.found.count() == 1
+
+
+def test_three_imports_in_a_chain_reversed_leave_the_store_as_before(tmp_path):
+    """A stored an original and its variant (linked); B found the original, C the variant.
+    Reversing A hands each over; reversing B then hands the original to C, whose variant
+    links to it; reversing C removes both."""
+    chain = [("o", "notes", RECORDS[0][2]), ("v", "notes", VARIANT)]
+    first = run(mempalace_file(tmp_path, chain))
+    second = run(mempalace_file(tmp_path, chain[:1], name="original.jsonl"))
+    third = run(mempalace_file(tmp_path, chain[1:], name="variant.jsonl"))
+    assert (second.found.count(), third.found.count()) == (1, 1)
+    imports.import_reverse(imported=first)
+    imports.import_reverse(imported=second)
+    assert third.drawers.count() == 2
+    imports.import_reverse(imported=third)
+    assert Drawer.objects.count() == 0
+    assert DrawerLink.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_reversing_an_import_and_one_linking_to_it_at_once_leaves_neither(tmp_path):
+    originals = [
+        (f"o{n}", "r", f"The nightly job number {n} copies the ledger.") for n in range(20)
+    ]
+    variants = [
+        (f"v{n}", "r", f"The nightly job number {n} copies the ledgers.") for n in range(20)
+    ]
+    first = run(mempalace_file(tmp_path, originals))
+    second = run(mempalace_file(tmp_path, variants, name="variants.jsonl"))
+    assert second.links.count() >= 20
+    answers = race(
+        lambda: imports.import_reverse(imported=first),
+        lambda: imports.import_reverse(imported=second),
+    )
+    assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
+    assert Drawer.objects.count() == 0
