@@ -12,15 +12,13 @@ from dataclasses import dataclass, replace
 
 import regex
 
+from dedup.policy import calendar_words, numerals
+from dedup.policy.merge_gates import differing_numbers
+from dedup.policy.number_words import number_words
 from dedup.policy.text import fold
-from review import calendar_words, numerals, sequences
-from review.number_words import number_words
+from review import sequences
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
-# Digits of any script, joined by a separator in the usual width or full-width (an input method
-# types "１５：３０" whole).
-_NUMBER = re.compile(r"\d+(?:[.,:/\-．，：／－]\d+)*")
-_USUAL_SEPARATORS = str.maketrans("．，：／－", ".,:/-")
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
 _GRAPHEME = regex.compile(r"\X")
@@ -344,27 +342,3 @@ def _context(
     if tail:
         segments.append(Segment("equal", joined.join(words[-context:])))
     return segments
-
-
-def numbers(text: str) -> list[str]:
-    """Digits of any script, and the numerals of Chinese and Japanese that are numbers."""
-    return _NUMBER.findall(text) + numerals.numbers(text)
-
-
-def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
-    """Numbers (and dates, times, versions) found in one text and not the other, as written. "use
-    port 8080" against "use port 8081" is a near miss, not a typo: the curator is warned. Digits
-    are compared by value whatever their script: "15", "١٥" and "１５" are one number."""
-    left, right = numbers(a), numbers(b)
-    left_values, right_values = set(map(_value, left)), set(map(_value, right))
-    only_left = [n for n in left if _value(n) not in right_values]
-    only_right = [n for n in right if _value(n) not in left_values]
-    return only_left, only_right
-
-
-def _value(number: str) -> str:
-    """A number's digits in ASCII (every character `\\d` matches has a decimal value), and its
-    separators in the usual width; numerals, their value (`numerals.value`)."""
-    if number[0] in numerals.NUMERALS:
-        return numerals.value(number)
-    return "".join(str(unicodedata.decimal(c, c)) for c in number).translate(_USUAL_SEPARATORS)

@@ -14,8 +14,8 @@ from api.serializers.common import (
 )
 from api.serializers.limits import LabelField
 from dedup.policy import NEAR_THRESHOLD_RANGE
+from dedup.policy.merge_gates import TIERS
 from palace.models import actor_label
-from review.gates import TIERS
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors import sweeps as sweep_selectors
 
@@ -33,7 +33,7 @@ class SweepRequestSerializer(InputSerializer):
 
 class ApplyRequestSerializer(InputSerializer):
     threshold = StrictFloatField(min_value=LOWEST, max_value=HIGHEST)
-    # The service's rule (`review.gates.tiers_chosen`), declared so the schema says it.
+    # The service's rule (`dedup.policy.merge_gates.tiers_chosen`), declared so the schema says it.
     tiers = serializers.ListField(
         child=serializers.ChoiceField(choices=TIERS), required=False, allow_empty=False
     )

@@ -16,7 +16,7 @@ from api.pagination import NewestFirst
 from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
 from api.views.common import one_of, parsed, sweep_or_404
-from review.gates import MERGE_TIERS, TIERS
+from dedup.policy.merge_gates import MERGE_TIERS, TIERS
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_jobs

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
+from dedup.policy.merge_gates import differing_numbers
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
 from review import diff
 from review.diff import Segment
@@ -257,7 +258,7 @@ def _warned(keep: Any, member: Any) -> bool:
     nothing)."""
     if isinstance(member, Drawer):
         return diff.warns(keep.content, member.content)
-    return any(diff.differing_numbers(keep.name, member.name))
+    return any(differing_numbers(keep.name, member.name))
 
 
 def _text(row: Any) -> str:

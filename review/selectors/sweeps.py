@@ -12,9 +12,16 @@ from django.utils import timezone
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from dedup.policy.merge_gates import (
+    DRAWER_TIERS,
+    ENTITY_TIERS,
+    GATES,
+    MERGE_TIERS,
+    differing_numbers,
+    gates_pass,
+)
 from palace.models import AuditAction, AuditEntry, AuditTarget
-from review.diff import Segment, WordFlag, differing_numbers, differing_words, side_by_side
-from review.gates import DRAWER_TIERS, ENTITY_TIERS, GATES, MERGE_TIERS, gates_pass
+from review.diff import Segment, WordFlag, differing_words, side_by_side
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors.stats import similarity_band
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
+from dedup.policy.merge_gates import MERGE_TIERS, gates_pass, tiers_chosen
 from dedup.services import drawer_link
 from palace.models import (
     AuditAction,
@@ -27,7 +28,6 @@ from palace.models import (
     EntityLink,
     actor_label,
 )
-from review.gates import MERGE_TIERS, gates_pass, tiers_chosen
 from review.items import Action, ItemRef
 from review.models import Proposal, SweepRun
 from review.services import sweep_locks

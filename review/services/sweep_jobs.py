@@ -23,7 +23,7 @@ from django_tasks_db.models import DBTaskResult
 from dedup.database import database_failure
 from dedup.errors import Conflict, DomainError
 from dedup.locks import lock_key
-from review.gates import MERGE_TIERS
+from dedup.policy.merge_gates import MERGE_TIERS
 from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
 from review.selectors.sweeps import STUCK_AFTER, applied_since_last_reverse
 from review.services.sweep_apply import apply, apply_check

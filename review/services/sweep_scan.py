@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from dedup import candidates, policy
 from dedup.candidates import sweep_batch
 from dedup.candidates.sweep_rooms import Rooms
+from dedup.policy.merge_gates import drawer_gates
 from dedup.services import canonical_entities, known_entities
 from palace.models import (
     DistinctPair,
@@ -28,7 +29,6 @@ from palace.models import (
     Mention,
     Room,
 )
-from review.gates import drawer_gates
 from review.models import Proposal, SweepPart, SweepRun
 from review.services import sweep_locks
 

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
+from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.items import ItemKind, ItemRef
 from review.models import SweepRun
 from review.selectors import sweeps as sweep_selectors

@@ -11,8 +11,8 @@ from django_htmx.http import (
 )
 
 from dedup.errors import DomainError
+from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.curators import DECIDE_PERMISSION
-from review.gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_jobs

@@ -2,12 +2,13 @@ import unicodedata
 
 import pytest
 
-from review import diff, numerals, sequences
+from dedup.policy import numerals
+from dedup.policy.merge_gates import differing_numbers
+from review import diff, sequences
 from review.diff import (
     Segment,
     WordFlag,
     compact,
-    differing_numbers,
     differing_words,
     side_by_side,
     word_kinds,
@@ -144,13 +145,13 @@ FLAG_CASES = [
         ("twenty-two",),
     ),
     ("name", "Ask Ada about the schema.", "Ask Alan about the schema.", ("Ada",), ("Alan",)),
-    # Other languages' weekdays and months (CLDR, review/calendar_words.py), as written in a date.
+    # Other languages' weekdays and months (CLDR, dedup/policy/calendar_words.py), as written in a date.
     ("month", "Встреча 15 марта в офисе.", "Встреча 15 апреля в офисе.", ("марта",), ("апреля",)),
     ("weekday", "La revue a lieu mardi.", "La revue a lieu jeudi.", ("mardi",), ("jeudi",)),
     ("month", "Der Termin ist im März.", "Der Termin ist im Juli.", ("März",), ("Juli",)),
     ("month", "الموعد في مارس القادم", "الموعد في أبريل القادم", ("مارس",), ("أبريل",)),
     ("weekday", "Toplantı salı günü.", "Toplantı perşembe günü.", ("salı",), ("perşembe",)),
-    # Numbers written as words in other languages (num2words, review/number_words.py).
+    # Numbers written as words in other languages (num2words, dedup/policy/number_words.py).
     ("number word", "Wir brauchen drei Server.", "Wir brauchen vier Server.", ("drei",), ("vier",)),
     (
         "number word",

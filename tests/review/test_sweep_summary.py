@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from review.gates import MERGE_TIERS, gates_pass
+from dedup.policy.merge_gates import MERGE_TIERS, gates_pass
 from review.models import Proposal
 from review.selectors import sweeps as sweep_selectors
 from tests.review.test_sweeps import palace, run_sweep  # noqa: F401

@@ -7,6 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from dedup import services as write
 from dedup.errors import Conflict
+from dedup.policy.merge_gates import gates_pass
 from dedup.services import DedupConfig
 from palace.models import (
     AuditAction,
@@ -18,7 +19,6 @@ from palace.models import (
     EntityLink,
 )
 from review import services as decisions
-from review.gates import gates_pass
 from review.models import Proposal, SweepRun
 from review.selectors import similarity_band
 from review.selectors import sweeps as sweep_selectors

@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from dedup.commands import CastellanCommand
-from review.gates import MERGE_TIERS
+from dedup.policy.merge_gates import MERGE_TIERS
 from review.models import SweepRun
 from review.services import sweep_jobs, sweeps
 

@@ -1,5 +1,5 @@
 """The numerals Chinese and Japanese write numbers with ("三月", March; "四个服务器", four
-servers), for the diff's number warning (`review.diff.differing_numbers`): which runs of them
+servers), for the diff's number warning (`merge_gates.differing_numbers`): which runs of them
 are numbers, and their values.
 
 Some numerals stand in common words too ("一直", always; "十分", very; "千万", by all means):

@@ -7,7 +7,7 @@ languages whose names are not words to `review.diff`'s word pattern (Hindi's vow
 marks) or take particles written onto them (Korean), and those written without spaces: the
 weekdays of Chinese, Japanese and Korean are found anywhere in a text by a pattern of their
 own (`attached_weekdays`), and their months are numerals or digits and a month, flagged as
-numbers (`review.numerals`).
+numbers (`dedup.policy.numerals`).
 """
 
 from __future__ import annotations

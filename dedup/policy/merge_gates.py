@@ -1,19 +1,33 @@
 """What a sweep proposes and when a proposal may be merged: the tiers a sweep finds and the
-gates a drawer pair must pass. Shared by the sweep's writes and its reads."""
+gates a drawer pair must pass. Shared by the sweep's writes and its reads, and by the review
+console's number warning (`differing_numbers`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from dedup.errors import InvalidInput
-from palace.models import Drawer
-from review.diff import differing_numbers
+from dedup.policy import numerals
 
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
 MERGE_TIERS = ("exact", "normalized")
 GATES = ("same_kind", "same_entities", "numbers_differ")  # a drawer pair's (`drawer_gates`)
 TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind of sweep
+# Digits of any script, joined by a separator in the usual width or full-width (an input method
+# types "１５：３０" whole).
+_NUMBER = re.compile(r"\d+(?:[.,:/\-．，：／－]\d+)*")
+_USUAL_SEPARATORS = str.maketrans("．，：／－", ".,:/-")
+
+
+class Memory(Protocol):
+    """What the gates read of a drawer."""
+
+    kind: str
+    content: str
 
 
 def tiers_chosen(tiers: Iterable[str] | None, *, entities: bool) -> set[str]:
@@ -41,7 +55,7 @@ def tiers_chosen(tiers: Iterable[str] | None, *, entities: bool) -> set[str]:
 
 
 def drawer_gates(
-    newer: Drawer, older: Drawer, newer_entities: set[int], older_entities: set[int]
+    newer: Memory, older: Memory, newer_entities: set[int], older_entities: set[int]
 ) -> dict[str, bool | None]:
     """Each gate is True (passed), False (failed) or None (does not apply)."""
     only_older, only_newer = differing_numbers(older.content, newer.content)
@@ -56,9 +70,33 @@ def drawer_gates(
     }
 
 
-def gates_pass(gates: dict) -> bool:
+def gates_pass(gates: Mapping[str, object]) -> bool:
     return (
         gates.get("same_kind") is not False
         and gates.get("same_entities") is not False
         and not gates.get("numbers_differ")
     )
+
+
+def numbers(text: str) -> list[str]:
+    """Digits of any script, and the numerals of Chinese and Japanese that are numbers."""
+    return _NUMBER.findall(text) + numerals.numbers(text)
+
+
+def differing_numbers(a: str, b: str) -> tuple[list[str], list[str]]:
+    """Numbers (and dates, times, versions) found in one text and not the other, as written. "use
+    port 8080" against "use port 8081" is a near miss, not a typo: the curator is warned. Digits
+    are compared by value whatever their script: "15", "١٥" and "１５" are one number."""
+    left, right = numbers(a), numbers(b)
+    left_values, right_values = set(map(_value, left)), set(map(_value, right))
+    only_left = [n for n in left if _value(n) not in right_values]
+    only_right = [n for n in right if _value(n) not in left_values]
+    return only_left, only_right
+
+
+def _value(number: str) -> str:
+    """A number's digits in ASCII (every character `\\d` matches has a decimal value), and its
+    separators in the usual width; numerals, their value (`numerals.value`)."""
+    if number[0] in numerals.NUMERALS:
+        return numerals.value(number)
+    return "".join(str(unicodedata.decimal(c, c)) for c in number).translate(_USUAL_SEPARATORS)

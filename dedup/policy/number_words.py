@@ -1,5 +1,5 @@
 """Numbers written as words, which a diff flags when they differ ("drei" against "vier"), in the
-languages of `review.calendar_words` that num2words spells (not hand-kept tables): each
+languages of `dedup.policy.calendar_words` that num2words spells (not hand-kept tables): each
 language's cardinals to twenty, its tens, a hundred, a thousand and a million, and its ordinals
 to ten where num2words has them; English's as they were, a list of its own (ENGLISH), which
 has the words num2words does not give ("dozen", "once", "half").
@@ -19,7 +19,7 @@ import functools
 
 from num2words import CONVERTER_CLASSES, num2words
 
-from review.calendar_words import LANGUAGES, telling
+from dedup.policy.calendar_words import LANGUAGES, telling
 
 ENGLISH = frozenset(
     (
