@@ -1,7 +1,6 @@
 import contextlib
 import json
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,10 +8,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 from django.db import InterfaceError, OperationalError
-from tqdm import tqdm
 
 from dedup import imports
-from dedup.commands import CastellanCommand
+from dedup.commands import CastellanCommand, progress_bar
 from dedup.database import database_failure
 from dedup.validation import clean_label
 from palace.models import Import
@@ -118,16 +116,15 @@ class Command(CastellanCommand):
             )
         else:
             imported = imports.import_create(**arguments, wings=recorded_wings(path, arguments))
-        bar = tqdm(unit="record", desc="importing", disable=options["no_progress"], file=sys.stderr)
-        done = 0
-
-        def advance(records: int) -> None:
-            nonlocal done
-            bar.update(records - done)
-            done = records
-
+        bar = progress_bar(
+            options["verbosity"], hidden=options["no_progress"], unit="record", desc="importing"
+        )
         try:
-            with stopped_by_sigterm():
+            with stopped_by_sigterm(), bar as progress:
+
+                def advance(records: int) -> None:
+                    progress.update(records - progress.n)
+
                 tally = imports.import_run(
                     imported, path=path, dry_run=options["dry_run"], on_progress=advance
                 )
@@ -140,8 +137,6 @@ class Command(CastellanCommand):
             if failure is None:
                 raise
             raise CommandError(f"{failure[1]} ({error}){unfinished(imported, options)}") from error
-        finally:
-            bar.close()
         if tally.stopped:
             raise CommandError(
                 f"Import {imported.pk} was reversed while it ran, and stopped. What it had written "

@@ -1,12 +1,10 @@
-import sys
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from tqdm import tqdm
 
 from dedup import mining
-from dedup.commands import CastellanCommand
+from dedup.commands import CastellanCommand, progress_bar
 
 
 class Command(CastellanCommand):
@@ -35,12 +33,16 @@ class Command(CastellanCommand):
         # A wing or room the write path would refuse ends the run before it starts.
         wing, room = mining.place_of(path, wing=wing, room=room)
         documents = mining.documents_under(path.resolve())
-        bar = tqdm(
-            total=len(documents), unit="doc", desc="mining", disable=no_progress, file=sys.stderr
+        bar = progress_bar(
+            options["verbosity"],
+            hidden=no_progress,
+            total=len(documents),
+            unit="doc",
+            desc="mining",
         )
-        try:
-            result = mining.mine(path, wing=wing, room=room, on_document=lambda _: bar.update())
-        finally:
-            bar.close()
+        with bar as progress:
+            result = mining.mine(
+                path, wing=wing, room=room, on_document=lambda _: progress.update()
+            )
         for key, value in result.as_dict().items():
             self.stdout.write(f"{key}: {value}")

@@ -1,11 +1,9 @@
-import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import CommandParser
-from tqdm import tqdm
 
-from dedup.commands import CastellanCommand
+from dedup.commands import CastellanCommand, progress_bar
 from dedup.validation import clean_label
 from review.services import sweeps
 from review.tasks import run_sweep
@@ -90,17 +88,16 @@ class Command(CastellanCommand):
                 f"sweep {run.pk} queued (task {result.id}); `manage.py db_worker` runs it"
             )
             return
-        bar = tqdm(desc=f"sweep {run.pk}", unit="row", disable=no_progress, file=sys.stderr)
+        with progress_bar(
+            options["verbosity"], hidden=no_progress, desc=f"sweep {run.pk}", unit="row"
+        ) as bar:
 
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.n = done
-            bar.refresh()
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.n = done
+                bar.refresh()
 
-        try:
             sweeps.execute(run, progress=progress)
-        finally:
-            bar.close()
         self.stdout.write(f"sweep {run.pk}: {run.done} compared")
         for tier, count in sorted(run.counts.items()):
             self.stdout.write(f"{tier}: {count}")

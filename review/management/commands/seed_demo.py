@@ -11,8 +11,8 @@ demo agent `scout` gets a key only when it has no active one.
 from __future__ import annotations
 
 import random
-import sys
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
@@ -21,10 +21,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
-from tqdm import tqdm
 
 from dedup import services
-from dedup.commands import CastellanCommand
+from dedup.commands import CastellanCommand, progress_bar
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer
 from review.curators import curators_group
 
@@ -285,7 +284,7 @@ class Command(CastellanCommand):
                 _, token = self.curator()
         else:
             with transaction.atomic():
-                token = self.seed(no_progress)
+                token = self.seed(no_progress, options["verbosity"])
         self.stdout.write(
             f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}  (the first seed's password, unless "
             "changed since)"
@@ -317,10 +316,16 @@ class Command(CastellanCommand):
             return "demo drawers found"
         return ""
 
-    def seed(self, no_progress: bool) -> Token:
+    def seed(self, no_progress: bool, verbosity: int) -> Token:
         plan = demo_plan(random.Random(2026))
-        stored, duplicates, similar, written = self.write(plan, no_progress)
-        mentions = self.mention(written, no_progress)
+        with progress_bar(
+            verbosity, hidden=no_progress, total=len(plan), desc="drawers", unit="drawer"
+        ) as bar:
+            stored, duplicates, similar, written = self.write(plan, bar.update)
+        with progress_bar(
+            verbosity, hidden=no_progress, total=len(SIGHTINGS), desc="mentions", unit="name"
+        ) as bar:
+            mentions = self.mention(written, bar.update)
         _, token = self.curator()
         AuditEntry.objects.record(
             actor=None,
@@ -335,13 +340,11 @@ class Command(CastellanCommand):
         )
         return token
 
-    def write(self, plan: list[Write], no_progress: bool) -> tuple[int, int, int, list]:
+    def write(self, plan: list[Write], done: Callable[[], object]) -> tuple[int, int, int, list]:
         """Every planned write through the write path: (stored, duplicates, similar, drawers)."""
         stored = similar = duplicates = 0
         written = []
-        for index, (wing, room, content, mode, agent) in enumerate(
-            tqdm(plan, desc="drawers", unit="drawer", disable=no_progress, file=sys.stderr)
-        ):
+        for index, (wing, room, content, mode, agent) in enumerate(plan):
             result = services.drawer_write_in(
                 wing=wing,
                 room=room,
@@ -355,16 +358,16 @@ class Command(CastellanCommand):
             duplicates += not result.created
             similar += bool(result.links)
             written.append(result.drawer)
+            done()
         return stored, duplicates, similar, written
 
-    def mention(self, written: list, no_progress: bool) -> int:
+    def mention(self, written: list, done: Callable[[], object]) -> int:
         mentions = 0
-        for index, (name, kind) in enumerate(
-            tqdm(SIGHTINGS, desc="mentions", unit="name", disable=no_progress, file=sys.stderr)
-        ):
+        for index, (name, kind) in enumerate(SIGHTINGS):
             drawer = written[(index * 7) % len(written)]
             services.mention_add(drawer=drawer, name=name, kind=kind, provenance={"kind": "demo"})
             mentions += 1
+            done()
         return mentions
 
     def curator(self) -> tuple[User, Token]:
