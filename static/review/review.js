@@ -105,12 +105,33 @@
     var next = event.target.matches("form.shortcuts") && event.target.querySelector('[name="next"]');
     if (next) next.value = window.location.pathname + window.location.search;
   });
-  // A refused decision (409 already decided, 403) still shows its message in place.
+  // A refused decision (400, 403, 409 already decided) or an item gone meanwhile (404, 410)
+  // shows the server's message in place.
   document.addEventListener("htmx:beforeSwap", function (event) {
     var status = event.detail.xhr.status;
-    if (status === 409 || status === 403 || status === 400) {
+    if ([400, 403, 404, 409, 410].indexOf(status) !== -1) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
     }
+  });
+  // Anything else that fails (a server error, a busy database, no network) would leave the page
+  // as it was, buttons live, saying nothing: #request-error says so, as an alert, until the
+  // next request. A server error may come after the work was saved, so it asks for a reload.
+  function failed(text) {
+    var box = document.getElementById("request-error");
+    if (!box) return;
+    box.textContent = text + " Reload the page to see whether it was done, then try again.";
+    box.hidden = false;
+  }
+  document.addEventListener("htmx:beforeRequest", function () {
+    var box = document.getElementById("request-error");
+    if (box) box.hidden = true;
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr.status;
+    if (status >= 500) failed(status === 503 ? "The server is busy (503)." : "The server failed (" + status + ").");
+  });
+  ["htmx:sendError", "htmx:timeout"].forEach(function (name) {
+    document.addEventListener(name, function () { failed("The server could not be reached."); });
   });
 })();

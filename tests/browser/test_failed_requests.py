@@ -1,0 +1,56 @@
+"""A decision that fails says so: an item gone meanwhile shows the server's reason in place,
+and a server error or a lost connection an alert asking for a reload, where the page had stayed
+as it was, buttons live, saying nothing."""
+
+import pytest
+from playwright.sync_api import expect
+
+from dedup import services as write
+from palace.models import AuditEntry
+from tests.browser.test_keys import PORT, link_between, log_in, palace  # noqa: F401 - fixture
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def open_item(page, live_server):
+    link = link_between(PORT, PORT.replace("8080", "8081"))
+    log_in(page, live_server, f"/items/d{link.pk}/")
+    expect(page.locator("#main [data-item]")).to_be_visible()
+    return link
+
+
+def test_an_item_gone_meanwhile_says_so_in_place(page, live_server, palace):  # noqa: F811
+    link = open_item(page, live_server)
+    write.drawer_delete(drawer=link.newer)
+    page.keyboard.press("m")
+    expect(page.locator("#main").get_by_role("alert")).to_contain_text("gone")
+    assert not AuditEntry.objects.filter(action__startswith="review.").exists()
+
+
+def test_a_server_error_is_an_alert(page, live_server, palace):  # noqa: F811
+    open_item(page, live_server)
+    page.route("**/decide", lambda route: route.fulfill(status=500, body="oops"))
+    page.keyboard.press("x")
+    alert = page.locator("#request-error")
+    expect(alert).to_be_visible()
+    expect(alert).to_contain_text("The server failed (500). Reload the page")
+
+
+def test_a_busy_server_is_an_alert(page, live_server, palace):  # noqa: F811
+    open_item(page, live_server)
+    page.route("**/decide", lambda route: route.fulfill(status=503, body="busy"))
+    page.keyboard.press("x")
+    expect(page.locator("#request-error")).to_contain_text("The server is busy (503).")
+
+
+def test_a_lost_connection_is_an_alert_until_the_next_request(page, live_server, palace):  # noqa: F811
+    open_item(page, live_server)
+    page.route("**/decide", lambda route: route.abort())
+    page.keyboard.press("x")
+    alert = page.locator("#request-error")
+    expect(alert).to_contain_text("The server could not be reached.")
+    page.unroute("**/decide")
+    page.wait_for_timeout(500)  # the console's pause after a swap does not apply: none came
+    page.keyboard.press("x")
+    expect(page.locator(".messages")).to_contain_text("Done: dismiss")
+    expect(alert).to_be_hidden()
