@@ -14,23 +14,16 @@ import regex
 
 from dedup.policy import calendar_words, numerals
 from dedup.policy.merge_gates import differing_numbers
-from dedup.policy.number_words import number_words
 from dedup.policy.text import fold
+from dedup.policy.word_flags import WORD, differing_words, only_in, word_kinds
 from review import sequences
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
-_SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
 _GRAPHEME = regex.compile(r"\X")
 # A "word" this long is a sentence of a script written without spaces (or a path, a URL): a
 # compact diff shows its changed characters with CONTEXT_CHARACTERS either side, not all of it.
 LONG_WORD = 16
 CONTEXT_CHARACTERS = 6
-
-# Weekdays and months in many languages: `calendar_words`. English months that are also common
-# words count only when capitalised ("May", not "may").
-_AMBIGUOUS_MONTHS = frozenset(("march", "may"))
-# Numbers written as words, English's and other languages': `number_words`.
 
 
 @dataclass(frozen=True)
@@ -48,96 +41,12 @@ class Segment:
         return any(c.isdigit() for c in self.text) or numerals.is_numeral(self.text)
 
 
-@dataclass(frozen=True)
-class WordFlag:
-    """Words of one kind found in one text and not in the other, as the number warning does for
-    digits: "Tuesday" against "Thursday", "three" against "four", "Ada" against "Alan"."""
-
-    kind: str
-    left: tuple[str, ...]
-    right: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        return FLAG_LABELS[self.kind]
-
-
-FLAG_LABELS = {
-    "number word": "a number written as a word",
-    "weekday": "a weekday",
-    "month": "a month",
-    "name": "a name",
-}
-FLAG_KINDS = tuple(FLAG_LABELS)
-
-
-def word_kinds(text: str) -> dict[str, tuple[str, str]]:
-    """The words of a text worth a flag, by their folded form (`fold`: case and width), with
-    their kind and their first spelling: numbers written as words, weekdays, months, and names
-    (a capitalised word that does not start a sentence, a sentence's first word may be any word,
-    in a text that is not written in capitals)."""
-    kinds: dict[str, tuple[str, str]] = {}
-    starts_sentence = True
-    # In a text written in capitals every word is capitalised: none of them tells a name.
-    letters = [c for c in text if c.isalpha()]
-    shouting = sum(c.isupper() for c in letters) > len(letters) / 2
-    for chunk in text.split():
-        for word in _WORD.findall(chunk):
-            folded = fold(word)
-            kind = _word_kind(word, folded, starts_sentence or shouting)
-            if kind:
-                kinds.setdefault(folded, (kind, word))
-            starts_sentence = False
-        starts_sentence = starts_sentence or bool(_SENTENCE_END.search(chunk))
-    for weekday in calendar_words.attached_weekdays(text):
-        kinds.setdefault(weekday, ("weekday", weekday))
-    return kinds
-
-
-def _word_kind(word: str, folded: str, no_names: bool) -> str:
-    capitalised = word[0].isupper()
-    if folded in calendar_words.weekdays():
-        return "weekday"
-    if folded in calendar_words.months() and (capitalised or folded not in _AMBIGUOUS_MONTHS):
-        return "month"
-    if all(part in number_words() for part in folded.split("-")):
-        return "number word"
-    if capitalised and not no_names:
-        return "name"
-    return ""
-
-
-def _folded_words(text: str) -> set[str]:
-    return {fold(word) for word in _WORD.findall(text)} | set(
-        calendar_words.attached_weekdays(text)
-    )
-
-
-def _only_in(kinds: dict[str, tuple[str, str]], other: str) -> dict[str, tuple[str, str]]:
-    """The flagged words of one text that the other does not hold in any case."""
-    present = _folded_words(other)
-    return {folded: kind for folded, kind in kinds.items() if folded not in present}
-
-
-def differing_words(a: str, b: str) -> list[WordFlag]:
-    """Per kind, the flagged words of each text that the other lacks (case aside: "BACKUPS RUN
-    ON FRIDAY" against "Backups run on Friday" flags nothing)."""
-    only_left, only_right = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
-    flags = []
-    for kind in FLAG_KINDS:
-        left = tuple(word for k, word in only_left.values() if k == kind)
-        right = tuple(word for k, word in only_right.values() if k == kind)
-        if left or right:
-            flags.append(WordFlag(kind, left, right))
-    return flags
-
-
 def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
     """The kind of the first flagged word of a changed word: a weekday written onto it too
     ("월요일에"), unless the word is a sentence of a script written without spaces (LONG_WORD),
     whose every change it would mark (the warning above the texts names it)."""
     attached = calendar_words.attached_weekdays(text) if len(text) < LONG_WORD else []
-    for word in [*_WORD.findall(text), *attached]:
+    for word in [*WORD.findall(text), *attached]:
         if (folded := fold(word)) in flagged:
             return flagged[folded][0]
     return ""
@@ -214,7 +123,7 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     replaced by one word is compared letter by letter, so a typo shows as one letter. A change
     touching a flagged word (see `differing_words`) carries its kind."""
     a, b = composed(a), composed(b)
-    flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
+    flags_a, flags_b = only_in(word_kinds(a), b), only_in(word_kinds(b), a)
     left: list[Segment] = []
     right: list[Segment] = []
     for op, old, new, letters in _word_changes(a, b):
@@ -258,7 +167,7 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
     runs of spaces are not worth a list's room): two paragraphs become a dozen words."""
     a, b = composed(a), composed(b)
     words_a, words_b = a.split(), b.split()
-    flags_a, flags_b = _only_in(word_kinds(a), b), _only_in(word_kinds(b), a)
+    flags_a, flags_b = only_in(word_kinds(a), b), only_in(word_kinds(b), a)
     # A changed word with digits is a number changed only where the texts' numbers differ: not
     # "9h46" against "9H46" (outlined "number differs" on the queue's row, where the item page
     # warned of nothing).

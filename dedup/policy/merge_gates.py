@@ -11,10 +11,14 @@ from typing import Protocol
 
 from dedup.errors import InvalidInput
 from dedup.policy import numerals
+from dedup.policy.word_flags import differing_words
 
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
 MERGE_TIERS = ("exact", "normalized")
+# The words the numbers gate counts beside digits: "one day" against "two days" is a number
+# changed, "on Monday" against "on Friday" a date (names are the entities gate's).
+DATE_OR_NUMBER_WORDS = ("number word", "weekday", "month")
 GATES = ("same_kind", "same_entities", "numbers_differ")  # a drawer pair's (`drawer_gates`)
 TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind of sweep
 # Digits of any script, joined by a separator in the usual width or full-width (an input method
@@ -59,6 +63,7 @@ def drawer_gates(
 ) -> dict[str, bool | None]:
     """Each gate is True (passed), False (failed) or None (does not apply)."""
     only_older, only_newer = differing_numbers(older.content, newer.content)
+    words = differing_words(older.content, newer.content)
     return {
         # An event and the state it produced are not duplicates.
         "same_kind": (newer.kind == older.kind) if newer.kind and older.kind else None,
@@ -66,7 +71,9 @@ def drawer_gates(
         "same_entities": (newer_entities == older_entities)
         if newer_entities and older_entities
         else None,
-        "numbers_differ": bool(only_older or only_newer),
+        # "port 8080" against "port 8081", "one day" against "two days", "Monday" and "Friday".
+        "numbers_differ": bool(only_older or only_newer)
+        or any(flag.kind in DATE_OR_NUMBER_WORDS for flag in words),
     }
 
 

@@ -9,9 +9,10 @@ from django.db.models import Q
 
 from dedup import policy
 from dedup.policy.merge_gates import differing_numbers
+from dedup.policy.word_flags import WordFlag, differing_words
 from palace import selectors as palace_selectors
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
-from review.diff import Segment, WordFlag, differing_words, side_by_side
+from review.diff import Segment, side_by_side
 from review.items import ItemKind, ItemRef
 from review.models import Proposal
 from review.selectors.audit import last_decision

@@ -20,8 +20,9 @@ from dedup.policy.merge_gates import (
     differing_numbers,
     gates_pass,
 )
+from dedup.policy.word_flags import WordFlag, differing_words
 from palace.models import AuditAction, AuditEntry, AuditTarget
-from review.diff import Segment, WordFlag, differing_words, side_by_side
+from review.diff import Segment, side_by_side
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors.stats import similarity_band
 

@@ -4,15 +4,9 @@ import pytest
 
 from dedup.policy import numerals
 from dedup.policy.merge_gates import differing_numbers
+from dedup.policy.word_flags import WordFlag, differing_words, word_kinds
 from review import diff, sequences
-from review.diff import (
-    Segment,
-    WordFlag,
-    compact,
-    differing_words,
-    side_by_side,
-    word_kinds,
-)
+from review.diff import Segment, compact, side_by_side
 from review.templatetags.queue_rows import compact_diff
 
 
