@@ -86,6 +86,7 @@ class ImportListView(APIView):
             wings=wings,
             agent=agent_for(request, None),
             agent_only=not request.user.has_perm(WRITE_AS_ANY_AGENT),
+            aliases=scope_of(request).wings is None,
         )
         run_import.enqueue(imported.pk)
         imported.refresh_from_db()

@@ -75,13 +75,16 @@ def import_create(
     wings: Iterable[str] = (),
     agent: str = "",
     agent_only: bool = False,
+    aliases: bool = True,
 ) -> Import:
     """The record of an import about to run (queued); `upload` holds a file sent over the API,
     `wings` the wings its records name (`record_wings`: an agent key sees the import when it
     reaches every one; a line naming a drawer by the file's id finds it in them only).
     `agent` writes the records that name no agent, and, with `agent_only`, every record (the
     agent a record names is then kept in its drawer's source): an agent's key imports as itself,
-    as it writes."""
+    as it writes. Without `aliases` (a key short of every wing: an alias steers the entity's
+    sightings in every wing, so only a key of every wing records one) an entity's aliases are
+    not recorded, each such line listed with the reason."""
     options = {"wing": wing or "", "mapping": dict(mapping or {}), "wings": sorted(wings)}
     return Import.objects.create(
         summary=Tally().summary(),  # nothing read yet; each chunk saves what it committed
@@ -89,7 +92,7 @@ def import_create(
         created_by=acting_user(actor),
         source=source,
         format=Import.Format(format),
-        options={**options, "agent": agent, "agent_only": agent_only},
+        options={**options, "agent": agent, "agent_only": agent_only, "aliases": aliases},
     )
 
 
@@ -203,6 +206,8 @@ def _apply_other(
     try:
         if data.get("type") == "entity":
             entity = entity_resolve(name=str(data["name"]), kind=str(data["kind"])).entity
+            if data.get("aliases") and not imported.options.get("aliases", True):
+                raise ValueError(ALIASES_NEED_EVERY_WING)
             for alias in data.get("aliases") or []:
                 source = _alias_source(imported, EntityAlias.Source(alias["source"]))
                 if source in PERSON_ALIAS_SOURCES:  # the others come back with the mentions
@@ -226,6 +231,12 @@ def _apply_other(
                 )
     except (DomainError, KeyError, TypeError, ValueError) as error:
         tally.errors.append(formats.Malformed(item.file, item.line, _reason(error)).as_dict())
+
+
+ALIASES_NEED_EVERY_WING = (
+    "The entity is recorded, its aliases are not: an alias steers the entity's sightings in "
+    "every wing, and this import's key reaches only some."
+)
 
 
 def _reason(error: Exception) -> str:

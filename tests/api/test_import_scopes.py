@@ -79,13 +79,30 @@ def entity_line(alias_source: str) -> dict:
 
 
 def test_an_agents_import_records_a_curators_alias_as_its_own(user, dedup_settings):
-    client = agent_client(user.username, wings=["notes"])
+    client = agent_client(user.username)  # every wing: an alias steers them all
     client.post("/api/imports", castellan(drawer_line(), entity_line("curator")), format="json")
     assert EntityAlias.objects.get(alias="Kat").source == EntityAlias.Source.API
 
 
-def test_an_imported_alias_is_audited_as_the_importers(user, dedup_settings):
+def test_a_key_of_some_wings_imports_no_alias(user, dedup_settings):
+    """As `POST /api/entities/{id}/aliases` refuses it (out_of_scope): the alias would steer
+    the entity's sightings in wings the key does not reach."""
     client = agent_client(user.username, wings=["notes"])
+    client.post("/api/imports", castellan(drawer_line(), entity_line("api")), format="json")
+    imported = Import.objects.get()
+    assert not EntityAlias.objects.filter(alias="Kat").exists()
+    assert imported.status == Import.Status.DONE
+    assert "its aliases are not" in imported.errors[0]["error"]
+
+
+def test_the_entity_itself_is_still_recorded(user, dedup_settings):
+    client = agent_client(user.username, wings=["notes"])
+    client.post("/api/imports", castellan(drawer_line(), entity_line("api")), format="json")
+    assert services.entity_resolve(name="Katarina", kind="person").created is False
+
+
+def test_an_imported_alias_is_audited_as_the_importers(user, dedup_settings):
+    client = agent_client(user.username)
     client.post("/api/imports", castellan(drawer_line(), entity_line("api")), format="json")
     entry = AuditEntry.objects.filter(action__contains="alias").get()
     assert entry.actor == user
