@@ -33,7 +33,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     ),
     "conflict": ErrorCode((409,), "The change conflicts with the current state."),
     "content_too_large": ErrorCode(
-        (400, 413), "The content or the request body (413: an MCP message) is too large."
+        (400, 413),
+        "The content, a source or provenance, or the request body (413: an MCP message) is "
+        "too large.",
     ),
     "database_busy": ErrorCode((503,), "The database is busy; retry after `Retry-After`."),
     "database_unavailable": ErrorCode((503,), "The database cannot be reached."),

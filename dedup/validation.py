@@ -24,6 +24,30 @@ NAME_MAX_LENGTH = 200  # a drawer's, an entity's or an alias's name, and a check
 AGENT_MAX_LENGTH = 150
 
 
+# A drawer's `source` and a mention's `provenance`: where a memory came from (a file, a line, a
+# URL, a tool call), a few hundred bytes. Capped, as JSON, well above that and far below the
+# content's limit: a source of megabytes was stored, and every read of its room returned it.
+METADATA_MAX_BYTES = 64 * 1024
+
+
+def clean_metadata(value: object, field: str) -> dict[str, Any] | None:
+    """A JSON object of at most METADATA_MAX_BYTES (as compact JSON), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{field} must be a JSON object.", details={"field": field})
+    try:
+        size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    except (TypeError, ValueError, UnicodeEncodeError) as error:  # not JSON, a lone surrogate
+        raise InvalidInput(f"{field} must be plain JSON text.", details={"field": field}) from error
+    if size > METADATA_MAX_BYTES:
+        raise ContentTooLarge(
+            f"{field} is {size} bytes as JSON; the limit is {METADATA_MAX_BYTES} bytes.",
+            details={"field": field, "limit": METADATA_MAX_BYTES, "size": size},
+        )
+    return value
+
+
 def clean_content(content: object) -> str:
     if not isinstance(content, str):
         raise InvalidInput("content must be a string.", details={"field": "content"})

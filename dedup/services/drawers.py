@@ -32,6 +32,7 @@ from dedup.validation import (
     clean_content,
     clean_kind,
     clean_label,
+    clean_metadata,
     clean_optional_label,
 )
 from palace.models import (
@@ -217,8 +218,7 @@ def _checked(
     name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH) or None
     kind = clean_kind(kind)
     agent = clean_optional_label(agent, "agent", max_length=AGENT_MAX_LENGTH)
-    if source is not None and not isinstance(source, dict):
-        raise InvalidInput("source must be a JSON object.", details={"field": "source"})
+    source = clean_metadata(source, "source")
     if mode.per_agent and not agent:
         raise InvalidInput("a diary entry needs an agent.", details={"field": "agent"})
     return _CheckedWrite(

@@ -22,7 +22,7 @@ from dedup.services.inserts import (
     insert_unless_conflict,
     signatures_insert,
 )
-from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label
+from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label, clean_metadata
 from palace.models import (
     AuditAction,
     AuditEntry,
@@ -268,8 +268,7 @@ def mention_add(
     """Record that a drawer names an entity, resolving the name first. The drawer is held until
     commit (after the entity's lock, in the canonical order) by the mention's own insert; one
     deleted meanwhile is NotFound, and nothing is written."""
-    if provenance is not None and not isinstance(provenance, dict):
-        raise InvalidInput("provenance must be a JSON object.", details={"field": "provenance"})
+    provenance = clean_metadata(provenance, "provenance")
     with transaction.atomic():
         # A new entity's mention is written with it (on PostgreSQL, in its statement).
         resolution = _resolve(name, kind, config, _Sighting(drawer, provenance or {}))

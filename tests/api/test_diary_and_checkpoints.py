@@ -238,3 +238,23 @@ def test_a_checkpoint_written_before_ids_were_the_callers_still_replays(dedup_se
     ]
     _, replayed = services.checkpoint_write(key="legacy", items=other)  # no drawer_id_taken
     assert replayed is False
+
+
+def test_a_checkpoint_carries_at_most_one_drawers_content(api, settings):
+    """One transaction holds the items' rooms until it commits: 1,000 items of 12 KB held one
+    for six minutes. Together they may carry what one drawer may."""
+    settings.CASTELLAN_MAX_CONTENT_BYTES = 1000
+    items = [item(f"{n} " + "x" * 398) for n in range(3)]  # 1,200 bytes together
+    response = api.post("/api/checkpoints", {"id": "big", "items": items}, format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "content_too_large"
+    assert response.json()["details"] == {"field": "items", "limit": 1000, "size": 1200}
+    assert Drawer.objects.count() == 0
+    assert not Checkpoint.objects.exists()
+
+
+def test_a_checkpoint_at_the_limit_is_written(api, settings):
+    settings.CASTELLAN_MAX_CONTENT_BYTES = 1000
+    items = [item(f"{n} " + "x" * 498) for n in range(2)]  # 1,000 bytes together
+    response = api.post("/api/checkpoints", {"id": "fits", "items": items}, format="json")
+    assert response.status_code == 201

@@ -445,3 +445,25 @@ def test_a_write_answered_by_a_drawer_deleted_meanwhile_is_a_409(api, monkeypatc
     assert response.status_code == 409
     assert response.json()["code"] == "drawer_deleted"
     assert response.json()["details"] == {"drawer": str(held.uuid)}
+
+
+def test_an_oversized_source_is_refused_and_writes_nothing(api):
+    """A source of megabytes was stored, and every read of its room returned it."""
+    response = api.post(URL, {"content": "small", "source": {"a": "x" * 70_000}}, format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "content_too_large"
+    assert response.json()["details"]["field"] == "source"
+    assert Drawer.objects.count() == 0
+
+
+def test_a_source_of_many_keys_is_refused_too(api):
+    source = {str(n): n for n in range(20_000)}
+    response = api.post(URL, {"content": "small", "source": source}, format="json")
+    assert response.json()["details"]["field"] == "source"
+
+
+def test_a_source_within_the_limit_is_kept(api):
+    source = {"file": "notes.md", "line": 12, "text": "x" * 60_000}
+    response = api.post(URL, {"content": "small", "source": source}, format="json")
+    assert response.status_code == 201
+    assert Drawer.objects.get().source == source

@@ -178,6 +178,7 @@ def test_unknown_and_malformed_entity_ids(api, suffix):
         ({"name": "Ada", "kind": 7}, "invalid"),
         ({"name": 4}, "invalid"),
         ({"name": "Ada", "provenance": [1]}, "invalid"),
+        ({"name": "Ada", "provenance": {"a": "x" * 70_000}}, "content_too_large"),
         ({"name": "x" * 201}, "invalid"),
     ],
 )
