@@ -44,6 +44,13 @@ def parsed_if_sent(serializer_class: type[serializers.Serializer], request: Requ
     return parsed(serializer_class, request)
 
 
+def body_checked(request: Request) -> None:
+    """For a route that reads no body: one sent is still parsed, so a malformed one (broken
+    JSON, NaN, a NUL) is refused as on every route, before anything is done; its fields are not
+    read. (Such routes deleted, reversed and cancelled with `{"bogus": NaN` as their body.)"""
+    _ = request.data
+
+
 FLAG_VALUES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
@@ -58,10 +65,15 @@ def one_of(request: Request, name: str, choices: Iterable[str]) -> str:
 
 
 def query_flag(request: Request, name: str) -> bool:
-    """A yes/no query parameter: absent is no; a value that is neither is refused (400)."""
-    value = request.query_params.get(name)
-    if value is None:
+    """A yes/no query parameter: absent is no; a value that is neither is refused (400), and so
+    is the parameter given twice (`dry_run=true&dry_run=false` wrote, where a proxy or a client
+    reading the first value believed nothing was)."""
+    values = request.query_params.getlist(name)
+    if not values:
         return False
+    if len(values) > 1:
+        raise InvalidInput(f"{name} must be given once.", details={"field": name, "value": values})
+    value = values[0]
     flag = FLAG_VALUES.get(value.lower())
     if flag is None:
         raise InvalidInput(

@@ -24,6 +24,7 @@ from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.common import (
     DRAWER_ID,
+    body_checked,
     drawer_or_404,
     parsed,
     parsed_if_sent,
@@ -154,6 +155,7 @@ class DrawerDetailView(APIView):
     @extend_schema(parameters=[DRAWER_ID], responses={204: None, **errors(400, 401, 404)})
     def delete(self, request: Request, drawer_id: str) -> Response:
         """Delete a drawer with its links and mentions (audited)."""
+        body_checked(request)
         drawer = drawer_or_404(drawer_id, scope_of(request))
         services.drawer_delete(drawer=drawer, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -14,7 +14,7 @@ from api.errors import errors
 from api.pagination import OldestFirst
 from api.scopes import scope_of
 from api.serializers import entities as es
-from api.views.common import ENTITY_ID, entity_or_404, parsed
+from api.views.common import ENTITY_ID, body_checked, entity_or_404, parsed
 from dedup import services
 from dedup.errors import InvalidInput
 from palace import selectors
@@ -107,6 +107,7 @@ class EntityAliasesView(APIView):
         """Take back an alias recorded through the API (audited): later sightings no longer
         converge by it. An alias the entity does not hold changes nothing (`removed` false); a
         curator's is taken back by reverting its decision (409 alias_not_removable)."""
+        body_checked(request)
         entity = entity_or_404(entity_id)
         alias = request.query_params.get("alias")
         if alias is None:

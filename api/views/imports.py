@@ -22,7 +22,7 @@ from api.permissions import WRITE_AS_ANY_AGENT, agent_for, refused, require
 from api.scopes import Scope, scope_of
 from api.serializers import imports as s
 from api.serializers.drawers import DrawerSerializer
-from api.views.common import parsed
+from api.views.common import body_checked, parsed
 from dedup import imports
 from dedup.tasks import run_import
 from palace import selectors
@@ -144,6 +144,7 @@ class ImportReverseView(APIView):
         """Remove what the import created and linked; drawers built on since are kept and
         listed in `summary.reversal.kept` with the reasons. An import still queued or running
         stops, writing nothing more; a failed one loses what it stored before it failed."""
+        body_checked(request)
         imported = import_or_404(request, import_id)
         for wing in imported.options.get("wings", []):
             require(request, DELETE, wing)

@@ -15,7 +15,7 @@ from api.errors import errors
 from api.pagination import NewestFirst
 from api.permissions import CanDecide, ScopedAccess
 from api.serializers import sweeps as s
-from api.views.common import one_of, parsed, sweep_or_404
+from api.views.common import body_checked, one_of, parsed, sweep_or_404
 from dedup.policy.merge_gates import MERGE_TIERS, TIERS
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors import sweeps as sweep_selectors
@@ -160,6 +160,7 @@ class SweepReverseView(APIView):
         """Undo everything the run applied, in the background. Refused at once when nothing is
         applied (409 `run_not_applied`) and while an apply or reverse of the run is queued or
         running (409 `application_under_way`). The outcome is `job.reversed`."""
+        body_checked(request)
         run = sweep_or_404(run_id)
         sweep_services.reverse_queue(run, actor=request.user, queue=run_sweep_job.enqueue)
         return _job_queued(run)
@@ -181,6 +182,7 @@ class SweepResumeView(APIView):
         part resumes after its last committed batch (a run being worked on is not disturbed:
         its parts' batches are taken under their row locks). A finished run is 409, as is one
         a worker has, or that waits for one (`sweep_under_way`)."""
+        body_checked(request)
         run = sweep_services.queue_resumed(sweep_or_404(run_id).pk, run_sweep.enqueue)
         return Response(s.SweepSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
@@ -200,6 +202,7 @@ class SweepCancelView(APIView):
         """Cancel the run's Apply or Reverse while it waits for a worker: its `job` failed
         (`error.code` `cancelled`), nothing of it done, and the run takes another. 409
         `job_running` once a worker does it (all of it or none), `no_job_waiting` for none."""
+        body_checked(request)
         run = sweep_or_404(run_id)
         sweep_services.job_cancel(run, actor=request.user)
         return Response(s.SweepSerializer(run).data)

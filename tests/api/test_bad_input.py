@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 from django.test import Client
 
+from dedup import imports
 from tests.api.conftest import api_client, row_counts
 
 pytestmark = pytest.mark.django_db
@@ -421,4 +422,32 @@ def test_a_body_is_read_as_utf8_whatever_charset_its_header_names(world, charset
     )
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_json"
+    assert row_counts() == before
+
+
+# Routes that read no body: one sent is still parsed, so a malformed one is refused before the
+# route acts (they deleted, reversed and cancelled with such a body).
+BODYLESS = {
+    "delete drawer": ("DELETE", "/api/drawers/{drawer}"),
+    "take back alias": ("DELETE", "/api/entities/{entity}/aliases?alias=Kat"),
+    "reverse import": ("POST", "/api/imports/{import_id}/reverse"),
+    "reverse sweep": ("POST", "/api/sweeps/{run}/reverse"),
+    "resume sweep": ("POST", "/api/sweeps/{run}/resume"),
+    "cancel sweep job": ("POST", "/api/sweeps/{run}/cancel"),
+}
+
+
+@pytest.mark.parametrize("body", [b'{"bogus": NaN}', b'{"a": "x\\u0000"}', b'{"a": '])
+@pytest.mark.parametrize(("method", "path"), BODYLESS.values(), ids=BODYLESS.keys())
+def test_a_route_reading_no_body_refuses_a_malformed_one(world, method, path, body):
+    imported = imports.import_create(source="x", format="mempalace")
+    before = row_counts()
+    response = api_client(world).generic(
+        method,
+        path.format(**world, import_id=imported.pk),
+        body,
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] in {"invalid", "invalid_json"}
     assert row_counts() == before

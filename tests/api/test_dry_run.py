@@ -107,6 +107,16 @@ def test_a_bad_dry_run_value_is_refused_and_writes_nothing(api, value):
     assert row_counts() == before
 
 
+@pytest.mark.parametrize("query", ["dry_run=true&dry_run=false", "dry_run=false&dry_run=true"])
+def test_a_dry_run_given_twice_is_refused_and_writes_nothing(api, query):
+    """A proxy or client reading the first value would believe nothing was written."""
+    before = row_counts()
+    response = check(api, url=f"{URL}?{query}")
+    assert response.status_code == 400
+    assert response.json()["details"]["field"] == "dry_run"
+    assert row_counts() == before
+
+
 def test_the_dry_run_refuses_what_the_write_refuses(api, original):
     api.post(URL, {"content": "Named one.", "name": "runbook"}, format="json")
     before = row_counts()
