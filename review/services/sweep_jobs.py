@@ -24,6 +24,7 @@ from dedup.database import database_failure
 from dedup.errors import Conflict, DomainError
 from dedup.locks import lock_key
 from dedup.policy.merge_gates import MERGE_TIERS
+from palace.models import DECIDE_PERMISSION
 from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
 from review.selectors.sweeps import STUCK_AFTER, applied_since_last_reverse
 from review.services.sweep_apply import apply, apply_check
@@ -275,7 +276,16 @@ def _claimed(job_id: int) -> SweepJob | None:
 
 
 def _service_called(job: SweepJob) -> dict:
-    """Call the job's service, as the user who asked; its answer as the API gives it."""
+    """Call the job's service, as the user who asked, if they still may: one whose curator's
+    right was taken (or account closed) while the job waited fails it (`permission_denied`)
+    rather than have it applied in their name. Its answer as the API gives it."""
+    asker = job.requested_by
+    if asker is not None and not (asker.is_active and asker.has_perm(DECIDE_PERMISSION)):
+        raise DomainError(
+            f"{asker.get_username()} may no longer decide, so the job they asked for was not "
+            "done; a curator can ask for it again.",
+            code="permission_denied",
+        )
     run = SweepRun.objects.get(pk=job.run_id)
     if job.kind == SweepJob.Kind.REVERSE:
         return asdict(reverse(run, actor=job.requested_by))

@@ -460,3 +460,23 @@ def test_the_page_offers_cancel_while_the_job_waits_and_cancels_it(swept, curato
     browser.post(f"/sweeps/{swept.pk}/", {"action": "cancel"})
     outcome = browser.get(f"/sweeps/{swept.pk}/").content.decode()
     assert "Apply cancelled: Cancelled by" in outcome
+
+
+def test_a_job_whose_asker_may_no_longer_decide_fails(swept, client, curator):
+    """The curator's right was taken while the job waited for a worker: it is not applied in
+    their name."""
+    apply_posted(client, swept)
+    curator.groups.clear()
+    work()
+    job = SweepJob.objects.get()
+    assert job.status == SweepJob.Status.FAILED
+    assert job.error["code"] == "permission_denied"
+    assert not AuditEntry.objects.filter(action="sweep.apply").exists()
+
+
+def test_a_job_whose_asker_was_closed_fails(swept, client, curator):
+    apply_posted(client, swept)
+    curator.is_active = False
+    curator.save(update_fields=["is_active"])
+    work()
+    assert SweepJob.objects.get().error["code"] == "permission_denied"
