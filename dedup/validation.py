@@ -71,18 +71,29 @@ def clean_content(content: object) -> str:
     return content
 
 
-# Characters that show nothing and join or split nothing a name needs (a soft hyphen, a zero-width
-# space, a word joiner, a byte order mark): taken out of a name, so that "no\u200btes" is
-# "notes" rather than a second wing that looks the same. The joiners that scripts and emoji
-# need (U+200C, U+200D) are kept.
-INVISIBLE_IN_LABELS = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+# Characters that show nothing in a name, taken out of a new one, so that "no\u200btes" is
+# "notes" rather than a second wing that looks the same: Unicode's format characters (a soft
+# hyphen, zero-width spaces, word joiners, a byte order mark, the bidirectional controls such as
+# U+202E, which shows the text after it reversed, tags) and the characters that are letters or
+# marks only by category (the Hangul fillers, the combining grapheme joiner, Khmer's inherent
+# vowels). The joiners that scripts and emoji need (U+200C, U+200D) are kept, and so are the
+# variation selectors, which choose how an emoji is drawn.
+_FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def visible(value: str) -> str:
+    """The value without the characters that show nothing (above)."""
+    return "".join(
+        c for c in value if c not in _FILLERS and (c in _JOINERS or unicodedata.category(c) != "Cf")
+    )
 
 
 def label_form(value: str) -> str:
     """The name a new wing or room is given (`clean_place_name`): trimmed, in Unicode's composed
     form (NFC: "café" typed with a combining accent names the same new wing as "café"), without
     invisible characters."""
-    return unicodedata.normalize("NFC", value.translate(INVISIBLE_IN_LABELS)).strip()
+    return unicodedata.normalize("NFC", visible(value)).strip()
 
 
 def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
@@ -106,12 +117,23 @@ def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH
     return label
 
 
+def clean_entity_name(value: object, field: str) -> str:
+    """An entity's name or alias as it is recorded: `clean_label`, without the characters that
+    show nothing (`visible`: a name holding U+202E showed reversed in the console)."""
+    name = visible(clean_label(value, field, max_length=NAME_MAX_LENGTH)).strip()
+    if not name:
+        raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
+    return name
+
+
 def clean_place_name(value: object, field: str) -> str:
     """The name a new wing or room is given (`clean_label`, then `label_form`), which the API's
     paths and a key's wings must be able to name: no `/` (a path's separator), and a wing
     neither `*` (every wing, to a key) nor holding `,` (between a key's wings). Names made before
     stay reachable as they are."""
     label = label_form(clean_label(value, field))
+    if not label:  # only fillers, which `clean_label` cannot tell from letters
+        raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if "/" in label:
         raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
     if field == "wing" and (label == "*" or "," in label):

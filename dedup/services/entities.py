@@ -22,7 +22,13 @@ from dedup.services.inserts import (
     insert_unless_conflict,
     signatures_insert,
 )
-from dedup.validation import NAME_MAX_LENGTH, clean_kind, clean_label, clean_metadata
+from dedup.validation import (
+    NAME_MAX_LENGTH,
+    clean_entity_name,
+    clean_kind,
+    clean_label,
+    clean_metadata,
+)
 from palace.models import (
     AuditAction,
     AuditEntry,
@@ -87,7 +93,7 @@ def _resolve(
 ) -> EntityResolution:
     """`entity_resolve`; if the entity is new and there is a `sighting`, its mention is written
     with it (on PostgreSQL in the same statement) and returned in the resolution."""
-    name = clean_label(name, "name", max_length=NAME_MAX_LENGTH)
+    name = clean_entity_name(name, "name")
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
     key = _key_of(name, "name")
@@ -310,9 +316,10 @@ def entity_alias_add(
     """Record another spelling of an entity by hand, so later sightings converge on it (and,
     since a person recorded it, a typo of it converges too).
 
-    The alias is trimmed; one equal to the name or already recorded changes nothing.
+    The alias is trimmed (and kept without characters that show nothing); one equal to the
+    name or already recorded changes nothing.
     """
-    alias = clean_label(alias, "alias", max_length=NAME_MAX_LENGTH)
+    alias = clean_entity_name(alias, "alias")
     with transaction.atomic():
         entity = Entity.objects.select_for_update().get(pk=entity.pk)
         if alias == entity.name or entity.alias_set.filter(alias=alias).exists():

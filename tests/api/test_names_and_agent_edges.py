@@ -71,6 +71,39 @@ def test_an_invisible_space_in_a_name_is_taken_out(api):
     assert list(Wing.objects.values_list("name", flat=True)) == ["notes"]
 
 
+# Every character that shows nothing: bidirectional marks and controls, invisible operators, the
+# Mongolian vowel separator, tags, the combining grapheme joiner and the fillers.
+UNSEEN = [
+    "\u200e", "\u200f", "\u202a", "\u202e", "\u2061", "\u2064", "\u2066", "\u206f",
+    "\u180e", "\U000e0020", "\u034f", "\u115f", "\u3164", "\u17b4",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("unseen", UNSEEN, ids=[f"U+{ord(c):04X}" for c in UNSEEN])
+def test_a_name_holding_a_character_that_shows_nothing_is_the_name_without_it(unseen):
+    services.drawer_write_in(wing="personal", room="r", content="One.")
+    written = services.drawer_write_in(wing=f"per{unseen}sonal", room="r", content="Two.")
+    assert written.drawer.room.wing.name == "personal"
+    assert Wing.objects.count() == 1
+
+
+def test_a_name_of_fillers_alone_is_blank(api):
+    response = api.post("/api/diary", {"wing": "\u3164\u3164", "content": "One."}, format="json")
+    assert response.json()["code"] == "empty_label"
+    assert not Wing.objects.exists()
+
+
+def test_an_entity_name_is_recorded_without_a_bidirectional_control():
+    resolution = services.entity_resolve(name="\u202eAda Lovelace", kind="person")
+    assert resolution.entity.name == "Ada Lovelace"
+
+
+def test_an_alias_is_recorded_without_one_either():
+    entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=entity, alias="Countess\u2066 Lovelace")
+    assert list(entity.alias_set.values_list("alias", flat=True)) == ["Countess Lovelace"]
+
+
 def test_a_joiner_a_script_needs_is_kept():
     name = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # Persian, with a ZWNJ
     written = services.drawer_write_in(wing=name, room="r", content="x")
