@@ -201,7 +201,7 @@ class MergeDrawers(LinkDecision):
     def restore_without_link(self, before: dict, after: dict) -> list[str]:
         """A side was deleted, and the link with it; what can be undone is: the kept drawer
         deleted, the merged-away drawer becomes current again; the merged-away drawer deleted
-        (reached only from a sweep's reverse, `reverts.revert(partial=True)`), the kept drawer's
+        (`reverts._check_sides`), the kept drawer's
         consolidation is written back, which is the state the merge never happened in and the
         drawer was then deleted. Returns what could not be restored."""
         other, kept = before.get("other"), before["canonical"]["id"]

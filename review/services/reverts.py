@@ -64,7 +64,7 @@ def hold_decisions(entries: list[AuditEntry]) -> list[AuditEntry]:
 
 
 def revert_held(
-    entries: list[AuditEntry], guessed: list[AuditEntry], *, actor: Any, partial: bool = False
+    entries: list[AuditEntry], guessed: list[AuditEntry], *, actor: Any
 ) -> list[AuditEntry]:
     """Revert these decisions together, newest first, each revert row in its decision's batch:
     for a caller that held them (`hold_decisions`, which gave `guessed`) and then what they
@@ -84,7 +84,7 @@ def revert_held(
     reverted = []
     for entry in sorted(entries, key=lambda e: e.pk, reverse=True):
         try:
-            reverted.append(_revert_one(entry, actor, "", entry.batch, partial))
+            reverted.append(_revert_one(entry, actor, "", entry.batch))
         except DomainError as error:
             error.details = {**error.details, "decision": entry.pk}
             raise
@@ -147,13 +147,13 @@ def revert(
     actor: Any,
     cascade: bool = False,
     note: str = "",
-    partial: bool = False,
 ) -> list[AuditEntry]:
     """Undo a decision, restoring the exact prior state. If later decisions touched the same
-    objects, refuse and name them, or (cascade) revert them too, newest first. `partial`: a
-    drawer merge whose merged-away drawer was deleted since is reverted as far as it can be
+    objects, refuse and name them, or (cascade) revert them too, newest first. A drawer merge
+    one of whose drawers was deleted since is reverted as far as it can be
     (`MergeDrawers.restore_without_link`), its revert row saying what was not restored, instead
-    of refused: for a sweep's reverse, which one deletion would otherwise block for good.
+    of refused: one deletion would otherwise block for good every merge into the same drawer
+    before it, each depending on the next.
 
     The later decisions are judged once what they touched is held (`_hold`): a decision on the
     same drawers committed meanwhile is seen (and blocks, or is reverted with it), and one not
@@ -173,8 +173,8 @@ def revert(
             )
         _refuse_unheld(later, guessed)
         batch = uuid.uuid4() if later else entry.batch
-        reverted = [_revert_one(e, actor, note, batch, partial) for e in reversed(later)]
-        reverted.append(_revert_one(entry, actor, note, batch, partial))
+        reverted = [_revert_one(e, actor, note, batch) for e in reversed(later)]
+        reverted.append(_revert_one(entry, actor, note, batch))
     return reverted
 
 
@@ -223,12 +223,10 @@ def _refuse_unheld(later: list[AuditEntry], guessed: list[AuditEntry]) -> None:
         )
 
 
-def _revert_one(
-    entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None, partial: bool = False
-) -> AuditEntry:
+def _revert_one(entry: AuditEntry, actor: Any, note: str, batch: uuid.UUID | None) -> AuditEntry:
     ref = ItemRef.parse(entry.data["item"])
     action = Action(entry.action.removeprefix(DECISION_PREFIX))
-    _check_sides(entry, ref, action, partial)
+    _check_sides(entry, ref, action)
     try:
         # A decision's entry records both states.
         before, after = cast(dict, entry.before), cast(dict, entry.after)
@@ -262,11 +260,12 @@ def _revert_one(
     )
 
 
-def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action, partial: bool = False) -> None:
+def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action) -> None:
     """Refuse to revert a decision on a link one of whose sides was deleted since (the link went
-    with it), naming the side and the drawer or entity (its id, in `details` too). A merge whose
-    kept drawer was deleted is revertible in part: its undo makes the merged-away drawer current
-    again; with `partial`, so is one whose merged-away drawer was deleted."""
+    with it), naming the side and the drawer or entity (its id, in `details` too). A drawer
+    merge one of whose drawers was deleted is revertible in part (`restore_without_link`): the
+    kept drawer deleted, its undo makes the merged-away drawer current again; the merged-away
+    drawer deleted, it gives the kept drawer back its provenance as before the merge."""
     if ref.is_proposal:
         return
     gone = []
@@ -278,7 +277,7 @@ def _check_sides(entry: AuditEntry, ref: ItemRef, action: Action, partial: bool 
         return
     merge = ref.is_drawer and action is Action.MERGE
     kept = (entry.before or {}).get("canonical") if merge else None
-    if kept and (partial or [pk for _, _, pk in gone] == [kept["id"]]):
+    if kept:
         return
     side, kind, pk = gone[0]
     raise target_deleted(

@@ -91,7 +91,7 @@ def _links_removed(applied: list[Proposal]) -> dict[str, list[str]]:
 def _merges_reverted(
     entries: list[AuditEntry], guessed: list[AuditEntry], actor: Any
 ) -> list[dict]:
-    """Revert the run's merges, as far as each can be (`revert_held(partial=True)`); what could
+    """Revert the run's merges, as far as each can be (`revert_held`); what could
     not be restored, for the reverse's audit row: together, newest decision first (two
     applications may have merged into one drawer, the later on a proposal of a lower id), but
     those reverted already (a curator's revert). A refusal (a later decision on their drawers, a
@@ -100,7 +100,7 @@ def _merges_reverted(
     entries = [entry for entry in entries if entry.pk not in done]
     proposal_of = {entry.pk: entry.data["evidence"]["proposal"] for entry in entries}
     try:
-        reverted = revert_held(entries, guessed, actor=actor, partial=True)
+        reverted = revert_held(entries, guessed, actor=actor)
     except DomainError as error:
         decision = error.details.get("decision")
         if decision is None:  # decisions that landed while it was held: said as they are

@@ -37,8 +37,8 @@ def delete(drawer, actor):
 def test_revert_after_a_drawer_of_the_item_was_deleted_is_a_clear_409(
     drawer_link, curator, action, side
 ):
-    if action == "merge" and side == "older":
-        pytest.skip("the kept drawer deleted: revertible in part (below)")
+    if action == "merge":
+        pytest.skip("a merge one of whose drawers was deleted: revertible in part (below)")
     entry = services.decide(item=f"d{drawer_link.pk}", action=action, actor=curator)
     delete(getattr(drawer_link, side), curator)
     rows = AuditEntry.objects.count()
@@ -68,6 +68,50 @@ def test_revert_of_a_merge_whose_kept_drawer_was_deleted_makes_the_other_current
     assert len(row.data["not_restored"]) == 2
     assert "link" in row.data["not_restored"][0]
     assert "consolidation" in row.data["not_restored"][1]
+
+
+def test_revert_of_a_merge_whose_merged_away_drawer_was_deleted_restores_what_it_can(
+    drawer_link, curator
+):
+    older, newer = drawer_link.older, drawer_link.newer
+    entry = services.decide(item=f"d{drawer_link.pk}", action="merge", actor=curator)
+    assert Drawer.objects.get(pk=older.pk).consolidation  # the merged-away drawer's provenance
+    delete(newer, curator)
+    response = revert_through_api(curator, entry)
+    assert response.status_code == 200
+    assert Drawer.objects.get(pk=older.pk).consolidation == older.consolidation
+    (row,) = AuditEntry.objects.filter(action="review.revert")
+    assert row.data["not_restored"] == [
+        "the link, deleted with the merged-away drawer",
+        f"the merged-away drawer (drawer {newer.pk}), deleted since: it stays deleted",
+    ]
+
+
+def three_variants():
+    room = write.room_get_or_create(wing="ops", room="dev")
+    texts = [
+        "Backups run nightly at two.",
+        "Backups run nightly at two!",
+        "backups run nightly at two",
+    ]
+    drawers = [write.drawer_write(room=room, content=text).drawer for text in texts]
+    link = lambda newer: DrawerLink.objects.get(older=drawers[0], newer=newer)  # noqa: E731
+    return drawers, link
+
+
+def test_deleting_one_merged_away_drawer_blocks_no_earlier_merge(dedup_settings, curator):
+    """B and C merged into A, then C deleted: the merge of B depends on C's, which cannot be
+    undone whole; both are reverted, C's as far as it can be, and B is current again."""
+    (a, b, c), link = three_variants()
+    first = services.decide(item=f"d{link(b).pk}", action="merge", actor=curator)
+    services.decide(item=f"d{link(c).pk}", action="merge", actor=curator)
+    delete(c, curator)
+    response = client_for(curator).post(
+        f"/api/review/decisions/{first.pk}/revert", {"cascade": True}, format="json"
+    )
+    assert response.status_code == 200
+    assert Drawer.objects.get(pk=b.pk).valid_to is None
+    assert Drawer.objects.get(pk=a.pk).consolidation == a.consolidation
 
 
 def test_console_shows_why_a_revert_after_a_deletion_is_refused(client, curator, drawer_link):

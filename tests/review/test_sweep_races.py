@@ -335,20 +335,17 @@ def test_the_console_says_what_stays(one_merged_away_deleted, curator):
 
 
 @pytest.mark.django_db
-def test_that_merge_reverted_alone_is_refused_naming_the_deleted_drawer(
+def test_that_merge_reverted_alone_is_undone_in_part_naming_the_deleted_drawer(
     one_merged_away_deleted, curator
 ):
-    """A decision reverted on its own is still refused (`revert_target_deleted`), naming the
-    side and the drawer, in the message and in `details`."""
+    """A decision reverted on its own is undone as far as it can be, as the sweep's reverse
+    does, its answer saying that the deleted drawer stays deleted."""
     _, merge = one_merged_away_deleted
     away = merge.before["other"]["id"]
     response = person_client(curator).post(f"/api/review/decisions/{merge.pk}/revert")
-    assert response.status_code == 409
-    body = response.json()
-    assert body["code"] == "revert_target_deleted"
-    assert "newer drawer of this item was deleted" in body["error"]
-    assert body["error"].endswith(f"(deleted: drawer {away}).")
-    assert body["details"] == {"item": merge.data["item"], "side": "newer", "drawer": away}
+    assert response.status_code == 200
+    (revert,) = response.json()
+    assert f"the merged-away drawer (drawer {away}), deleted since" in revert["not_restored"][1]
 
 
 @pytest.mark.django_db
