@@ -42,6 +42,16 @@ ERRORS = {
     403: OpenApiResponse(ErrorSerializer, description="Permission denied."),
     404: OpenApiResponse(ErrorSerializer, description="Unknown id."),
     409: OpenApiResponse(ErrorSerializer, description="Conflict; nothing was written."),
+    414: OpenApiResponse(
+        ErrorSerializer,
+        description="The request line (its path and query) is too long for the server "
+        "(`request_too_large`, answered by gunicorn before the application).",
+    ),
+    431: OpenApiResponse(
+        ErrorSerializer,
+        description="A header, or the headers together, too large for the server "
+        "(`request_too_large`, answered by gunicorn before the application).",
+    ),
     503: OpenApiResponse(
         ErrorSerializer,
         description="The database is unreachable (`database_unavailable`) or busy "
@@ -78,8 +88,9 @@ class ApiError(exceptions.APIException):
 
 def errors(*codes: int, paginated: bool = False) -> dict[int, OpenApiResponse]:
     """The documented error responses of an endpoint, by status code. Every request can meet
-    bad input at the edge (400) and an unreachable or busy database (503)."""
-    documented = {code: ERRORS[code] for code in sorted({400, *codes, 503})}
+    bad input at the edge (400; a request line or headers too long for the server, 414 and
+    431) and an unreachable or busy database (503)."""
+    documented = {code: ERRORS[code] for code in sorted({400, *codes, 414, 431, 503})}
     if paginated:
         documented[404] = CURSOR_NOT_FOUND
     return documented

@@ -29,7 +29,8 @@ class NewestFirst(CursorPagination):
         size = id_of(raw)
         if size is None or size < 1:
             raise InvalidInput(
-                f"{self.page_size_query_param} must be a whole number from 1.",
+                f"{self.page_size_query_param} must be a whole number from 1 (more than "
+                f"{self.max_page_size} gives {self.max_page_size}).",
                 details={"field": self.page_size_query_param, "value": raw[:100]},
             )
         return min(size, self.max_page_size)

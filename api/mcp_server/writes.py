@@ -186,7 +186,7 @@ def record_mention(
     result = services.mention_add(
         drawer=drawer, name=data["name"], kind=data.get("kind") or "other", provenance=caller.source
     )
-    return plain(mention_data(result))
+    return plain(mention_data(result, caller.scope))
 
 
 @tool

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -200,7 +202,15 @@ class DecisionSerializer(serializers.Serializer):
     def get_reverted(self, entry: AuditEntry) -> bool:
         return entry.pk in self.context.get("reverted", ())
 
-    def get_not_restored(self, entry: AuditEntry) -> list[str]:
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.JSONField(),
+            help_text="A decision's revert: what it could not restore, in words. A sweep's "
+            "reverse (`sweep.reverse`): its merges undone in part, each `{proposal, decision, "
+            "revert, not_restored}` (as `POST /api/sweeps/{id}/reverse` answers).",
+        )
+    )
+    def get_not_restored(self, entry: AuditEntry) -> list[Any]:
         return list(entry.data.get("not_restored", []))
 
     def get_linked(self, entry: AuditEntry) -> list[str]:

@@ -109,11 +109,18 @@ def replacement_or_404(by: uuid.UUID | None, scope: Scope) -> Drawer | None:
     return replacement
 
 
-def entity_or_404(entity_id: str) -> Entity:
+# Where a mention's wing is, for a key's `wing_filter`: an entity's mention count, as its
+# mentions list, holds only those in the key's wings.
+MENTION_WING = "drawer__room__wing__name"
+
+
+def entity_or_404(entity_id: str, scope: Scope | None = None) -> Entity:
+    """The entity, its mentions counted in the scope's wings (every wing without one)."""
     parsed_id = selectors.parse_uuid(entity_id)
     if parsed_id is None:
         raise ApiError("Malformed entity id.", code="invalid_id", status_code=400)
-    entity = selectors.entity_by_uuid(parsed_id)
+    where = scope.wing_filter(MENTION_WING) if scope is not None else None
+    entity = selectors.entity_by_uuid(parsed_id, where)
     if entity is None:
         raise not_found("entity")
     return entity

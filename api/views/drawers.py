@@ -19,11 +19,12 @@ from rest_framework.views import APIView
 from api.errors import ApiError, errors
 from api.pagination import NewestFirst
 from api.permissions import agent_for
-from api.scopes import scope_of
+from api.scopes import Scope, scope_of
 from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.common import (
     DRAWER_ID,
+    MENTION_WING,
     body_checked,
     drawer_or_404,
     parsed,
@@ -210,12 +211,14 @@ class DrawerMentionsView(APIView):
             provenance=provenance,
         )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        return Response(mention_data(result), status=code)
+        return Response(mention_data(result, scope_of(request)), status=code)
 
 
-def mention_data(result: services.MentionWrite) -> dict:
-    """The mention as recorded, with the entity its name resolved to and why."""
-    entity = selectors.entity_by_uuid(result.resolution.entity.uuid)
+def mention_data(result: services.MentionWrite, scope: Scope) -> dict:
+    """The mention as recorded, with the entity its name resolved to and why (its mentions
+    counted in the scope's wings)."""
+    where = scope.wing_filter(MENTION_WING)
+    entity = selectors.entity_by_uuid(result.resolution.entity.uuid, where)
     payload = SimpleNamespace(
         mention=result.mention,
         created=result.created,

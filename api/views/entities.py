@@ -14,7 +14,7 @@ from api.errors import errors
 from api.pagination import OldestFirst
 from api.scopes import scope_of
 from api.serializers import entities as es
-from api.views.common import ENTITY_ID, body_checked, entity_or_404, parsed
+from api.views.common import ENTITY_ID, MENTION_WING, body_checked, entity_or_404, parsed
 from dedup import services
 from dedup.errors import InvalidInput
 from palace import selectors
@@ -33,7 +33,9 @@ class EntityListView(GenericAPIView):
     )
     def get(self, request: Request) -> Response:
         queryset = selectors.entities_search(
-            kind=request.query_params.get("kind"), name=request.query_params.get("name")
+            kind=request.query_params.get("kind"),
+            name=request.query_params.get("name"),
+            mentions_where=scope_of(request).wing_filter(MENTION_WING),
         )
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
@@ -44,7 +46,7 @@ class EntityDetailView(APIView):
         parameters=[ENTITY_ID], responses={200: es.EntitySerializer, **errors(400, 401, 404)}
     )
     def get(self, request: Request, entity_id: str) -> Response:
-        return Response(es.EntitySerializer(entity_or_404(entity_id)).data)
+        return Response(es.EntitySerializer(entity_or_404(entity_id, scope_of(request))).data)
 
 
 class EntityMentionsView(GenericAPIView):
@@ -59,7 +61,7 @@ class EntityMentionsView(GenericAPIView):
         """The drawers that name the entity, each with the spelling it used and the rule."""
         entity = entity_or_404(entity_id)
         mentions = selectors.entity_mentions(entity).filter(
-            scope_of(request).wing_filter("drawer__room__wing__name")
+            scope_of(request).wing_filter(MENTION_WING)
         )
         page = self.paginate_queryset(mentions)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
@@ -72,10 +74,10 @@ class EntityCandidatesView(APIView):
     )
     def get(self, request: Request, entity_id: str) -> Response:
         """The entity's possibly_same_as links from both ends, closest first."""
-        entity = entity_or_404(entity_id)
-        payload = SimpleNamespace(
-            entity=entity.uuid, candidates=selectors.entity_candidates(entity)
-        )
+        scope = scope_of(request)
+        entity = entity_or_404(entity_id, scope)
+        candidates = selectors.entity_candidates(entity, scope.wing_filter(MENTION_WING))
+        payload = SimpleNamespace(entity=entity.uuid, candidates=candidates)
         return Response(es.EntityCandidatesSerializer(payload).data)
 
 

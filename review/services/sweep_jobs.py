@@ -53,7 +53,7 @@ def apply_queue(
     tier, `nothing_to_apply`), and while another apply or reverse of the run is queued or
     running (`application_under_way`)."""
     under_way_refused(run)
-    tiers = None if tiers is None else list(tiers)
+    tiers = None if tiers is None else list(dict.fromkeys(tiers))  # each once, in order given
     merge_tiers = sorted(set(merge_tiers))
     apply_check(run, threshold=threshold, tiers=tiers, discard_below=discard_below)
     options = {

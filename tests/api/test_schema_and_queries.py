@@ -21,6 +21,23 @@ def test_openapi_schema_is_served(api):
         assert path in paths
 
 
+def schema(api) -> dict:
+    return api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+
+def test_a_decisions_not_restored_may_hold_a_sweeps_objects(api):
+    """A sweep's reverse lists its merges undone in part as objects, in the same list."""
+    items = schema(api)["components"]["schemas"]["Decision"]["properties"]["not_restored"]["items"]
+    assert items.get("type") != "string"
+
+
+@pytest.mark.parametrize("status", ["414", "431"])
+def test_every_operation_documents_the_servers_refusals(api, status):
+    """gunicorn answers a request line or headers too long before the application does."""
+    operations = [op for ops in schema(api)["paths"].values() for op in ops.values()]
+    assert all(status in op["responses"] for op in operations)
+
+
 def test_swagger_ui_is_served_locally(admin_client):
     response = admin_client.get("/api/docs/")
     assert response.status_code == 200

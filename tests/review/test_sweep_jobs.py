@@ -480,3 +480,8 @@ def test_a_job_whose_asker_was_closed_fails(swept, client, curator):
     curator.save(update_fields=["is_active"])
     work()
     assert SweepJob.objects.get().error["code"] == "permission_denied"
+
+
+def test_a_tier_named_twice_is_recorded_once(swept, client):
+    response = apply_posted(client, swept, tiers=["near", "near", "exact"])
+    assert response.json()["job"]["options"]["tiers"] == ["near", "exact"]
