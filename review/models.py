@@ -328,3 +328,24 @@ class ConsolePreferences(models.Model):
 
     def __str__(self) -> str:
         return f"console preferences of {self.user_id}"
+
+
+class UndoOffer(models.Model):
+    """An Undo the console showed a curator and that they have not used yet
+    (`review.views.offers`): a row each, so two tabs deciding at once both keep theirs (a list
+    in the session was written back whole by each request, and the last one won). Using one is
+    deleting it, which one request alone can do. Not audited: it decides nothing."""
+
+    curator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    named = models.CharField(max_length=64, help_text='"decision:12" or "batch:<uuid>".')
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["curator", "named"], name="one_undo_offer_per_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"undo {self.named} offered to {self.curator_id}"

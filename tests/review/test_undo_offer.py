@@ -2,11 +2,16 @@
 `u u` reverted two decisions, `u` on the audit log kept going back through the history)."""
 
 import pytest
+from django.db import connection
+from django.test import Client
 
 from dedup import services as write
 from palace.models import AuditEntry
 from review import services
+from review.models import UndoOffer
 from review.services import ItemRef
+from review.views import offers
+from tests.races import race
 
 BACKUP = "Backups run nightly at two in the morning and are kept for thirty days."
 
@@ -84,3 +89,36 @@ def test_no_page_carries_an_undo_that_names_no_decision(as_curator, drawer_link)
     as_curator.get("/")  # the offer is shown here, once
     body = as_curator.get("/audit/").content.decode()
     assert 'action="/undo"' not in body
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_two_tabs_deciding_at_once_both_keep_their_undo(curator, dedup_settings):
+    """Each request wrote the session's list of offers back whole, and the last one won: one
+    tab's Undo was refused as not on offer, 6 times in 6."""
+    room = write.room_get_or_create(wing="ops", room="tabs")
+    write.drawer_write(room=room, content=BACKUP)
+    (one,) = write.drawer_write(room=room, content=BACKUP.upper()).links
+    write.drawer_write(room=room, content="Restores are tested every Monday at nine.")
+    (two,) = write.drawer_write(room=room, content="restores are tested every monday at nine").links
+    first = Client()
+    first.force_login(curator)
+    second = Client()
+    second.cookies = first.cookies  # one session, two tabs
+    race(
+        lambda: first.post(f"/items/d{one.pk}/decide", {"action": "dismiss"}),
+        lambda: second.post(f"/items/d{two.pk}/decide", {"action": "dismiss"}),
+    )
+    for link in (one, two):
+        entry = AuditEntry.objects.get(data__item=f"d{link.pk}")
+        first.post("/undo", {"decision": entry.pk})
+    assert reverts() == 2
+
+
+def test_a_curator_keeps_their_newest_offers_only(as_curator, curator, dedup_settings):
+    for n in range(offers.KEEP + 3):
+        room = write.room_get_or_create(wing="ops", room=f"room-{n}")
+        write.drawer_write(room=room, content=BACKUP)
+        (link,) = write.drawer_write(room=room, content=BACKUP.upper()).links
+        decide(as_curator, link)
+    assert UndoOffer.objects.filter(curator=curator).count() == offers.KEEP
