@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Subquery
 
 from dedup import metrics
-from dedup.errors import DomainError, InvalidInput, NotFound
+from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.locks import link_held
 from palace.models import (
     DECISION_PREFIX,
@@ -35,7 +36,7 @@ from review.items import (
     ItemRef,
     check_note,
 )
-from review.models import Proposal
+from review.models import Proposal, SweepJob
 from review.selectors.audit import last_decision
 from review.selectors.items import aliases_would_settle
 from review.selectors.queue import MAX_BULK
@@ -104,6 +105,18 @@ def _locked_link(ref: ItemRef) -> Link:
 
 
 def _locked_proposal(ref: ItemRef) -> Proposal:
+    """The proposal, held, if not judged yet. While its run's Apply or Reverse is being done by a
+    worker, which holds the run's proposals until it commits (a minute for a big run), refused at
+    once (`application_under_way`) rather than left waiting for a lock to time out (503)."""
+    run = Proposal.objects.filter(pk=ref.pk).values("run_id")
+    job = SweepJob.objects.filter(run_id=Subquery(run), status=SweepJob.Status.RUNNING).first()
+    if job is not None:
+        raise Conflict(
+            f"Sweep {job.run_id}'s {job.kind} is under way (job {job.pk}): judge its proposals "
+            "once it is done.",
+            code="application_under_way",
+            details={"run": job.run_id, "job": job.pk},
+        )
     proposal = Proposal.objects.select_for_update().filter(pk=ref.pk).first()
     if proposal is None:
         raise _not_found(ref)

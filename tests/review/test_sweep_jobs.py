@@ -485,3 +485,26 @@ def test_a_job_whose_asker_was_closed_fails(swept, client, curator):
 def test_a_tier_named_twice_is_recorded_once(swept, client):
     response = apply_posted(client, swept, tiers=["near", "near", "exact"])
     assert response.json()["job"]["options"]["tiers"] == ["near", "exact"]
+
+
+def test_judging_while_its_apply_runs_is_refused_at_once(swept, client):
+    """The worker holds the run's proposals until it commits: a judgement had waited for the
+    lock to time out (503 after 20 s)."""
+    apply_posted(client, swept)
+    SweepJob.objects.update(status=SweepJob.Status.RUNNING)  # a worker has taken it
+    proposal = swept.proposals.first()
+    response = client.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "application_under_way"
+    assert not AuditEntry.objects.filter(action__startswith="review.").exists()
+
+
+def test_judging_while_its_apply_waits_for_a_worker_is_done(swept, client):
+    apply_posted(client, swept)
+    proposal = swept.proposals.first()
+    response = client.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
+    )
+    assert response.status_code == 201
