@@ -42,9 +42,9 @@ def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
         applied = list(run.proposals.select_for_update().filter(status__in=APPLIED).order_by("-pk"))
         merged = [p.pk for p in applied if p.status == Proposal.Status.MERGED]
         merges = [merge_entries[pk] for pk in merged if pk in merge_entries]
-        not_restored = _merges_reverted(merges, guessed, actor)
+        not_restored, reverted_before = _merges_reverted(merges, guessed, actor)
         removed_links = _links_removed(applied)
-        undone = len(applied)
+        undone = len(applied) - reverted_before  # a merge a curator reverted is not undone here
         restored, distinct = _undo_discards_and_distinct(run)
         if not (undone or restored or distinct):  # a second reverse (a double click): no row
             raise Conflict(NOT_APPLIED, code="run_not_applied")
@@ -90,11 +90,11 @@ def _links_removed(applied: list[Proposal]) -> dict[str, list[str]]:
 
 def _merges_reverted(
     entries: list[AuditEntry], guessed: list[AuditEntry], actor: Any
-) -> list[dict]:
-    """Revert the run's merges, as far as each can be (`revert_held`); what could
-    not be restored, for the reverse's audit row: together, newest decision first (two
-    applications may have merged into one drawer, the later on a proposal of a lower id), but
-    those reverted already (a curator's revert). A refusal (a later decision on their drawers, a
+) -> tuple[list[dict], int]:
+    """Revert the run's merges, as far as each can be (`revert_held`); what could not be
+    restored, for the reverse's audit row, and how many were reverted before (a curator's revert,
+    left out): together, newest decision first (two applications may have merged into one
+    drawer, the later on a proposal of a lower id). A refusal (a later decision on their drawers, a
     copy written since) names the proposal and the decision, so the curator knows which."""
     done = set(AuditEntry.objects.filter(reverts__in=entries).values_list("reverts_id", flat=True))
     entries = [entry for entry in entries if entry.pk not in done]
@@ -111,7 +111,7 @@ def _merges_reverted(
             code=error.code,
             details={**error.details, "proposal": proposal_of[decision]},
         ) from error
-    return [
+    not_restored = [
         {
             "proposal": proposal_of[row.data["reverts"]],
             "decision": row.data["reverts"],
@@ -121,6 +121,7 @@ def _merges_reverted(
         for row in reverted
         if row.data.get("not_restored")
     ]
+    return not_restored, len(done)
 
 
 def _undo_discards_and_distinct(run: SweepRun) -> tuple[int, int]:

@@ -642,3 +642,14 @@ def test_a_sweep_finds_variants_of_sentences_written_without_spaces(
     found = pairs(run_sweep(wing="langs"))
     missed = [pair for pair in variants.items() if pair not in found]
     assert missed == []
+
+
+def test_a_merge_a_curator_reverted_first_is_not_counted_undone_again(palace, curator):
+    run = run_sweep()
+    applied = sweep_services.apply(run, threshold=0.99, actor=curator)
+    merge = AuditEntry.objects.filter(
+        action=AuditAction.decision("merge"), data__evidence__sweep=run.pk
+    ).first()
+    decisions.revert(decision=merge, actor=curator)
+    reversed_ = sweep_services.reverse(run, actor=curator)
+    assert reversed_.undone == applied.linked + applied.merged - 1
