@@ -48,13 +48,16 @@ SIDE_MODELS: dict[ItemKind, type[Drawer] | type[Entity]] = {
 }
 
 
-def already_decided(ref: ItemRef) -> AlreadyDecided:
+def already_decided(ref: ItemRef, actor: Any = None) -> AlreadyDecided:
+    """Refusing a decision on an item decided since: by whom (the asker is told "You", as when
+    they decided it in another tab), how and when."""
     entry = last_decision(ref)
     if entry is None:
         return AlreadyDecided("This item was already decided.")
     action = entry.action.removeprefix(DECISION_PREFIX)
+    mine = actor is not None and entry.actor_id is not None and entry.actor_id == actor.pk
     return AlreadyDecided(
-        f"{entry.actor_label} already decided this item ({action}) "
+        f"{'You' if mine else entry.actor_label} already decided this item ({action}) "
         f"on {entry.created_at:%Y-%m-%d at %H:%M} UTC.",
         details={
             "decided_by": entry.actor_label,
@@ -91,20 +94,20 @@ def check_item_known(ref: ItemRef) -> None:
         raise _not_found(ref)
 
 
-def _locked_link(ref: ItemRef) -> Link:
+def _locked_link(ref: ItemRef, actor: Any = None) -> Link:
     """The open link, locked after its two sides, as a DELETE takes them (dedup/locks.py:
     drawers before links), in one statement; gone means decided or deleted since."""
     link = link_held(LINK_MODELS[ref.kind], ref.pk, sides=SIDE_MODELS[ref.kind])
     if link is None:
         if last_decision(ref) is not None:  # its link was deleted by a decision
-            raise already_decided(ref)
+            raise already_decided(ref, actor)
         raise _not_found(ref)
     if link.status != type(link).Status.OPEN:
-        raise already_decided(ref)
+        raise already_decided(ref, actor)
     return link
 
 
-def _locked_proposal(ref: ItemRef) -> Proposal:
+def _locked_proposal(ref: ItemRef, actor: Any = None) -> Proposal:
     """The proposal, held, if not judged yet. While its run's Apply or Reverse is being done by a
     worker, which holds the run's proposals until it commits (a minute for a big run), refused at
     once (`application_under_way`) rather than left waiting for a lock to time out (503)."""
@@ -121,7 +124,7 @@ def _locked_proposal(ref: ItemRef) -> Proposal:
     if proposal is None:
         raise _not_found(ref)
     if proposal.verdict:
-        raise already_decided(ref)
+        raise already_decided(ref, actor)
     return proposal
 
 
@@ -181,7 +184,7 @@ def decide(
     chosen = _chosen_action(ref, action)
     check_note(note)
     with transaction.atomic():
-        target = _locked_proposal(ref) if ref.is_proposal else _locked_link(ref)
+        target = _locked_proposal(ref, actor) if ref.is_proposal else _locked_link(ref, actor)
         change = ACTIONS[ref.kind][chosen].apply(target, canonical=canonical, actor=actor)
         metrics.decision_recorded(chosen)
         return AuditEntry.objects.record(

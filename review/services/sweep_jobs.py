@@ -82,7 +82,8 @@ def under_way_refused(run: SweepRun) -> None:
     job = SweepJob.objects.filter(run=run, status__in=UNFINISHED_JOBS).first()
     if job is not None:
         raise Conflict(
-            f"Sweep {run.pk}: an {job.kind} is {job.status} (job {job.pk}); wait for its "
+            f"Sweep {run.pk}: {'an' if job.kind == SweepJob.Kind.APPLY else 'a'} {job.kind} is "
+            f"{job.status} (job {job.pk}); wait for its "
             "outcome on the run's page, then try again.",
             code="application_under_way",
             details={"run": run.pk, "job": job.pk},
