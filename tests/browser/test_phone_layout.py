@@ -1,0 +1,47 @@
+"""The console at a phone's width (375 x 812), as a curator's trial found it: the cluster page's
+members stack into cards instead of scrolling sideways."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_a11y import log_in, new_page, palace  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 375, "height": 812}
+
+# [page, its table region] scroll widths against their visible widths
+OVERFLOW = """() => [document.documentElement.scrollWidth, innerWidth].concat(
+    Array.from(document.querySelectorAll('.table-scroll')).map(
+        r => r.scrollWidth - r.clientWidth))"""
+
+
+@pytest.fixture
+def phone(new_page, live_server, palace):  # noqa: F811
+    page = new_page("phone")
+    page.set_viewport_size(PHONE)
+    log_in(page, live_server)
+    return page
+
+
+def assert_no_sideways_scroll(page) -> None:
+    page_width, viewport, *regions = page.evaluate(OVERFLOW)
+    assert page_width <= viewport
+    assert [excess for excess in regions if excess > 0] == []
+
+
+def test_a_clusters_members_stack_into_cards_with_their_text_in_full(phone, live_server, palace):  # noqa: F811
+    phone.goto(f"{live_server.url}/clusters/{palace['cluster']}/")
+    assert_no_sideways_scroll(phone)
+    texts = phone.locator("table.members td.text")
+    expect(texts).to_have_count(5)
+    for n in range(5):
+        box = texts.nth(n).bounding_box()
+        assert box["width"] >= 0.75 * PHONE["width"], box  # was 64 px, about six characters
+        assert box["x"] + box["width"] <= PHONE["width"], box
+    for control in phone.locator("table.members label.inline").all():
+        box = control.bounding_box()
+        assert box["height"] >= 24, box
+        assert box["x"] + box["width"] <= PHONE["width"], box
+    decide = phone.get_by_role("button", name="Decide the cluster").bounding_box()
+    assert decide["height"] >= 24
