@@ -1,9 +1,10 @@
 """The console at a phone's width (375 x 812), as a curator's trial found it: the cluster page's
-members stack into cards instead of scrolling sideways."""
+members and the audit log stack into cards instead of scrolling sideways, each field labelled."""
 
 import pytest
 from playwright.sync_api import expect
 
+from palace.models import AuditEntry
 from tests.browser.test_a11y import log_in, new_page, palace  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -14,6 +15,13 @@ PHONE = {"width": 375, "height": 812}
 OVERFLOW = """() => [document.documentElement.scrollWidth, innerWidth].concat(
     Array.from(document.querySelectorAll('.table-scroll')).map(
         r => r.scrollWidth - r.clientWidth))"""
+
+# The text of each labelled cell's ::before, by row: what a stacked cell is labelled with.
+LABELS = """(rows) => rows.map(row => Array.from(row.cells).map(cell => {
+    const before = getComputedStyle(cell, '::before');
+    const shown = before.display !== 'none' && before.content !== 'none';
+    return shown ? before.content.replace(/^"|"$/g, '') : '';
+}))"""
 
 
 @pytest.fixture
@@ -45,3 +53,21 @@ def test_a_clusters_members_stack_into_cards_with_their_text_in_full(phone, live
         assert box["x"] + box["width"] <= PHONE["width"], box
     decide = phone.get_by_role("button", name="Decide the cluster").bounding_box()
     assert decide["height"] >= 24
+
+
+def test_every_audit_row_is_a_labelled_card_with_its_revert_control_on_screen(phone, live_server):
+    phone.goto(f"{live_server.url}/audit/")
+    assert_no_sideways_scroll(phone)
+    reverts = phone.locator("table.audit button", has_text="Revert")
+    assert reverts.count() >= 2
+    for button in reverts.all():
+        button.scroll_into_view_if_needed()
+        box = button.bounding_box()
+        assert box["x"] >= 0, box
+        assert box["x"] + box["width"] <= PHONE["width"], box
+        assert box["height"] >= 24, box
+    rows = phone.locator("#audit-rows tr[id^=decision-]")
+    labels = rows.evaluate_all(LABELS)
+    assert len(labels) == AuditEntry.objects.count()
+    for row in labels:
+        assert row == ["#", "When (UTC)", "Who", "Action", "Item", "Note", "Revert"]
