@@ -71,3 +71,32 @@ def test_every_audit_row_is_a_labelled_card_with_its_revert_control_on_screen(ph
     assert len(labels) == AuditEntry.objects.count()
     for row in labels:
         assert row == ["#", "When (UTC)", "Who", "Action", "Item", "Note", "Revert"]
+
+
+def test_the_queues_stacked_cells_are_labelled(phone, live_server, palace):  # noqa: F811
+    expect(phone.locator("table.queue thead")).to_be_hidden()
+    labels = phone.locator("table.queue tr.row").evaluate_all(LABELS)
+    assert len(labels) >= 5
+    for row in labels:  # the first cell a checkbox named "Select dN"
+        assert row == ["", "Item", "Rule", "Similarity", "Changes", "Where", "Status"]
+    phone.goto(f"{live_server.url}/clusters/{palace['cluster']}/")
+    for row in phone.locator("table.evidence tbody tr").evaluate_all(LABELS):
+        assert row == ["Link", "Members", "Rule", "Similarity"]
+
+
+def test_on_a_desktop_the_tables_keep_their_header_rows_and_no_cell_labels(
+    new_page,  # noqa: F811
+    live_server,
+    palace,  # noqa: F811
+):
+    page = new_page("desktop")
+    log_in(page, live_server)
+    for url, table in (
+        ("/", "table.queue"),
+        ("/audit/", "table.audit"),
+        (f"/clusters/{palace['cluster']}/", "table.members"),
+    ):
+        page.goto(live_server.url + url)
+        expect(page.locator(f"{table} thead")).to_be_visible()
+        labels = page.locator(f"{table} tbody tr").evaluate_all(LABELS)
+        assert {label for row in labels for label in row} == {""}
