@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from django import template
+from django.forms import Form
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -49,3 +50,14 @@ def taken(held: Mapping[str, str], item_id: str) -> SafeString:
     if holder is None:
         return mark_safe("")
     return mark_safe(f' <span class="tag taken">taken by {escape(holder)}</span>')
+
+
+@register.filter
+def filters_set(form: Form) -> bool:
+    """Whether a filter form has a field set to other than its default (blank, or a choice's
+    `default`): the queue shows its filters open on a phone then, and folded otherwise."""
+    for name, field in form.fields.items():
+        value = str(form.data.get(name, "")).strip()
+        if value and value != getattr(field, "default", ""):
+            return True
+    return False

@@ -1,6 +1,8 @@
 """The console at a phone's width (375 x 812), as a curator's trial found it: the cluster page's
 members and the audit log stack into cards instead of scrolling sideways, each field labelled."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -100,3 +102,36 @@ def test_on_a_desktop_the_tables_keep_their_header_rows_and_no_cell_labels(
         expect(page.locator(f"{table} thead")).to_be_visible()
         labels = page.locator(f"{table} tbody tr").evaluate_all(LABELS)
         assert {label for row in labels for label in row} == {""}
+
+
+def test_the_queues_filters_are_folded_on_a_phone(phone):
+    filters = phone.locator("details.filter-panel")
+    expect(filters).not_to_have_attribute("open", "")
+    expect(phone.get_by_label("Wing")).to_be_hidden()
+    assert phone.locator("table.queue tr.row").first.bounding_box()["y"] < PHONE["height"]
+    summary = phone.locator("details.filter-panel > summary")
+    assert summary.bounding_box()["height"] >= 24
+    summary.click()
+    expect(phone.get_by_label("Wing")).to_be_visible()
+    phone.get_by_label("Wing").fill("people")
+    phone.get_by_label("Wing").press("Tab")  # a change: the results in place
+    expect(phone).to_have_url(re.compile(r"wing=people"))
+    expect(filters).to_have_attribute("open", "")
+
+
+@pytest.mark.parametrize("query", ["wing=ops", "type=cluster", "min_similarity=lots"])
+def test_a_set_or_refused_filter_is_shown_open_on_a_phone(phone, live_server, query):
+    phone.goto(f"{live_server.url}/?{query}")
+    expect(phone.locator("details.filter-panel")).to_have_attribute("open", "")
+    expect(phone.get_by_label("Wing")).to_be_visible()
+
+
+def test_on_a_desktop_the_queues_filters_are_open_without_a_summary(
+    new_page,  # noqa: F811
+    live_server,
+    palace,  # noqa: F811
+):
+    page = new_page("desktop")
+    log_in(page, live_server)
+    expect(page.get_by_label("Wing")).to_be_visible()
+    expect(page.locator("details.filter-panel > summary")).to_be_hidden()
