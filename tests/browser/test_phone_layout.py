@@ -135,3 +135,26 @@ def test_on_a_desktop_the_queues_filters_are_open_without_a_summary(
     log_in(page, live_server)
     expect(page.get_by_label("Wing")).to_be_visible()
     expect(page.locator("details.filter-panel > summary")).to_be_hidden()
+
+
+# Each shown chart text's size on screen: its font size in the SVG's units times the scale.
+CHART_TEXT = """() => Array.from(document.querySelectorAll('svg.chart')).filter(
+    svg => svg.getBoundingClientRect().width > 0).flatMap(svg => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return Array.from(svg.querySelectorAll('text')).map(
+        text => parseFloat(getComputedStyle(text).fontSize) * scale);
+    })"""
+
+
+@pytest.mark.parametrize("width", [375, 640, 720, 1440])
+def test_the_charts_text_is_readable_at_any_width(new_page, live_server, palace, width):  # noqa: F811
+    page = new_page("phone")
+    page.set_viewport_size({"width": width, "height": 812})
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/stats/")
+    page_width, viewport, *_ = page.evaluate(OVERFLOW)
+    assert page_width <= viewport
+    assert page.locator("svg.chart:visible").count() == 2  # one drawing of each chart
+    sizes = page.evaluate(CHART_TEXT)
+    assert len(sizes) > 14
+    assert min(sizes) >= 11, sizes  # 6.3 px at 375 px
