@@ -47,7 +47,11 @@ def fill_login(page):
     page.get_by_label("Username").fill("cora")
     page.get_by_label("Password").fill("secret-pass-1")
     page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()  # the keyboard script runs once the page has loaded
+    # The page logged into, loaded whole (its deferred keyboard script has run): Playwright's
+    # wait for the load state could answer for the login page still there, and a key pressed
+    # before the script ran did nothing.
+    expect(page).not_to_have_url(re.compile(r"/accounts/login/"))
+    page.wait_for_function("document.readyState === 'complete'")
 
 
 def link_between(a: str, b: str) -> DrawerLink:
