@@ -104,18 +104,24 @@ def sample_to_judge(run: SweepRun) -> list[SampleCard]:
 
 
 def precision(run: SweepRun) -> list[dict]:
-    """From the judged sample: per tier and band, how many were judged and the share the same."""
+    """From the judged sample: per tier and band, how many were drawn, how many of those were
+    judged the same or not, and the share the same. A proposal judged in the queue without
+    being drawn is counted apart (`elsewhere`): the curator chose it, so it would bias a
+    measure that holds only for a random sample (it had been counted judged but not sampled)."""
     rows: dict[tuple[str, str], dict] = {}
     for tier, score, verdict, sampled in run.proposals.values_list(
         "tier", "score", "verdict", "sampled"
     ):
         row = rows.setdefault(
-            (tier, similarity_band(score)), {"proposals": 0, "sampled": 0, "same": 0, "wrong": 0}
+            (tier, similarity_band(score)),
+            {"proposals": 0, "sampled": 0, "same": 0, "wrong": 0, "elsewhere": 0},
         )
         row["proposals"] += 1
         row["sampled"] += sampled
-        if verdict:
+        if verdict and sampled:
             row[verdict] += 1
+        elif verdict:
+            row["elsewhere"] += 1
     return [
         {
             "tier": tier,

@@ -6,12 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django_htmx.http import (
     HttpResponseClientRefresh,
 )
 
 from dedup.errors import DomainError
 from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
+from dedup.validation import id_of
 from review.curators import DECIDE_PERMISSION
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
@@ -68,7 +70,10 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         confirm = sweep_confirmation(request, run)  # Apply and Reverse are confirmed first
         if confirm is not None:
             return confirm
-        _sweep_act(request, run)
+        judged = _sweep_act(request, run)
+        if judged is not None:  # back to the cards, the next one first, saying what was done
+            url = reverse("review:sweep", args=[run.pk])
+            return redirect(f"{url}?judged={judged}#to-judge")
         return redirect("review:sweep", run_id=run.pk)
     sweep_jobs.stopped_settled(run)  # a job whose worker stopped is shown failed
     job = sweep_selectors.latest_job(run)
@@ -89,6 +94,7 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "looks_stuck": sweep_pages.looks_stuck(run),
         "precision": sweep_selectors.precision(run),
         "sample": sweep_selectors.sample_to_judge(run),
+        "judged": _judged(run, request.GET.get("judged", "")),
         "proposals": sweep_selectors.proposals_for(run, tier=tier)[:100],
         "tier": tier,
         "tiers": ENTITY_TIERS if run.entities else DRAWER_TIERS,
@@ -98,28 +104,42 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-def _sweep_act(request: HttpRequest, run: SweepRun) -> None:
-    """One of a sweep page's buttons: its outcome, or why it was refused, as a message."""
+def _sweep_act(request: HttpRequest, run: SweepRun) -> int | None:
+    """One of a sweep page's buttons: its outcome, or why it was refused, as a message; the
+    proposal judged, for a judgement."""
     action = request.POST.get("action", "")
     handler = SWEEP_ACTIONS.get(action)
     if handler is None:
         messages.error(request, "Unknown action.")
-        return
+        return None
     try:
-        handler(request, run, action)
+        return handler(request, run, action)
     except (DomainError, ValueError, Proposal.DoesNotExist) as error:
         messages.error(request, getattr(error, "message", "That request was not understood."))
+        return None
+
+
+def _judged(run: SweepRun, named: str) -> Proposal | None:
+    """The proposal the page was sent back to after judging (`?judged=`), if judged."""
+    pk = id_of(named)
+    return run.proposals.exclude(verdict="").filter(pk=pk).first() if pk else None
 
 
 def _sweep_sample(request: HttpRequest, run: SweepRun, action: str) -> None:
     per_stratum = int(request.POST.get("per_stratum") or 5)
     marked = sweep_services.draw_sample(run, per_stratum=per_stratum, actor=request.user)
-    messages.success(request, f"{marked} proposal(s) drawn for review.")
+    waiting = run.proposals.filter(sampled=True, verdict="").count()
+    messages.success(
+        request,
+        f"{marked} more proposal(s) drawn; {waiting} to judge below (a drawn proposal judged "
+        "in the queue already is not shown).",
+    )
 
 
-def _sweep_judge(request: HttpRequest, run: SweepRun, action: str) -> None:
+def _sweep_judge(request: HttpRequest, run: SweepRun, action: str) -> int:
     proposal = run.proposals.get(pk=int(request.POST.get("proposal", "0")))
     sweep_services.judge(proposal, verdict=action, actor=request.user)
+    return proposal.pk
 
 
 def _sweep_apply(request: HttpRequest, run: SweepRun, action: str) -> None:

@@ -548,9 +548,9 @@ def test_proposals_appear_in_the_review_queue_under_their_run(client, curator, p
     assert target.verdict == "wrong"
     assert target.status == "proposed"  # judged, nothing applied
     assert not DrawerLink.objects.exists()
-    judged = [r for r in sweep_selectors.precision(run) if r["wrong"]]
-    assert judged
-    assert judged[0]["precision"] == 0.0
+    # Chosen in the queue, not drawn: counted apart from the sample's precision.
+    judged = [r for r in sweep_selectors.precision(run) if r["elsewhere"]]
+    assert [r["precision"] for r in judged] == [None]
     after = client.get("/", {"run": run.pk, "rule": "near"}).content.decode()
     assert f'href="/items/p{target.pk}/' not in after  # decided: out of the open queue
 
@@ -653,3 +653,25 @@ def test_a_merge_a_curator_reverted_first_is_not_counted_undone_again(palace, cu
     decisions.revert(decision=merge, actor=curator)
     reversed_ = sweep_services.reverse(run, actor=curator)
     assert reversed_.undone == applied.linked + applied.merged - 1
+
+
+def test_judging_a_card_returns_to_the_next_one_saying_what_was_done(client, curator, palace):
+    client.force_login(curator)
+    run = run_sweep()
+    client.post(f"/sweeps/{run.pk}/", {"action": "sample", "per_stratum": "5"})
+    proposal = run.proposals.filter(sampled=True).order_by("tier", "score").first()
+    response = client.post(f"/sweeps/{run.pk}/", {"action": "wrong", "proposal": proposal.pk})
+    assert response["Location"] == f"/sweeps/{run.pk}/?judged={proposal.pk}#to-judge"
+    page = client.get(response["Location"]).content.decode()
+    assert f"Proposal {proposal.pk} judged not the same." in page
+    assert 'id="to-judge"' in page
+
+
+def test_a_proposal_judged_in_the_queue_counts_apart_from_the_sample(curator, palace):
+    """Chosen by the curator, not drawn: it would bias the sample's precision."""
+    run = run_sweep()
+    proposal = run.proposals.first()
+    sweep_services.judge(proposal, verdict="wrong", actor=curator)
+    (row,) = [r for r in sweep_selectors.precision(run) if r["elsewhere"]]
+    assert (row["sampled"], row["wrong"], row["elsewhere"]) == (0, 0, 1)
+    assert row["precision"] is None
