@@ -336,8 +336,9 @@ class UndoOffer(models.Model):
     in the session was written back whole by each request, and the last one won). Using one is
     deleting it, which one request alone can do. Not audited: it decides nothing."""
 
+    # No index of its own: the unique constraint's, which leads with it, serves its lookups.
     curator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     named = models.CharField(max_length=64, help_text='"decision:12" or "batch:<uuid>".')
     created_at = models.DateTimeField(default=timezone.now)
