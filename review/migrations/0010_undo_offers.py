@@ -7,23 +7,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0009_sweep_jobs'),
+        ("review", "0009_sweep_jobs"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UndoOffer',
+            name="UndoOffer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('named', models.CharField(help_text='"decision:12" or "batch:<uuid>".', max_length=64)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('curator', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "named",
+                    models.CharField(help_text='"decision:12" or "batch:<uuid>".', max_length=64),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "curator",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('curator', 'named'), name='one_undo_offer_per_name')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("curator", "named"), name="one_undo_offer_per_name"
+                    )
+                ],
             },
         ),
     ]
