@@ -226,16 +226,19 @@ def apply_reach(
     discard_below: bool,
 ) -> dict[str, int]:
     """What `services.sweeps.apply` would do with these options, by action, counted over the
-    proposals it would read (those still proposed). At most: a proposal whose side was deleted
-    or superseded since is skipped when applied."""
+    proposals it would read (those still proposed). Merges are counted by group: n copies of
+    one memory take n - 1 merges, the group's other pairs skipped (`grouped`) as merged away by
+    then. At most: a proposal whose side was deleted or superseded since is skipped, and so is
+    a link whose side a merge of the same apply takes away."""
     tiers, merge_tiers = set(tiers), set(merge_tiers)
-    reach = {"link": 0, "merge": 0, "distinct": 0, "discard": 0, "keep": 0}
+    reach = {"link": 0, "merge": 0, "grouped": 0, "distinct": 0, "discard": 0, "keep": 0}
     rows = run.proposals.filter(status=Proposal.Status.PROPOSED).values_list(
-        "kind", "tier", "score", "gates", "verdict"
+        "kind", "tier", "score", "gates", "verdict", "newer_drawer_id", "older_drawer_id"
     )
+    groups = _Groups()
     # In `services.sweep_apply`'s order (`_Apply.settle`): a "not the same" verdict first, at any
     # score or tier; then below the threshold; then outside the chosen tiers (left proposed).
-    for kind, tier, score, gates, verdict in rows:
+    for kind, tier, score, gates, verdict, newer, older in rows:
         if verdict == "wrong":  # judged "not the same": never linked, recorded distinct
             reach["distinct"] += 1
         elif score < threshold:
@@ -244,8 +247,34 @@ def apply_reach(
             reach["keep"] += 1
         else:
             merges = kind == Proposal.Kind.DRAWER and tier in merge_tiers and gates_pass(gates)
-            reach["merge" if merges else "link"] += 1
+            if not merges:
+                reach["link"] += 1
+            else:
+                reach["merge" if groups.joined(newer, older) else "grouped"] += 1
     return reach
+
+
+class _Groups:
+    """Drawers merged together, as one apply's merges join them (union-find)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def _root(self, drawer: int) -> int:
+        root = self.parent.setdefault(drawer, drawer)
+        while root != self.parent[root]:
+            root = self.parent[root]
+        self.parent[drawer] = root
+        return root
+
+    def joined(self, one: int, other: int) -> bool:
+        """Join the two drawers' groups: False when they were one group already (a merge of
+        the group left this pair nothing to do)."""
+        a, b = self._root(one), self._root(other)
+        if a == b:
+            return False
+        self.parent[a] = b
+        return True
 
 
 def reverse_reach(run: SweepRun) -> dict[str, int]:

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from dedup import services as write
 from dedup.errors import Conflict
-from dedup.policy.merge_gates import gates_pass
+from dedup.policy.merge_gates import MERGE_TIERS, gates_pass
 from dedup.services import DedupConfig
 from palace.models import (
     AuditAction,
@@ -675,3 +675,14 @@ def test_a_proposal_judged_in_the_queue_counts_apart_from_the_sample(curator, pa
     (row,) = [r for r in sweep_selectors.precision(run) if r["elsewhere"]]
     assert (row["sampled"], row["wrong"], row["elsewhere"]) == (0, 0, 1)
     assert row["precision"] is None
+
+
+def test_the_apply_preview_counts_a_group_of_copies_as_its_merges(palace, curator):
+    """Three copies of one memory are three pairs and two merges: the preview had said three
+    (23 merges foretold, 13 done, in a curator's trial)."""
+    run = run_sweep()
+    options = {"threshold": 0.99, "tiers": ["exact", "normalized"], "discard_below": False}
+    reach = sweep_selectors.apply_reach(run, merge_tiers=MERGE_TIERS, **options)
+    applied = sweep_services.apply(run, actor=curator, **options)
+    assert reach["merge"] == applied.merged
+    assert reach["grouped"] >= 1
