@@ -31,7 +31,7 @@ LABELS = {
     Outcome.DISTINCT: "judged distinct -> recorded distinct",
     Outcome.ALREADY_LINKED: "already linked",
     Outcome.ALREADY_DISTINCT: "already recorded distinct",
-    Outcome.GONE: "a side deleted or merged away (by this apply, or since the run)",
+    Outcome.GONE: "a side deleted or merged away",
     Outcome.APPLIED_BEFORE: "applied before",
     Outcome.DISCARDED_BEFORE: "discarded before",
     Outcome.OTHER_TIER: "in a tier not chosen",
