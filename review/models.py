@@ -268,6 +268,11 @@ class Proposal(models.Model):
         return f"{self.kind} {self.newer_pk} ~ {self.older_pk} ({self.tier} {self.score:.3f})"
 
     @property
+    def item(self) -> str:
+        """Its review item's id (`review.items.ItemRef`): "p12"."""
+        return f"p{self.pk}"
+
+    @property
     def newer_pk(self) -> int | None:
         """The internal id of the newer side, of either kind; None once it is deleted."""
         return self.newer_drawer_id if self.kind == self.Kind.DRAWER else self.newer_entity_id

@@ -15,6 +15,7 @@ from dedup.errors import DomainError
 from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from dedup.validation import id_of
 from review.curators import DECIDE_PERMISSION
+from review.diff import compact
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
 from review.services import sweep_jobs
@@ -95,7 +96,10 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "precision": sweep_selectors.precision(run),
         "sample": sweep_selectors.sample_to_judge(run),
         "judged": _judged(run, request.GET.get("judged", "")),
-        "proposals": sweep_selectors.proposals_for(run, tier=tier)[:100],
+        "proposals": [
+            (proposal, compact(proposal.texts.get("older", ""), proposal.texts.get("newer", "")))
+            for proposal in sweep_selectors.proposals_for(run, tier=tier)[:100]
+        ],
         "tier": tier,
         "tiers": ENTITY_TIERS if run.entities else DRAWER_TIERS,
         "can_decide": request.user.has_perm(DECIDE_PERMISSION),

@@ -686,3 +686,18 @@ def test_the_apply_preview_counts_a_group_of_copies_as_its_merges(palace, curato
     applied = sweep_services.apply(run, actor=curator, **options)
     assert reach["merge"] == applied.merged
     assert reach["grouped"] >= 1
+
+
+def test_the_proposals_table_shows_what_changed_wherever_it_is(client, curator, palace):
+    """Texts cut at 90 characters hid a change past the cut: both sides looked the same."""
+    room = palace["original"].room
+    long = (
+        "The nightly export of the billing ledger to the finance team's shared drive, with "
+        "its checksums and the audit trail, runs every night at "
+    )
+    legacy(room, long + "midnight.")
+    legacy(room, long + "noon.")
+    run = run_sweep()
+    client.force_login(curator)
+    page = client.get(f"/sweeps/{run.pk}/").content.decode()
+    assert "noon" in page.split("<h2>Proposals</h2>")[1]
