@@ -25,6 +25,7 @@ from review.forms import AuditFilterForm
 from review.views import offers
 from review.views.common import (
     HtmxHttpRequest,
+    in_console_words,
     post_or_show,
     query_without,
     referer_path,
@@ -187,7 +188,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         entries, error = selectors.audit_entries(filters), None
     except DomainError as failure:
         # An invalid filter lists nothing and exports nothing: the whole log would pass for it.
-        filters, error = selectors.AuditFilters(), failure.message
+        filters, error = selectors.AuditFilters(), in_console_words(failure.message)
         entries = AuditEntry.objects.none()
     export = request.GET.get("format")
     if export in ("csv", "json") and not error:

@@ -3,6 +3,7 @@ the query strings and return addresses they pass along."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import wraps
 from urllib.parse import urlsplit
@@ -36,12 +37,48 @@ def require_decide(request: HttpRequest) -> None:
         raise PermissionDenied("Deciding needs the curators' decide permission.")
 
 
+# The queue's and the audit log's filter fields as the console labels them: a refusal names the
+# parameter (the API's words, `min_similarity must be ...`), the console the field a curator sees.
+FILTER_LABELS = {
+    "type": "Type",
+    "rule": "Rule",
+    "wing": "Wing",
+    "room": "Room",
+    "kind": "Entity kind",
+    "min_similarity": "Similarity from",
+    "max_similarity": "Similarity to",
+    "status": "Status",
+    "order": "Order",
+    "q": "Search",
+    "run": "Sweep proposals",
+    "actor": "Curator",
+    "action": "Action",
+    "item": "Item",
+    "since": "From",
+    "until": "Until",
+}
+
+
+# Names that are no English word, so may be taken for a field wherever a message holds them.
+_FIELD_WORDS = re.compile(r"\b(min_similarity|max_similarity|since|until)\b")
+
+
+def in_console_words(message: str) -> str:
+    """A filter's refusal naming fields by their labels: "“Similarity from” must not be above
+    “Similarity to”." for "min_similarity must not be above max_similarity."."""
+    name, space, rest = message.partition(" ")
+    label = FILTER_LABELS.get(name.rstrip(":"))
+    if label:
+        message = f"“{label}”{name[len(name.rstrip(':')) :]}{space}{rest}"
+    return _FIELD_WORDS.sub(lambda found: f"“{FILTER_LABELS[found.group(1)]}”", message)
+
+
 def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
-    """The form's filters, or the defaults and the first error."""
+    """The form's filters, or the defaults and the first error (in the console's words)."""
     try:
         return form.filters(), None
     except DomainError as error:
-        return selectors.QueueFilters(), error.message
+        return selectors.QueueFilters(), in_console_words(error.message)
 
 
 def query_without(request: HttpRequest, *names: str) -> str:

@@ -333,11 +333,12 @@ def test_bad_filters_are_refused(world, url, code, named):
 
 
 CONSOLE_CASES = {
-    "queue q NUL": ("/?q=%00", "q: Must not contain NUL"),
-    "queue run superscript": ("/?run=%C2%B2", "run must be a sweep"),
-    "queue run too large": ("/?run=99999999999999999999999", "run must be a sweep"),
+    # The console names a field by the label a curator sees, where the API names the parameter.
+    "queue q NUL": ("/?q=%00", "q: Must not contain NUL"),  # refused at the edge, as the API
+    "queue run superscript": ("/?run=%C2%B2", "“Sweep proposals” must be a sweep"),
+    "queue run too large": ("/?run=99999999999999999999999", "“Sweep proposals” must be a sweep"),
     "audit actor NUL": ("/audit/?actor=%00", "actor: Must not contain NUL"),
-    "audit until overflow": ("/audit/?until=9999-12-31", "until must be a date"),
+    "audit until overflow": ("/audit/?until=9999-12-31", "“Until” must be a date"),
     "item NUL": ("/items/d1%00/", "path: Must not contain NUL"),
 }
 

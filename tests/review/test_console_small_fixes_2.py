@@ -13,7 +13,7 @@ def test_an_audit_range_ending_before_it_starts_is_an_error(as_curator, drawer_l
     response = as_curator.get("/audit/", {"since": "2026-12-05", "until": "2026-12-01"})
     assert response.status_code == 400
     body = response.content.decode()
-    assert "since must not be after until." in body
+    assert "“From” must not be after “Until”." in body
     assert "No entries" not in body
     same_day = as_curator.get("/audit/", {"since": "2026-12-01", "until": "2026-12-01"})
     assert same_day.status_code == 200

@@ -54,7 +54,7 @@ def test_queue_full_page_and_partial(as_curator, drawer_link, entity_link):
 def test_bad_queue_filter_is_a_clear_error(as_curator):
     response = as_curator.get("/", {"min_similarity": "lots"})
     assert response.status_code == 400
-    assert b"min_similarity must be a number" in response.content
+    assert "“Similarity from” must be a number" in response.content.decode()
 
 
 def test_viewer_sees_no_decision_controls_and_forged_posts_get_403(as_viewer, drawer_link):
