@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -31,12 +33,18 @@ def sweep_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         require_decide(request)
         return _sweep_start(request)
+    return _sweep_list_page(request)
+
+
+def _sweep_list_page(request: HttpRequest, entered: Any = None, status: int = 200) -> HttpResponse:
+    """The runs, and the form to start one (holding what was `entered`, when it was refused)."""
     runs = SweepRun.objects.order_by("-pk")[:50]
-    return render(
-        request,
-        "review/sweeps.html",
-        {"runs": runs, "can_decide": request.user.has_perm(DECIDE_PERMISSION)},
-    )
+    context = {
+        "runs": runs,
+        "can_decide": request.user.has_perm(DECIDE_PERMISSION),
+        "entered": entered or {},
+    }
+    return render(request, "review/sweeps.html", context, status=status)
 
 
 def _sweep_start(request: HttpRequest) -> HttpResponse:
@@ -55,7 +63,7 @@ def _sweep_start(request: HttpRequest) -> HttpResponse:
         under_way = getattr(error, "details", {}).get("run")  # started twice: show the first
         if under_way:
             return redirect("review:sweep", run_id=under_way)
-        return redirect("review:sweeps")
+        return _sweep_list_page(request, entered=request.POST, status=400)  # as typed
     run_sweep.enqueue(run.pk)
     messages.success(request, f"Sweep {run.pk} queued: a worker (manage.py db_worker) runs it.")
     return redirect("review:sweep", run_id=run.pk)

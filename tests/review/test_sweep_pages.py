@@ -84,3 +84,12 @@ def test_the_what_if_table_starts_at_the_runs_threshold(as_curator, dedup_settin
     table = page.split('aria-label="What applying would do"')[1].split("</table>")[0]
     assert "<td>0.80</td><td>1</td>" in table
     assert "<td>0.95</td><td>0</td>" in table
+
+
+def test_a_refused_start_keeps_what_was_typed(as_curator):
+    response = as_curator.post("/sweeps/", {"wing": "ops", "room": "dev", "threshold": "2"})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'value="2"' in page
+    assert 'name="wing" size="10" value="ops"' in page
+    assert "threshold" in page.split('class="messages"')[1][:300]
