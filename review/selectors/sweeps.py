@@ -279,7 +279,8 @@ class _Groups:
 
 def reverse_reach(run: SweepRun) -> dict[str, int]:
     """What `services.sweeps.reverse` would undo: the links and merges the run's applications
-    made, and the proposals they discarded (proposed again)."""
+    made, the proposals they discarded (proposed again), and those they recorded distinct
+    (proposed again, the distinct pairs the applications made forgotten)."""
     applied = dict(
         run.proposals.filter(status__in=(Proposal.Status.LINKED, Proposal.Status.MERGED))
         .order_by()
@@ -302,4 +303,5 @@ def reverse_reach(run: SweepRun) -> dict[str, int]:
         "propose_again": run.proposals.filter(
             pk__in=discarded, status=Proposal.Status.DISCARDED
         ).count(),
+        "distinct_again": run.proposals.filter(status=Proposal.Status.DISTINCT).count(),
     }

@@ -107,7 +107,7 @@ def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> Http
     except services.RevertBlocked as error:
         depends = error.details.get("depends_on_this", [])
         if depends:
-            context = {"batch": batch_id, "depends": depends, "next": redirect_to}
+            context = {"batch": batch_id, "dependents": _dependents(depends), "next": redirect_to}
             return render(request, "review/batch_confirm.html", context, status=409)
         messages.error(request, error.message)
     except DomainError as error:
@@ -139,7 +139,11 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
             return render(
                 request,
                 "review/revert_confirm.html",
-                {"decision_id": decision_id, "depends": depends, "next": redirect_to},
+                {
+                    "decision_id": decision_id,
+                    "dependents": _dependents(depends),
+                    "next": redirect_to,
+                },
                 status=409,
             )
         messages.error(request, error.message)
@@ -148,6 +152,11 @@ def _revert(request: HttpRequest, decision_id: int, *, redirect_to: str) -> Http
     else:
         _report_reverted(request, entries)
     return redirect(redirect_to)
+
+
+def _dependents(pks: list[int]) -> list[AuditEntry]:
+    """The later decisions a revert waits on, as the confirmation page names them (one query)."""
+    return list(AuditEntry.objects.filter(pk__in=pks).select_related("actor").order_by("pk"))
 
 
 def _report_reverted(

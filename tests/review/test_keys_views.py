@@ -234,6 +234,7 @@ def test_sweep_apply_and_reverse_show_their_reach_first(as_curator, dedup_settin
         "unlink": run.proposals.count(),
         "unmerge": 0,
         "propose_again": 0,
+        "distinct_again": 0,
     }
     assert run.proposals.filter(status="linked").count() == run.proposals.count()
     assert SweepRun.objects.get().status == "done"

@@ -701,3 +701,11 @@ def test_the_proposals_table_shows_what_changed_wherever_it_is(client, curator, 
     client.force_login(curator)
     page = client.get(f"/sweeps/{run.pk}/").content.decode()
     assert "noon" in page.split("<h2>Proposals</h2>")[1]
+
+
+def test_the_reverse_preview_counts_the_pairs_recorded_distinct(palace, curator):
+    run = run_sweep()
+    proposal = run.proposals.first()
+    sweep_services.judge(proposal, verdict="wrong", actor=curator)
+    sweep_services.apply(run, threshold=0.9, actor=curator)
+    assert sweep_selectors.reverse_reach(run)["distinct_again"] == 1

@@ -200,6 +200,11 @@ def test_revert_with_dependents_asks_to_revert_together(as_curator, drawer_link,
     response = as_curator.post(f"/audit/{first.pk}/revert", {"next": "/audit/"})
     assert response.status_code == 409
     assert b"Revert all 2 together" in response.content
+    # The dependent said, not only its number, and opened at its item in the log.
+    second = AuditEntry.objects.exclude(pk=first.pk).get()
+    page = response.content.decode()
+    assert f"#{second.pk}</a>: merge on d{link.pk} by cora" in page
+    assert f'href="/audit/?item=d{link.pk}"' in page
     response = as_curator.post(f"/audit/{first.pk}/revert", {"next": "/audit/", "cascade": "1"})
     assert response.status_code == 302
     assert Drawer.objects.current().count() == 3
