@@ -108,11 +108,18 @@ def _flagged(segments: list[Segment], flag: str) -> list[Segment]:
     return [s if s.op == "equal" else replace(s, flag=flag) for s in segments]
 
 
+def _aligned(words_a: list[str], words_b: list[str]) -> list[sequences.Opcode]:
+    """The words aligned up to case and width (`fold`): a text written again in capitals is
+    the same words, each shown as written, so a typo among them stands out (aligned as written,
+    every word was removed and inserted again, and the typo was lost among them)."""
+    return sequences.opcodes([fold(w) for w in words_a], [fold(w) for w in words_b])
+
+
 def _word_changes(a: str, b: str) -> Iterator[tuple[str, str, str, Letters | None]]:
     """Two composed texts compared word by word: each opcode's op, old and new text, and for a
     word replaced by one word, its letters (`by_letter`: None for another word)."""
     words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
-    for op, i1, i2, j1, j2 in sequences.opcodes(words_a, words_b):
+    for op, i1, i2, j1, j2 in _aligned(words_a, words_b):
         old, new = "".join(words_a[i1:i2]), "".join(words_b[j1:j2])
         single = op == "replace" and i2 - i1 == j2 - j1 == 1
         yield op, old, new, by_letter(old, new) if single else None
@@ -172,7 +179,7 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
     # "9h46" against "9H46" (outlined "number differs" on the queue's row, where the item page
     # warned of nothing).
     numbers_a, numbers_b = (bool(only) for only in differing_numbers(a, b))
-    opcodes = sequences.opcodes(words_a, words_b)
+    opcodes = _aligned(words_a, words_b)
     segments: list[Segment] = []
     for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
         if op == "equal":
