@@ -440,5 +440,5 @@ def test_a_typo_in_a_text_written_again_in_capitals_is_the_change_shown():
     newer = "BACKUPS RUN NIGHTLY AT TWO IN TEH MORNING AND ARE KEPT FOR THIRTY DAYS."
     changed = [s for s in compact(older, newer) if s.op in ("delete", "insert")]
     assert [(s.op, s.text) for s in changed] == [("delete", "the"), ("insert", "TEH")]
-    left, right = side_by_side(older, newer)
+    _, right = side_by_side(older, newer)
     assert "".join(s.text for s in right if s.op == "equal").startswith("BACKUPS RUN")
