@@ -76,17 +76,32 @@ def clean_content(content: object) -> str:
 # hyphen, zero-width spaces, word joiners, a byte order mark, the bidirectional controls such as
 # U+202E, which shows the text after it reversed, tags) and the characters that are letters or
 # marks only by category (the Hangul fillers, the combining grapheme joiner, Khmer's inherent
-# vowels). The joiners that scripts and emoji need (U+200C, U+200D) are kept, and so are the
-# variation selectors, which choose how an emoji is drawn.
+# vowels). Kept: the joiners that scripts and emoji need (U+200C, U+200D), the variation
+# selectors, which choose how an emoji is drawn, the format characters that are drawn (the
+# prepended concatenation marks: Arabic's number signs, the end of ayah), and the tags after a
+# black flag, which make a region's flag (England's, Scotland's).
 _FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
 _JOINERS = frozenset("\u200c\u200d")
+_DRAWN = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2")
+_DRAWN |= {"\U000110bd", "\U000110cd"}
+_KEPT_FORMAT = _JOINERS | _DRAWN
+_BLACK_FLAG, _TAGS = "\U0001f3f4", ("\U000e0020", "\U000e007f")
 
 
 def visible(value: str) -> str:
     """The value without the characters that show nothing (above)."""
-    return "".join(
-        c for c in value if c not in _FILLERS and (c in _JOINERS or unicodedata.category(c) != "Cf")
-    )
+    kept: list[str] = []
+    flag = False  # in the tags after a black flag
+    for c in value:
+        if _TAGS[0] <= c <= _TAGS[1]:
+            if flag:
+                kept.append(c)
+            continue
+        flag = c == _BLACK_FLAG
+        if c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT):
+            continue
+        kept.append(c)
+    return "".join(kept)
 
 
 def label_form(value: str) -> str:

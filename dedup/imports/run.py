@@ -206,17 +206,13 @@ def _apply_other(
     try:
         if data.get("type") == "entity":
             entity = entity_resolve(name=str(data["name"]), kind=str(data["kind"])).entity
-            if data.get("aliases") and not imported.options.get("aliases", True):
+            recorded = _person_aliases(imported, data.get("aliases") or [])
+            if recorded and not imported.options.get("aliases", True):
                 raise ValueError(ALIASES_NEED_EVERY_WING)
-            for alias in data.get("aliases") or []:
-                source = _alias_source(imported, EntityAlias.Source(alias["source"]))
-                if source in PERSON_ALIAS_SOURCES:  # the others come back with the mentions
-                    entity_alias_add(
-                        entity=entity,
-                        alias=str(alias["alias"]),
-                        source=source,
-                        actor=imported.created_by,
-                    )
+            for alias, source in recorded:
+                entity_alias_add(
+                    entity=entity, alias=alias, source=source, actor=imported.created_by
+                )
         elif data.get("type") == "mention":
             drawer = _mentioned_drawer(imported, str(data["drawer"]), held_as)
             written = mention_add(
@@ -252,6 +248,18 @@ def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]
         where = "the wings this import writes to" if imported.options.get("wings") else "the store"
         raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor in {where}.")
     return drawer
+
+
+def _person_aliases(
+    imported: Import, aliases: list[dict[str, Any]]
+) -> list[tuple[str, EntityAlias.Source]]:
+    """The aliases of an entity line a person recorded, each with the source it is recorded
+    under; a convergence's come back with the mentions."""
+    sourced = [
+        (str(alias["alias"]), _alias_source(imported, EntityAlias.Source(alias["source"])))
+        for alias in aliases
+    ]
+    return [(alias, source) for alias, source in sourced if source in PERSON_ALIAS_SOURCES]
 
 
 def _alias_source(imported: Import, source: EntityAlias.Source) -> EntityAlias.Source:

@@ -28,6 +28,7 @@ from dedup.validation import (
     clean_kind,
     clean_label,
     clean_metadata,
+    visible,
 )
 from palace.models import (
     AuditAction,
@@ -352,7 +353,12 @@ def entity_alias_remove(*, entity: Entity, alias: str, actor: Actor = None) -> t
     alias = clean_label(alias, "alias", max_length=NAME_MAX_LENGTH)
     with transaction.atomic():
         entity = Entity.objects.select_for_update().get(pk=entity.pk)
-        recorded = entity.alias_set.filter(alias=alias).first()
+        # As written (one recorded before aliases lost their invisible characters), else as an
+        # alias is recorded now (`clean_entity_name`): what was added is taken back by the same.
+        recorded = (
+            entity.alias_set.filter(alias=alias).first()
+            or entity.alias_set.filter(alias=visible(alias).strip()).first()
+        )
         if recorded is None:
             return entity, False
         if recorded.source != EntityAlias.Source.API:

@@ -23,6 +23,7 @@ from dedup.policy.merge_gates import (
 from dedup.policy.word_flags import WordFlag, differing_words
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, side_by_side
+from review.items import Action
 from review.models import Proposal, SweepJob, SweepRun
 from review.selectors.stats import similarity_band
 
@@ -277,6 +278,16 @@ class _Groups:
         return True
 
 
+def _merges_reverted_since(run: SweepRun, last_reverse: int | None) -> int:
+    """The run's merges since its last reverse that a curator has reverted one by one."""
+    merges = AuditEntry.objects.filter(
+        action=AuditAction.decision(Action.MERGE),
+        data__evidence__sweep=run.pk,
+        pk__gt=last_reverse or 0,
+    )
+    return merges.filter(reverted_by__isnull=False).count()
+
+
 def reverse_reach(run: SweepRun) -> dict[str, int]:
     """What `services.sweeps.reverse` would undo: the links and merges the run's applications
     made, the proposals they discarded (proposed again), and those they recorded distinct
@@ -299,7 +310,9 @@ def reverse_reach(run: SweepRun) -> dict[str, int]:
     ]
     return {
         "unlink": applied.get(Proposal.Status.LINKED, 0),
-        "unmerge": applied.get(Proposal.Status.MERGED, 0),
+        # A merge a curator reverted since is not undone again (`sweep_reverse`).
+        "unmerge": applied.get(Proposal.Status.MERGED, 0)
+        - _merges_reverted_since(run, last_reverse),
         "propose_again": run.proposals.filter(
             pk__in=discarded, status=Proposal.Status.DISCARDED
         ).count(),

@@ -41,6 +41,7 @@ from review.selectors.audit import last_decision
 from review.selectors.items import aliases_would_settle
 from review.selectors.queue import MAX_BULK
 from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
+from review.services.sweep_locks import worker_gone
 
 SIDE_MODELS: dict[ItemKind, type[Drawer] | type[Entity]] = {
     ItemKind.DRAWER: Drawer,
@@ -113,7 +114,7 @@ def _locked_proposal(ref: ItemRef, actor: Any = None) -> Proposal:
     once (`application_under_way`) rather than left waiting for a lock to time out (503)."""
     run = Proposal.objects.filter(pk=ref.pk).values("run_id")
     job = SweepJob.objects.filter(run_id=Subquery(run), status=SweepJob.Status.RUNNING).first()
-    if job is not None:
+    if job is not None and not worker_gone(job):  # a stopped worker's rolled back: go on
         raise Conflict(
             f"Sweep {job.run_id}'s {job.kind} is under way (job {job.pk}): judge its proposals "
             "once it is done.",

@@ -22,12 +22,12 @@ from django_tasks_db.models import DBTaskResult
 
 from dedup.database import database_failure
 from dedup.errors import Conflict, DomainError
-from dedup.locks import lock_key
 from dedup.policy.merge_gates import MERGE_TIERS
 from palace.models import DECIDE_PERMISSION
 from review.models import UNFINISHED_JOBS, SweepJob, SweepRun
-from review.selectors.sweeps import STUCK_AFTER, applied_since_last_reverse
+from review.selectors.sweeps import applied_since_last_reverse
 from review.services.sweep_apply import apply, apply_check
+from review.services.sweep_locks import worker_gone, worker_lock
 from review.services.sweep_parts import BUSY_RETRIES
 from review.services.sweep_reverse import NOT_APPLIED, reverse
 
@@ -97,6 +97,8 @@ def _queued(
     commits with the job, or neither does). Of two sent at once, the database keeps one
     (`one_unfinished_job_per_run`) and the other is refused."""
     user = actor if getattr(actor, "is_authenticated", False) else None
+    if user is not None:  # kept if the account is deleted while the job waits (`requested_by`)
+        options = {**options, "asked_by": user.get_username()}
     try:
         with transaction.atomic():
             job = SweepJob.objects.create(run=run, kind=kind, options=options, requested_by=user)
@@ -117,11 +119,6 @@ TASK_ENDED = (
 WORKER_STOPPED = "The worker doing it stopped before it finished (killed, or its machine gone)."
 
 
-def worker_lock(job_id: int) -> int:
-    """The key of the session lock a worker holds while it does the job (`_worker_holding`)."""
-    return lock_key("sweep-job", job_id)
-
-
 @contextlib.contextmanager
 def _worker_holding(job_id: int) -> Iterator[None]:
     """While a worker does a job, it holds a session lock of the job's (PostgreSQL), which its
@@ -139,22 +136,6 @@ def _worker_holding(job_id: int) -> Iterator[None]:
     finally:
         with contextlib.suppress(DatabaseError), connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])  # a lost connection: gone
-
-
-def worker_gone(job: SweepJob) -> bool:
-    """The job is marked running but its worker stopped: on PostgreSQL its session lock is free
-    (`_worker_holding`); on SQLite (no session locks) it has run longer than STUCK_AFTER."""
-    if job.status != SweepJob.Status.RUNNING:
-        return False
-    if connection.vendor != "postgresql":
-        return job.started_at is not None and timezone.now() - job.started_at > STUCK_AFTER
-    key = worker_lock(job.pk)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        free = bool(cursor.fetchone()[0])
-        if free:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
-    return free
 
 
 def job_cancel(run: SweepRun, *, actor: Any = None) -> SweepJob:
@@ -280,11 +261,14 @@ def _service_called(job: SweepJob) -> dict:
     """Call the job's service, as the user who asked, if they still may: one whose curator's
     right was taken (or account closed) while the job waited fails it (`permission_denied`)
     rather than have it applied in their name. Its answer as the API gives it."""
-    asker = job.requested_by
-    if asker is not None and not (asker.is_active and asker.has_perm(DECIDE_PERMISSION)):
+    asker, asked_by = job.requested_by, job.options.get("asked_by")
+    deleted = asker is None and asked_by is not None  # the foreign key set null
+    if deleted or (
+        asker is not None and not (asker.is_active and asker.has_perm(DECIDE_PERMISSION))
+    ):
         raise DomainError(
-            f"{asker.get_username()} may no longer decide, so the job they asked for was not "
-            "done; a curator can ask for it again.",
+            f"{asked_by} may no longer decide, so the job they asked for was not done; a "
+            "curator can ask for it again.",
             code="permission_denied",
         )
     run = SweepRun.objects.get(pk=job.run_id)

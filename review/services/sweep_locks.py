@@ -13,10 +13,12 @@ from collections.abc import Iterable
 
 from django.db import connection
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
-from dedup.locks import drawers_locked, room_writes_held, rows_held
+from dedup.locks import drawers_locked, lock_key, room_writes_held, rows_held
 from palace.models import Drawer, Entity
-from review.models import Proposal, SweepRun
+from review.models import Proposal, SweepJob, SweepRun
+from review.selectors.sweeps import STUCK_AFTER
 
 
 def drawers_held(ids: Iterable[int]) -> set[int]:
@@ -63,3 +65,26 @@ def applied_sides_held(run: SweepRun, applied: QuerySet[Proposal]) -> None:
     )
     room_writes_held(drawers)
     drawers_hold([], any_state=drawers.values_list("pk", flat=True), update=True)
+
+
+def worker_lock(job_id: int) -> int:
+    """The key of the session lock a worker holds while it does the job
+    (`sweep_jobs._worker_holding`)."""
+    return lock_key("sweep-job", job_id)
+
+
+def worker_gone(job: SweepJob) -> bool:
+    """The job is marked running but its worker stopped: on PostgreSQL its session lock is free
+    (`sweep_jobs._worker_holding`); on SQLite (no session locks) it has run longer than
+    STUCK_AFTER."""
+    if job.status != SweepJob.Status.RUNNING:
+        return False
+    if connection.vendor != "postgresql":
+        return job.started_at is not None and timezone.now() - job.started_at > STUCK_AFTER
+    key = worker_lock(job.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        free = bool(cursor.fetchone()[0])
+        if free:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+    return free

@@ -46,7 +46,9 @@ def reverse(run: SweepRun, *, actor: Any = None) -> Reversed:
         removed_links = _links_removed(applied)
         undone = len(applied) - reverted_before  # a merge a curator reverted is not undone here
         restored, distinct = _undo_discards_and_distinct(run)
-        if not (undone or restored or distinct):  # a second reverse (a double click): no row
+        # A second reverse (a double click) finds nothing applied: no row. A run whose merges a
+        # curator all reverted one by one still has its proposals to propose again.
+        if not (applied or restored or distinct):
             raise Conflict(NOT_APPLIED, code="run_not_applied")
         AuditEntry.objects.record(
             actor=actor,

@@ -60,3 +60,21 @@
     announce("Loaded item " + id + ".");
   });
 })();
+// After an action that loads a whole page (an undo, a revert, a judged sample card, a sweep's
+// Apply asked), focus was left on <body> and its message went unread until found: focus moves
+// to the message the page opens with, so a screen reader reads it and Tab goes on from there.
+// Not where the address names a place (#to-judge: the browser goes there) nor into a field.
+(function () {
+  "use strict";
+  function focusMessage() {
+    if (window.location.hash) return;
+    var active = document.activeElement;
+    if (active && active !== document.body) return;
+    var flash = document.querySelector("#main .messages");
+    if (!flash) return;
+    flash.setAttribute("tabindex", "-1");
+    flash.focus({ preventScroll: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", focusMessage);
+  else focusMessage();
+})();

@@ -106,13 +106,19 @@
     if (next) next.value = window.location.pathname + window.location.search;
   });
   // A refused decision (400, 403, 409 already decided) or an item gone meanwhile (404, 410)
-  // shows the server's message in place.
+  // shows the server's message in place. A whole page (Django's own 404 page, with the header
+  // and menu) is not swapped into the page: it is said as the other failures are, below.
+  var WHOLE_PAGE = /^\s*<!doctype|<html[\s>]/i;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var status = event.detail.xhr.status;
-    if ([400, 403, 404, 409, 410].indexOf(status) !== -1) {
-      event.detail.shouldSwap = true;
-      event.detail.isError = false;
+    if ([400, 403, 404, 409, 410].indexOf(status) === -1) return;
+    if (WHOLE_PAGE.test(event.detail.xhr.responseText || "")) {
+      event.detail.shouldSwap = false;
+      failed("That is not there (" + status + ").");
+      return;
     }
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
   });
   // Anything else that fails (a server error, a busy database, no network) would leave the page
   // as it was, buttons live, saying nothing: #request-error says so, as an alert, until the

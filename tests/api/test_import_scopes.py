@@ -125,3 +125,12 @@ def test_an_import_naming_no_wing_is_not_found_for_a_key_of_some_wings(api, user
     client = agent_client(user.username, wings=["notes"])
     response = client.get(f"/api/imports/{created['id']}")
     assert response.json()["code"] == "import_not_found"
+
+
+def test_a_key_of_some_wings_imports_an_entity_whose_aliases_are_a_convergences(
+    user, dedup_settings
+):
+    """Nothing would have been recorded: nothing is refused."""
+    client = agent_client(user.username, wings=["notes"])
+    client.post("/api/imports", castellan(drawer_line(), entity_line("convergence")), format="json")
+    assert Import.objects.get().errors == []

@@ -265,3 +265,23 @@ def test_a_backup_of_a_room_with_a_slash_restores_into_a_new_store(tmp_path):
     imported.refresh_from_db()
     assert imported.errors == []
     assert Drawer.objects.get().room.name == "2024/q1"
+
+
+def test_an_alias_is_taken_back_as_it_was_given():
+    entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=entity, alias="Countess\u2066 Lovelace")
+    _, removed = services.entity_alias_remove(entity=entity, alias="Countess\u2066 Lovelace")
+    assert removed is True
+    assert not entity.alias_set.exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f team",  # England
+        "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f team",  # Scotland
+        "\u06dd1 notes",  # Arabic's end of ayah, drawn
+    ],
+)
+def test_format_characters_that_are_drawn_stay(name):
+    assert services.drawer_write_in(wing=name, room="r", content="x").drawer.room.wing.name == name

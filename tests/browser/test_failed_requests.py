@@ -2,6 +2,8 @@
 and a server error or a lost connection an alert asking for a reload, where the page had stayed
 as it was, buttons live, saying nothing."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -54,3 +56,23 @@ def test_a_lost_connection_is_an_alert_until_the_next_request(page, live_server,
     page.keyboard.press("x")
     expect(page.locator(".messages")).to_contain_text("Done: dismiss")
     expect(alert).to_be_hidden()
+
+
+def test_a_whole_page_after_an_action_opens_on_its_message(page, live_server, palace):  # noqa: F811
+    """Focus was left on <body>, and the message unread until found."""
+    log_in(page, live_server, "/sweeps/")
+    page.get_by_label("Threshold").fill("2")
+    page.get_by_role("button", name="Start a sweep").click()
+    focused = page.locator(":focus")
+    expect(focused).to_have_class(re.compile("messages"))
+    expect(focused).to_contain_text("threshold")
+
+
+def test_a_whole_page_answer_is_not_swapped_into_the_page(page, live_server, palace):  # noqa: F811
+    """Django's own 404 page, header and menu included, landed inside the item's place."""
+    open_item(page, live_server)
+    whole = "<!doctype html><html><body><header>Castellan</header><h1>Not found</h1></body></html>"
+    page.route("**/decide", lambda route: route.fulfill(status=404, body=whole))
+    page.keyboard.press("x")
+    expect(page.locator("#request-error")).to_contain_text("That is not there (404).")
+    expect(page.locator("#main header")).to_have_count(0)

@@ -490,12 +490,12 @@ def test_a_tier_named_twice_is_recorded_once(swept, client):
 def test_judging_while_its_apply_runs_is_refused_at_once(swept, client):
     """The worker holds the run's proposals until it commits: a judgement had waited for the
     lock to time out (503 after 20 s)."""
-    apply_posted(client, swept)
-    SweepJob.objects.update(status=SweepJob.Status.RUNNING)  # a worker has taken it
+    job = apply_posted(client, swept).json()["job"]
     proposal = swept.proposals.first()
-    response = client.post(
-        f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
-    )
+    with worker_at_work(job["id"]):
+        response = client.post(
+            f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
+        )
     assert response.status_code == 409
     assert response.json()["code"] == "application_under_way"
     assert not AuditEntry.objects.filter(action__startswith="review.").exists()
@@ -508,3 +508,22 @@ def test_judging_while_its_apply_waits_for_a_worker_is_done(swept, client):
         f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
     )
     assert response.status_code == 201
+
+
+def test_judging_while_a_stopped_workers_job_is_marked_running_is_done(swept, client):
+    """Its worker's changes rolled back: nothing holds the proposals."""
+    job = apply_posted(client, swept).json()["job"]
+    stopped_worker(job["id"])
+    proposal = swept.proposals.first()
+    response = client.post(
+        f"/api/review/items/p{proposal.pk}/decisions", {"action": "same"}, format="json"
+    )
+    assert response.status_code == 201
+
+
+def test_a_job_whose_askers_account_was_deleted_fails(swept, client, curator):
+    """The foreign key is set null: the job had run as no one."""
+    apply_posted(client, swept)
+    curator.delete()
+    work()
+    assert SweepJob.objects.get().error["code"] == "permission_denied"

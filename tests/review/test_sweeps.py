@@ -651,8 +651,23 @@ def test_a_merge_a_curator_reverted_first_is_not_counted_undone_again(palace, cu
         action=AuditAction.decision("merge"), data__evidence__sweep=run.pk
     ).first()
     decisions.revert(decision=merge, actor=curator)
+    foretold = sweep_selectors.reverse_reach(run)
     reversed_ = sweep_services.reverse(run, actor=curator)
     assert reversed_.undone == applied.linked + applied.merged - 1
+    assert foretold["unlink"] + foretold["unmerge"] == reversed_.undone
+
+
+def test_a_run_whose_merges_were_all_reverted_by_hand_still_reverses(palace, curator):
+    """Its proposals were left merged for good: the reverse said nothing was applied."""
+    run = run_sweep()
+    sweep_services.apply(run, threshold=0.99, tiers=["exact", "normalized"], actor=curator)
+    for merge in AuditEntry.objects.filter(
+        action=AuditAction.decision("merge"), data__evidence__sweep=run.pk
+    ):
+        decisions.revert(decision=merge, actor=curator)
+    reversed_ = sweep_services.reverse(run, actor=curator)
+    assert reversed_.undone == 0
+    assert not run.proposals.filter(status="merged").exists()
 
 
 def test_judging_a_card_returns_to_the_next_one_saying_what_was_done(client, curator, palace):
