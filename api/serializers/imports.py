@@ -50,7 +50,8 @@ class ImportSerializer(serializers.Serializer):
     summary = serializers.JSONField(
         help_text="{files, records, created, exact, similar, malformed}; after a reversal, "
         "`reversal`: {removed, links_removed, kept: [{drawer, reasons}], mentions_removed: "
-        "[{drawer, entity, observation, provenance}]}."
+        "[{drawer, entity, observation, provenance}], removed_count, kept_count, "
+        "mentions_removed_count}: each list its first 100 (the audit log holds every one)."
     )
     malformed = ImportErrorSerializer(source="errors", many=True)
     drawers = serializers.SerializerMethodField(

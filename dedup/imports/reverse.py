@@ -40,13 +40,13 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
+from dedup.imports.reversal_report import LISTED, Reversal
 from dedup.locks import room_writes_held
 from dedup.services import (
     LINK_FIELDS,
@@ -70,22 +70,6 @@ from palace.models import (
 
 DELETE_CHUNK = 500  # ids per DELETE (SQLite bounds a statement's parameters)
 LINKED_SINCE = "a later drawer links to it"
-
-
-@dataclass(frozen=True)
-class Reversal:
-    removed: list[str]
-    links_removed: int
-    kept: list[dict[str, Any]]
-    mentions_removed: list[dict[str, Any]]  # those it recorded on drawers it did not create
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "removed": self.removed,
-            "links_removed": self.links_removed,
-            "kept": self.kept,
-            "mentions_removed": self.mentions_removed,
-        }
 
 
 def import_reverse(*, imported: Import, actor: Actor = None) -> Reversal:
@@ -154,7 +138,7 @@ def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -
             mentions_removed=_remove_mentions_elsewhere(imported),  # after its drawers went
         )
         imported.status = Import.Status.REVERSED
-        imported.summary = {**imported.summary, "reversal": reversal.as_dict()}
+        imported.summary = {**imported.summary, "reversal": reversal.as_dict(listed=LISTED)}
         imported.upload = ""  # a queued import's file: it will not be read now
         imported.save(update_fields=["status", "summary", "upload"])
         AuditEntry.objects.record(

@@ -319,3 +319,15 @@ def test_reversing_an_import_and_one_linking_to_it_at_once_leaves_neither(tmp_pa
     )
     assert [type(answer).__name__ for answer in answers] == ["Reversal", "Reversal"]
     assert Drawer.objects.count() == 0
+
+
+def test_the_summary_lists_a_large_reversals_first_drawers_and_counts_them(tmp_path, monkeypatch):
+    """Every id of a reversal of 100,000 drawers was in the summary each answer carries."""
+    monkeypatch.setattr(reverse_module, "LISTED", 2)
+    imported = run(mempalace_file(tmp_path))
+    reversal = imports.import_reverse(imported=imported)
+    imported.refresh_from_db()
+    listed = imported.summary["reversal"]
+    assert len(listed["removed"]) == 2
+    assert listed["removed_count"] == 3
+    assert len(reversal.removed) == 3  # the caller, the command and the audit row: whole
