@@ -157,7 +157,7 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     """Why each drawer the import created must stay (those with a reason): what was done to it
     since, outside the import. A few queries for the whole import, not a few per drawer."""
     own = {drawer.pk for drawer in drawers}
-    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    own_ids = _own_ids(imported)
     reasons: dict[int, list[str]] = defaultdict(list)
     for link in _links_of(own_ids).exclude(imports=imported).values("newer_id", "older_id"):
         if link["older_id"] in own and link["newer_id"] not in own:
@@ -190,14 +190,15 @@ def _later_work(imported: Import, drawers: list[Drawer]) -> dict[int, list[str]]
     return {pk: list(dict.fromkeys(why)) for pk, why in reasons.items()}
 
 
+def _own_ids(imported: Import) -> QuerySet[Any]:
+    """The ids of the drawers the import created, as a subquery."""
+    return Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+
+
 def _found_elsewhere(imported: Import) -> QuerySet[Any]:
     """The rows of the other imports, not reversed, that found one of the import's drawers."""
     return (
-        Import.found.through.objects.filter(
-            drawer_id__in=Import.drawers.through.objects.filter(import_id=imported.pk).values(
-                "drawer_id"
-            )
-        )
+        Import.found.through.objects.filter(drawer_id__in=_own_ids(imported))
         .exclude(import_id=imported.pk)
         .exclude(import__status=Import.Status.REVERSED)
     )
@@ -207,7 +208,7 @@ def _finder_ids(imported: Import) -> set[int]:
     """The imports a drawer of this one may go to: those that found one, and those whose links
     point at one from a drawer this import did not create (`_link_heirs`)."""
     found = set(_found_elsewhere(imported).values_list("import_id", flat=True))
-    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    own_ids = _own_ids(imported)
     holding = (
         Import.links.through.objects.filter(drawerlink__older__in=own_ids)
         .exclude(drawerlink__newer__in=own_ids)
@@ -246,7 +247,7 @@ def _link_heirs(imported: Import, kept: dict[int, list[str]]) -> dict[int, int]:
     only_linked = [pk for pk, why in kept.items() if why == [LINKED_SINCE]]
     if not only_linked:
         return {}
-    own_ids = Import.drawers.through.objects.filter(import_id=imported.pk).values("drawer_id")
+    own_ids = _own_ids(imported)
     links = dict(
         DrawerLink.objects.filter(older__in=only_linked)
         .exclude(newer__in=own_ids)

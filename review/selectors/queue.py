@@ -60,7 +60,13 @@ class QueueItem:
             return compact(link.older.content, link.newer.content)
         if isinstance(link, EntityLink):
             return []
-        return compact(link.texts.get("older", ""), link.texts.get("newer", ""))
+        return proposal_changes(link)
+
+
+def proposal_changes(proposal: Proposal) -> list[Segment]:
+    """The words a proposal's pair changed, from the two texts it keeps as they were proposed
+    (the queue's rows and a sweep's proposals table)."""
+    return compact(proposal.texts.get("older", ""), proposal.texts.get("newer", ""))
 
 
 @dataclass

@@ -17,9 +17,9 @@ from dedup.errors import DomainError
 from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from dedup.validation import id_of
 from review.curators import DECIDE_PERMISSION
-from review.diff import compact
 from review.models import Proposal, SweepRun
 from review.selectors import sweeps as sweep_selectors
+from review.selectors.queue import proposal_changes
 from review.services import sweep_jobs
 from review.services import sweeps as sweep_services
 from review.tasks import run_sweep, run_sweep_job
@@ -105,7 +105,7 @@ def sweep_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "sample": sweep_selectors.sample_to_judge(run),
         "judged": _judged(run, request.GET.get("judged", "")),
         "proposals": [
-            (proposal, compact(proposal.texts.get("older", ""), proposal.texts.get("newer", "")))
+            (proposal, proposal_changes(proposal))
             for proposal in sweep_selectors.proposals_for(run, tier=tier)[:100]
         ],
         "tier": tier,
