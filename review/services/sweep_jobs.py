@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
@@ -266,8 +266,10 @@ def _service_called(job: SweepJob) -> dict:
     if deleted or (
         asker is not None and not (asker.is_active and asker.has_perm(DECIDE_PERMISSION))
     ):
+        # A job queued before jobs kept the asker's name names them by their account.
+        name = asked_by or cast(Any, asker).get_username()
         raise DomainError(
-            f"{asked_by} may no longer decide, so the job they asked for was not done; a "
+            f"{name} may no longer decide, so the job they asked for was not done; a "
             "curator can ask for it again.",
             code="permission_denied",
         )

@@ -527,3 +527,13 @@ def test_a_job_whose_askers_account_was_deleted_fails(swept, client, curator):
     curator.delete()
     work()
     assert SweepJob.objects.get().error["code"] == "permission_denied"
+
+
+def test_a_job_queued_before_askers_were_named_names_its_asker(swept, client, curator):
+    apply_posted(client, swept)
+    job = SweepJob.objects.get()
+    job.options = {k: v for k, v in job.options.items() if k != "asked_by"}
+    job.save(update_fields=["options"])
+    curator.groups.clear()
+    work()
+    assert SweepJob.objects.get().error["message"].startswith(f"{curator.get_username()} may")
