@@ -42,9 +42,10 @@ class StrippedFloatField(forms.FloatField):
         return super().to_python(value.strip() if isinstance(value, str) else value)
 
 
-def _similarity(name: str) -> forms.FloatField:
+def _similarity(name: str, label: str) -> forms.FloatField:
     message = f"{name} must be a number from 0 to 1."
     return StrippedFloatField(
+        label=label,
         required=False,
         min_value=0,
         max_value=1,
@@ -53,15 +54,20 @@ def _similarity(name: str) -> forms.FloatField:
     )
 
 
-def _text(size: int, **attrs: str) -> forms.CharField:
-    return forms.CharField(required=False, widget=forms.TextInput(attrs={"size": size, **attrs}))
+def _text(label: str, size: int, **attrs: str) -> forms.CharField:
+    return forms.CharField(
+        label=label, required=False, widget=forms.TextInput(attrs={"size": size, **attrs})
+    )
 
 
 class QueueFilterForm(forms.Form):
-    """The queue's filters, for the page, the bulk form and the API alike."""
+    """The queue's filters, for the page, the bulk form and the API alike. A field's label is
+    the one place its name in the console is written: the page shows it, and a refusal names
+    the field by it (`review.views.common.in_console_words`); the API names the parameter."""
 
     type = StrippedChoiceField(
         name="type",
+        label="Type",
         choices=[
             ("", "both"),
             ("drawer", "similar_to (drawers)"),
@@ -71,26 +77,35 @@ class QueueFilterForm(forms.Form):
     )
     rule = StrippedChoiceField(
         name="rule",
+        label="Rule",
         choices=[
             ("", "any"),
             *((r, r) for r in selectors.DRAWER_RULES + selectors.ENTITY_RULES),
             *((r, r) for r in selectors.PROPOSAL_RULES),
         ],
     )
-    wing = _text(10)
-    room = _text(10)
-    kind = _text(8)
-    min_similarity = _similarity("min_similarity")
-    max_similarity = _similarity("max_similarity")
+    wing = _text("Wing", 10)
+    room = _text("Room", 10)
+    kind = _text("Entity kind", 8)
+    min_similarity = _similarity("min_similarity", "Similarity from")
+    # The whole name, though the page shows "to" beside "Similarity from" (templates/review/
+    # queue.html): alone, in a refusal or read out, "to" names nothing.
+    max_similarity = _similarity("max_similarity", "Similarity to")
     status = StrippedChoiceField(
-        name="status", default="open", choices=[(s, s) for s in selectors.STATUSES]
+        name="status",
+        label="Status",
+        default="open",
+        choices=[(s, s) for s in selectors.STATUSES],
     )
     order = StrippedChoiceField(
-        name="order", default="similarity", choices=list(selectors.ORDERS.items())
+        name="order",
+        label="Order",
+        default="similarity",
+        choices=list(selectors.ORDERS.items()),
     )
-    q = forms.CharField(required=False, widget=forms.SearchInput)
+    q = forms.CharField(label="Search", required=False, widget=forms.SearchInput)
     # Any sweep's number is accepted; the list offers the recent finished ones.
-    run = forms.CharField(required=False, widget=forms.Select)
+    run = forms.CharField(label="Sweep proposals", required=False, widget=forms.Select)
 
     def __init__(self, data: Mapping[str, str] | None = None, **kwargs) -> None:
         kwargs.setdefault("auto_id", False)
@@ -139,13 +154,18 @@ class QueueFilterForm(forms.Form):
 
 
 class AuditFilterForm(forms.Form):
-    """The audit log's filters. A date must be one the log can count a day past."""
+    """The audit log's filters, labelled as the queue's are. A date must be one the log can
+    count a day past."""
 
-    actor = _text(10)
-    action = _text(16, placeholder="review.merge")
-    item = _text(8, placeholder="d12")
-    since = forms.CharField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.CharField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    actor = _text("Curator", 10)
+    action = _text("Action", 16, placeholder="review.merge")
+    item = _text("Item", 8, placeholder="d12")
+    since = forms.CharField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.CharField(
+        label="Until", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
 
     def __init__(self, data: Mapping[str, str] | None = None, **kwargs) -> None:
         kwargs.setdefault("auto_id", False)

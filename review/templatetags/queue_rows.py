@@ -1,14 +1,15 @@
 """The queue's per-row pieces rendered in Python: a row's compact word diff and its "taken"
 tag. As included templates they were most of the queue page's rendering time (25 rows, each
-including two templates); the markup is the same."""
+including two templates); the markup is the same. And two of its filter form's: whether one is
+set, and a label drawn shorter than it reads."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
 from django import template
-from django.forms import Form
-from django.utils.html import escape
+from django.forms import BoundField, Form
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from review.diff import Segment
@@ -61,3 +62,16 @@ def filters_set(form: Form) -> bool:
         if value and value != getattr(field, "default", ""):
             return True
     return False
+
+
+@register.filter
+def label_drawn_as(field: BoundField, drawn: str) -> SafeString:
+    """A field's label drawn as its last words, `drawn` ("to" of "Similarity to", after
+    "Similarity from"), the words before them in visually hidden text: the label's text, so the
+    field's name, stays the whole label, and holds the words seen (WCAG 2.5.3, Label in Name). A
+    label that does not end in them is drawn whole: a changed label never leaves a stale word."""
+    label = str(field.label)
+    hidden = label.removesuffix(f" {drawn}")
+    if hidden == label:
+        return conditional_escape(label)
+    return format_html('<span class="visually-hidden">{}</span> {}', hidden, drawn)

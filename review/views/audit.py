@@ -197,7 +197,7 @@ def audit(request: HtmxHttpRequest) -> HttpResponse:
         entries, error = selectors.audit_entries(filters), None
     except DomainError as failure:
         # An invalid filter lists nothing and exports nothing: the whole log would pass for it.
-        filters, error = selectors.AuditFilters(), in_console_words(failure.message)
+        filters, error = selectors.AuditFilters(), in_console_words(failure.message, form)
         entries = AuditEntry.objects.none()
     export = request.GET.get("format")
     if export in ("csv", "json") and not error:

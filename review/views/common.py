@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import wraps
 from urllib.parse import urlsplit
 
+from django import forms
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
@@ -37,40 +38,26 @@ def require_decide(request: HttpRequest) -> None:
         raise PermissionDenied("Deciding needs the curators' decide permission.")
 
 
-# The queue's and the audit log's filter fields as the console labels them: a refusal names the
-# parameter (the API's words, `min_similarity must be ...`), the console the field a curator sees.
-FILTER_LABELS = {
-    "type": "Type",
-    "rule": "Rule",
-    "wing": "Wing",
-    "room": "Room",
-    "kind": "Entity kind",
-    "min_similarity": "Similarity from",
-    "max_similarity": "Similarity to",
-    "status": "Status",
-    "order": "Order",
-    "q": "Search",
-    "run": "Sweep proposals",
-    "actor": "Curator",
-    "action": "Action",
-    "item": "Item",
-    "since": "From",
-    "until": "Until",
-}
-
-
-# Names that are no English word, so may be taken for a field wherever a message holds them.
+# Parameter names that are no word a refusal otherwise uses, so are taken for a field wherever
+# one holds them; any other is a field's name only as a refusal's first word (`rule`, `type`).
 _FIELD_WORDS = re.compile(r"\b(min_similarity|max_similarity|since|until)\b")
 
 
-def in_console_words(message: str) -> str:
-    """A filter's refusal naming fields by their labels: "“Similarity from” must not be above
-    “Similarity to”." for "min_similarity must not be above max_similarity."."""
+def in_console_words(message: str, form: forms.Form) -> str:
+    """A filter form's refusal naming its fields by their labels (a form's labels are the ones
+    its page shows): "“Similarity from” must not be above “Similarity to”." for
+    "min_similarity must not be above max_similarity.". The form words a refusal with the
+    parameters' names, as the API shows it; the console, with the fields a curator sees."""
+    labels = {name: str(form[name].label) for name in form.fields}
+
+    def quoted(name: str) -> str | None:
+        return f"“{labels[name]}”" if name in labels else None
+
     name, space, rest = message.partition(" ")
-    label = FILTER_LABELS.get(name.rstrip(":"))
-    if label:
-        message = f"“{label}”{name[len(name.rstrip(':')) :]}{space}{rest}"
-    return _FIELD_WORDS.sub(lambda found: f"“{FILTER_LABELS[found.group(1)]}”", message)
+    field = name.rstrip(":")
+    if first := quoted(field):
+        message = f"{first}{name[len(field) :]}{space}{rest}"
+    return _FIELD_WORDS.sub(lambda found: quoted(found.group(1)) or found.group(0), message)
 
 
 def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
@@ -78,7 +65,7 @@ def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, 
     try:
         return form.filters(), None
     except DomainError as error:
-        return selectors.QueueFilters(), in_console_words(error.message)
+        return selectors.QueueFilters(), in_console_words(error.message, form)
 
 
 def query_without(request: HttpRequest, *names: str) -> str:

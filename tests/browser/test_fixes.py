@@ -68,14 +68,14 @@ def test_an_invalid_filter_shows_the_error_and_no_rows(page, live_server, curato
     rows = page.locator("table.queue tbody tr.row")
     expect(rows).to_have_count(1)
     page.get_by_label("Similarity from").fill("0.9")
-    page.get_by_label("to", exact=True).fill("0.5")
-    page.get_by_label("to", exact=True).press("Tab")  # change: htmx filters in place
+    page.get_by_label("Similarity to", exact=True).fill("0.5")
+    page.get_by_label("Similarity to", exact=True).press("Tab")  # change: htmx filters in place
     expect(page.get_by_role("alert")).to_contain_text(
         "“Similarity from” must not be above “Similarity to”"
     )
     expect(rows).to_have_count(0)
     page.get_by_label("Wing").fill("OPS")
-    page.get_by_label("to", exact=True).fill("")
+    page.get_by_label("Similarity to", exact=True).fill("")
     page.get_by_role("button", name="Filter").click()
     expect(rows).to_have_count(1)  # the wing filter ignores case
 
