@@ -41,7 +41,7 @@ from dedup.locks import drawers_locked
 from dedup.services import WriteMode, drawer_write, drawer_write_in
 from dedup.services.drawers import DrawerWrite, hold_write_locks
 from dedup.services.rooms import Place, rooms_named
-from dedup.validation import clean_label
+from dedup.validation import clean_label, label_form
 from palace.models import Drawer, Import, Room
 
 CHUNK_SIZE = 100
@@ -297,5 +297,7 @@ def file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Q
         else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
     )
     if imported.options.get("wings"):
-        drawers = drawers.filter(room__wing__name__in=imported.options["wings"])
+        # As the file names them, and composed: the names its new wings were given.
+        wings = set(imported.options["wings"])
+        drawers = drawers.filter(room__wing__name__in=wings | {label_form(w) for w in wings})
     return drawers

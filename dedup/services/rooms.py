@@ -31,9 +31,11 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
     requests creating the same new wings in opposite order then queue instead of deadlocking.
 
     A new wing or room is given its name by `clean_place_name`, or, `as_named` (an import
-    restoring a store's names), the name as given, trimmed.
+    restoring a store's names), by `label_form` alone: what a path cannot name is kept (a backup
+    of a room holding '/' restores whole), but the name is composed as every other new one is,
+    so a file naming "cafe\u0301" writes into the wing "café" (one api 0002 renamed, say).
     """
-    given = (lambda name, _: name) if as_named else clean_place_name
+    given = _import_name if as_named else clean_place_name
     cleaned = {
         place: (clean_label(place[0], "wing"), clean_label(place[1], "room")) for place in places
     }
@@ -57,6 +59,11 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
                     wing=wing_obj, name=given(room_name, "room")
                 )
     return {place: found[names] for place, names in cleaned.items()}
+
+
+def _import_name(name: str, _: str) -> str:
+    """The name an import gives a new wing or room: composed, unless nothing would be left."""
+    return label_form(name) or name
 
 
 def rooms_named(names: set[Place]) -> dict[Place, Room]:

@@ -14,9 +14,9 @@ import pytest
 
 from api.mcp_server import writes
 from api.models import ALL_WINGS, RIGHTS, AgentKey
-from dedup import services
+from dedup import imports, services
 from dedup.errors import InvalidInput
-from palace.models import Checkpoint, Drawer, Room, Wing
+from palace.models import Checkpoint, Drawer, Entity, Room, Wing
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -265,6 +265,40 @@ def test_a_backup_of_a_room_with_a_slash_restores_into_a_new_store(tmp_path):
     imported.refresh_from_db()
     assert imported.errors == []
     assert Drawer.objects.get().room.name == "2024/q1"
+
+
+def castellan_import(tmp_path, lines: list[dict[str, Any]], wings=()) -> imports.Tally:
+    path = tmp_path / "backup.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = imports.import_create(source=str(path), format="castellan", wings=wings)
+    return imports.import_run(imported, path=path)
+
+
+def test_a_backup_naming_a_wing_decomposed_restores_into_the_composed_one(tmp_path):
+    """A file exported before api 0002 composed the store's names (or typed decomposed) writes
+    into the wing and room of the composed names, and its lines naming its drawers by the
+    file's ids find them there, in the import's wings (as the file names them)."""
+    room = made_before("café", "résumé")
+    lines = [
+        {"type": "drawer", "id": "d1", "wing": NFD, "room": unicodedata.normalize("NFD", "résumé"),
+         "content": "The espresso machine is descaled on Fridays."},
+        {"type": "mention", "drawer": "d1", "name": "Espresso", "kind": "thing"},
+    ]  # fmt: skip
+    tally = castellan_import(tmp_path, lines, wings={NFD})
+    assert tally.errors == []
+    assert (Wing.objects.count(), Room.objects.count()) == (1, 1)
+    assert Drawer.objects.get().room == room
+    assert Entity.objects.get(name="Espresso").mentions.get().drawer.room == room
+
+
+def test_an_import_gives_a_new_wing_its_composed_name_and_keeps_a_slash(tmp_path):
+    lines = [
+        {"type": "drawer", "id": "d1", "wing": f"{NFD}\u200b", "room": "2024/q1", "content": "x"}
+    ]
+    assert castellan_import(tmp_path, lines).errors == []
+    assert str(Room.objects.get()) == "café/2024/q1"
+    written = services.drawer_write_in(wing="café", room="notes", content="y")
+    assert Wing.objects.get() == written.drawer.room.wing  # a write of the composed name finds it
 
 
 def test_an_alias_is_taken_back_as_it_was_given():
