@@ -19,7 +19,7 @@ from django.db import models, transaction
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
-from dedup.validation import clean_label
+from dedup.validation import place_name
 from palace.models import AGENTS_GROUP
 
 READ, WRITE, DELETE = "read", "write", "delete"
@@ -59,7 +59,7 @@ def clean_wings(value: object) -> list[str]:
     try:  # a wing's name by the write path's rule: a key for a wing no write can make is none
         return sorted(
             {
-                wing.strip() if wing.strip() == ALL_WINGS else clean_label(wing, "wing")
+                wing.strip() if wing.strip() == ALL_WINGS else place_name(wing, "wing")
                 for wing in value
             }
         )

@@ -15,6 +15,7 @@ from django.db.models import Q
 from rest_framework.request import Request
 
 from api.models import AGENTS_GROUP, ALL_WINGS, RIGHTS, AgentKey
+from dedup.validation import lookup_form
 from review.curators import DECIDE_PERMISSION
 
 
@@ -30,10 +31,10 @@ class Scope:
         return right in self.rights and self.reaches(wing)
 
     def reaches(self, wing: str | None) -> bool:
-        """The wing, named as a request names it, is one of the key's: trimmed, as the write
-        path looks wings up ("notes " is notes), so a key is judged on the wing the request
-        will reach."""
-        return self.wings is None or wing is None or wing.strip() in self.wings
+        """The wing, named as a request names it, is one of the key's: in the form every read
+        and write finds a wing by (`lookup_form`: "notes " is notes, "cafe\u0301" is café), so
+        a key is judged on the wing the request will reach."""
+        return self.wings is None or wing is None or lookup_form(wing) in self.wings
 
     def wing_filter(self, path: str) -> Q:
         """Rows whose wing (at `path`, e.g. `drawer__room__wing__name`) is reached."""

@@ -24,7 +24,7 @@ from typing import Any
 from dedup import services
 from dedup.errors import DomainError
 from dedup.services.rooms import Place, rooms_named
-from dedup.validation import clean_content, clean_label
+from dedup.validation import clean_content, place_name
 from palace.models import Drawer, Room
 
 logger = logging.getLogger("castellan.mining")
@@ -98,7 +98,7 @@ def place_of(path: Path, *, wing: str, room: str | None = None) -> Place:
     base = path if path.is_dir() else path.parent
     if room is None:
         room = base.name or DEFAULT_ROOM
-    return clean_label(wing, "wing"), clean_label(room, "room")
+    return place_name(wing, "wing"), place_name(room, "room")
 
 
 def mine(

@@ -74,8 +74,8 @@ def drawers_search(
     hits = selectors.drawers_matching(
         groups=groups,
         wings=wings,
-        wing=wing.strip() if wing else wing,  # as the writes look names up
-        room=room.strip() if room else room,
+        wing=validation.lookup_form(wing) if wing else wing,  # as the writes look names up
+        room=validation.lookup_form(room) if room else room,
         agent=agent,
         after=after,
         limit=limit + 1,

@@ -111,6 +111,22 @@ def label_form(value: str) -> str:
     return unicodedata.normalize("NFC", visible(value)).strip()
 
 
+def lookup_form(value: str) -> str:
+    """The name a wing or room a client names is found by, and an agent key's wing is judged
+    by: its composed form (`label_form`), the form every new wing and room is given and every
+    stored one has had since `api/0002`; a name of fillers alone, which composes to nothing, as
+    given, trimmed. One rule for writes, reads, dry runs, searches and keys: a read of
+    "cafe\u0301" finds "café", and a key made for "beta\u200b" reaches the wing "beta" its
+    writes land in, and no other."""
+    return label_form(value) or value.strip()
+
+
+def place_name(value: object, field: str) -> str:
+    """A wing's or room's name as a request gives it, checked (`clean_label`) and in the form
+    it is found by (`lookup_form`)."""
+    return lookup_form(clean_label(value, field))
+
+
 def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
     """A wing, room, drawer or entity name as it is looked up: trimmed, not blank (nor only
     invisible format characters), no control characters. Names are found as they were stored,

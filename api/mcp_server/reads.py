@@ -28,7 +28,7 @@ from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView
 from dedup.search import SEARCH_LIMIT_MAX, drawers_search
-from dedup.validation import cursor_id, cursor_of, cursor_values
+from dedup.validation import cursor_id, cursor_of, cursor_values, lookup_form
 from palace import selectors
 
 MAX_LIMIT = 200
@@ -79,7 +79,7 @@ def wings_of(caller: Caller) -> dict[str, Any]:
 def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
     """One wing's rooms, if the caller reaches it (a tool's and a resource's answer)."""
     caller.require(READ, wing)
-    found = selectors.wings_with_rooms().filter(name=wing.strip()).first()
+    found = selectors.wings_with_rooms().filter(name=lookup_form(wing)).first()
     if found is None:
         raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
     return plain(s.WingSerializer(found).data)
@@ -100,7 +100,7 @@ def list_drawers(
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
     data = validated(DrawerPageSerializer, {"limit": limit, "cursor": cursor})
-    found = selectors.room_by_names(wing=wing.strip(), room=room.strip())
+    found = selectors.room_by_names(wing=lookup_form(wing), room=lookup_form(room))
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)

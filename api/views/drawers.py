@@ -34,6 +34,7 @@ from api.views.common import (
 )
 from dedup import services
 from dedup.errors import Conflict
+from dedup.validation import lookup_form
 from palace import selectors
 from palace.models import Drawer
 
@@ -91,7 +92,7 @@ class RoomDrawersView(GenericAPIView):
     )
     def get(self, request: Request, wing: str, room: str) -> Response:
         """A room's drawers, newest first (current ones unless `all=true`)."""
-        found = selectors.room_by_names(wing=wing.strip(), room=room.strip())
+        found = selectors.room_by_names(wing=lookup_form(wing), room=lookup_form(room))
         if found is None:
             raise ApiError("No room with that name.", code="room_not_found", status_code=404)
         include_superseded = query_flag(request, "all")

@@ -25,6 +25,7 @@ from api.serializers.drawers import DrawerSerializer
 from api.views.common import body_checked, parsed
 from dedup import imports
 from dedup.tasks import run_import
+from dedup.validation import lookup_form
 from palace import selectors
 from palace.models import Import
 
@@ -173,7 +174,8 @@ class ExportView(APIView):
     )
     def get(self, request: Request) -> StreamingHttpResponse:
         """Stream the store (or a wing) as JSON lines, read a chunk at a time."""
-        wing = request.query_params.get("wing") or None
+        given = request.query_params.get("wing")
+        wing = lookup_form(given) if given else None  # as every read finds a wing
         format = request.query_params.get("format", "jsonl")
         if format not in EXPORT_FORMATS:
             raise ApiError(

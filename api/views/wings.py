@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from api.errors import ApiError, errors
 from api.scopes import scope_of
 from api.serializers import drawers as s
+from dedup.validation import lookup_form
 from palace import selectors
 
 
@@ -24,7 +25,7 @@ class WingListView(APIView):
 class WingDetailView(APIView):
     @extend_schema(responses={200: s.WingSerializer, **errors(401, 404)})
     def get(self, request: Request, wing: str) -> Response:
-        found = selectors.wings_with_rooms().filter(name=wing.strip()).first()
+        found = selectors.wings_with_rooms().filter(name=lookup_form(wing)).first()
         if found is None:
             raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
         return Response(s.WingSerializer(found).data)

@@ -41,7 +41,7 @@ from dedup.locks import drawers_locked
 from dedup.services import WriteMode, drawer_write, drawer_write_in
 from dedup.services.drawers import DrawerWrite, hold_write_locks
 from dedup.services.rooms import Place, rooms_named
-from dedup.validation import clean_label, label_form
+from dedup.validation import label_form, place_name
 from palace.models import Drawer, Import, Room
 
 CHUNK_SIZE = 100
@@ -160,7 +160,7 @@ class ChunkWriter:
             if place in self.rooms or place in wanted:
                 continue
             try:
-                wanted[place] = (clean_label(record.wing, "wing"), clean_label(record.room, "room"))
+                wanted[place] = (place_name(record.wing, "wing"), place_name(record.room, "room"))
             except DomainError:
                 continue  # the write path refuses it, with its error
         found = rooms_named(set(wanted.values()))

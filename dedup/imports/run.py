@@ -36,7 +36,7 @@ from dedup.imports.supersessions import apply_supersessions
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
-from dedup.validation import clean_label
+from dedup.validation import place_name
 from palace.models import (
     DECIDE_PERMISSION,
     PERSON_ALIAS_SOURCES,
@@ -317,7 +317,7 @@ def record_wings(
     (`import_create`), so that a key sees an import when it reaches every wing it writes to. A
     wing given for the whole file is checked as a record's is."""
     if wing:  # "" (or None) is no wing for the whole file, as the readers take it
-        return {clean_label(wing, "wing")}
+        return {place_name(wing, "wing")}
     arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
     named = {
         item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)
@@ -327,6 +327,6 @@ def record_wings(
 
 def _wing_label(wing: str) -> str:
     try:
-        return clean_label(wing, "wing")
+        return place_name(wing, "wing")
     except DomainError:
         return ""  # the write path refuses the record

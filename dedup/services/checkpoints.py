@@ -19,7 +19,7 @@ from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
-from dedup.validation import NAME_MAX_LENGTH, clean_label, label_form
+from dedup.validation import NAME_MAX_LENGTH, clean_label, label_form, lookup_form
 from palace.models import DIARY_ROOM, Checkpoint, Drawer, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
@@ -165,8 +165,10 @@ def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
     for index, item in enumerate(items):
         if not item.name:
             continue
-        wing, room = _place(item)  # as rooms are named: "general " is general
-        earlier = first.setdefault((label_form(wing), room, label_form(item.name)), index)
+        wing, room = _place(item)  # as rooms are found: "general " is general
+        earlier = first.setdefault(
+            (lookup_form(wing), lookup_form(room), label_form(item.name)), index
+        )
         if earlier != index and items[earlier].content != item.content:
             raise DrawerNameTaken(
                 f"Items {earlier} and {index} name the same drawer {item.name!r} with other "

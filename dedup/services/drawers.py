@@ -31,9 +31,9 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
-    clean_label,
     clean_metadata,
     clean_optional_label,
+    place_name,
 )
 from palace.models import (
     Drawer,
@@ -165,7 +165,7 @@ def drawer_check(
     used in another room) and the same verdicts, through the same phases, but no lock is taken
     and nothing is written, not even the wing or the room. A race can still change the answer
     before a real write."""
-    wing_name, room_name = clean_label(wing, "wing"), clean_label(room, "room")
+    wing_name, room_name = place_name(wing, "wing"), place_name(room, "room")
     known_room = Room.objects.filter(wing__name=wing_name, name=room_name).first()
     write = _checked(
         room=known_room or Room(wing=Wing(name=wing_name), name=room_name),

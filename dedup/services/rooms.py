@@ -11,7 +11,7 @@ from django.db.models import Q
 from dedup.errors import Conflict, NotFound
 from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import Actor
-from dedup.validation import clean_label, clean_place_name, label_form
+from dedup.validation import clean_place_name, place_name
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
@@ -30,14 +30,15 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
     locked first, all of them, in the canonical order (wings, then rooms, each sorted): two
     requests creating the same new wings in opposite order then queue instead of deadlocking.
 
-    A new wing or room is given its name by `clean_place_name`, or, `as_named` (an import
-    restoring a store's names), by `label_form` alone: what a path cannot name is kept (a backup
-    of a room holding '/' restores whole), but the name is composed as every other new one is,
-    so a file naming "cafe\u0301" writes into the wing "café" (one api 0002 renamed, say).
+    Names are found in the form a client's every name is (`place_name`: composed, so a file or
+    a request naming "cafe\u0301" writes into the wing "café"). A new wing or room is given
+    that name checked by `clean_place_name`, or, `as_named` (an import restoring a store's
+    names), as it is: what a path cannot name is kept (a backup of a room holding '/' restores
+    whole).
     """
-    given = _import_name if as_named else clean_place_name
+    given = (lambda name, _: name) if as_named else clean_place_name
     cleaned = {
-        place: (clean_label(place[0], "wing"), clean_label(place[1], "room")) for place in places
+        place: (place_name(place[0], "wing"), place_name(place[1], "room")) for place in places
     }
     wanted = set(cleaned.values())
     with transaction.atomic():
@@ -46,11 +47,9 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
         if missing:
             # Locked by the names they will be given: "café" and its decomposed twin, both new,
             # make one wing.
-            hold_locks(lock_key("wing", label_form(wing)) for wing, _ in missing)
-            hold_locks(lock_key("room", label_form(w), label_form(r)) for w, r in missing)
+            hold_locks(lock_key("wing", wing) for wing, _ in missing)
+            hold_locks(lock_key("room", w, r) for w, r in missing)
             for wing_name, room_name in missing:
-                # A wing stored under the name given is written into, as made before; a new wing
-                # or room is given its name by `clean_place_name` (one a path can name).
                 wing_obj = (
                     Wing.objects.filter(name=wing_name).first()
                     or Wing.objects.get_or_create(name=given(wing_name, "wing"))[0]
@@ -59,11 +58,6 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
                     wing=wing_obj, name=given(room_name, "room")
                 )
     return {place: found[names] for place, names in cleaned.items()}
-
-
-def _import_name(name: str, _: str) -> str:
-    """The name an import gives a new wing or room: composed, unless nothing would be left."""
-    return label_form(name) or name
 
 
 def rooms_named(names: set[Place]) -> dict[Place, Room]:

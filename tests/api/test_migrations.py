@@ -48,7 +48,8 @@ def test_stored_names_are_composed_and_a_write_of_the_composed_name_finds_them(d
     room = made_before(CAFE_NFD, RESUME_NFD)
     first = services.drawer_write(room=room, content="The espresso machine is descaled on Fridays.")
     notes = made_before("ops", "no\u200btes")  # a zero-width space, invisible
-    AgentKey.objects.issue(agent="scout", wings=[CAFE_NFD, "ops"], rights=["read", "write"])
+    AgentKey.objects.issue(agent="scout", wings=["ops"], rights=["read", "write"])
+    AgentKey.objects.update(wings=[CAFE_NFD, "ops"])  # as keys stored wings before (trimmed)
     queued = SweepRun.objects.create(wing=CAFE_NFD, room=RESUME_NFD, threshold=0.9)
 
     migrate()

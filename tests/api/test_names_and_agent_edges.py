@@ -233,19 +233,35 @@ def made_before(wing: str, room: str = "notes") -> Room:
     return Room.objects.create(wing=Wing.objects.get_or_create(name=wing)[0], name=room)
 
 
-def test_a_write_naming_a_wing_made_before_in_nfd_goes_into_it():
-    room = made_before(NFD)
+def test_a_write_naming_a_wing_in_nfd_goes_into_the_composed_one_beside_its_twin():
+    """api/0002 composed every wing's name it could; a decomposed one left is a twin of a
+    composed one, and a name is found composed: the twin is reached once renamed."""
+    room = made_before("café")
+    twin = made_before(NFD)
     written = services.drawer_write_in(wing=NFD, room="notes", content="A memory.")
-    assert Wing.objects.count() == 1
     assert written.drawer.room == room
+    assert not twin.drawers.exists()
 
 
-def test_a_key_made_before_for_an_nfd_wing_still_reaches_it(dedup_settings):
-    made_before(NFD)
+def test_a_key_made_before_for_an_nfd_wing_reaches_the_composed_one(dedup_settings):
+    made_before("café")
     client = agent_client("scout", wings=("placeholder",))
-    AgentKey.objects.update(wings=[NFD])  # as keys stored wings before (trimmed only)
+    AgentKey.objects.update(wings=[NFD, "café"])  # as api/0002 leaves a key of a renamed wing
     response = client.post(drawers_url(NFD, "notes"), {"content": "Hello there."}, format="json")
     assert response.status_code == 201
+    assert response.json()["wing"] == "café"
+
+
+def test_a_key_naming_only_a_decomposed_twin_reaches_no_other_wing(dedup_settings):
+    """A key made for a twin api/0002 left apart does not reach the composed wing its name now
+    finds (it was never given that wing)."""
+    made_before("café")
+    made_before(NFD)
+    client = agent_client("scout", wings=("placeholder",))
+    AgentKey.objects.update(wings=[NFD])
+    response = client.post(drawers_url(NFD, "notes"), {"content": "Hello there."}, format="json")
+    assert response.status_code == 403
+    assert response.json()["code"] == "out_of_scope"
 
 
 def test_a_backup_of_a_room_with_a_slash_restores_into_a_new_store(tmp_path):

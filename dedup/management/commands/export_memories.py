@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from dedup import imports
 from dedup.commands import CastellanCommand
-from dedup.validation import clean_label
+from dedup.validation import place_name
 from palace import selectors
 
 MAX_OPEN_FILES = 100
@@ -56,7 +56,7 @@ class Command(CastellanCommand):
     def existing_wing(self, wing: str) -> str:
         """The wing named, refused when no wing has that name: an export of nothing would look
         like an empty wing's."""
-        wing = clean_label(wing, "wing")
+        wing = place_name(wing, "wing")
         if not selectors.wing_exists(wing):
             raise CommandError(f"No wing {wing}.")
         return wing

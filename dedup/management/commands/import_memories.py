@@ -12,7 +12,7 @@ from django.db import InterfaceError, OperationalError
 from dedup import imports
 from dedup.commands import CastellanCommand, progress_bar
 from dedup.database import database_failure
-from dedup.validation import clean_label
+from dedup.validation import place_name
 from palace.models import Import
 
 
@@ -35,7 +35,7 @@ def checked_wing(wing: str | None) -> str | None:
     blank, it would be ignored ("") or refuse every record (spaces)."""
     if wing is None:
         return None
-    return clean_label(wing, "wing")
+    return place_name(wing, "wing")
 
 
 def recorded_wings(path: Path, arguments: dict[str, Any]) -> set[str]:
