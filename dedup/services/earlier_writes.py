@@ -1,5 +1,12 @@
 """What an earlier write already stored for a write: the drawer of the id it replays, or the
-room's drawer of the same name and content (the write path's phase before the candidates)."""
+room's drawer of the same name and content (the write path's phase before the candidates).
+
+A drawer id is unique across the store, so a client-chosen id that names a drawer elsewhere must
+be refused (409 `drawer_id_taken`); but the writer may not reach the room that holds it (an agent
+key of other wings), so the refusal says nothing about where: an id used in another room and one
+whose drawer was deleted are refused in the same words, with the id alone in the details. Only an
+id used in the very room written to, for other content, says so: the writer is writing there.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +28,7 @@ def earlier_drawer(
         if replayed is not None:
             if replayed.content != content:  # not a replay: the new content would be lost
                 raise Conflict(
-                    "That drawer id is already used for other content.",
+                    "That drawer id is already used in this room for other content.",
                     code="drawer_id_taken",
                     details={"drawer": str(drawer_id)},
                 )
@@ -39,29 +46,33 @@ def earlier_drawer(
     )
 
 
+# Said of an id used in another room and of a deleted drawer's alike (see the module).
+ID_TAKEN = (
+    "That drawer id is taken: an id names one drawer, in one room, for good (a deleted drawer's "
+    "is not used again). Choose another id."
+)
+
+
+def id_taken(drawer_id: uuid_module.UUID) -> Conflict:
+    return Conflict(ID_TAKEN, code="drawer_id_taken", details={"drawer": str(drawer_id)})
+
+
 def id_replayed(drawer_id: uuid_module.UUID, room: Room) -> Drawer | None:
-    """The drawer already stored under this id, or None for an id never used. An id whose drawer
-    was deleted is taken for good (its audit rows name it), so one id never names two drawers in
-    the history. One round trip asks both (indexed), by hand-written SQL: on a replayable write
+    """The drawer already stored under this id in this room, or None for an id never used. An id
+    whose drawer was deleted is taken for good (its audit rows name it), so one id never names
+    two drawers in the history; it is refused as one used in another room is, in the same words
+    (`id_taken`). One round trip asks both (indexed), by hand-written SQL: on a replayable write
     (every imported record is one) building the ORM's queries cost more than running them."""
     existing_id, deleted = _id_used(drawer_id)
     if existing_id is None:
         if deleted:
-            raise Conflict(
-                "That drawer id belonged to a drawer that was deleted; it is not used again.",
-                code="drawer_id_taken",
-                details={"drawer": str(drawer_id)},
-            )
+            raise id_taken(drawer_id)
         return None
     existing = Drawer.objects.filter(pk=existing_id).first()
     if existing is None:  # deleted since the first query: ask again (the audit names it now)
         return id_replayed(drawer_id, room)
     if existing.room_id != room.id:
-        raise Conflict(
-            "That drawer id is already used in another room.",
-            code="drawer_id_taken",
-            details={"drawer": str(drawer_id)},
-        )
+        raise id_taken(drawer_id)
     return existing
 
 
