@@ -14,6 +14,7 @@ from dedup.imports.run import (
     client_id,
     import_create,
     import_run,
+    legacy_client_id,
     record_wings,
 )
 
@@ -30,6 +31,7 @@ __all__ = [
     "import_create",
     "import_reverse",
     "import_run",
+    "legacy_client_id",
     "mempalace_path",
     "record_wings",
 ]

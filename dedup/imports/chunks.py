@@ -9,6 +9,10 @@ never deleted). The chunk's write locks are taken up front in the canonical orde
 (`hold_write_locks`), as a checkpoint's are, so a chunk and any other writer never wait on each
 other in a cycle.
 
+Each record is written under its drawer id (`dedup.imports.ids.record_ids`: keyed, its wing's,
+or the one it was imported under before ids were keyed), the key and the old ids read once per
+chunk, in its transaction.
+
 A record whose room does not exist yet is written alone in its own transaction
 (`drawer_write_in`), which creates the wing and room (locks first, in their order) and leaves none
 behind if the write is refused; the chunk's records before it are committed first, so the records
@@ -27,26 +31,23 @@ that takes both, so the two never wait on each other in a cycle.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
 
 from dedup import maintenance
 from dedup.errors import DomainError
 from dedup.imports import formats
+from dedup.imports.ids import FileDrawers, record_ids
 from dedup.locks import drawers_locked
 from dedup.services import WriteMode, drawer_write, drawer_write_in
 from dedup.services.drawers import DrawerWrite, hold_write_locks
 from dedup.services.rooms import Place, rooms_named
-from dedup.validation import label_form, place_name
+from dedup.validation import place_name
 from palace.models import Drawer, Import, Room
 
 CHUNK_SIZE = 100
-
-IMPORT_NAMESPACE = uuid.UUID("5b8f2c1e-9d1a-4f0e-8a52-3c0f6a1d7e42")
 
 
 class Supersession(NamedTuple):
@@ -77,11 +78,6 @@ def hold_running(imported: Import) -> None:
     )
     if status != Import.Status.RUNNING:
         raise ImportStopped(f"import {imported.pk} is {status or 'deleted'}")
-
-
-def client_id(format: str, source_id: str) -> uuid.UUID:
-    """The drawer id a source's record is written under: the same record, the same id."""
-    return uuid.uuid5(IMPORT_NAMESPACE, f"{format}:{source_id}")
 
 
 @dataclass
@@ -122,10 +118,11 @@ class ChunkWriter:
         self.pending: list[formats.Record] = []
         self.supersessions: list[Supersession] = []
         self.written = 0
-        # The records stored as nothing new because the store holds them (an exact copy of a
-        # drawer under another id): their source id to that drawer, so the file's own lines
-        # about them (a Castellan file's mentions) reach the drawer that holds them.
-        self.held_as: dict[str, int] = {}
+        # The drawer holding each record, so a Castellan file's own lines about it (a mention,
+        # a `superseded_by`) reach it: the one written, replayed, or holding it already (an
+        # exact copy of a drawer under another id). Only a Castellan file's lines name drawers.
+        self.file_drawers = FileDrawers(imported)
+        self.names_drawers = imported.format == Import.Format.CASTELLAN
 
     def add(self, record: formats.Record) -> bool:
         """Queue a record; True when that wrote a chunk."""
@@ -181,8 +178,10 @@ class ChunkWriter:
                 for r in records
                 if _place(r) in self.rooms
             )
-            for record in records:
-                result = self._write(record)
+            rooms = [self.rooms.get(_place(record)) for record in records]
+            ids = record_ids(self.imported.format, records, rooms)
+            for record, drawer_id in zip(records, ids, strict=True):
+                result = self._write(record, drawer_id)
                 if result is not None and result.created:
                     drawers.append(result.drawer.pk)
                     links.extend(link.pk for link in result.links)
@@ -240,15 +239,16 @@ class ChunkWriter:
             return {"agent": record.agent or own, "source": record.source}
         return {"agent": own, "source": {**record.source, "agent": record.agent}}
 
-    def _write(self, record: formats.Record) -> DrawerWrite | None:
-        """One record through the write path, in a savepoint; None when it is refused."""
+    def _write(self, record: formats.Record, drawer_id: uuid.UUID | None) -> DrawerWrite | None:
+        """One record through the write path, in a savepoint, under its drawer id (None: its
+        wing is refused, and so is the write); None when it is refused."""
         write: dict[str, Any] = {
             "content": record.content,
             "mode": WriteMode.MEMORY,
             "name": record.name,
             "kind": record.kind,
             **self._agent_and_source(record),
-            "drawer_id": client_id(self.imported.format, record.source_id),
+            "drawer_id": drawer_id,
             "restates": False,  # what it finds is kept as `Import.found` instead
         }
         room = self.rooms.get(_place(record))
@@ -264,8 +264,8 @@ class ChunkWriter:
             )
             return None
         self.tally.count(stored=result.created, linked=bool(result.links))
-        if result.drawer.uuid != write["drawer_id"]:
-            self.held_as[record.source_id] = result.drawer.pk
+        if self.names_drawers:
+            self.file_drawers.hold(record, result.drawer)
         if result.created:
             _keep_valid_from(result.drawer, record.data.get("valid_from"))
             if record.data.get("valid_to") or record.data.get("superseded_by"):
@@ -284,20 +284,3 @@ def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
 
 def _place(record: formats.Record) -> Place:
     return (record.wing, record.room)
-
-
-def file_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> QuerySet[Drawer]:
-    """The drawer a line names by the file's id: the one the import wrote under it, or the one
-    that already held the record (`held_as`), in the import's wings only (those its records
-    name, `import_create`)."""
-    held = held_as.get(file_id)
-    drawers = (
-        Drawer.objects.filter(pk=held)
-        if held is not None
-        else Drawer.objects.filter(uuid=client_id(imported.format, file_id))
-    )
-    if imported.options.get("wings"):
-        # As the file names them, and composed: the names its new wings were given.
-        wings = set(imported.options["wings"])
-        drawers = drawers.filter(room__wing__name__in=wings | {label_form(w) for w in wings})
-    return drawers

@@ -11,7 +11,7 @@ Castellan's JSONL, in this order, one object a line, each with a `type`:
 - `decision`: a curator's decision from the audit log (`action`, `target`, `actor`, `at`, `data`).
 
 Importing it writes the drawers through the write path, oldest first, under ids regenerated
-from the exported ones (`uuid5` of `castellan:<id>`, see `dedup.imports.run.client_id`); the
+from the exported ones (keyed, with the wing: `dedup.imports.ids.client_id`); the
 write path finds the same links again (so `link` lines are not read), entities get new ids, and
 decisions are not imported (deciding stays with the curators of the store importing). Apart from
 those regenerated ids, an export of the imported store is the export imported.

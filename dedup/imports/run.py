@@ -2,13 +2,15 @@
 order, a chunk of records per transaction (`dedup.imports.chunks`), recorded on the `Import` as it
 goes.
 
-A record's drawer id is `uuid5(IMPORT_NAMESPACE, "<format>:<source id>")`, so importing the same
-file again replays every record and stores nothing. A record the write path refuses (empty
-content, a name taken) is counted as malformed with its file and line, like one that cannot be
-read; nothing is fatal. The summary counts `records` read, drawers `created` (of which `similar`
-were linked to drawers they resemble), records stored as nothing new (`exact`: an exact copy, or
-a record imported before), and `malformed` ones. A dry run checks each record against the store
-as it is, so it does not see the file's own earlier records.
+A record's drawer id is derived from its format, its wing and its source id, keyed with the
+installation's key (`dedup.imports.ids.client_id`), so importing the same file into the same wing
+again replays every record and stores nothing, and no key can compute an import's ids before it
+runs (to take one first) nor ask whether another wing imported a record. A record the write
+path refuses (empty content, a name taken) is counted as malformed with its file and line, like
+one that cannot be read; nothing is fatal. The summary counts `records` read, drawers `created`
+(of which `similar` were linked to drawers they resemble), records stored as nothing new
+(`exact`: an exact copy, or a record imported before), and `malformed` ones. A dry run checks
+each record against the store as it is, so it does not see the file's own earlier records.
 """
 
 from __future__ import annotations
@@ -23,19 +25,19 @@ from django.utils import timezone
 
 from dedup.errors import DomainError
 from dedup.imports import formats
-from dedup.imports.chunks import (
+from dedup.imports.chunks import ChunkWriter, ImportStopped, Tally, hold_running
+from dedup.imports.ids import (
     IMPORT_NAMESPACE,
-    ChunkWriter,
-    ImportStopped,
-    Tally,
+    FileDrawers,
     client_id,
-    file_drawer,
-    hold_running,
+    legacy_client_id,
+    record_ids,
 )
 from dedup.imports.supersessions import apply_supersessions
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entities import entity_alias_add
+from dedup.services.rooms import rooms_named
 from dedup.validation import place_name
 from palace.models import (
     DECIDE_PERMISSION,
@@ -46,6 +48,7 @@ from palace.models import (
     Drawer,
     EntityAlias,
     Import,
+    Room,
     acting_user,
 )
 
@@ -54,7 +57,15 @@ logger = logging.getLogger("castellan.imports")
 PROGRESS_EVERY = 200  # records, in a dry run; an import reports each chunk it writes
 
 Reader = Callable[..., Iterator[formats.Item]]
-__all__ = ["IMPORT_NAMESPACE", "READERS", "Tally", "client_id", "import_create", "import_run"]
+__all__ = [
+    "IMPORT_NAMESPACE",
+    "READERS",
+    "Tally",
+    "client_id",
+    "import_create",
+    "import_run",
+    "legacy_client_id",
+]
 
 READERS: dict[str, Reader] = {
     Import.Format.MEMPALACE: formats.read_mempalace,
@@ -162,18 +173,20 @@ def _run_items(
             if isinstance(item, formats.Malformed):
                 tally.errors.append(item.as_dict())
             elif not dry_run:
-                _apply_other(imported, item, tally, writer.held_as)
+                _apply_other(imported, item, tally, writer.file_drawers)
         if reached and on_progress is not None:
             on_progress(tally.records)
     if not dry_run:
         writer.flush()
-        apply_supersessions(imported, writer.supersessions, writer.held_as, tally)
+        apply_supersessions(imported, writer.supersessions, writer.file_drawers, tally)
     if on_progress is not None:
         on_progress(tally.records)
 
 
 def _check_record(imported: Import, record: formats.Record, tally: Tally) -> None:
-    """What the write path would do with a record, writing nothing."""
+    """What the write path would do with a record, writing nothing (under the id it would be
+    written under: `record_ids`)."""
+    [drawer_id] = record_ids(imported.format, [record], [_existing_room(record)])
     try:
         check = drawer_check(
             wing=record.wing,
@@ -184,7 +197,7 @@ def _check_record(imported: Import, record: formats.Record, tally: Tally) -> Non
             kind=record.kind,
             agent=record.agent,
             source=record.source,
-            drawer_id=client_id(imported.format, record.source_id),
+            drawer_id=drawer_id,
         )
     except DomainError as error:
         tally.errors.append(formats.Malformed(record.file, record.line, str(error)).as_dict())
@@ -192,15 +205,24 @@ def _check_record(imported: Import, record: formats.Record, tally: Tally) -> Non
     tally.count(stored=check.would_store, linked=bool(check.similar))
 
 
+def _existing_room(record: formats.Record) -> Room | None:
+    """The room a record names, if it exists (and the names are ones the write path takes)."""
+    try:
+        place = (place_name(record.wing, "wing"), place_name(record.room, "room"))
+    except DomainError:
+        return None
+    return rooms_named({place}).get(place)
+
+
 @transaction.atomic
 def _apply_other(
-    imported: Import, item: formats.Other, tally: Tally, held_as: Mapping[str, int]
+    imported: Import, item: formats.Other, tally: Tally, file_drawers: FileDrawers
 ) -> None:
     """A Castellan entity (with its aliases) or mention. Links are not read: the write path
     finds them again as the drawers are written in their order; decisions stay with the store
     that made them. A mention names its drawer by the file's id: the drawer the import wrote
-    under it, or the one that already held the record (`held_as`: a file exported from this
-    store, imported back, is exact copies of its drawers)."""
+    under it, or the one that already held the record (a file exported from this store, imported
+    back, is exact copies of its drawers): `FileDrawers`."""
     hold_running(imported)
     data = item.data
     try:
@@ -214,7 +236,7 @@ def _apply_other(
                     entity=entity, alias=alias, source=source, actor=imported.created_by
                 )
         elif data.get("type") == "mention":
-            drawer = _mentioned_drawer(imported, str(data["drawer"]), held_as)
+            drawer = _mentioned_drawer(imported, str(data["drawer"]), file_drawers)
             written = mention_add(
                 drawer=drawer,
                 name=str(data["name"]),
@@ -242,8 +264,8 @@ def _reason(error: Exception) -> str:
     return str(error)
 
 
-def _mentioned_drawer(imported: Import, file_id: str, held_as: Mapping[str, int]) -> Drawer:
-    drawer = file_drawer(imported, file_id, held_as).first()
+def _mentioned_drawer(imported: Import, file_id: str, file_drawers: FileDrawers) -> Drawer:
+    drawer = file_drawers.named(file_id).first()
     if drawer is None:
         where = "the wings this import writes to" if imported.options.get("wings") else "the store"
         raise ValueError(f"The mention's drawer {file_id!r} is neither in the file nor in {where}.")

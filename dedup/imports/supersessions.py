@@ -10,7 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from dedup.imports import formats
-from dedup.imports.chunks import Supersession, Tally, file_drawer, hold_running
+from dedup.imports.chunks import Supersession, Tally, hold_running
+from dedup.imports.ids import FileDrawers
 from dedup.locks import rows_held
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Import
 
@@ -19,12 +20,12 @@ from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Import
 def apply_supersessions(
     imported: Import,
     supersessions: list[Supersession],
-    held_as: Mapping[str, int],
+    file_drawers: FileDrawers,
     tally: Tally,
 ) -> None:
     """A Castellan drawer exported as superseded is superseded again, as it was, by the drawer
-    it named (the one the import wrote under its client id, or the one that already held that
-    record: `held_as`), once every drawer is written. Each supersession is audited as the
+    it named (the one holding that record of the file, or one an earlier import stored under
+    that id: `FileDrawers`), once every drawer is written. Each supersession is audited as the
     import's (`drawer.supersede`, its data naming the import): the import's reversal tells its
     own supersessions from later work by these rows. A drawer someone else superseded meanwhile
     (after its chunk, before this) is left as they made it, and not recorded as the import's.
@@ -36,7 +37,7 @@ def apply_supersessions(
     planned = []
     for supersession in supersessions:
         by_id = supersession.data.get("superseded_by")
-        by = file_drawer(imported, str(by_id), held_as).first() if by_id else None
+        by = file_drawers.named(str(by_id)).first() if by_id else None
         when = formats.parse_when(supersession.data.get("valid_to")) or timezone.now()
         planned.append((supersession, by, when))
     # Held up front, in id order with their successors, as `drawer_supersede` holds a pair:

@@ -41,6 +41,7 @@ from palace.models.entities import (
     Mention,
 )
 from palace.models.imports import Import
+from palace.models.installation import InstallationKey
 from palace.models.places import DIARY_ROOM, Room, Wing
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "EntityLink",
     "EntitySignature",
     "Import",
+    "InstallationKey",
     "Mention",
     "ReviewedLink",
     "Room",

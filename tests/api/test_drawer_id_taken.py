@@ -2,13 +2,16 @@
 drawer_id_taken); but a key that does not reach the room holding it learns nothing of where (an
 attacker's trial: "already used in another room" told a key of one wing that the id existed in a
 wing it does not reach). An id used in another room is refused in the very words of a deleted
-drawer's id, with the id alone in the details."""
+drawer's id, with the id alone in the details. And an import's ids are no longer ones a key of
+another wing can compute (to take one first) or meet (importing the same record into its own
+wing): `dedup.imports.ids`."""
 
+import json
 import uuid
 
 import pytest
 
-from dedup import services
+from dedup import imports, services
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +78,32 @@ def test_other_content_under_an_id_of_this_room_is_said_so(client):
     client.post(URL, {"content": TEXT, "id": drawer_id}, format="json")
     other = client.post(URL, {"content": "Another fact.", "id": drawer_id}, format="json")
     assert "this room" in other.json()["error"]
+
+
+def castellan(*lines: dict) -> dict:
+    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}
+
+
+RECORD = {"type": "drawer", "id": "x1", "content": TEXT, "wing": "notes", "room": "entries"}
+
+
+def test_a_key_of_another_wing_cannot_take_an_imports_id_first(client, dedup_settings):
+    """It computed the id from the file (uuid5 of `castellan:x1`) and wrote there first: the
+    import refused the record as malformed."""
+    mallory = agent_client("mallory", wings=["attacker"])
+    taken = str(uuid.uuid5(imports.IMPORT_NAMESPACE, "castellan:x1"))
+    url = "/api/wings/attacker/rooms/r/drawers"
+    assert mallory.post(url, {"content": "Mine.", "id": taken}, format="json").status_code == 201
+    body = client.post("/api/imports", castellan(RECORD), format="json").json()
+    summary = client.get(f"/api/imports/{body['id']}").json()["summary"]
+    assert (summary["created"], summary["malformed"]) == (1, 0)
+
+
+def test_an_import_does_not_tell_a_key_another_wing_imported_the_record(client, dedup_settings):
+    """Refused (`drawer_id_taken`), the record told the key that a wing it does not reach holds
+    it; stored, it tells nothing."""
+    elsewhere = agent_client("mallory", wings=["private"])
+    elsewhere.post("/api/imports", castellan({**RECORD, "wing": "private"}), format="json")
+    body = client.post("/api/imports", castellan(RECORD), format="json").json()
+    summary = client.get(f"/api/imports/{body['id']}").json()["summary"]
+    assert (summary["created"], summary["malformed"]) == (1, 0)

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from dedup import services
-from dedup.imports.chunks import client_id
+from dedup.imports.ids import client_id
 from palace.models import AuditEntry, Drawer, EntityAlias, Import, Mention
 from tests.conftest import agent_client
 
@@ -60,7 +60,7 @@ def test_a_mention_of_a_drawer_in_another_wing_is_not_recorded(user, dedup_setti
         wing="agents",
         room="r",
         content="The vault is hidden.",
-        drawer_id=client_id("castellan", "secret-1"),
+        drawer_id=client_id("castellan", "agents", "secret-1"),
     ).drawer
     client = agent_client(user.username, wings=["notes"])
     mention = {"type": "mention", "drawer": "secret-1", "name": "Vault", "kind": "tool"}

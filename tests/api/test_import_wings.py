@@ -142,7 +142,7 @@ def test_a_commands_mention_finds_its_drawer_in_the_imports_wings_only(tmp_path,
         wing="private",
         room="r",
         content="The vault is hidden.",
-        drawer_id=imports.client_id("castellan", "secret-1"),
+        drawer_id=imports.client_id("castellan", "private", "secret-1"),
     )
     path = jsonl(
         tmp_path,

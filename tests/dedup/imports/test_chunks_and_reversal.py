@@ -119,7 +119,7 @@ def test_a_later_write_and_its_link_are_left_untouched():
 def test_a_link_recorded_by_hand_keeps_the_drawer():
     before = services.drawer_write_in(wing="ops", room="databases", content="Port 5433 is ours.")
     imported, _ = run(FIXTURES / "mempalace")
-    mine = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-5"))
+    mine = Drawer.objects.get(uuid=imports.client_id("mempalace", "ops", "mp-5"))
     link, _ = services.drawer_link(
         newer=mine, older=before.drawer, verdict="near", signals={"similarity": 0.5}
     )
@@ -136,7 +136,8 @@ def test_a_link_recorded_by_hand_keeps_the_drawer():
 def test_a_curators_distinct_pair_keeps_the_drawers():
     imported, _ = run(FIXTURES / "mempalace")
     one, three = (
-        Drawer.objects.get(uuid=imports.client_id("mempalace", id)) for id in ("mp-1", "mp-3")
+        Drawer.objects.get(uuid=imports.client_id("mempalace", "ops", id))
+        for id in ("mp-1", "mp-3")
     )
     DistinctPair.objects.create(**DistinctPair.of(DistinctPair.Kind.DRAWER, one.pk, three.pk))
     reversal = imports.import_reverse(imported=imported)
@@ -161,8 +162,8 @@ OWN_MENTION = [
 
 def test_each_removed_drawer_is_audited_with_its_links_and_mentions(tmp_path):
     imported, _ = run(castellan_file(tmp_path, OWN_MENTION), format="castellan")
-    original = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
-    typo = Drawer.objects.get(uuid=imports.client_id("castellan", "d3"))
+    original = Drawer.objects.get(uuid=imports.client_id("castellan", "w", "d1"))
+    typo = Drawer.objects.get(uuid=imports.client_id("castellan", "w", "d3"))
     imports.import_reverse(imported=imported)
     rows = AuditEntry.objects.filter(
         action=AuditAction.IMPORT_REVERSE, target_type=AuditTarget.DRAWER

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from dedup import imports, services
 from dedup.imports import formats
-from dedup.imports.chunks import client_id
+from dedup.imports.ids import client_id
 from palace.models import Drawer, Entity, Import
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,7 @@ def test_castellan_jsonl_round_trips(tmp_path, django_db_blocker):
     assert tally.created == 4
     second = export()
     regenerated = {
-        line["id"]: str(imports.client_id("castellan", line["id"]))
+        line["id"]: str(imports.client_id("castellan", line["wing"], line["id"]))
         for line in first
         if line["type"] == "drawer"
     }
@@ -236,7 +236,7 @@ def test_a_mention_of_a_drawer_in_a_wing_the_import_does_not_write_says_so(tmp_p
     mention of 'x' does not reach it, and the refusal says where it looked."""
     room = services.room_get_or_create(wing="a", room="r")
     services.drawer_write(
-        room=room, content="Deploys run on Fridays.", drawer_id=client_id("castellan", "x")
+        room=room, content="Deploys run on Fridays.", drawer_id=client_id("castellan", "a", "x")
     )
     out = tmp_path / "castellan.jsonl"
     lines = [

@@ -32,7 +32,7 @@ def test_mempalace_tree():
         ("project/notes.jsonl", 3),
         ("project/notes.jsonl", 6),
     ]
-    drawer = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-1"))
+    drawer = Drawer.objects.get(uuid=imports.client_id("mempalace", "ops", "mp-1"))
     assert (drawer.room.wing.name, drawer.room.name) == ("ops", "databases")
     assert drawer.agent == "miner"
     assert drawer.source["metadata"]["source_file"] == "notes/db.md"
@@ -54,9 +54,9 @@ def test_mem0_export():
         "malformed": 3,
     }
     assert [e["line"] for e in tally.errors] == [5, 6, 7]
-    tea = Drawer.objects.get(uuid=imports.client_id("mem0", "m0-a"))
+    tea = Drawer.objects.get(uuid=imports.client_id("mem0", "alice", "m0-a"))
     assert (tea.room.wing.name, tea.room.name) == ("alice", "preferences")
-    build = Drawer.objects.get(uuid=imports.client_id("mem0", "m0-d"))
+    build = Drawer.objects.get(uuid=imports.client_id("mem0", "builder", "m0-d"))
     assert (build.room.wing.name, build.room.name, build.agent) == ("builder", "general", "builder")
 
 
@@ -72,7 +72,7 @@ def test_generic_jsonl_with_a_mapping():
         "malformed": 2,
     }
     assert [e["line"] for e in tally.errors] == [3, 5]
-    refunds = Drawer.objects.get(uuid=imports.client_id("jsonl", "4"))
+    refunds = Drawer.objects.get(uuid=imports.client_id("jsonl", "finance", "4"))
     assert (refunds.room.wing.name, refunds.room.name) == ("finance", "general")
 
 
@@ -145,12 +145,12 @@ def test_reversal_keeps_drawers_built_on_since_and_says_why():
     )
     assert later.links
     reversal = imports.import_reverse(imported=imported)
-    peanuts = str(imports.client_id("mem0", "m0-c"))
+    peanuts = str(imports.client_id("mem0", "alice", "m0-c"))
     assert reversal.kept == [{"drawer": peanuts, "reasons": ["a later drawer links to it"]}]
     assert len(reversal.removed) == 2
     assert set(Drawer.objects.values_list("uuid", flat=True)) == {
         later.drawer.uuid,
-        imports.client_id("mem0", "m0-c"),
+        imports.client_id("mem0", "alice", "m0-c"),
     }
 
 

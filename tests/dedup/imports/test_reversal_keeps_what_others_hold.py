@@ -79,7 +79,7 @@ def test_an_exact_copy_under_another_id_is_found_too(tmp_path):
     first = run(mempalace_file(tmp_path))
     renamed = [(f"other-{id}", room, text) for id, room, text in RECORDS[:1]]
     second = run(mempalace_file(tmp_path, renamed, name="other.jsonl"))
-    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "w", "a"))
     assert list(second.found.all()) == [original]
     imports.import_reverse(imported=first)
     assert list(Drawer.objects.all()) == [original]
@@ -92,7 +92,7 @@ def test_the_links_a_handed_drawer_made_go_with_it(tmp_path):
     )
     first = run(mempalace_file(tmp_path))
     second = run(mempalace_file(tmp_path))
-    mine = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    mine = Drawer.objects.get(uuid=imports.client_id("mempalace", "w", "a"))
     link = DrawerLink.objects.get(newer=mine, older=before.drawer)
     imports.import_reverse(imported=first)
     assert list(second.links.all()) == [link]
@@ -261,7 +261,7 @@ def test_a_drawer_only_another_imports_variant_links_to_goes_to_it(tmp_path):
     original for Y, and reversing Y then removes both, as reversing Y first would have."""
     first = run(mempalace_file(tmp_path))
     second = run(mempalace_file(tmp_path, [("v", "notes", VARIANT)], name="variant.jsonl"))
-    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "a"))
+    original = Drawer.objects.get(uuid=imports.client_id("mempalace", "w", "a"))
     reversal = imports.import_reverse(imported=first)
     assert reasons(reversal) == {
         str(original.uuid): [
@@ -279,7 +279,7 @@ def test_a_write_linking_to_it_still_keeps_it_for_good(tmp_path):
     services.drawer_write_in(wing="w", room="notes", content=VARIANT)
     second = run(mempalace_file(tmp_path, [("v", "notes", VARIANT)], name="variant.jsonl"))
     reversal = imports.import_reverse(imported=first)
-    original = str(imports.client_id("mempalace", "a"))
+    original = str(imports.client_id("mempalace", "w", "a"))
     assert reasons(reversal) == {original: ["a later drawer links to it"]}
     assert second.found.count() == 1
 

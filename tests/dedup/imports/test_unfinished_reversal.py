@@ -36,7 +36,7 @@ def mempalace_file(tmp_path: Path, count: int) -> Path:
 
 def file_drawers(count: int) -> int:
     """How many of the file's drawers the store holds."""
-    ids = [imports.client_id("mempalace", f"mp-{n}") for n in range(count)]
+    ids = [imports.client_id("mempalace", "w", f"mp-{n}") for n in range(count)]
     return Drawer.objects.filter(uuid__in=ids).count()
 
 
@@ -131,7 +131,7 @@ def test_a_mention_on_a_drawer_of_a_format_without_mentions_keeps_it(tmp_path):
     path = mempalace_file(tmp_path, 2)
     imported = imports.import_create(source=str(path), format="mempalace")
     imports.import_run(imported, path=path)
-    drawer = Drawer.objects.get(uuid=imports.client_id("mempalace", "mp-0"))
+    drawer = Drawer.objects.get(uuid=imports.client_id("mempalace", "w", "mp-0"))
     services.mention_add(drawer=drawer, name="PostgreSQL", kind="technology")
     # Even a mention dated before the import's end is not the import's: MemPalace has none.
     Import.objects.filter(pk=imported.pk).update(finished_at=timezone.now())
@@ -153,7 +153,7 @@ def test_an_unfinished_castellan_import_tells_its_own_mentions_from_later_ones(
         {"type": "mention", "drawer": "d2", "name": "Redis", "kind": "technology"},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    own, later = (imports.client_id("castellan", id) for id in ("d1", "d2"))
+    own, later = (imports.client_id("castellan", "w", id) for id in ("d1", "d2"))
     apply_other = run_module._apply_other
 
     def agent_mentions_then_apply(imported, item, *rest):
@@ -187,7 +187,7 @@ def test_an_import_made_before_mentions_were_recorded_judges_them_by_time(tmp_pa
     path.write_text(json.dumps(line) + "\n")
     imported = imports.import_create(source=str(path), format="castellan")
     imports.import_run(imported, path=path)
-    drawer = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
+    drawer = Drawer.objects.get(uuid=imports.client_id("castellan", "w", "d1"))
     services.mention_add(drawer=drawer, name="PostgreSQL")  # as the import's own line would
     ended = timezone.now() if finished else None
     Import.objects.filter(pk=imported.pk).update(
@@ -330,7 +330,7 @@ def test_a_reversal_removes_the_mentions_it_recorded_on_drawers_stored_before(tm
     second.write_text(json.dumps(drawer) + "\n" + json.dumps(mention) + "\n")
     later = imports.import_create(source="second", format="castellan")
     imports.import_run(later, path=second)
-    stored = Drawer.objects.get(uuid=imports.client_id("castellan", "d1"))
+    stored = Drawer.objects.get(uuid=imports.client_id("castellan", "w", "d1"))
     assert stored.mentions.count() == 1
     reversal = imports.import_reverse(imported=Import.objects.get(pk=later.pk))
     assert reversal.removed == []
