@@ -2,8 +2,12 @@
 
 Nothing is deduplicated away (two identical files are two records); each chunk goes through
 the write path in mined mode, so it is linked to what it resembles. A chunk's id is derived from
-the file, its position and its text, so mining unchanged files again is a replay that stores
-nothing; chunks that a changed file no longer contains are superseded.
+the wing and room, the file, its position and its text, keyed with the installation's key
+(`dedup.derived_ids`: no key can compute it to take it first, which stopped the run, nor ask
+whether a wing holds a given text), so mining unchanged files again is a replay that stores
+nothing; chunks that a changed file no longer contains are superseded. A chunk mined before ids
+were keyed keeps its old id (uuid5 of the same parts) where its room holds it, so mining again
+after the upgrade stores nothing new either, and supersedes nothing.
 
 A file that is not UTF-8 text, or holds a chunk the write path would refuse (a NUL byte), is
 skipped whole, with a warning naming it. The room is created with the first chunk stored in it,
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup import services
+from dedup.derived_ids import SEPARATOR, derivation_key, derived_id, legacy_id, legacy_ids_here
 from dedup.errors import DomainError
 from dedup.services.rooms import Place, rooms_named
 from dedup.validation import clean_content, place_name
@@ -153,17 +158,33 @@ class _Target:
         return written
 
 
+def _chunk_ids(target: _Target, relative: str, pieces: list[str]) -> list[uuid.UUID]:
+    """Each chunk's drawer id: keyed (`derived_id`), or the id it was mined under before ids
+    were keyed when its room holds that one (`legacy_ids_here`)."""
+    key = derivation_key()
+    parts = [
+        (target.wing, target.room_name, relative, str(i), hashlib.sha256(p.encode()).hexdigest())
+        for i, p in enumerate(pieces)
+    ]
+    new = [derived_id(key, MINING_NAMESPACE, *part) for part in parts]
+    if target.room is None:  # a room not made yet holds no chunk mined before
+        return new
+    old = [legacy_id(MINING_NAMESPACE, SEPARATOR.join(part)) for part in parts]
+    room = target.room
+    here = legacy_ids_here((drawer_id, room) for drawer_id in old if drawer_id is not None)
+    return [
+        then if then is not None and (then, room.pk) in here else now
+        for now, then in zip(new, old, strict=True)
+    ]
+
+
 def _mine_document(
     target: _Target, relative: str, text: str, mtime: float, result: MiningResult
 ) -> None:
-    kept: set[uuid.UUID] = set()
-    for index, chunk in enumerate(chunks(text)):
-        digest = hashlib.sha256(chunk.encode()).hexdigest()
-        drawer_id = uuid.uuid5(
-            MINING_NAMESPACE,
-            f"{target.wing}\x1f{target.room_name}\x1f{relative}\x1f{index}\x1f{digest}",
-        )
-        kept.add(drawer_id)
+    pieces = list(chunks(text))
+    ids = _chunk_ids(target, relative, pieces)
+    kept = set(ids)
+    for index, (chunk, drawer_id) in enumerate(zip(pieces, ids, strict=True)):
         written = target.write(
             content=chunk,
             mode=services.WriteMode.MINED,
