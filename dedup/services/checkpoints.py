@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from dedup.derived_ids import derivation_key, derived_id
 from dedup.errors import Conflict, ContentTooLarge, DomainError, DrawerNameTaken
 from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
@@ -108,8 +109,9 @@ def checkpoint_write(
         _refuse_clashing_names(items)
         rooms = rooms_get_or_create(_place(item) for item in items)
         hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
+        secret = derivation_key()
         outcomes = [
-            _item_write(key, owner, index, item, rooms[_place(item)])
+            _item_write(key, owner, index, item, rooms[_place(item)], secret)
             for index, item in enumerate(items)
         ]
         result = _checkpoint_result(key, outcomes)
@@ -178,13 +180,18 @@ def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
 
 
 def _item_write(
-    key: str, owner: int | None, index: int, item: CheckpointItem, room: Room
+    key: str, owner: int | None, index: int, item: CheckpointItem, room: Room, secret: bytes
 ) -> dict[str, Any]:
-    """Write one item under an id derived from the checkpoint's and its caller's, so a replay
-    stores nothing. Checkpoints written before ids were the callers' derived it from the
-    checkpoint's id alone (`key<US>index`): no checkpoint now does, so none meets their drawers
-    (they replay by their row); one of no one's (a service's caller naming no user) is `-`'s."""
-    name = f"{'-' if owner is None else owner}\x1f{key}\x1f{index}"
+    """Write one item under an id derived from its caller (one of no one's, a service's caller
+    naming no user, is `-`'s), the checkpoint's id and its index, keyed with the installation's
+    key (`secret`, `dedup.derived_ids`): the same item of the same checkpoint, the same id, and
+    no one else can compute it (a user's number and "session-1" are easily guessed: a key of
+    another wing wrote a drawer under the id first, and the whole checkpoint was refused).
+
+    A checkpoint replays by its row, before any item is written, so those written before
+    (unkeyed: `owner<US>key<US>index`, or `key<US>index` before ids were the callers') need no
+    old id kept: none of their items is written again, and no checkpoint now meets their ids."""
+    owner_name = "-" if owner is None else str(owner)
     try:
         written = drawer_write(
             room=room,
@@ -194,7 +201,7 @@ def _item_write(
             kind=item.kind,
             agent=item.agent,
             source={"checkpoint": key, "item": index, **(item.source or {})},
-            drawer_id=uuid_module.uuid5(CHECKPOINT_NAMESPACE, name),
+            drawer_id=derived_id(secret, CHECKPOINT_NAMESPACE, owner_name, key, str(index)),
         )
     except DomainError as error:  # the whole batch is refused: say which item
         error.details = {**error.details, "item": index}
