@@ -3,6 +3,8 @@ moved a room or deleted demo drawers, it must not raise, nor write the demo agai
 work; it still prints the curator's login, and mints the scout's key only the first time."""
 
 import io
+import random
+import uuid
 
 import pytest
 from django.core.management import call_command
@@ -10,6 +12,7 @@ from django.core.management import call_command
 from api.models import AgentKey
 from dedup import services
 from palace.models import AuditEntry, Drawer, Room, Wing
+from review.management.commands.seed_demo import demo_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +59,25 @@ def test_the_example_names_where_the_app_answers(first_output):
     out = io.StringIO()
     call_command("seed_demo", "--no-progress", "--url", "http://127.0.0.1:8302/", stdout=out)
     assert 'Bearer <key>" http://127.0.0.1:8302/api/wings' in out.getvalue()
+
+
+# The id each demo write was given before: uuid5 of its index and text, in this namespace.
+OLD_DEMO_NAMESPACE = uuid.UUID("5e3c7c1a-1f0b-4a8e-9d2c-3b6f0e9a7d41")
+
+
+def test_a_demo_drawers_id_is_not_derived_from_the_plan(first_output):
+    drawer = Drawer.objects.get(source__kind="demo", source__item=0)
+    assert drawer.uuid != uuid.uuid5(OLD_DEMO_NAMESPACE, f"0:{drawer.content}")
+
+
+def test_an_id_the_plan_names_taken_first_does_not_stop_the_seed(dedup_settings):
+    """On a store that has keys, any of them could compute the plan's ids and write first."""
+    wing, room, content, *_ = demo_plan(random.Random(2026))[0]
+    services.drawer_write_in(
+        wing="other",
+        room="r",
+        content="Taken first.",
+        drawer_id=uuid.uuid5(OLD_DEMO_NAMESPACE, f"0:{content}"),
+    )
+    assert "Demo palace:" in seed()
+    assert Drawer.objects.filter(room__wing__name=wing, room__name=room, content=content).exists()
