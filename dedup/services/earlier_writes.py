@@ -47,9 +47,10 @@ def earlier_drawer(
 
 
 # Said of an id used in another room and of a deleted drawer's alike (see the module).
+# No advice to choose another: an import's record cannot, and the words are its malformed reason.
 ID_TAKEN = (
     "That drawer id is taken: an id names one drawer, in one room, for good (a deleted drawer's "
-    "is not used again). Choose another id."
+    "is not used again)."
 )
 
 
