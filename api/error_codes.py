@@ -48,7 +48,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "drawer_not_current": ErrorCode((409,), "The drawer is superseded already."),
     "drawer_not_found": ErrorCode((404,), "No drawer with that id."),
     "empty_label": ErrorCode((400,), "A name, kind, wing or room is blank."),
-    "entity_not_found": ErrorCode((404,), "No entity with that id."),
+    "entity_not_found": ErrorCode((404,), "No entity with that id (that the key is told of)."),
     "entity_redirected": ErrorCode((409,), "The entity was settled into another one."),
     "error": ErrorCode((400,), "Any other refusal by the framework."),
     "import_not_found": ErrorCode((404,), "No import with that id."),

@@ -10,7 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 
 from palace import fulltext, name_search
@@ -25,6 +35,7 @@ from palace.models import (
     Room,
     Wing,
 )
+from palace.models.entities import seen_in
 
 
 def parse_uuid(value: object) -> uuid.UUID | None:
@@ -163,31 +174,44 @@ def links_to_older(link_ids: list[int]) -> list[SimilarDrawer]:
     ]
 
 
-def entities_with_aliases(mentions_where: Q | None = None) -> QuerySet[Entity]:
-    """Entities with their aliases, and the entities merged into them (whose names and aliases
-    the canonical entity answers for), and their mentions counted (those `mentions_where`
-    keeps: a key of some wings is told of the mentions in its wings only)."""
+def entities_with_aliases(wings: Collection[str] | None = None) -> QuerySet[Entity]:
+    """The entities a key reaching `wings` (None: every wing) is told of (`visible_to`), with
+    their aliases, and the entities merged into them (whose names and aliases the canonical
+    entity answers for), and their mentions counted in those wings (as its mentions list holds
+    them). To a key of some wings, an entity's `redirect_to` is read only where it may read that
+    entity too (`redirect_seen`): a chain of redirects can lead past the entities it sees."""
     aliases = Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
     merged = Entity.objects.filter(redirect_kind=Entity.Redirect.MERGE).order_by("id")
-    return (
-        Entity.objects.select_related("redirect_to")
+    queryset = (
+        Entity.objects.visible_to(wings)
+        .select_related("redirect_to")
         .prefetch_related(
             aliases,
             Prefetch(
                 "redirected_from", queryset=merged.prefetch_related(aliases), to_attr="merged"
             ),
         )
-        .annotate(mention_count=mention_count(mentions_where))
+        .annotate(mention_count=mention_count(wings))
     )
+    if wings is None:
+        return queryset
+    seen = ExpressionWrapper(seen_in(wings, "redirect_to"), output_field=BooleanField())
+    return queryset.annotate(redirect_seen=seen)
 
 
-def mention_count(where: Q | None = None) -> Coalesce:
-    """An entity's mentions, counted for each entity read (one search of the mentions' entity
-    index). A count over a join needs a GROUP BY of every entity the filter matches before a
-    page takes its few: 1.3 s for a page of one kind at 1,000,000 entities on SQLite."""
+def in_wings(wings: Collection[str] | None) -> Q:
+    """Mentions in `wings` (None: in any wing)."""
+    return Q() if wings is None else Q(drawer__room__wing__name__in=sorted(wings))
+
+
+def mention_count(wings: Collection[str] | None = None) -> Coalesce:
+    """An entity's mentions in `wings` (None: every wing), counted for each entity read (one
+    search of the mentions' entity index). A count over a join needs a GROUP BY of every entity
+    the filter matches before a page takes its few: 1.3 s for a page of one kind at 1,000,000
+    entities on SQLite."""
     counted = (
         Mention.objects.filter(entity=OuterRef("pk"))
-        .filter(where or Q())
+        .filter(in_wings(wings))
         .order_by()
         .values("entity")
         .annotate(count=Count("pk"))
@@ -205,14 +229,15 @@ def served_aliases(entity: Entity) -> list[str]:
     return [s for i, s in enumerate(spellings) if s != entity.name and s not in spellings[:i]]
 
 
-def entity_by_uuid(entity_id: uuid.UUID, mentions_where: Q | None = None) -> Entity | None:
-    return entities_with_aliases(mentions_where).filter(uuid=entity_id).first()
+def entity_by_uuid(entity_id: uuid.UUID, wings: Collection[str] | None = None) -> Entity | None:
+    """The entity, if a key reaching `wings` (None: every wing) is told of it."""
+    return entities_with_aliases(wings).filter(uuid=entity_id).first()
 
 
 def entities_search(
-    *, kind: str | None = None, name: str | None = None, mentions_where: Q | None = None
+    *, kind: str | None = None, name: str | None = None, wings: Collection[str] | None = None
 ) -> QuerySet[Entity]:
-    queryset = entities_with_aliases(mentions_where)
+    queryset = entities_with_aliases(wings)
     if kind:
         queryset = queryset.filter(kind=kind.strip().lower())  # kinds are kept lowercase
     if name:
@@ -220,8 +245,9 @@ def entities_search(
     return queryset.order_by("id")
 
 
-def entity_mentions(entity: Entity) -> QuerySet[Mention]:
-    """The entity's mentions, and those of the entities merged into it."""
+def entity_mentions(entity: Entity, wings: Collection[str] | None = None) -> QuerySet[Mention]:
+    """The entity's mentions, and those of the entities merged into it, in `wings` (None: in
+    every wing)."""
     # The entities as a subquery (the primary key, or the redirects' index), so the mentions are
     # read by their entity index: an OR across the join read every mention.
     answered = Entity.objects.filter(
@@ -229,6 +255,7 @@ def entity_mentions(entity: Entity) -> QuerySet[Mention]:
     ).values("pk")
     return (
         Mention.objects.filter(entity__in=answered)
+        .filter(in_wings(wings))
         .select_related("drawer__room__wing", "drawer__superseded_by")
         .order_by("id")
     )
@@ -241,10 +268,17 @@ class EntityCandidateLink:
     side: Side
 
 
-def entity_candidates(entity: Entity, mentions_where: Q | None = None) -> list[EntityCandidateLink]:
-    """The entity's possibly_same_as links from both ends, closest first."""
-    related = entities_with_aliases(mentions_where)
-    links = EntityLink.objects.filter(Q(newer=entity) | Q(older=entity)).prefetch_related(
+def entity_candidates(
+    entity: Entity, wings: Collection[str] | None = None
+) -> list[EntityCandidateLink]:
+    """The entity's possibly_same_as links from both ends, closest first, to the entities a key
+    reaching `wings` (None: every wing) is told of."""
+    links = EntityLink.objects.filter(Q(newer=entity) | Q(older=entity))
+    if wings is not None:
+        seen = Entity.objects.visible_to(wings).values("pk")
+        links = links.filter(Q(newer=entity, older__in=seen) | Q(older=entity, newer__in=seen))
+    related = entities_with_aliases(wings)
+    links = links.prefetch_related(
         Prefetch("newer", queryset=related), Prefetch("older", queryset=related)
     )
     found = [

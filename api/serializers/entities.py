@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers.common import InputSerializer, JSONObjectField
@@ -15,11 +16,10 @@ class EntitySerializer(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid", read_only=True)
     aliases = serializers.SerializerMethodField()
     mention_count = serializers.IntegerField(read_only=True, default=None)
-    redirect_to: serializers.SlugRelatedField[Entity] = serializers.SlugRelatedField(
-        slug_field="uuid",
-        read_only=True,
-        allow_null=True,
-        help_text="Set when a curator settled this entity into another one (alias or merge).",
+    redirect_to = serializers.SerializerMethodField(
+        help_text="Set when a curator settled this entity into another one (alias or merge); "
+        "null too, to a key of some wings, where that one is not an entity it is told of (a "
+        "chain of such settlements can lead past them)."
     )
 
     redirect_kind = serializers.ChoiceField(
@@ -46,6 +46,14 @@ class EntitySerializer(serializers.ModelSerializer):
 
     def get_aliases(self, entity: Entity) -> list[str]:
         return served_aliases(entity)
+
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
+    def get_redirect_to(self, entity: Entity) -> str | None:
+        """The entity it answers through, if the reader is told of it (`entities_with_aliases`
+        reads that for a key of some wings)."""
+        if entity.redirect_to is None or not getattr(entity, "redirect_seen", True):
+            return None
+        return str(entity.redirect_to.uuid)
 
 
 class MentionWriteSerializer(InputSerializer):

@@ -109,18 +109,14 @@ def replacement_or_404(by: uuid.UUID | None, scope: Scope) -> Drawer | None:
     return replacement
 
 
-# Where a mention's wing is, for a key's `wing_filter`: an entity's mention count, as its
-# mentions list, holds only those in the key's wings.
-MENTION_WING = "drawer__room__wing__name"
-
-
 def entity_or_404(entity_id: str, scope: Scope | None = None) -> Entity:
-    """The entity, its mentions counted in the scope's wings (every wing without one)."""
+    """The entity, if it exists and (given a scope) the scope is told of it (`visible_to`: a
+    key of some wings, of an entity named in one of them), its mentions counted in the scope's
+    wings (every wing without one). Another is not found, as if absent."""
     parsed_id = selectors.parse_uuid(entity_id)
     if parsed_id is None:
         raise ApiError("Malformed entity id.", code="invalid_id", status_code=400)
-    where = scope.wing_filter(MENTION_WING) if scope is not None else None
-    entity = selectors.entity_by_uuid(parsed_id, where)
+    entity = selectors.entity_by_uuid(parsed_id, scope.wings if scope is not None else None)
     if entity is None:
         raise not_found("entity")
     return entity

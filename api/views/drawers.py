@@ -24,7 +24,6 @@ from api.serializers import drawers as s
 from api.serializers import entities as es
 from api.views.common import (
     DRAWER_ID,
-    MENTION_WING,
     body_checked,
     drawer_or_404,
     parsed,
@@ -218,8 +217,7 @@ class DrawerMentionsView(APIView):
 def mention_data(result: services.MentionWrite, scope: Scope) -> dict:
     """The mention as recorded, with the entity its name resolved to and why (its mentions
     counted in the scope's wings)."""
-    where = scope.wing_filter(MENTION_WING)
-    entity = selectors.entity_by_uuid(result.resolution.entity.uuid, where)
+    entity = selectors.entity_by_uuid(result.resolution.entity.uuid, scope.wings)
     payload = SimpleNamespace(
         mention=result.mention,
         created=result.created,

@@ -14,7 +14,7 @@ from api.errors import errors
 from api.pagination import OldestFirst
 from api.scopes import scope_of
 from api.serializers import entities as es
-from api.views.common import ENTITY_ID, MENTION_WING, body_checked, entity_or_404, parsed
+from api.views.common import ENTITY_ID, body_checked, entity_or_404, parsed
 from dedup import services
 from dedup.errors import InvalidInput
 from palace import selectors
@@ -35,7 +35,7 @@ class EntityListView(GenericAPIView):
         queryset = selectors.entities_search(
             kind=request.query_params.get("kind"),
             name=request.query_params.get("name"),
-            mentions_where=scope_of(request).wing_filter(MENTION_WING),
+            wings=scope_of(request).wings,
         )
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
@@ -59,10 +59,8 @@ class EntityMentionsView(GenericAPIView):
     )
     def get(self, request: Request, entity_id: str) -> Response:
         """The drawers that name the entity, each with the spelling it used and the rule."""
-        entity = entity_or_404(entity_id)
-        mentions = selectors.entity_mentions(entity).filter(
-            scope_of(request).wing_filter(MENTION_WING)
-        )
+        scope = scope_of(request)
+        mentions = selectors.entity_mentions(entity_or_404(entity_id, scope), scope.wings)
         page = self.paginate_queryset(mentions)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -76,7 +74,7 @@ class EntityCandidatesView(APIView):
         """The entity's possibly_same_as links from both ends, closest first."""
         scope = scope_of(request)
         entity = entity_or_404(entity_id, scope)
-        candidates = selectors.entity_candidates(entity, scope.wing_filter(MENTION_WING))
+        candidates = selectors.entity_candidates(entity, scope.wings)
         payload = SimpleNamespace(entity=entity.uuid, candidates=candidates)
         return Response(es.EntityCandidatesSerializer(payload).data)
 

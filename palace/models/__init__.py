@@ -37,6 +37,7 @@ from palace.models.entities import (
     EntityAliasSignature,
     EntityKeyBand,
     EntityLink,
+    EntityQuerySet,
     EntitySignature,
     Mention,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "EntityAliasSignature",
     "EntityKeyBand",
     "EntityLink",
+    "EntityQuerySet",
     "EntitySignature",
     "Import",
     "InstallationKey",

@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from palace.models.common import ReviewedLink
 from palace.models.drawers import Drawer
+
+
+class EntityQuerySet(models.QuerySet["Entity"]):
+    def visible_to(self, wings: Collection[str] | None) -> EntityQuerySet:
+        """The entities a key reaching `wings` (None: every wing) is told of: those named in a
+        wing it reaches (`seen_in`). A key of every wing is told of every entity, one named
+        nowhere too; a key of some wings, of no other: an entity is palace-wide, but that one
+        exists is another wing's fact."""
+        return self if wings is None else self.filter(seen_in(wings))
+
+
+def seen_in(wings: Collection[str], entity: str = "pk") -> Q:
+    """The entity at `entity` (the row itself, or a path from it such as `redirect_to`) has a
+    mention in one of `wings`, or an entity redirected into it has (a curator's alias or merge
+    says it answers for that one). Two probes of an index each, however many entities are read:
+    the mentions' entity index, and the redirected entities' (`entity_redirected`)."""
+    mentions = Mention.objects.filter(drawer__room__wing__name__in=sorted(wings))
+    return Q(Exists(mentions.filter(entity=OuterRef(entity)))) | Q(
+        Exists(mentions.filter(entity__redirect_to=OuterRef(entity)))
+    )
 
 
 class Entity(models.Model):
@@ -37,6 +58,8 @@ class Entity(models.Model):
     )
     redirect_kind = models.CharField(max_length=8, choices=Redirect.choices, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = EntityQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

@@ -210,13 +210,14 @@ def test_entity_detail_and_search(api, drawer):
 
 def test_a_key_of_some_wings_counts_the_mentions_in_its_wings_only(dedup_settings):
     """As its mentions list: a mention in a wing it does not reach is not told of, nor counted."""
-    secret = services.drawer_write_in(wing="personal", room="r", content="Nightshade Corp called.")
-    services.mention_add(drawer=secret.drawer, name="Nightshade Corp", kind="org")
+    for wing in ("personal", "castellan"):
+        written = services.drawer_write_in(wing=wing, room="r", content="Nightshade Corp called.")
+        services.mention_add(drawer=written.drawer, name="Nightshade Corp", kind="org")
     entity = Entity.objects.get()
     alpha = agent_client("alpha", wings=["castellan"])
     detail = alpha.get(f"/api/entities/{entity.uuid}").json()
     listed = alpha.get("/api/entities").json()["results"]
-    assert detail["mention_count"] == 0
-    assert [e["mention_count"] for e in listed] == [0]
+    assert detail["mention_count"] == 1
+    assert [e["mention_count"] for e in listed] == [1]
     every = agent_client("omega")
-    assert every.get(f"/api/entities/{entity.uuid}").json()["mention_count"] == 1
+    assert every.get(f"/api/entities/{entity.uuid}").json()["mention_count"] == 2

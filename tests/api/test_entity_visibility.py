@@ -1,0 +1,148 @@
+"""What a key of some wings is told of the entities: one it sees only if the entity has a mention
+in a wing it reaches (or answers, by a curator's alias or merge, for one that has); any other is
+absent, as if it did not exist: left out of the list and of the candidates, 404 entity_not_found
+for its detail, mentions and candidates. A key of every wing sees every entity (found by an
+agent's trial in production: a key of one wing listed every entity of every wing)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from dedup import services
+from palace.models import Entity, EntityLink
+from review import services as review
+from tests.conftest import agent_client
+
+pytestmark = pytest.mark.django_db
+
+
+def named(wing: str, name: str, kind: str = "person", content: str = "") -> Entity:
+    """An entity named by a drawer in `wing`."""
+    drawer = services.drawer_write_in(
+        wing=wing, room="r", content=content or f"A note in {wing} naming {name}."
+    ).drawer
+    return services.mention_add(drawer=drawer, name=name, kind=kind).resolution.entity
+
+
+@pytest.fixture
+def alpha(dedup_settings):
+    return agent_client("alpha", wings=["alpha"])
+
+
+def listed(client, **query) -> list[str]:
+    return [e["name"] for e in client.get("/api/entities", query).json()["results"]]
+
+
+def test_the_list_leaves_out_an_entity_named_in_other_wings_only(alpha):
+    named("alpha", "Ada Lovelace")
+    named("beta", "Zara Quonset")
+    assert listed(alpha) == ["Ada Lovelace"]
+
+
+def test_a_name_search_finds_no_entity_named_in_other_wings_only(alpha):
+    named("beta", "Zara Quonset")
+    assert listed(alpha, name="Zara") == []
+
+
+def test_an_entity_named_in_both_wings_is_listed(alpha):
+    named("beta", "Zara Quonset")
+    named("alpha", "Zara Quonset")
+    assert listed(alpha) == ["Zara Quonset"]
+
+
+def test_an_entity_named_nowhere_is_seen_by_a_key_of_every_wing_only(alpha):
+    services.entity_resolve(name="Nobody Yet", kind="person")
+    assert listed(alpha) == []
+    assert listed(agent_client("omega")) == ["Nobody Yet"]
+
+
+@pytest.mark.parametrize("suffix", ["", "/mentions", "/candidates"])
+def test_an_entity_named_in_other_wings_only_is_not_found(alpha, suffix):
+    entity = named("beta", "Zara Quonset")
+    response = alpha.get(f"/api/entities/{entity.uuid}{suffix}")
+    assert response.status_code == 404
+    assert response.json()["code"] == "entity_not_found"
+
+
+@pytest.mark.parametrize("suffix", ["", "/mentions", "/candidates"])
+def test_a_key_of_every_wing_reads_it(dedup_settings, suffix):
+    entity = named("beta", "Zara Quonset")
+    assert agent_client("omega").get(f"/api/entities/{entity.uuid}{suffix}").status_code == 200
+
+
+@pytest.fixture
+def resembling(dedup_settings) -> tuple[Entity, Entity]:
+    """Katarina named in beta, Katerina (two edits away: possibly_same_as) in alpha."""
+    older = named("beta", "Katarina Volkova")
+    newer = named("alpha", "Katerino Volkova")
+    assert EntityLink.objects.filter(newer=newer, older=older).exists()
+    return older, newer
+
+
+def test_a_candidate_named_in_other_wings_only_is_left_out(alpha, resembling):
+    _, newer = resembling
+    body = alpha.get(f"/api/entities/{newer.uuid}/candidates").json()
+    assert body["candidates"] == []
+
+
+def test_a_key_of_every_wing_sees_the_candidate(resembling):
+    older, newer = resembling
+    body = agent_client("omega").get(f"/api/entities/{newer.uuid}/candidates").json()
+    assert [c["entity"]["id"] for c in body["candidates"]] == [str(older.uuid)]
+
+
+def test_an_entity_answering_for_one_the_key_sees_is_seen_with_its_pointer(alpha, curator):
+    """A curator aliased Katerino (named in alpha) into Katarina (named in beta only): the key is
+    told Katerino answers through Katarina, and may read Katarina, which answers for it."""
+    older, newer = (named("beta", "Katarina Volkova"), named("alpha", "Katerino Volkova"))
+    link = EntityLink.objects.get(newer=newer, older=older)
+    review.decide(item=f"e{link.pk}", action="add_alias", actor=curator, canonical=str(older.uuid))
+    shown = alpha.get(f"/api/entities/{newer.uuid}").json()
+    assert shown["redirect_to"] == str(older.uuid)
+    assert alpha.get(f"/api/entities/{older.uuid}").status_code == 200
+
+
+def redirect(other: Entity, into: Entity) -> None:
+    Entity.objects.filter(pk=other.pk).update(redirect_to=into, redirect_kind="alias")
+
+
+@pytest.fixture
+def chain(dedup_settings) -> tuple[Entity, Entity, Entity]:
+    """A chain of settlements: Ana Lima (named in alpha) answers through Bruno Costa, named
+    nowhere, which answers through Carla Dias, named in beta only."""
+    first, last = named("alpha", "Ana Lima"), named("beta", "Carla Dias")
+    middle = services.entity_resolve(name="Bruno Costa", kind="person").entity
+    redirect(first, middle)
+    redirect(middle, last)
+    return first, middle, last
+
+
+def test_the_entity_answering_for_one_the_key_sees_is_read(alpha, chain):
+    _, middle, _ = chain
+    assert alpha.get(f"/api/entities/{middle.uuid}").status_code == 200
+
+
+def test_a_pointer_past_the_entities_the_key_is_told_of_is_not_shown(alpha, chain):
+    _, middle, last = chain
+    assert alpha.get(f"/api/entities/{middle.uuid}").json()["redirect_to"] is None
+    assert alpha.get(f"/api/entities/{last.uuid}").status_code == 404
+
+
+def test_a_key_of_every_wing_is_shown_the_pointer(chain):
+    _, middle, last = chain
+    shown = agent_client("omega").get(f"/api/entities/{middle.uuid}").json()
+    assert shown["redirect_to"] == str(last.uuid)
+
+
+def test_the_list_reads_the_same_queries_whatever_its_length(alpha):
+    named("alpha", "Ada Lovelace")
+    alpha.get("/api/entities")  # the key's first use is recorded once
+    with CaptureQueriesContext(connection) as one:
+        alpha.get("/api/entities")
+    for n, name in enumerate(["Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov"]):
+        named("alpha" if n % 2 else "beta", name)
+    with CaptureQueriesContext(connection) as five:
+        assert len(alpha.get("/api/entities").json()["results"]) == 3
+    assert len(five) == len(one)
