@@ -36,7 +36,7 @@ from dedup.imports.ids import (
 from dedup.imports.supersessions import apply_supersessions
 from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
 from dedup.services.config import Actor
-from dedup.services.entities import entity_alias_add
+from dedup.services.entity_aliases import entity_alias_add
 from dedup.services.rooms import rooms_named
 from dedup.validation import place_name
 from palace.models import (

@@ -10,7 +10,8 @@ and the audit entry commit together or not at all. The modules, by concern:
 - `drawer_changes`: links, supersessions and deletions of stored drawers.
 - `similarity`: a text's candidates and their verdicts (the write path's and the sweeps').
 - `inserts`: the hand-written INSERT of a new drawer and its links (the hot path).
-- `entities`: entity resolution, mentions and aliases.
+- `entities`: entity resolution and mentions (and the aliases sightings converged by).
+- `entity_aliases`: aliases recorded by hand (the API's, an import's, a curator's).
 - `checkpoints`: batches written under a client-chosen id.
 
 Callers import from here (`from dedup import services`), not from the modules.
@@ -50,12 +51,14 @@ from dedup.services.entities import (
     MentionWrite,
     canonical_entities,
     canonical_entity,
-    entity_alias_add,
-    entity_alias_remove,
     entity_resolve,
-    index_person_alias,
     known_entities,
     mention_add,
+)
+from dedup.services.entity_aliases import (
+    entity_alias_add,
+    entity_alias_remove,
+    index_person_alias,
 )
 from dedup.services.entity_relinks import Windows, current_again_counted, entity_relinked
 from dedup.services.rooms import room_change, room_delete, room_get_or_create, wing_rename

@@ -1,5 +1,5 @@
-"""Entities: a sighted name resolved to a known entity on safe evidence (or a new one), the
-mentions that record a drawer naming it, and the aliases a curator adds by hand.
+"""Entities: a sighted name resolved to a known entity on safe evidence (or a new one), and the
+mentions that record a drawer naming it. Aliases recorded by hand are `entity_aliases`'.
 
 Nothing is merged and no name is rewritten here; merges are a curator's decision (review).
 """
@@ -14,33 +14,12 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
-from dedup.errors import Conflict, InvalidInput, NotFound
+from dedup.errors import InvalidInput, NotFound
 from dedup.locks import creations_meanwhile, lock_key
-from dedup.services.config import Actor, DedupConfig
-from dedup.services.inserts import (
-    entity_insert_indexed,
-    insert_unless_conflict,
-    signatures_insert,
-)
-from dedup.validation import (
-    NAME_MAX_LENGTH,
-    clean_entity_name,
-    clean_kind,
-    clean_label,
-    clean_metadata,
-    visible,
-)
-from palace.models import (
-    AuditAction,
-    AuditEntry,
-    AuditTarget,
-    Drawer,
-    Entity,
-    EntityAlias,
-    EntityAliasSignature,
-    EntityLink,
-    Mention,
-)
+from dedup.services.config import DedupConfig
+from dedup.services.inserts import entity_insert_indexed, insert_unless_conflict
+from dedup.validation import clean_entity_name, clean_kind, clean_metadata
+from palace.models import Drawer, Entity, EntityAlias, EntityLink, Mention
 
 logger = logging.getLogger("castellan.dedup")
 KEY_MAX_LENGTH = 200  # the entity's and the alias's key columns (a test holds them equal)
@@ -97,7 +76,7 @@ def _resolve(
     name = clean_entity_name(name, "name")
     kind = clean_kind(kind, default=policy.VAGUE_KIND)
     config = config or DedupConfig.from_settings()
-    key = _key_of(name, "name")
+    key = key_of(name, "name")
     # No savepoint inside a caller's transaction: nothing here is retried after a failed
     # statement (a lost race to create the entity is an insert that did nothing, below).
     with transaction.atomic(savepoint=False):
@@ -114,7 +93,7 @@ def _resolve(
         return resolution
 
 
-def _key_of(label: str, field: str) -> str:
+def key_of(label: str, field: str) -> str:
     """The label's key, if it fits the key column: casefolding can lengthen a name ("ß" is
     "ss"), so a name within its bound may have a key beyond it, which is refused here rather
     than cut (two keys cut alike would converge)."""
@@ -305,88 +284,3 @@ def mention_add(
 def _observation(name: str, rule: policy.Rule, confidence: float) -> dict[str, Any]:
     """How a sighting reached its entity (one that created it named it exactly)."""
     return {"name": name.strip(), "rule": str(rule), "confidence": confidence}
-
-
-def entity_alias_add(
-    *,
-    entity: Entity,
-    alias: str,
-    actor: Actor = None,
-    source: EntityAlias.Source = EntityAlias.Source.API,
-) -> tuple[Entity, bool]:
-    """Record another spelling of an entity by hand, so later sightings converge on it (and,
-    since a person recorded it, a typo of it converges too).
-
-    The alias is trimmed (and kept without characters that show nothing); one equal to the
-    name or already recorded changes nothing.
-    """
-    alias = clean_entity_name(alias, "alias")
-    with transaction.atomic():
-        entity = Entity.objects.select_for_update().get(pk=entity.pk)
-        if alias == entity.name or entity.alias_set.filter(alias=alias).exists():
-            return entity, False
-        before = list(entity.alias_set.values_list("alias", flat=True))
-        index_person_alias(
-            EntityAlias.objects.create(
-                entity=entity, alias=alias, key=_key_of(alias, "alias"), source=source
-            )
-        )
-        AuditEntry.objects.record(
-            actor=actor,
-            action=AuditAction.ENTITY_ALIAS_ADD,
-            target_type=AuditTarget.ENTITY,
-            target_id=entity.uuid,
-            before={"aliases": before},
-            after={"aliases": [*before, alias]},
-            data={"alias": alias},
-        )
-    return entity, True
-
-
-def entity_alias_remove(*, entity: Entity, alias: str, actor: Actor = None) -> tuple[Entity, bool]:
-    """Take back a spelling recorded through the API (`entity_alias_add`), audited
-    (`entity.alias_remove`, before and after as the addition's): later sightings of it, or of a
-    typo of it, no longer converge on the entity by it; those that did stay its mentions
-    (history). A curator's alias is taken back by reverting the decision that recorded it, and
-    a convergence's records what a sighting said: both refused (409 `alias_not_removable`). An
-    alias the entity does not hold changes nothing (False)."""
-    alias = clean_label(alias, "alias", max_length=NAME_MAX_LENGTH)
-    with transaction.atomic():
-        entity = Entity.objects.select_for_update().get(pk=entity.pk)
-        # As written (one recorded before aliases lost their invisible characters), else as an
-        # alias is recorded now (`clean_entity_name`): what was added is taken back by the same.
-        recorded = (
-            entity.alias_set.filter(alias=alias).first()
-            or entity.alias_set.filter(alias=visible(alias).strip()).first()
-        )
-        if recorded is None:
-            return entity, False
-        if recorded.source != EntityAlias.Source.API:
-            undo = (
-                "revert the curator's add_alias decision that recorded it"
-                if recorded.source == EntityAlias.Source.CURATOR
-                else "a sighting converged by it, and it records what that sighting said"
-            )
-            raise Conflict(
-                f"This alias was not recorded through the API: {undo}.",
-                code="alias_not_removable",
-                details={"alias": alias, "source": recorded.source},
-            )
-        before = list(entity.alias_set.values_list("alias", flat=True))
-        recorded.delete()  # its signatures go with it
-        AuditEntry.objects.record(
-            actor=actor,
-            action=AuditAction.ENTITY_ALIAS_REMOVE,
-            target_type=AuditTarget.ENTITY,
-            target_id=entity.uuid,
-            before={"aliases": before},
-            after={"aliases": [a for a in before if a != alias]},
-            data={"alias": alias},
-        )
-    return entity, True
-
-
-def index_person_alias(alias: EntityAlias) -> None:
-    """Store the signatures of an alias a person recorded (the API's, or a curator's), in the
-    caller's transaction: a typo of it converges as one of the name does. They go with it."""
-    signatures_insert(EntityAliasSignature, "alias_id", alias.pk, alias.key)

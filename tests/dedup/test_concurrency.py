@@ -126,7 +126,7 @@ def test_an_alias_recorded_while_a_typo_of_it_is_sighted_ends_as_one_serial_orde
     serial order's. Here the alias is held between its insert and its commit while the sighting
     runs: the sighting finishes first, making its own entity, and the state after both is that
     of the sighting first, then the alias (a later sighting names that entity exactly)."""
-    from dedup.services import entities as entity_services
+    from dedup.services import entity_aliases as entity_services
 
     entity = services.entity_resolve(name="Jan Nowak", kind="person").entity
     inserted, commit = threading.Event(), threading.Event()
