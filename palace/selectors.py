@@ -13,13 +13,16 @@ from django.db import connection
 from django.db.models import (
     BooleanField,
     Count,
+    DateTimeField,
     ExpressionWrapper,
+    F,
     IntegerField,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
     Subquery,
+    Value,
 )
 from django.db.models.functions import Coalesce
 
@@ -179,7 +182,9 @@ def entities_with_aliases(wings: Collection[str] | None = None) -> QuerySet[Enti
     their aliases, and the entities merged into them (whose names and aliases the canonical
     entity answers for), and their mentions counted in those wings (as its mentions list holds
     them). To a key of some wings, an entity's `redirect_to` is read only where it may read that
-    entity too (`redirect_seen`): a chain of redirects can lead past the entities it sees."""
+    entity too (`redirect_seen`): a chain of redirects can lead past the entities it sees; and
+    when the palace first recorded the entity is not read (`created_seen` null): that may be
+    another wing's fact (a name one of its drawers gave first)."""
     aliases = Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
     merged = Entity.objects.filter(redirect_kind=Entity.Redirect.MERGE).order_by("id")
     queryset = (
@@ -194,9 +199,11 @@ def entities_with_aliases(wings: Collection[str] | None = None) -> QuerySet[Enti
         .annotate(mention_count=mention_count(wings))
     )
     if wings is None:
-        return queryset
+        return queryset.annotate(created_seen=F("created_at"))
     seen = ExpressionWrapper(seen_in(wings, "redirect_to"), output_field=BooleanField())
-    return queryset.annotate(redirect_seen=seen)
+    return queryset.annotate(
+        redirect_seen=seen, created_seen=Value(None, output_field=DateTimeField())
+    )
 
 
 def in_wings(wings: Collection[str] | None) -> Q:

@@ -184,7 +184,11 @@ def record_mention(
     caller.require(WRITE, drawer.room.wing.name)
     data = validated(es.MentionWriteSerializer, {"name": name, "kind": kind})
     result = services.mention_add(
-        drawer=drawer, name=data["name"], kind=data.get("kind") or "other", provenance=caller.source
+        drawer=drawer,
+        name=data["name"],
+        kind=data.get("kind") or "other",
+        provenance=caller.source,
+        record_alias=caller.scope.wings is None,  # as the REST route: an alias steers every wing
     )
     return plain(mention_data(result, caller.scope))
 

@@ -22,6 +22,14 @@ class EntitySerializer(serializers.ModelSerializer):
         "chain of such settlements can lead past them)."
     )
 
+    created_at = serializers.DateTimeField(
+        source="created_seen",
+        read_only=True,
+        allow_null=True,
+        help_text="When the palace first recorded the entity; null to a key of some wings (it "
+        "may be another wing's fact: the mentions in its wings have their own times).",
+    )
+
     redirect_kind = serializers.ChoiceField(
         choices=Entity.Redirect.choices,
         allow_blank=True,

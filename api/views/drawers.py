@@ -200,8 +200,11 @@ class DrawerMentionsView(APIView):
     )
     def post(self, request: Request, drawer_id: str) -> Response:
         """Name an entity in a drawer. The name resolves to a known entity only on safe
-        evidence; otherwise a new entity is made and linked to those it resembles."""
-        drawer = drawer_or_404(drawer_id, scope_of(request))
+        evidence; otherwise a new entity is made and linked to those it resembles. A spelling
+        that converged joins the entity's aliases only for a key of every wing (an alias steers
+        the entity's sightings in all of them); the mention keeps it as written."""
+        scope = scope_of(request)
+        drawer = drawer_or_404(drawer_id, scope)
         data = parsed(es.MentionWriteSerializer, request)
         provenance = data.get("provenance") or {"via": "api", "user": request.user.get_username()}
         result = services.mention_add(
@@ -209,9 +212,10 @@ class DrawerMentionsView(APIView):
             name=data["name"],
             kind=data.get("kind") or "other",
             provenance=provenance,
+            record_alias=scope.wings is None,
         )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        return Response(mention_data(result, scope_of(request)), status=code)
+        return Response(mention_data(result, scope), status=code)
 
 
 def mention_data(result: services.MentionWrite, scope: Scope) -> dict:

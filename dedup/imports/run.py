@@ -225,11 +225,13 @@ def _apply_other(
     back, is exact copies of its drawers): `FileDrawers`."""
     hold_running(imported)
     data = item.data
+    aliases = imported.options.get("aliases", True)  # a key of every wing's (or a command's)
     try:
         if data.get("type") == "entity":
-            entity = entity_resolve(name=str(data["name"]), kind=str(data["kind"])).entity
+            name, kind = str(data["name"]), str(data["kind"])
+            entity = entity_resolve(name=name, kind=kind, record_alias=aliases).entity
             recorded = _person_aliases(imported, data.get("aliases") or [])
-            if recorded and not imported.options.get("aliases", True):
+            if recorded and not aliases:
                 raise ValueError(ALIASES_NEED_EVERY_WING)
             for alias, source in recorded:
                 entity_alias_add(
@@ -242,6 +244,7 @@ def _apply_other(
                 name=str(data["name"]),
                 kind=str(data["kind"]),
                 provenance=data.get("provenance") or {},
+                record_alias=aliases,
             )
             if written.created:  # one made before is not the import's
                 Import.mentions.through.objects.create(

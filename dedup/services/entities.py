@@ -58,18 +58,28 @@ class MentionWrite:
 
 
 def entity_resolve(
-    *, name: str, kind: str = policy.VAGUE_KIND, config: DedupConfig | None = None
+    *,
+    name: str,
+    kind: str = policy.VAGUE_KIND,
+    config: DedupConfig | None = None,
+    record_alias: bool = True,
 ) -> EntityResolution:
     """Resolve a sighted name to a known entity on safe evidence, or create a new one.
 
-    A converged spelling joins the entity's aliases; a new entity that merely resembles others is
-    linked to each with possibly_same_as. Nothing is merged and no name is rewritten.
+    A converged spelling joins the entity's aliases, unless `record_alias` is false (a key of
+    some wings: an alias steers the entity's sightings in every wing); a new entity that merely
+    resembles others is linked to each with possibly_same_as. Nothing is merged and no name is
+    rewritten.
     """
-    return _resolve(name, kind, config, None)
+    return _resolve(name, kind, config, None, record_alias)
 
 
 def _resolve(
-    name: str, kind: str, config: DedupConfig | None, sighting: _Sighting | None
+    name: str,
+    kind: str,
+    config: DedupConfig | None,
+    sighting: _Sighting | None,
+    record_alias: bool = True,
 ) -> EntityResolution:
     """`entity_resolve`; if the entity is new and there is a `sighting`, its mention is written
     with it (on PostgreSQL in the same statement) and returned in the resolution."""
@@ -82,11 +92,13 @@ def _resolve(
     with transaction.atomic(savepoint=False):
         # The entity's lock is taken by the lookups' own statement (on PostgreSQL, one round trip).
         lock = lock_key("entity", key)
-        resolution = _entity_resolve_locked(name, kind, key, config, lock, sighting)
+        resolution = _entity_resolve_locked(name, kind, key, config, lock, sighting, record_alias)
         if resolution is None:
             # Another writer created the same (name, kind) between our read and our insert (one
             # that took no lock): resolved again, this one sees it and converges on it.
-            resolution = _entity_resolve_locked(name, kind, key, config, None, sighting)
+            resolution = _entity_resolve_locked(
+                name, kind, key, config, None, sighting, record_alias
+            )
         if resolution is None:  # pragma: no cover - the row that conflicted is visible now
             raise IntegrityError(f"entity {name!r} ({kind}) conflicts but is not found")
         metrics.entity_resolved(resolution.rule)
@@ -136,9 +148,11 @@ def _entity_resolve_locked(
     config: DedupConfig,
     lock: int | None,
     sighting: _Sighting | None,
+    record_alias: bool,
 ) -> EntityResolution | None:
     """The resolution under the entity's lock (taken first, unless None: held already), or None
-    if the entity to create was created meanwhile by another."""
+    if the entity to create was created meanwhile by another. A spelling that converged joins
+    the entity's aliases if `record_alias`."""
     found = candidates.name_lookup(  # PostgreSQL: one statement; SQLite: one to three
         kind=kind, name=name, key=key, fuzzy=config.entity_fuzzy, lock=lock
     )
@@ -148,7 +162,7 @@ def _entity_resolve_locked(
         if _created_meanwhile(key, found, first_look=lock is not None):
             # An entity of a near key may have been created since the lookup: look again. The
             # bands are held now (as the entity's lock), so the second look is the last.
-            return _entity_resolve_locked(name, kind, key, config, None, sighting)
+            return _entity_resolve_locked(name, kind, key, config, None, sighting, record_alias)
         return _entity_create(name, kind, key, resolution, by_id, sighting)
     reached = by_id[cast(int, resolution.entity)]  # the known are ids
     entity = canonical_entity(reached)
@@ -156,7 +170,7 @@ def _entity_resolve_locked(
         # A curator's alias or merge led here, not the entity's own name.
         resolution = policy.through_redirect(resolution)
     recorded = all_aliases.get(entity.pk)
-    if name != entity.name and (recorded is None or name not in recorded):
+    if record_alias and name != entity.name and (recorded is None or name not in recorded):
         # One statement, no savepoint: an alias recorded meanwhile is left as it is.
         insert_unless_conflict(EntityAlias(entity=entity, alias=name, key=key), _ALIAS_UNIQUE)
     return EntityResolution(entity, False, resolution.rule, resolution.confidence)
@@ -250,14 +264,18 @@ def mention_add(
     kind: str = policy.VAGUE_KIND,
     provenance: dict[str, Any] | None = None,
     config: DedupConfig | None = None,
+    record_alias: bool = True,
 ) -> MentionWrite:
-    """Record that a drawer names an entity, resolving the name first. The drawer is held until
-    commit (after the entity's lock, in the canonical order) by the mention's own insert; one
-    deleted meanwhile is NotFound, and nothing is written."""
+    """Record that a drawer names an entity, resolving the name first (`entity_resolve`: a
+    spelling that converged joins the entity's aliases unless `record_alias` is false; the
+    mention keeps it as written either way). The drawer is held until commit (after the
+    entity's lock, in the canonical order) by the mention's own insert; one deleted meanwhile
+    is NotFound, and nothing is written."""
     provenance = clean_metadata(provenance, "provenance")
     with transaction.atomic():
         # A new entity's mention is written with it (on PostgreSQL, in its statement).
-        resolution = _resolve(name, kind, config, _Sighting(drawer, provenance or {}))
+        sighting = _Sighting(drawer, provenance or {})
+        resolution = _resolve(name, kind, config, sighting, record_alias)
         if resolution.created:
             first = cast(Mention, resolution.mention)
             if first.pk is None:  # its drawer is gone: nothing is written

@@ -1,0 +1,115 @@
+"""A key of some wings names an entity: the name resolves palace-wide (the same person named in
+two wings is one entity), the mention keeps the spelling as written, but no alias is recorded:
+an alias steers every wing's later sightings, which only a key of every wing may do (as
+`POST /api/entities/{id}/aliases` and an import hold). Found by an agent's trial: "Zara
+Quonsett" in wing alpha converged on beta's "Zara Quonset" and became its alias for every wing.
+The answer tells such a key no more than the entity's detail would: not when the palace first
+recorded it (another wing's fact)."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from api.mcp_server import writes
+from api.models import AgentKey
+from dedup import services
+from palace.models import Entity, EntityAlias, Mention
+from tests.conftest import agent_client
+
+pytestmark = pytest.mark.django_db
+TYPO = "Zara Quonsett"  # one edit from beta's "Zara Quonset"
+
+
+@pytest.fixture
+def known(dedup_settings) -> Entity:
+    """Zara Quonset, named in beta."""
+    drawer = services.drawer_write_in(wing="beta", room="r", content="Zara Quonset called.").drawer
+    return services.mention_add(drawer=drawer, name="Zara Quonset", kind="person").resolution.entity
+
+
+def alpha_drawer(client) -> str:
+    body = {"content": "Zara Quonsett asked for the report."}
+    return client.post("/api/wings/alpha/rooms/r/drawers", body, format="json").json()["id"]
+
+
+def mention(client, name: str = TYPO):
+    drawer = alpha_drawer(client)
+    body = {"name": name, "kind": "person"}
+    return client.post(f"/api/drawers/{drawer}/mentions", body, format="json")
+
+
+@pytest.fixture
+def alpha():
+    return agent_client("alpha", wings=["alpha"])
+
+
+def test_the_name_still_resolves_palace_wide(known, alpha):
+    body = mention(alpha).json()
+    assert body["entity"]["id"] == str(known.uuid)
+    assert body["resolution"]["rule"] == "typo"
+
+
+def test_the_mention_keeps_the_spelling_as_written(known, alpha):
+    mention(alpha)
+    assert Mention.objects.get(drawer__room__wing__name="alpha").observation["name"] == TYPO
+
+
+def test_a_key_of_some_wings_records_no_alias(known, alpha):
+    mention(alpha)
+    assert not EntityAlias.objects.exists()
+
+
+def test_the_answer_lists_no_alias_it_did_not_record(known, alpha):
+    assert mention(alpha).json()["entity"]["aliases"] == []
+
+
+def test_a_key_of_every_wing_records_the_spelling(known):
+    mention(agent_client("omega"))
+    assert list(EntityAlias.objects.values_list("alias", flat=True)) == [TYPO]
+
+
+def test_the_answer_does_not_say_when_the_palace_first_recorded_it(known, alpha):
+    assert mention(alpha).json()["entity"]["created_at"] is None
+
+
+def test_nor_does_the_entitys_detail(known, alpha):
+    mention(alpha)
+    assert alpha.get(f"/api/entities/{known.uuid}").json()["created_at"] is None
+
+
+def test_a_key_of_every_wing_is_told(known):
+    shown = agent_client("omega").get(f"/api/entities/{known.uuid}").json()
+    assert shown["created_at"] == known.created_at.isoformat().replace("+00:00", "Z")
+
+
+def test_over_mcp_a_key_of_some_wings_records_no_alias(known):
+    _, secret = AgentKey.objects.issue(agent="alpha", wings=["alpha"], rights=["read", "write"])
+    ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+    drawer = writes.add_drawer(ctx, wing="alpha", room="r", content="Zara Quonsett asked.")
+    answer = writes.record_mention(ctx, drawer_id=drawer["id"], name=TYPO, kind="person")
+    assert answer["entity"]["id"] == str(known.uuid)
+    assert not EntityAlias.objects.exists()
+
+
+def castellan(*lines: dict) -> dict:
+    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}
+
+
+DRAWER_LINE = {"type": "drawer", "id": "x1", "content": "Zara asked.", "wing": "alpha", "room": "r"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"type": "mention", "drawer": "x1", "name": TYPO, "kind": "person"},
+        {"type": "entity", "name": TYPO, "kind": "person", "aliases": []},
+    ],
+    ids=["mention", "entity"],
+)
+def test_an_import_by_a_key_of_some_wings_records_no_alias(known, alpha, line):
+    alpha.post("/api/imports", castellan(DRAWER_LINE, line), format="json")
+    assert Entity.objects.count() == 1
+    assert not EntityAlias.objects.exists()
