@@ -94,6 +94,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "run_not_applied": ErrorCode((409,), "Nothing of the sweep is applied: nothing to reverse."),
     "run_not_done": ErrorCode((409,), "Only a finished sweep can be applied."),
     "server_error": ErrorCode((500,), "An unexpected failure under /api/ (a bug; it is logged)."),
+    "supersede_across_wings": ErrorCode(
+        (409,), "The replacing drawer is in another wing than the drawer it would supersede."
+    ),
     "sweep_not_found": ErrorCode((404,), "No sweep with that id."),
     "sweep_under_way": ErrorCode(
         (409,), "A sweep of the same scope is queued or running (`details.run`)."

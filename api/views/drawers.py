@@ -169,7 +169,9 @@ class DrawerSupersedeView(APIView):
         responses={200: s.DrawerSerializer, **errors(400, 401, 404, 409)},
     )
     def post(self, request: Request, drawer_id: str) -> Response:
-        """End a drawer's validity, optionally naming its replacement (audited)."""
+        """End a drawer's validity, optionally naming its replacement (audited): a drawer of
+        its own wing (409 `supersede_across_wings` otherwise: a key of that wing would be shown
+        an id it cannot read)."""
         drawer = drawer_or_404(drawer_id, scope_of(request))
         data = parsed_if_sent(s.SupersedeSerializer, request)
         by = replacement_or_404(data.get("by"), scope_of(request))

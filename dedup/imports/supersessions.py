@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
 
+from dedup.errors import Conflict
 from dedup.imports import formats
 from dedup.imports.chunks import Supersession, Tally, hold_running
 from dedup.imports.ids import FileDrawers
 from dedup.locks import rows_held
+from dedup.services import refuse_across_wings, wings_of_rooms
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Import
 
 
@@ -30,7 +33,8 @@ def apply_supersessions(
     own supersessions from later work by these rows. A drawer someone else superseded meanwhile
     (after its chunk, before this) is left as they made it, and not recorded as the import's.
     A supersession `drawer_supersede` would refuse is reported malformed with its line: a drawer
-    naming itself, or one whose successor was deleted meanwhile; so is one closing a cycle (its
+    naming itself, one whose successor was deleted meanwhile, or one of another wing (its rule,
+    `refuse_across_wings`); so is one closing a cycle (its
     successor superseded, through the file's chain, by it), which would leave no drawer of the
     cycle current. A chain is history (A by B, B by C), taken in any order."""
     hold_running(imported)
@@ -47,10 +51,11 @@ def apply_supersessions(
     held = rows_held(
         Drawer, [*superseded.values_list("pk", flat=True), *(b.pk for _, b, _ in planned if b)]
     )
+    found = Found(held, {d.uuid: d for d in held.values()}, wings_of_rooms(held.values()))
     successors: dict[uuid.UUID, uuid.UUID] = {}  # the chain this import makes
     for supersession, by, valid_to in planned:
         drawer_id = supersession.drawer_id
-        refusal = _refused_supersession(drawer_id, by, held, successors)
+        refusal = _refused_supersession(drawer_id, by, found, successors)
         if refusal:
             tally.errors.append(
                 formats.Malformed(supersession.file, supersession.line, refusal).as_dict()
@@ -76,10 +81,18 @@ def apply_supersessions(
         )
 
 
+class Found(NamedTuple):
+    """The drawers an import's supersessions hold: by id, by public id, and their rooms' wings."""
+
+    held: Mapping[int, Drawer]
+    by_uuid: Mapping[uuid.UUID, Drawer]
+    wings: Mapping[int, str]
+
+
 def _refused_supersession(
     drawer_id: uuid.UUID,
     by: Drawer | None,
-    held: Mapping[int, Drawer],
+    found: Found,
     successors: Mapping[uuid.UUID, uuid.UUID],
 ) -> str:
     """Why the import does not supersede this drawer by `by` (`apply_supersessions`), or ""."""
@@ -87,8 +100,14 @@ def _refused_supersession(
         return ""
     if by.uuid == drawer_id:
         return "A drawer cannot supersede itself (superseded_by names the drawer's own id)."
-    if by.pk not in held:
+    if by.pk not in found.held:
         return "The replacing drawer was deleted."
+    drawer = found.by_uuid.get(drawer_id)
+    try:
+        if drawer is not None:  # else deleted meanwhile: nothing is superseded
+            refuse_across_wings(drawer, by, found.wings)
+    except Conflict as refused:
+        return refused.message
     seen, step = set(), by.uuid
     while step in successors and step not in seen:
         seen.add(step)

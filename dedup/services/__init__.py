@@ -38,6 +38,8 @@ from dedup.services.drawer_changes import (
     drawer_supersede,
     link_kept,
     mention_kept,
+    refuse_across_wings,
+    wings_of_rooms,
 )
 from dedup.services.drawers import (
     DrawerCheck,
@@ -105,8 +107,10 @@ __all__ = [
     "link_kept",
     "mention_add",
     "mention_kept",
+    "refuse_across_wings",
     "room_change",
     "room_delete",
     "room_get_or_create",
     "wing_rename",
+    "wings_of_rooms",
 ]

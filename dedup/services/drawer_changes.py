@@ -4,7 +4,7 @@ row in it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import groupby
 from typing import Any
 
@@ -23,6 +23,7 @@ from palace.models import (
     Drawer,
     DrawerLink,
     Mention,
+    Room,
 )
 
 
@@ -119,6 +120,33 @@ def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
         raise Conflict("The drawer is already superseded.", code="drawer_not_current")
     if by is not None and by.valid_to is not None:
         raise Conflict("The replacing drawer is itself superseded.", code="drawer_not_current")
+    if by is not None:
+        refuse_across_wings(drawer, by, wings_of_rooms([drawer, by]))
+
+
+def wings_of_rooms(drawers: Iterable[Drawer]) -> dict[int, str]:
+    """The wing of each drawer's room, by room id (one query; none for drawers of one room)."""
+    rooms = {drawer.room_id for drawer in drawers}
+    if len(rooms) < 2:
+        return dict.fromkeys(rooms, "")  # one room: one wing, whichever it is
+    return dict(Room.objects.filter(pk__in=rooms).values_list("pk", "wing__name"))
+
+
+def refuse_across_wings(drawer: Drawer, by: Drawer, wings: Mapping[int, str]) -> None:
+    """A drawer is superseded only by a drawer of its own wing (409 `supersede_across_wings`),
+    by every path that supersedes (this service, and an import's supersessions): a key of its
+    wing reads the drawer, and would be shown `superseded_by` and `current` naming a drawer it
+    may not read, while the fact left its search. `wings`: `wings_of_rooms` of both."""
+    wing, by_wing = wings[drawer.room_id], wings[by.room_id]
+    if wing == by_wing:
+        return
+    raise Conflict(
+        f"A drawer is superseded only by a drawer of its own wing: this one is in wing {wing!r}, "
+        f"the replacing one in wing {by_wing!r} (a key of one wing would be shown an id it "
+        f"cannot read). Write the new fact into wing {wing!r} and supersede by that drawer.",
+        code="supersede_across_wings",
+        details={"field": "by", "wing": wing, "by_wing": by_wing},
+    )
 
 
 def drawer_delete(*, drawer: Drawer, actor: Actor = None) -> None:
