@@ -221,9 +221,16 @@ class DrawerMentionsView(APIView):
 
 
 def mention_data(result: services.MentionWrite, scope: Scope) -> dict:
-    """The mention as recorded, with the entity its name resolved to and why (its mentions
-    counted in the scope's wings)."""
+    """The mention as recorded, with the entity its name resolved to and why, as the scope is
+    shown that entity (`entity_or_404`). A key of some wings is told of it by this mention at
+    least: unless its drawer was deleted meanwhile, and the mention with it."""
     entity = selectors.entity_by_uuid(result.resolution.entity.uuid, scope.wings)
+    if entity is None:
+        raise Conflict(
+            "The drawer was deleted meanwhile, and the mention with it.",
+            code="drawer_deleted",
+            details={"drawer": str(result.mention.drawer.uuid)},
+        )
     payload = SimpleNamespace(
         mention=result.mention,
         created=result.created,

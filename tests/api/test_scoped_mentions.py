@@ -113,3 +113,19 @@ def test_an_import_by_a_key_of_some_wings_records_no_alias(known, alpha, line):
     alpha.post("/api/imports", castellan(DRAWER_LINE, line), format="json")
     assert Entity.objects.count() == 1
     assert not EntityAlias.objects.exists()
+
+
+def test_a_mention_whose_drawer_went_meanwhile_is_said_so(known, alpha, monkeypatch):
+    """The entity is one the key is told of by this mention only: gone with its drawer, the
+    answer says so rather than naming no entity."""
+    real = services.mention_add
+
+    def then_deleted(**kwargs):
+        written = real(**kwargs)
+        services.drawer_delete(drawer=kwargs["drawer"])
+        return written
+
+    monkeypatch.setattr(services, "mention_add", then_deleted)
+    response = mention(alpha)
+    assert response.status_code == 409
+    assert response.json()["code"] == "drawer_deleted"
