@@ -7,14 +7,12 @@ import enum
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection
 from django.db.models import (
-    BooleanField,
     Count,
     DateTimeField,
-    ExpressionWrapper,
     F,
     IntegerField,
     OuterRef,
@@ -38,7 +36,7 @@ from palace.models import (
     Room,
     Wing,
 )
-from palace.models.entities import seen_in
+from palace.models.entities import mentions_in
 
 
 def parse_uuid(value: object) -> uuid.UUID | None:
@@ -182,7 +180,8 @@ def entities_with_aliases(wings: Collection[str] | None = None) -> QuerySet[Enti
     their aliases, and the entities merged into them (whose names and aliases the canonical
     entity answers for), and their mentions counted in those wings (as its mentions list holds
     them). To a key of some wings, an entity's `redirect_to` is read only where it may read that
-    entity too (`redirect_seen`): a chain of redirects can lead past the entities it sees; and
+    entity too (`redirect_seen`): a curator may settle it into one no drawer of its wings names;
+    and
     when the palace first recorded the entity is not read (`created_seen` null): that may be
     another wing's fact (a name one of its drawers gave first)."""
     aliases = Prefetch("alias_set", queryset=EntityAlias.objects.order_by("id"))
@@ -200,15 +199,14 @@ def entities_with_aliases(wings: Collection[str] | None = None) -> QuerySet[Enti
     )
     if wings is None:
         return queryset.annotate(created_seen=F("created_at"))
-    seen = ExpressionWrapper(seen_in(wings, "redirect_to"), output_field=BooleanField())
     return queryset.annotate(
-        redirect_seen=seen, created_seen=Value(None, output_field=DateTimeField())
+        # A scalar subquery, one probe a row read: PostgreSQL hashed an EXISTS here, reading
+        # every mention of the wings for a page (0.1 s at 100,000 of them).
+        redirect_seen=Subquery(
+            mentions_in(wings).filter(entity=OuterRef("redirect_to")).values("pk")[:1]
+        ),
+        created_seen=Value(None, output_field=DateTimeField()),
     )
-
-
-def in_wings(wings: Collection[str] | None) -> Q:
-    """Mentions in `wings` (None: in any wing)."""
-    return Q() if wings is None else Q(drawer__room__wing__name__in=sorted(wings))
 
 
 def mention_count(wings: Collection[str] | None = None) -> Coalesce:
@@ -217,8 +215,8 @@ def mention_count(wings: Collection[str] | None = None) -> Coalesce:
     the filter matches before a page takes its few: 1.3 s for a page of one kind at 1,000,000
     entities on SQLite."""
     counted = (
-        Mention.objects.filter(entity=OuterRef("pk"))
-        .filter(in_wings(wings))
+        mentions_in(wings)
+        .filter(entity=OuterRef("pk"))
         .order_by()
         .values("entity")
         .annotate(count=Count("pk"))
@@ -261,8 +259,8 @@ def entity_mentions(entity: Entity, wings: Collection[str] | None = None) -> Que
         Q(pk=entity.pk) | Q(redirect_to=entity, redirect_kind=Entity.Redirect.MERGE)
     ).values("pk")
     return (
-        Mention.objects.filter(entity__in=answered)
-        .filter(in_wings(wings))
+        mentions_in(wings)
+        .filter(entity__in=answered)
         .select_related("drawer__room__wing", "drawer__superseded_by")
         .order_by("id")
     )
@@ -279,21 +277,22 @@ def entity_candidates(
     entity: Entity, wings: Collection[str] | None = None
 ) -> list[EntityCandidateLink]:
     """The entity's possibly_same_as links from both ends, closest first, to the entities a key
-    reaching `wings` (None: every wing) is told of."""
-    links = EntityLink.objects.filter(Q(newer=entity) | Q(older=entity))
-    if wings is not None:
-        seen = Entity.objects.visible_to(wings).values("pk")
-        links = links.filter(Q(newer=entity, older__in=seen) | Q(older=entity, newer__in=seen))
+    reaching `wings` (None: every wing) is told of: the other side is read by
+    `entities_with_aliases(wings)`, which leaves out the others (a link's few sides, each probed;
+    filtering the links by an OR of the two sides' visibility hashed every mention of the
+    wings)."""
     related = entities_with_aliases(wings)
-    links = links.prefetch_related(
-        Prefetch("newer", queryset=related), Prefetch("older", queryset=related)
+    links = EntityLink.objects.filter(Q(newer=entity) | Q(older=entity)).prefetch_related(
+        Prefetch("newer", queryset=related, to_attr="newer_seen"),
+        Prefetch("older", queryset=related, to_attr="older_seen"),
     )
-    found = [
-        EntityCandidateLink(link, link.older, Side.OLDER)
-        if link.newer_id == entity.id
-        else EntityCandidateLink(link, link.newer, Side.NEWER)
-        for link in links
-    ]
+    found = []
+    for link in links:
+        side = Side.OLDER if link.newer_id == entity.id else Side.NEWER
+        # A forward relation's Prefetch sets the one entity, or None if the queryset left it out.
+        other = cast(Entity | None, getattr(link, f"{side}_seen"))
+        if other is not None:
+            found.append(EntityCandidateLink(link, other, side))
     found.sort(key=lambda c: (-c.link.similarity, c.link.id))
     return found
 

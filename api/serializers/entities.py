@@ -18,8 +18,8 @@ class EntitySerializer(serializers.ModelSerializer):
     mention_count = serializers.IntegerField(read_only=True, default=None)
     redirect_to = serializers.SerializerMethodField(
         help_text="Set when a curator settled this entity into another one (alias or merge); "
-        "null too, to a key of some wings, where that one is not an entity it is told of (a "
-        "chain of such settlements can lead past them)."
+        "null too, to a key of some wings, where that one is not an entity it is told of (no "
+        "drawer of its wings names it)."
     )
 
     created_at = serializers.DateTimeField(

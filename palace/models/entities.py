@@ -15,22 +15,25 @@ from palace.models.drawers import Drawer
 
 class EntityQuerySet(models.QuerySet["Entity"]):
     def visible_to(self, wings: Collection[str] | None) -> EntityQuerySet:
-        """The entities a key reaching `wings` (None: every wing) is told of: those named in a
-        wing it reaches (`seen_in`). A key of every wing is told of every entity, one named
-        nowhere too; a key of some wings, of no other: an entity is palace-wide, but that one
-        exists is another wing's fact."""
+        """The entities a key reaching `wings` (None: every wing) is told of: those a drawer in
+        one of its wings names (`seen_in`). A key of every wing is told of every entity, one
+        named nowhere too; a key of some wings, of no other: an entity is palace-wide, but that
+        one exists is the fact of the wings that name it."""
         return self if wings is None else self.filter(seen_in(wings))
 
 
-def seen_in(wings: Collection[str], entity: str = "pk") -> Q:
-    """The entity at `entity` (the row itself, or a path from it such as `redirect_to`) has a
-    mention in one of `wings`, or an entity redirected into it has (a curator's alias or merge
-    says it answers for that one). Two probes of an index each, however many entities are read:
-    the mentions' entity index, and the redirected entities' (`entity_redirected`)."""
-    mentions = Mention.objects.filter(drawer__room__wing__name__in=sorted(wings))
-    return Q(Exists(mentions.filter(entity=OuterRef(entity)))) | Q(
-        Exists(mentions.filter(entity__redirect_to=OuterRef(entity)))
-    )
+def seen_in(wings: Collection[str]) -> Exists:
+    """The entity has a mention in one of `wings`. One EXISTS, which PostgreSQL joins as a
+    semi-join: a page of entities in id order probes each one's mentions by their entity index
+    (an OR of two such probes, a redirected entity's mentions too, was planned as a hash of every
+    mention of the wings: 0.6 s a page at 200,000 mentions, against 1 to 45 ms)."""
+    return Exists(mentions_in(wings).filter(entity=OuterRef("pk")))
+
+
+def mentions_in(wings: Collection[str] | None) -> models.QuerySet[Mention]:
+    """The mentions in `wings` (None: in every wing): by their drawer's wing."""
+    where = Q() if wings is None else Q(drawer__room__wing__name__in=sorted(wings))
+    return Mention.objects.filter(where)
 
 
 class Entity(models.Model):
