@@ -4,13 +4,13 @@ the caller's scope (a wing out of the key's reach is not found, as over REST).""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Annotated, Any
+from typing import Any
 
 from mcp.server.mcpserver import Context
-from pydantic import Field, Strict
 from rest_framework import serializers
 
 from api.errors import ApiError
+from api.mcp_server import arguments as a
 from api.mcp_server.calls import (
     Caller,
     Route,
@@ -27,19 +27,11 @@ from api.views.common import drawer_or_404
 from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView
-from dedup.search import SEARCH_LIMIT_MAX, drawers_search
+from dedup.search import drawers_search
 from dedup.validation import cursor_id, cursor_of, cursor_values, lookup_form
 from palace import selectors
 
-MAX_LIMIT = 200
-# An argument is a JSON value of its schema's type, as in a REST body: pydantic's lax mode (the
-# SDK's) took "2", 2.0 and true for an integer and "yes" or 1 for a boolean. A page's size is
-# checked by a DRF serializer, for the REST API's messages; the schema says its bounds.
-Flag = Annotated[bool, Strict()]
-PageSize = Annotated[int, Strict(), Field(json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})]
-SearchSize = Annotated[
-    int, Strict(), Field(json_schema_extra={"minimum": 1, "maximum": SEARCH_LIMIT_MAX})
-]
+MAX_LIMIT = a.MAX_LIMIT
 # The REST routes the tools (and resources) stand for, whose throttles they share.
 WINGS_READ = Route(WingListView, "GET")
 WING_READ = Route(WingDetailView, "GET")
@@ -64,7 +56,7 @@ def list_wings(ctx: Context) -> dict[str, Any]:
 
 
 @tool
-def list_rooms(ctx: Context, wing: str) -> dict[str, Any]:
+def list_rooms(ctx: Context, wing: a.Wing) -> dict[str, Any]:
     """List one wing's rooms with their number of current drawers."""
     return rooms_of(caller_of(ctx, WING_READ), wing)
 
@@ -88,11 +80,11 @@ def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
 @tool
 def list_drawers(
     ctx: Context,
-    wing: str,
-    room: str,
-    include_superseded: Flag = False,
-    limit: PageSize = 50,
-    cursor: str | None = None,
+    wing: a.Wing,
+    room: a.Room,
+    include_superseded: a.IncludeSuperseded = False,
+    limit: a.PageSize = 50,
+    cursor: a.Cursor = None,
 ) -> dict[str, Any]:
     """List a room's drawers, newest first: the current ones, or every one with
     include_superseded=true. Pass the answer's `next_cursor` back as `cursor` for the next page
@@ -117,7 +109,7 @@ def list_drawers(
 
 
 @tool
-def list_duplicates(ctx: Context, drawer_id: str) -> dict[str, Any]:
+def list_duplicates(ctx: Context, drawer_id: a.DrawerId) -> dict[str, Any]:
     """List the drawers linked to this one as similar (from both ends), closest first, with the
     verdict and scores of each link. Use it to see what Castellan found a memory resembles."""
     caller = caller_of(ctx, DUPLICATES_READ)
@@ -130,17 +122,16 @@ def list_duplicates(ctx: Context, drawer_id: str) -> dict[str, Any]:
 @tool
 def search(
     ctx: Context,
-    query: str,
-    wing: str | None = None,
-    room: str | None = None,
-    agent: str | None = None,
-    limit: SearchSize = 20,
-    cursor: str | None = None,
+    query: a.Query,
+    wing: a.WingFilter = None,
+    room: a.RoomFilter = None,
+    agent: a.AgentFilter = None,
+    limit: a.SearchSize = 20,
+    cursor: a.Cursor = None,
 ) -> dict[str, Any]:
     """Find current drawers by what they say, to recall what you (or other agents) stored:
     optionally within one wing or room, or written by one agent. Returns the best matches first;
-    pass the answer's `next_cursor` back as `cursor` for the next page (null: there is none).
-    """
+    pass the answer's `next_cursor` back as `cursor` for the next page (null: there is none)."""
     caller = caller_of(ctx, SEARCH)
     # The REST route's own check of its query parameters (the query is its `q`), refusals
     # naming `query`.

@@ -9,8 +9,11 @@ runs each on a worker thread, where Django's ORM may be used as in a request.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +33,16 @@ from api.mcp_server.resources import CastellanServer, add_resources
 from api.mcp_server.wire import AnswerUnreadable
 
 NAME = "castellan"
+
+
+def server_version() -> str:
+    """Castellan's own version (pyproject's, as installed), for `serverInfo.version`."""
+    try:
+        return package_version(NAME)
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
+
+
 INSTRUCTIONS = (
     "Castellan keeps your long-term memory free of duplicates without destroying a distinct "
     "fact. Memories are drawers in rooms of wings. Write with add_drawer (safe to retry: an exact "
@@ -57,9 +70,13 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 
 def build_server() -> MCPServer:
-    server = CastellanServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = CastellanServer(
+        NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING"
+    )
     for function, hints in TOOLS:
-        server.add_tool(function, annotations=hints)
+        # The docstring without its indentation (the SDK takes it as written).
+        description = inspect.cleandoc(function.__doc__ or "")
+        server.add_tool(function, description=description, annotations=hints)
     add_resources(server)
     return server
 

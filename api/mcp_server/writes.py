@@ -4,12 +4,11 @@ as the REST route, and calls the same service. Docstrings are the descriptions a
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import Any
 
 from mcp.server.mcpserver import Context
-from pydantic import ConfigDict
-from typing_extensions import TypedDict
 
+from api.mcp_server import arguments as a
 from api.mcp_server.calls import Route, caller_of, plain, tool, validated
 from api.models import DELETE, WRITE
 from api.serializers import checkpoints as cs
@@ -39,13 +38,13 @@ SUPERSEDE = Route(DrawerSupersedeView, "POST")
 @tool
 def add_drawer(
     ctx: Context,
-    wing: str,
-    room: str,
-    content: str,
-    name: str | None = None,
-    kind: str | None = None,
-    source: dict[str, Any] | None = None,
-    id: str | None = None,
+    wing: a.NewWing,
+    room: a.NewRoom,
+    content: a.Content,
+    name: a.DrawerName = None,
+    kind: a.DrawerKind = None,
+    source: a.Source = None,
+    id: a.ChosenId = None,
 ) -> dict[str, Any]:
     """Store a memory (a drawer) in a wing and room; use it whenever you want to remember
     something. Safe to retry: an exact copy already in the room is not stored again (the existing
@@ -72,12 +71,12 @@ def add_drawer(
 @tool
 def check_duplicate(
     ctx: Context,
-    wing: str,
-    room: str,
-    content: str,
-    name: str | None = None,
-    kind: str | None = None,
-    id: str | None = None,
+    wing: a.NewWing,
+    room: a.NewRoom,
+    content: a.Content,
+    name: a.DrawerName = None,
+    kind: a.DrawerKind = None,
+    id: a.ChosenId = None,
 ) -> dict[str, Any]:
     """Ask, without storing anything, what add_drawer would do with this memory: whether it
     would be stored (`would_store`), the drawer it would return instead (`existing`: an exact
@@ -117,10 +116,10 @@ def check_duplicate(
 @tool
 def write_diary(
     ctx: Context,
-    wing: str,
-    content: str,
-    kind: str | None = None,
-    source: dict[str, Any] | None = None,
+    wing: a.NewWing,
+    content: a.Content,
+    kind: a.DrawerKind = None,
+    source: a.Source = None,
 ) -> dict[str, Any]:
     """Write an entry in your own diary in a wing (its `diary` room): notes about your own work
     that are compared only with your own earlier entries, so another agent's entry is never
@@ -143,20 +142,8 @@ def write_diary(
     return plain(written_data(result))
 
 
-class CheckpointItem(TypedDict):
-    # Closed, as the REST API's item is: a key it does not declare is refused, not dropped.
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
-
-    content: str
-    destination: str  # general, preference, project or diary
-    wing: NotRequired[str | None]
-    name: NotRequired[str | None]
-    kind: NotRequired[str | None]
-    source: NotRequired[dict[str, Any] | None]
-
-
 @tool
-def write_checkpoint(ctx: Context, id: str, items: list[CheckpointItem]) -> dict[str, Any]:
+def write_checkpoint(ctx: Context, id: a.CheckpointId, items: a.CheckpointItems) -> dict[str, Any]:
     """Save a batch of memories at once, all or nothing, under an id you choose (say, at the end
     of a session or before your context is compacted). Each item has `content` and a
     `destination` (general, preference, project or diary) and optionally a `wing`. Sending the
@@ -174,7 +161,7 @@ def write_checkpoint(ctx: Context, id: str, items: list[CheckpointItem]) -> dict
 
 @tool
 def record_mention(
-    ctx: Context, drawer_id: str, name: str, kind: str | None = None
+    ctx: Context, drawer_id: a.DrawerId, name: a.EntityName, kind: a.EntityKind = None
 ) -> dict[str, Any]:
     """Record that a drawer mentions an entity (a person, project, tool, ...) by name. The name
     resolves to a known entity only on safe evidence; otherwise a new entity is made and linked
@@ -194,7 +181,9 @@ def record_mention(
 
 
 @tool
-def supersede_drawer(ctx: Context, drawer_id: str, by: str | None = None) -> dict[str, Any]:
+def supersede_drawer(
+    ctx: Context, drawer_id: a.DrawerId, by: a.ReplacementId = None
+) -> dict[str, Any]:
     """Mark a drawer as no longer true (its validity ends now), optionally naming the drawer
     that replaces it (`by`). Use it when a fact changed; the old drawer is kept, audited, as
     history. Needs the delete right."""

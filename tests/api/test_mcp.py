@@ -26,6 +26,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from api.mcp_server.server import server_version
 from tests.api.mcp_support import INITIALIZE, ROOT, manage
 
 MEMORY = "The deploy pipeline runs the database migrations before the web processes restart."
@@ -120,7 +121,9 @@ async def session_scenario(
     transport: AbstractAsyncContextManager[Any], room: str, database: Path
 ) -> None:
     async with transport as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+        initialized = await session.initialize()
+        assert initialized.server_info.name == "castellan"
+        assert initialized.server_info.version == server_version() != ""
         tools = await session.list_tools()
         assert {tool.name for tool in tools.tools} == EXPECTED_TOOLS
         assert all(tool.description for tool in tools.tools)
