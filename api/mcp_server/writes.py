@@ -177,7 +177,7 @@ def record_mention(
         provenance=caller.source,
         record_alias=caller.scope.wings is None,  # as the REST route: an alias steers every wing
     )
-    return plain(mention_data(result, caller.scope))
+    return plain(mention_data(result, data["name"], caller.scope))
 
 
 @tool

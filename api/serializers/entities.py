@@ -73,18 +73,42 @@ class MentionWriteSerializer(InputSerializer):
 class ResolutionSerializer(serializers.Serializer):
     """How this sighting resolved (the stored observation is the first sighting's)."""
 
+    name = serializers.CharField(help_text="The name this sighting gave (trimmed).")
     rule = serializers.CharField()
     confidence = serializers.FloatField()
+
+
+class PossiblySameSerializer(serializers.Serializer):
+    """An entity a new entity was linked to `possibly_same_as`, for a curator to settle."""
+
+    entity = serializers.UUIDField(source="older.uuid")
+    name = serializers.CharField(source="older.name")
+    kind = serializers.CharField(source="older.kind")
+    similarity = serializers.FloatField()
 
 
 class MentionWrittenSerializer(serializers.Serializer):
     drawer = serializers.UUIDField(source="mention.drawer.uuid")
     entity = EntitySerializer(source="resolution.entity")
-    created = serializers.BooleanField()
+    created = serializers.BooleanField(
+        help_text="False: this drawer already mentioned the entity; `observation` is that "
+        "first sighting's and nothing else was recorded for the drawer (`note` says so)."
+    )
     entity_created = serializers.BooleanField(source="resolution.created")
     resolution = ResolutionSerializer()
-    observation = serializers.JSONField(source="mention.observation")
+    possibly_same_as = PossiblySameSerializer(
+        many=True,
+        source="resolution.possible",
+        help_text="A new entity's links to the known entities it resembles but was not taken "
+        "for (nothing merged): a curator settles them in the review queue.",
+    )
+    observation = serializers.JSONField(
+        source="mention.observation",
+        help_text="The stored mention's observation: the first sighting of the entity in this "
+        "drawer (an earlier spelling, when `created` is false).",
+    )
     provenance = serializers.JSONField(source="mention.provenance")
+    note = serializers.CharField(help_text="What happened, in a sentence.")
 
 
 class MentionSerializer(serializers.Serializer):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import SimpleNamespace
 
 from drf_spectacular.utils import (
@@ -33,9 +34,9 @@ from api.views.common import (
 )
 from dedup import services
 from dedup.errors import Conflict
-from dedup.validation import lookup_form
+from dedup.validation import lookup_form, visible
 from palace import selectors
-from palace.models import Drawer
+from palace.models import Drawer, Entity, EntityLink
 
 
 def written(result: services.DrawerWrite) -> Response:
@@ -217,14 +218,17 @@ class DrawerMentionsView(APIView):
             record_alias=scope.wings is None,
         )
         code = status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
-        return Response(mention_data(result, scope), status=code)
+        return Response(mention_data(result, data["name"], scope), status=code)
 
 
-def mention_data(result: services.MentionWrite, scope: Scope) -> dict:
+def mention_data(result: services.MentionWrite, name: str, scope: Scope) -> dict:
     """The mention as recorded, with the entity its name resolved to and why, as the scope is
-    shown that entity (`entity_or_404`). A key of some wings is told of it by this mention at
-    least: unless its drawer was deleted meanwhile, and the mention with it."""
-    entity = selectors.entity_by_uuid(result.resolution.entity.uuid, scope.wings)
+    shown that entity (`entity_or_404`), the entities a new one was linked to possibly_same_as
+    that the scope is told of, and a sentence saying what happened (REST and MCP alike). A key
+    of some wings is told of the entity by this mention at least: unless its drawer was deleted
+    meanwhile, and the mention with it."""
+    resolution = result.resolution
+    entity = selectors.entity_by_uuid(resolution.entity.uuid, scope.wings)
     if entity is None:
         raise Conflict(
             "The drawer was deleted meanwhile, and the mention with it.",
@@ -236,9 +240,50 @@ def mention_data(result: services.MentionWrite, scope: Scope) -> dict:
         created=result.created,
         resolution=SimpleNamespace(
             entity=entity,
-            created=result.resolution.created,
-            rule=str(result.resolution.rule),
-            confidence=result.resolution.confidence,
+            created=resolution.created,
+            name=name.strip(),
+            rule=str(resolution.rule),
+            confidence=resolution.confidence,
+            possible=told_of(resolution.possible, scope),
         ),
+        note=mention_note(result, name.strip()),
     )
     return es.MentionWrittenSerializer(payload).data
+
+
+def told_of(links: Sequence[EntityLink], scope: Scope) -> list[EntityLink]:
+    """The possibly_same_as links to entities the scope is told of (`visible_to`): a key of some
+    wings learns nothing of an entity only other wings name by its new one resembling it."""
+    if scope.wings is None or not links:
+        return list(links)
+    told = set(
+        Entity.objects.filter(pk__in=[link.older_id for link in links])
+        .visible_to(scope.wings)
+        .values_list("pk", flat=True)
+    )
+    return [link for link in links if link.older_id in told]
+
+
+def mention_note(result: services.MentionWrite, given: str) -> str:
+    """What a mention's write did, plainly: a new entity (and what it resembles), or a known one
+    reached by a rule, and whether this drawer's mention was new or recorded before (when the
+    stored observation is an earlier sighting's, which a reader could take for this one's)."""
+    resolution = result.resolution
+    entity = resolution.entity
+    if resolution.created:
+        said = f"New entity {entity.name!r} ({entity.kind})"
+        if resolution.possible:
+            names = ", ".join(repr(link.older.name) for link in resolution.possible)
+            said += f", linked possibly_same_as {names} for a curator to settle (not merged)"
+        return f"{said}; this drawer's mention of it is recorded."
+    said = f"{given!r} resolved to entity {entity.name!r} ({entity.kind})"
+    said += f" by rule {resolution.rule}"
+    if visible(given).strip() != entity.name:  # as the alias is recorded
+        said += " and is one of its aliases"
+    if result.created:
+        return f"{said}; this drawer's mention of it is recorded."
+    first = result.mention.observation.get("name")
+    return (
+        f"This drawer already mentioned entity {entity.name!r} (first as {first!r}: "
+        f"`observation` is that sighting's); {said}. No second mention was recorded."
+    )
