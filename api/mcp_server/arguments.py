@@ -36,11 +36,6 @@ def says(**schema: Any) -> Any:
     return Field(json_schema_extra=schema)
 
 
-def text(max_length: int, **schema: Any) -> Any:
-    """A string of at most `max_length` characters."""
-    return says(maxLength=max_length, **schema)
-
-
 def label(max_length: int) -> Any:
     """A name that must be given: not blank ("" or only spaces is `empty_label`), at most
     `max_length` characters."""
@@ -66,14 +61,18 @@ NewRoom = Annotated[
 ]
 WingFilter = Annotated[
     str | None,
-    Field(description="Only drawers of this wing (one your key reaches). Omit: every wing."),
+    Field(
+        description="Only drawers of this wing: one your key reaches (another is "
+        'wing_not_found, whether it exists or not). Omit (or ""): every wing your key reaches.'
+    ),
 ]
 RoomFilter = Annotated[
-    str | None, Field(description="Only drawers of rooms of this name. Omit: every room.")
+    str | None,
+    Field(description='Only drawers of rooms of this name. Omit (or ""): every room.'),
 ]
 AgentFilter = Annotated[
     str | None,
-    Field(description="Only drawers written by this agent (its user name). Omit: any agent."),
+    Field(description='Only drawers written by this agent (its user name). Omit (or ""): any.'),
 ]
 
 # --- what a write carries ------------------------------------------------------------------
@@ -87,7 +86,7 @@ Content = Annotated[
         "One fact or decision per drawer finds and deduplicates best."
     ),
 ]
-_KIND = Annotated[str, text(KIND_MAX_LENGTH, pattern=KIND_PATTERN.pattern)]
+_KIND = Annotated[str, says(minLength=1, maxLength=KIND_MAX_LENGTH, pattern=KIND_PATTERN.pattern)]
 _KIND_RULE = (
     "A short lowercase word: a to z first, then a to z, 0 to 9, '-' or '_', at most 32 "
     "(capitals are lowered; 'Person Name' is refused, 'person_name' is one)."
@@ -104,10 +103,10 @@ EntityKind = Annotated[
     ),
 ]
 DrawerName = Annotated[
-    Annotated[str, text(NAME_MAX_LENGTH)] | None,
+    Annotated[str, label(NAME_MAX_LENGTH)] | None,
     Field(
         description="A name for the drawer, unique in its room: writing the same name with "
-        "other content is refused (drawer_name_taken). Omit for an unnamed drawer."
+        "other content is refused (drawer_name_taken). Omit (or null) for an unnamed drawer."
     ),
 ]
 Source = Annotated[
@@ -169,7 +168,7 @@ class CheckpointItem(TypedDict):
     ]
     wing: NotRequired[
         Annotated[
-            Annotated[str, text(LABEL_MAX_LENGTH)] | None,
+            Annotated[str, label(LABEL_MAX_LENGTH)] | None,
             Field(
                 description="The wing to write into; a key that reaches only some wings must "
                 "name one of them. Omit: the destination's own wing."
@@ -227,8 +226,8 @@ PageSize = Annotated[
 Cursor = Annotated[
     Annotated[str, says(maxLength=CURSOR_MAX_CHARACTERS)] | None,
     Field(
-        description="The previous answer's `next_cursor`, for the next page. Omit (or null) "
-        "for the first page."
+        description="The previous answer's `next_cursor`, for the next page. Omit (or null, "
+        'or "") for the first page.'
     ),
 ]
 IncludeSuperseded = Annotated[

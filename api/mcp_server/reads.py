@@ -48,6 +48,12 @@ class DrawerPageSerializer(serializers.Serializer):
     cursor = serializers.CharField(required=False)
 
 
+def left_out(value: str | None) -> str | None:
+    """An optional filter or cursor given as "" is left out, as REST reads an empty query
+    parameter (`?cursor=`: the first page; `?wing=`: every wing)."""
+    return None if value == "" else value
+
+
 @tool
 def list_wings(ctx: Context) -> dict[str, Any]:
     """List the wings you can reach, each with its rooms and how many current drawers each room
@@ -91,7 +97,7 @@ def list_drawers(
     (null: there is none). Use search instead to find a memory by what it says."""
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
-    data = validated(DrawerPageSerializer, {"limit": limit, "cursor": cursor})
+    data = validated(DrawerPageSerializer, {"limit": limit, "cursor": left_out(cursor)})
     found = selectors.room_by_names(wing=lookup_form(wing), room=lookup_form(room))
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
@@ -137,15 +143,15 @@ def search(
     # naming `query`.
     arguments = {
         "q": query,
-        "wing": wing,
-        "room": room,
-        "agent": agent,
+        "wing": left_out(wing),
+        "room": left_out(room),
+        "agent": left_out(agent),
         "limit": limit,
-        "cursor": cursor,
+        "cursor": left_out(cursor),
     }
     with argument_names({"q": "query"}):
         data = validated(SearchQuerySerializer, arguments)
-        caller.require(READ, wing)
+        caller.require(READ, data.get("wing"))
         # The REST API's ranked search (`GET /api/search`), in the key's wings: the drawers
         # holding the query's word groups, most groups first, so a typo still finds its drawer.
         page = drawers_search(

@@ -21,6 +21,7 @@ from api.views.drawers import (
     DrawerMentionsView,
     DrawerSupersedeView,
     RoomDrawersView,
+    check_data,
     mention_data,
     written_data,
 )
@@ -80,8 +81,9 @@ def check_duplicate(
 ) -> dict[str, Any]:
     """Ask, without storing anything, what add_drawer would do with this memory: whether it
     would be stored (`would_store`), the drawer it would return instead (`existing`: an exact
-    copy, the same name or id), and the drawers it would be linked to as similar, with the
-    verdict and the scores behind it. Use it before writing when you only want to know whether
+    copy, the same name or id), and the drawers it would be linked to as similar (`similar`:
+    each drawer's id, `kind` of likeness and `similarity`, with the `signals` behind it, as
+    add_drawer's `similar` says them). Use it before writing when you only want to know whether
     Castellan already holds something; it writes nothing, not even the wing or room."""
     caller = caller_of(ctx, DRAWER_WRITE)
     caller.require(WRITE, wing)
@@ -96,21 +98,7 @@ def check_duplicate(
         agent=caller.scope.agent,
         drawer_id=data.get("id"),
     )
-    existing = selectors.drawer_by_uuid(check.existing.uuid) if check.existing else None
-    return plain(
-        {
-            "would_store": check.would_store,
-            "existing": s.DrawerSerializer(existing).data if existing else None,
-            "similar": [
-                {
-                    "drawer": str(candidate.uuid),
-                    "verdict": str(assessment.verdict),
-                    "signals": assessment.signals.as_dict(),
-                }
-                for candidate, assessment in check.similar
-            ],
-        }
-    )
+    return plain(check_data(check))
 
 
 @tool

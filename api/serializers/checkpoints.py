@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers.common import InputSerializer, JSONObjectField, StrictTextField
+from api.serializers.common import (
+    InputSerializer,
+    JSONObjectField,
+    StrictTextField,
+    refuse_empty_labels,
+)
 from api.serializers.limits import AgentField, KindField, LabelField, NameField
 from dedup.services import CheckpointItem, Destination
 
@@ -39,6 +44,8 @@ def checkpoint_items(
 
 
 class CheckpointItemSerializer(InputSerializer):
+    given_labels = ("wing", "name", "agent", "kind")
+
     content = StrictTextField()
     destination = serializers.ChoiceField(choices=[d.value for d in Destination])
     wing = LabelField(required=False, allow_null=True)
@@ -54,6 +61,15 @@ class CheckpointSerializer(InputSerializer):
     id = NameField(help_text="Client-chosen; replaying it returns the same result.")
     # many=True makes a ListSerializer, which takes max_length; the stubs see the child's init.
     items = CheckpointItemSerializer(many=True, allow_empty=False, max_length=1000)  # type: ignore[call-arg]
+
+    def to_internal_value(self, data: Any) -> Any:
+        # An item's empty label named with the item, as the write path names its refusals.
+        items = data.get("items") if isinstance(data, Mapping) else None
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, Mapping):
+                names = CheckpointItemSerializer.given_labels
+                refuse_empty_labels(item, names, item=index)
+        return super().to_internal_value(data)
 
 
 class CheckpointDrawerSerializer(serializers.Serializer):

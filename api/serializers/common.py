@@ -14,18 +14,33 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.error_codes import ERROR_CODE_CHOICES
+from dedup.errors import EmptyLabel
 
 
 class InputSerializer(serializers.Serializer):
     """The base of every request body: a field it does not declare is refused by name, at any
-    depth (a nested input serializer is one too), instead of being silently dropped."""
+    depth (a nested input serializer is one too), instead of being silently dropped.
+
+    `given_labels` are its optional names (a drawer's name, a kind, an agent): one given must
+    say something, so "" is `empty_label` as one of spaces is (the write path took "" for none
+    and "  " for a mistake); an optional one is left out, or null, for none."""
+
+    given_labels: tuple[str, ...] = ()
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             unknown = sorted(str(name) for name in data if name not in self.fields)
             if unknown:
                 raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+            refuse_empty_labels(data, self.given_labels)
         return super().to_internal_value(data)
+
+
+def refuse_empty_labels(data: Mapping[str, Any], names: tuple[str, ...], **details: Any) -> None:
+    """`empty_label` for the first of `names` given as "" (`details`: where, e.g. an item)."""
+    for name in names:
+        if data.get(name) == "":
+            raise EmptyLabel(f"{name} must not be blank.", details={"field": name, **details})
 
 
 @extend_schema_field(OpenApiTypes.STR)

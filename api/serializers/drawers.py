@@ -21,6 +21,8 @@ from palace.models import Drawer
 
 
 class DrawerWriteSerializer(InputSerializer):
+    given_labels = ("name", "kind", "agent")
+
     content = StrictTextField()
     name = NameField(required=False, allow_null=True)
     kind = KindField(required=False, allow_null=True)
@@ -140,6 +142,8 @@ class SupersedeSerializer(InputSerializer):
 
 
 class DiaryWriteSerializer(InputSerializer):
+    given_labels = ("agent", "kind")
+
     wing = LabelField()
     content = StrictTextField()
     agent = AgentField(required=False, allow_null=True)

@@ -65,6 +65,8 @@ class EntitySerializer(serializers.ModelSerializer):
 
 
 class MentionWriteSerializer(InputSerializer):
+    given_labels = ("kind",)
+
     name = NameField()
     kind = KindField(required=False, allow_null=True)
     provenance = JSONObjectField(required=False, allow_null=True)

@@ -13,7 +13,8 @@ from palace.models import LABEL_MAX_LENGTH
 KIND_MAX_LENGTH = 32  # dedup.validation.KIND_PATTERN: a letter and up to 31 more
 
 
-@extend_schema_field({"type": "string", "maxLength": NAME_MAX_LENGTH})
+# A name and a kind, given, are never "" (`InputSerializer.given_labels`).
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": NAME_MAX_LENGTH})
 class NameField(StrictTextField):
     """A drawer's, an entity's or an alias's name, or a checkpoint's id."""
 
@@ -28,6 +29,6 @@ class AgentField(StrictTextField):
     """The agent that wrote a drawer."""
 
 
-@extend_schema_field({"type": "string", "maxLength": KIND_MAX_LENGTH})
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": KIND_MAX_LENGTH})
 class KindField(StrictTextField):
     """A memory's or an entity's kind: a short lowercase word."""

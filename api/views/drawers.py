@@ -65,7 +65,12 @@ def written_data(result: services.DrawerWrite) -> dict:
 
 
 def checked(check: services.DrawerCheck) -> Response:
-    """What a write would do: the drawer it would return, or the drawers it would link to."""
+    return Response(check_data(check))
+
+
+def check_data(check: services.DrawerCheck) -> dict:
+    """What a write would do: the drawer it would return, or the drawers it would link to (the
+    dry run's answer, REST's and MCP's check_duplicate's)."""
     existing = None
     if check.existing is not None:
         existing = selectors.drawers_with_place().filter(pk=check.existing.pk).first()
@@ -77,7 +82,7 @@ def checked(check: services.DrawerCheck) -> Response:
             for candidate, assessment in check.similar
         ],
     )
-    return Response(s.DrawerCheckSerializer(payload).data)
+    return s.DrawerCheckSerializer(payload).data
 
 
 class RoomDrawersView(GenericAPIView):

@@ -97,7 +97,10 @@ def test_a_key_finds_only_drawers_of_its_wings(api, user):
     write(api, DEPLOY, wing="secret")
     scoped = agent_client(user.username, wings=("ops",), rights=("read",))
     assert found_ids(search(scoped, q="deploy migrations")) == [reached]
-    assert found_ids(search(scoped, q="deploy migrations", wing="secret")) == []
+    # A wing out of reach is not found, whether it exists or not (as over MCP).
+    for wing in ("secret", "nowhere"):
+        refused = search(scoped, q="deploy migrations", wing=wing)
+        assert (refused.status_code, refused.json()["code"]) == (404, "wing_not_found")
 
 
 def test_pages_follow_the_cursor_without_repeats_or_gaps(api):
