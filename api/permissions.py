@@ -70,6 +70,17 @@ def refused(message: str, code: str = "permission_denied") -> Refused:
     return Refused(message, code=code)
 
 
+def out_of_scope(scope: Scope, message: str) -> Refused:
+    """403 `out_of_scope`, naming the wings the key does reach (in the message, and as
+    `details.wings`), so an agent learns where it may write (a key of every wing is never
+    out of scope)."""
+    wings = sorted(scope.wings or ())
+    reached = ", ".join(repr(wing) for wing in wings) or "none"
+    return Refused(
+        f"{message} It reaches: {reached}.", code="out_of_scope", details={"wings": wings}
+    )
+
+
 def require(request: Request, right: str, wing: str | None) -> Scope:
     """The request may use `right` on `wing`: otherwise 404 for a read (the wing is not there
     for this key), 403 out_of_scope for a write."""
@@ -85,7 +96,7 @@ def require_in(scope: Scope, right: str, wing: str | None) -> Scope:
         return scope
     if right == READ:
         raise NotFound("No wing with that name.", code="wing_not_found")
-    raise refused(f"This key does not reach wing {wing!r}.", code="out_of_scope")
+    raise out_of_scope(scope, f"This key does not reach wing {wing!r}.")
 
 
 class ScopedAccess(permissions.IsAuthenticated):
@@ -100,7 +111,7 @@ class ScopedAccess(permissions.IsAuthenticated):
             raise refused(f"Your role or key does not allow {right}.")
         route = request.resolver_match.url_name if request.resolver_match else ""
         if route in ALL_WING_ROUTES and scope.wings is not None:
-            raise refused("This route spans every wing; the key reaches only some.", "out_of_scope")
+            raise out_of_scope(scope, "This route spans every wing; the key reaches only some.")
         require(request, right, view.kwargs.get("wing"))
         return True
 

@@ -26,7 +26,7 @@ from api.serializers.search import SearchQuerySerializer
 from api.views.common import drawer_or_404
 from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
-from api.views.wings import WingDetailView, WingListView
+from api.views.wings import WingDetailView, WingListView, reached_wing, reached_wings
 from dedup.search import drawers_search
 from dedup.validation import cursor_id, cursor_of, cursor_values, lookup_form
 from palace import selectors
@@ -57,7 +57,10 @@ def left_out(value: str | None) -> str | None:
 @tool
 def list_wings(ctx: Context) -> dict[str, Any]:
     """List the wings you can reach, each with its rooms and how many current drawers each room
-    holds. Use it first, to see where memories are kept before writing or searching."""
+    holds: a wing of your key that holds nothing yet too (with no room; your first write makes
+    it). `every_wing`: true if your key reaches every wing, so a write may make a new wing;
+    false: write only into these. Use it first, to see where memories are kept before writing
+    or searching."""
     return wings_of(caller_of(ctx, WINGS_READ))
 
 
@@ -68,19 +71,18 @@ def list_rooms(ctx: Context, wing: a.Wing) -> dict[str, Any]:
 
 
 def wings_of(caller: Caller) -> dict[str, Any]:
-    """The wings the caller reaches, with their rooms (a tool's and a resource's answer)."""
+    """The wings the caller reaches, with their rooms, its own that hold nothing yet too, and
+    whether it reaches every wing (then a write may make a new one): a tool's and a resource's
+    answer."""
     caller.require(READ, None)
-    wings = selectors.wings_with_rooms().filter(caller.scope.wing_filter("name"))
-    return {"wings": plain(s.WingSerializer(wings, many=True).data)}
+    wings = s.WingSerializer(reached_wings(caller.scope), many=True).data
+    return {"wings": plain(wings), "every_wing": caller.scope.wings is None}
 
 
 def rooms_of(caller: Caller, wing: str) -> dict[str, Any]:
     """One wing's rooms, if the caller reaches it (a tool's and a resource's answer)."""
     caller.require(READ, wing)
-    found = selectors.wings_with_rooms().filter(name=lookup_form(wing)).first()
-    if found is None:
-        raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)
-    return plain(s.WingSerializer(found).data)
+    return plain(s.WingSerializer(reached_wing(caller.scope, wing)).data)
 
 
 @tool

@@ -45,9 +45,11 @@ def server_version() -> str:
 
 INSTRUCTIONS = (
     "Castellan keeps your long-term memory free of duplicates without destroying a distinct "
-    "fact. Memories are drawers in rooms of wings. Write with add_drawer (safe to retry: an exact "
-    "copy is not stored twice, a near-duplicate is stored and linked); use check_duplicate to ask "
-    "without writing; recall with search. Errors are JSON: {error, code}."
+    "fact. Memories are drawers in rooms of wings. Start with list_wings: it names the wings your "
+    "key may use (every_wing: whether a write may make a new one). Write with add_drawer (safe to "
+    "retry: an exact copy is not stored twice, a near-duplicate is stored and linked); use "
+    "check_duplicate to ask without writing; recall with search. Errors are JSON: {error, code}; "
+    "out_of_scope names the wings your key reaches (details.wings)."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # A write is idempotent: the same memory again returns the drawer already stored.

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from api.errors import ApiError, errors, not_found
 from api.models import DELETE, READ, WRITE
 from api.pagination import OldestFirst
-from api.permissions import WRITE_AS_ANY_AGENT, agent_for, refused, require
+from api.permissions import WRITE_AS_ANY_AGENT, agent_for, out_of_scope, require
 from api.scopes import Scope, scope_of
 from api.serializers import imports as s
 from api.serializers.drawers import DrawerSerializer
@@ -76,7 +76,7 @@ class ImportListView(APIView):
         for wing in sorted(wings):
             require(request, WRITE, wing)
         if not wings and scope_of(request).wings is not None:
-            raise refused("The import names no wing this key reaches.", "out_of_scope")
+            raise out_of_scope(scope_of(request), "The import names no wing this key reaches.")
         imported = imports.import_create(
             source="upload",
             format=data["format"],
@@ -183,8 +183,8 @@ class ExportView(APIView):
             )
         require(request, READ, wing)
         if wing is None and scope_of(request).wings is not None:
-            raise refused(
-                "Exporting every wing needs a key that reaches every wing.", "out_of_scope"
+            raise out_of_scope(
+                scope_of(request), "Exporting every wing needs a key that reaches every wing."
             )
         if wing is not None and not selectors.wing_exists(wing):  # as `export_memories` says
             raise ApiError("No wing with that name.", code="wing_not_found", status_code=404)

@@ -81,7 +81,10 @@ def test_no_key_is_not_authenticated(dedup_settings, monkeypatch) -> None:
 def test_stdio_takes_the_key_from_the_environment(dedup_settings, monkeypatch) -> None:
     _, secret = AgentKey.objects.issue(agent="agent-a", wings=["alpha"], rights=["read"])
     monkeypatch.setenv("CASTELLAN_API_KEY", secret)
-    assert reads.list_wings(SimpleNamespace(headers=None)) == {"wings": []}
+    assert reads.list_wings(SimpleNamespace(headers=None)) == {
+        "wings": [{"name": "alpha", "rooms": []}],
+        "every_wing": False,
+    }
 
 
 def test_supersede_needs_the_delete_right(dedup_settings) -> None:
