@@ -163,7 +163,8 @@ class CheckpointItem(TypedDict):
             description="What the memory is: general, preference, project or diary (your "
             "own notes, compared only with your own). Without `wing` it goes to room "
             "`entries` of wing general, preferences or projects, or room `diary` of wing "
-            "diary; with `wing`, to room `entries` (a diary item: `diary`) of that wing."
+            "diary; with `wing`, to that wing's room `entries`, `preferences`, `projects` "
+            "or `diary`. The drawer's source records it (`destination`)."
         ),
     ]
     wing: NotRequired[

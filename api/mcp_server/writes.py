@@ -134,8 +134,12 @@ def write_diary(
 def write_checkpoint(ctx: Context, id: a.CheckpointId, items: a.CheckpointItems) -> dict[str, Any]:
     """Save a batch of memories at once, all or nothing, under an id you choose (say, at the end
     of a session or before your context is compacted). Each item has `content` and a
-    `destination` (general, preference, project or diary) and optionally a `wing`. Sending the
-    same id and items again returns the first result (replayed=true) and stores nothing."""
+    `destination` (general, preference, project or diary) and optionally a `wing` (a key of
+    some wings must name one of them): without it, an item goes to its destination's own wing
+    (general, preferences, projects, diary); in a wing, to the destination's room there
+    (`entries`, `preferences`, `projects`, `diary`). Each drawer of the answer says its wing,
+    room and destination. Sending the same id and items again returns the first result
+    (replayed=true) and stores nothing."""
     caller = caller_of(ctx, CHECKPOINT_WRITE)
     data = validated(cs.CheckpointSerializer, {"id": id, "items": items})
     for wing in cs.checkpoint_wings(data["items"]):

@@ -77,6 +77,12 @@ class CheckpointDrawerSerializer(serializers.Serializer):
     drawer = serializers.UUIDField()
     wing = serializers.CharField()
     room = serializers.CharField()
+    destination = serializers.ChoiceField(
+        choices=[d.value for d in Destination],
+        required=False,
+        help_text="The item's destination (absent from a replay of a checkpoint stored before "
+        "answers said it).",
+    )
     created = serializers.BooleanField()
     similar = serializers.IntegerField()
     present = serializers.BooleanField(

@@ -26,7 +26,8 @@ from palace.models import DIARY_ROOM, Checkpoint, Drawer, Room, acting_user
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
 
 # The rooms a checkpoint files into: each agent's diary (palace's DIARY_ROOM), and one room of
-# entries per wing.
+# entries per wing; in a wing the item names, a preference or a project goes to a room of its
+# destination's (`Destination.room_in`).
 ENTRIES_ROOM = "entries"
 
 # What a checkpoint answers, and what its replay answers again (stored as JSON).
@@ -46,6 +47,15 @@ class Destination(enum.StrEnum):
     @property
     def room(self) -> str:
         return DIARY_ROOM if self is Destination.DIARY else ENTRIES_ROOM
+
+    def room_in(self, wing: str | None) -> str:
+        """The room an item of this destination goes to: without a wing, its destination's own
+        wing's (`room`); in a wing the item names, the room its destination names, so that
+        the destination is not lost there (a key of some wings must name one): `preferences`,
+        `projects`, `entries` for a general item, `diary`."""
+        if not wing or self in (Destination.GENERAL, Destination.DIARY):
+            return self.room
+        return _DEFAULT_WINGS[self]
 
     @property
     def write_mode(self) -> WriteMode:
@@ -156,7 +166,7 @@ def _refuse_too_much(items: list[CheckpointItem]) -> None:
 
 
 def _place(item: CheckpointItem) -> Place:
-    return (item.wing or item.destination.default_wing, item.destination.room)
+    return (item.wing or item.destination.default_wing, item.destination.room_in(item.wing))
 
 
 def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
@@ -200,7 +210,12 @@ def _item_write(
             name=item.name,
             kind=item.kind,
             agent=item.agent,
-            source={"checkpoint": key, "item": index, **(item.source or {})},
+            source={
+                "checkpoint": key,
+                "item": index,
+                "destination": str(item.destination),
+                **(item.source or {}),
+            },
             drawer_id=derived_id(secret, CHECKPOINT_NAMESPACE, owner_name, key, str(index)),
         )
     except DomainError as error:  # the whole batch is refused: say which item
@@ -211,6 +226,7 @@ def _item_write(
         "drawer": str(written.drawer.uuid),
         "wing": room.wing.name,
         "room": room.name,
+        "destination": str(item.destination),
         "created": written.created,
         "similar": len(written.links),
         "present": True,

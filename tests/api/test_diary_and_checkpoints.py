@@ -117,7 +117,7 @@ def test_checkpoint_counts_and_files_by_destination(api, user):
         ("general", "entries", False),
         ("general", "entries", True),
         ("preferences", "entries", True),
-        ("castellan", "entries", True),
+        ("castellan", "projects", True),  # in a wing named, the destination's room
         ("diary", "diary", True),
     ]
     assert result["drawers"][1]["drawer"] == result["drawers"][0]["drawer"]

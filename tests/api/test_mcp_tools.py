@@ -173,3 +173,27 @@ def test_a_cursor_the_server_did_not_make_is_invalid_cursor(dedup_settings, tool
     arguments = {"wing": "alpha", "room": "ops"} if tool == "list_drawers" else {"query": "backup"}
     answer = getattr(reads, tool)(ctx, cursor="not-a-cursor", **arguments)
     assert refusal(answer)["code"] == "invalid_cursor"
+
+
+def test_a_scoped_keys_checkpoint_keeps_each_items_destination(dedup_settings) -> None:
+    """A key of some wings must name a wing: each item then goes to the room its destination
+    names there, not all to one room, and its drawer's source records the destination."""
+    items = [
+        {"content": "Prefers dark mode in every editor.", "destination": "preference"},
+        {"content": "Castellan ships in March.", "destination": "project"},
+        {"content": "The office is closed on Fridays.", "destination": "general"},
+        {"content": "Wrote the checkpoint code today.", "destination": "diary"},
+    ]
+    answer = writes.write_checkpoint(
+        context(), id="session-1", items=[{**item, "wing": "alpha"} for item in items]
+    )
+    placed = [(d["wing"], d["room"], d["destination"]) for d in answer["drawers"]]
+    assert placed == [
+        ("alpha", "preferences", "preference"),
+        ("alpha", "projects", "project"),
+        ("alpha", "entries", "general"),
+        ("alpha", "diary", "diary"),
+    ]
+    for outcome, item in zip(answer["drawers"], items, strict=True):
+        source = Drawer.objects.get(uuid=outcome["drawer"]).source
+        assert source["destination"] == item["destination"]
