@@ -26,7 +26,11 @@ from typing import Any
 import anyio
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -177,7 +181,16 @@ class CastellanServer(MCPServer):
         if str(uri) == WINGS_URI and context is not None:
             content = await anyio.to_thread.run_sync(wings, context)
             return [ReadResourceContents(content=content, mime_type=JSON)]
-        return await super().read_resource(uri, context)
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as exc:  # the SDK's data was `{uri}`, with no code
+            where = str(uri)[:200]
+            refused = NotFound(
+                f"No resource at {where!r}: resources/list and resources/templates/list name them.",
+                details={"uri": where},
+            )
+            body = error_body(refused)
+            raise MCPError(code=INVALID_PARAMS, message=body["error"], data=body) from exc
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None

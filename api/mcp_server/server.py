@@ -29,6 +29,7 @@ from starlette.types import Receive, Scope, Send
 from api.errors import body, unserved_host
 from api.mcp_server import reads, writes
 from api.mcp_server.calls import error_answer, release_old_connections, signed_in
+from api.mcp_server.coded import coded_errors
 from api.mcp_server.resources import CastellanServer, add_resources
 from api.mcp_server.wire import AnswerUnreadable
 
@@ -73,7 +74,11 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
 
 def build_server() -> MCPServer:
     server = CastellanServer(
-        NAME, instructions=INSTRUCTIONS, version=server_version(), log_level="WARNING"
+        NAME,
+        instructions=INSTRUCTIONS,
+        version=server_version(),
+        log_level="WARNING",
+        middleware=[coded_errors],
     )
     for function, hints in TOOLS:
         # The docstring without its indentation (the SDK takes it as written).
@@ -145,6 +150,14 @@ def is_json(content_type: str) -> bool:
 NO_STREAM = body(
     "This server is stateless and offers no stream: POST each request.", "method_not_allowed"
 )
+# A DELETE ends a session, which a stateless server has none of (the SDK's 405 had no code);
+# any other method but POST is refused as REST refuses it.
+NO_SESSION = body(
+    "This server is stateless: there is no session to end. POST each request.",
+    "method_not_allowed",
+)
+ONLY_POST = body("POST each message to /mcp.", "method_not_allowed")
+REFUSED_METHODS = {"GET": NO_STREAM, "DELETE": NO_SESSION}
 
 
 async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
@@ -164,10 +177,12 @@ async def respond(send: Send, status: int, answer: dict[str, Any]) -> None:
 class RequireBearer:
     """Signs every request in before the SDK sees it, as REST signs in before the method: no
     `Authorization` header is 401 at once, a key that does not sign in 401 with the REST API's
-    body (`key_refusal`); then a GET is answered 405 (`NO_STREAM`), a POST not typed JSON 415,
-    and any other request goes to the SDK's app, a body it cannot read answered on the way
-    (`wire.AnswerUnreadable`). A path under /mcp other than /mcp is 404 before any of it. Each
-    tool call signs in again, as it does over stdio (`api.mcp_server.calls`)."""
+    body (`key_refusal`); then any method but POST is answered 405 (a GET `NO_STREAM`, a DELETE
+    `NO_SESSION`), a POST not typed JSON 415, and any other goes to the SDK's app, a body it
+    cannot read answered on the way and the SDK's own refusals put in JSON with their code
+    (`wire.AnswerUnreadable`: a body too large 413, no JSON accepted 406).
+    A path under /mcp other than /mcp is 404 before any of it. Each tool call signs in again,
+    as it does over stdio (`api.mcp_server.calls`)."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
@@ -197,11 +212,9 @@ class RequireBearer:
         refused = await anyio.to_thread.run_sync(key_refusal, headers)
         if refused is not None:
             await respond(send, *refused)
-        elif scope.get("method") == "GET":
-            await respond(send, 405, NO_STREAM)
-        elif scope.get("method") == "POST" and not is_json(headers.get("content-type", "")):
+        elif scope.get("method") != "POST":
+            await respond(send, 405, REFUSED_METHODS.get(scope.get("method", ""), ONLY_POST))
+        elif not is_json(headers.get("content-type", "")):
             await respond(send, 415, NOT_JSON_BODY)  # as REST refuses it; the SDK's is plain
-        elif scope.get("method") == "POST":
-            await self.screened(scope, receive, send)
         else:
-            await self.app(scope, receive, send)
+            await self.screened(scope, receive, send)

@@ -298,7 +298,7 @@ class AnswerUnreadable:
         self.limited = RequestBodyLimitMiddleware(self.screen, DEFAULT_MAX_REQUEST_BODY_SIZE)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.limited(scope, receive, too_large_in_json(send))
+        await self.limited(scope, receive, refusals_in_json(send))
 
     async def screen(self, scope: Scope, receive: Receive, send: Send) -> None:
         first = await receive()  # the whole body, as the limit's middleware replays it
@@ -316,24 +316,35 @@ class AnswerUnreadable:
         await send({"type": "http.response.body", "body": content})
 
 
-TOO_LARGE = json.dumps(
-    {"error": "The request body is too large.", "code": "content_too_large"}
-).encode()
+# The SDK's own refusals of a request it reads, as the REST API's bodies with their codes: a
+# body over its limit (plain text), and one whose `Accept` takes no JSON, which is all this
+# server answers (a JSON-RPC error without a code).
+SDK_REFUSALS = {
+    413: json.dumps(
+        {"error": "The request body is too large.", "code": "content_too_large"}
+    ).encode(),
+    406: json.dumps(
+        {
+            "error": "Accept application/json: this server answers every request as JSON.",
+            "code": "not_acceptable",
+        }
+    ).encode(),
+}
 
 
-def too_large_in_json(send: Send) -> Send:
-    """`send`, with the SDK's plain-text refusal of a body over its limit (413, the only one
-    it sends here) answered as the REST API's `content_too_large`, with the same status."""
-    refusing = False
+def refusals_in_json(send: Send) -> Send:
+    """`send`, with the SDK's refusals (`SDK_REFUSALS`) answered as the REST API's, with the
+    same status."""
+    refusal: bytes | None = None
 
     async def sent(message: Message) -> None:
-        nonlocal refusing
-        if message["type"] == "http.response.start" and message["status"] == 413:
-            refusing = True
+        nonlocal refusal
+        if message["type"] == "http.response.start" and message["status"] in SDK_REFUSALS:
+            refusal = SDK_REFUSALS[message["status"]]
             headers = [(b"content-type", b"application/json")]
             await send({**message, "headers": headers})
-        elif refusing and message["type"] == "http.response.body":
-            await send({**message, "body": TOO_LARGE if message.get("body") else b""})
+        elif refusal is not None and message["type"] == "http.response.body":
+            await send({**message, "body": refusal if message.get("body") else b""})
         else:
             await send(message)
 

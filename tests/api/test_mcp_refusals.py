@@ -218,6 +218,32 @@ def test_a_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
     )
 
 
+def test_a_message_that_takes_no_json_is_a_json_406(mcp_port, palace):  # noqa: F811
+    """The SDK's own 406 (a JSON-RPC error without a code), answered as REST's."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "Authorization": f"Bearer {palace['key']}",
+    }
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    status, answer = post(mcp_port, "/mcp", ping, headers)
+    assert (status, answer["content_type"], answer["code"]) == (
+        406,
+        "application/json",
+        "not_acceptable",
+    )
+
+
+def test_a_delete_is_a_json_405(mcp_port, palace):  # noqa: F811
+    connection = http.client.HTTPConnection("127.0.0.1", mcp_port, timeout=30)
+    connection.request("DELETE", "/mcp", headers={"Authorization": f"Bearer {palace['key']}"})
+    response = connection.getresponse()
+    answered = (response.status, response.getheader("Allow"), json.loads(response.read()))
+    connection.close()
+    assert answered[:2] == (405, "POST")
+    assert answered[2]["code"] == "method_not_allowed"
+
+
 def test_a_chunked_message_over_the_limit_is_a_json_413(mcp_port, palace):  # noqa: F811
     """A body that does not state its length is counted as it comes, and refused as one that
     does. (4 MiB, then one byte: the server has read all that was sent when it answers, so it

@@ -1,7 +1,10 @@
 """`manage.py mcp_server [--transport stdio|http] [--host H] [--port P]`: Castellan's MCP server.
 
 stdio (the default) is for an MCP client that starts the server itself (Claude Desktop, Claude
-Code): the agent key comes from `CASTELLAN_API_KEY`. http serves streamable HTTP at `/mcp`, each
+Code): the agent key comes from `CASTELLAN_API_KEY`. Such a client shows little of the server's
+stderr, so what would fail every call (no key, a key that does not sign in, a database not
+migrated or not reachable) ends the command at once with one line saying so, before the server
+starts, rather than a traceback at every call. http serves streamable HTTP at `/mcp`, each
 request signed in with `Authorization: Bearer <key>` (README "Agents over MCP"), with the rest of
 the app beside it (config/asgi.py): the Procfile's `mcp` process.
 """
@@ -12,9 +15,13 @@ from typing import Any
 
 import uvicorn
 from django.core.management.base import CommandError, CommandParser
+from django.db import connections
+from rest_framework import exceptions
 
+from api.mcp_server.calls import KEY_VARIABLE, credential_of, signed_in
 from api.mcp_server.protocol import JsonRefusalH11Protocol
 from api.mcp_server.server import build_server
+from config.health import unapplied_migrations
 from dedup.commands import CastellanCommand
 
 
@@ -30,6 +37,7 @@ class Command(CastellanCommand):
         if not 0 < port < 65536:
             raise CommandError(f"--port {port}: a port is from 1 to 65535.")
         if transport == "stdio":
+            stdio_ready()
             # stdout is the protocol's channel: nothing else may be printed on it.
             build_server().run("stdio")
             return
@@ -44,3 +52,26 @@ class Command(CastellanCommand):
             log_level="warning",
             http=JsonRefusalH11Protocol,
         )
+
+
+def stdio_ready() -> None:
+    """Refuses to serve over stdio what could only fail: a database not migrated (or not
+    reachable: `CastellanCommand` says so), no key, or one that does not sign in (a wrong,
+    revoked or expired key). Each call signs in again, so a key revoked later stops there."""
+    unapplied = unapplied_migrations()
+    if unapplied:
+        raise CommandError(
+            f"The database is not migrated ({len(unapplied)} migrations to apply, the first "
+            f"{unapplied[0]}): run `manage.py migrate` first."
+        )
+    if not credential_of(None):
+        raise CommandError(
+            f"Set {KEY_VARIABLE} to an agent key (`manage.py agent_key create AGENT --wings "
+            "...`): over stdio every call signs in with it."
+        )
+    try:
+        signed_in(None)
+    except exceptions.APIException as error:
+        raise CommandError(f"{KEY_VARIABLE} does not sign in: {error.detail}") from error
+    finally:
+        connections.close_all()  # the tools run on threads with connections of their own
