@@ -20,11 +20,12 @@ from api.mcp_server.calls import (
     tool,
     validated,
 )
+from api.mcp_server.shown import all_shown, shown
 from api.models import READ
 from api.serializers import drawers as s
 from api.serializers.search import SearchQuerySerializer
 from api.views.common import drawer_or_404
-from api.views.drawers import DrawerDuplicatesView, RoomDrawersView
+from api.views.drawers import DrawerDetailView, DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView, reached_wing, reached_wings
 from dedup.search import drawers_search
@@ -36,6 +37,7 @@ MAX_LIMIT = a.MAX_LIMIT
 WINGS_READ = Route(WingListView, "GET")
 WING_READ = Route(WingDetailView, "GET")
 DRAWERS_READ = Route(RoomDrawersView, "GET")
+DRAWER_READ = Route(DrawerDetailView, "GET")
 DUPLICATES_READ = Route(DrawerDuplicatesView, "GET")
 SEARCH = Route(SearchView, "GET")
 
@@ -96,7 +98,9 @@ def list_drawers(
 ) -> dict[str, Any]:
     """List a room's drawers, newest first: the current ones, or every one with
     include_superseded=true. Pass the answer's `next_cursor` back as `cursor` for the next page
-    (null: there is none). Use search instead to find a memory by what it says."""
+    (null: there is none). Each drawer shows at most the first 1,000 characters of its content
+    (`content_truncated`: get_drawer reads it whole). Use search instead to find a memory by
+    what it says."""
     caller = caller_of(ctx, DRAWERS_READ)
     caller.require(READ, wing)
     data = validated(DrawerPageSerializer, {"limit": limit, "cursor": left_out(cursor)})
@@ -111,9 +115,21 @@ def list_drawers(
     more = len(page) > data["limit"]
     page = page[: data["limit"]]
     return {
-        "drawers": plain(s.DrawerSerializer(page, many=True).data),
+        "drawers": plain(all_shown(s.DrawerSerializer(page, many=True).data)),
         "next_cursor": cursor_of([page[-1].pk]) if more else None,
     }
+
+
+@tool
+def get_drawer(ctx: Context, drawer_id: a.DrawerId) -> dict[str, Any]:
+    """Read one drawer whole, superseded or not: its whole content (the other tools show at
+    most the first 1,000 characters of a drawer's content, `content_truncated` saying when they
+    cut it), where it is, who wrote it, and whether it is current (`current`: the drawer that
+    stands for it now)."""
+    caller = caller_of(ctx, DRAWER_READ)
+    caller.require(READ, None)
+    drawer = drawer_or_404(drawer_id, caller.scope)
+    return plain(shown(s.DrawerSerializer(drawer).data, whole=True))
 
 
 @tool
@@ -139,7 +155,9 @@ def search(
 ) -> dict[str, Any]:
     """Find current drawers by what they say, to recall what you (or other agents) stored:
     optionally within one wing or room, or written by one agent. Returns the best matches first;
-    pass the answer's `next_cursor` back as `cursor` for the next page (null: there is none)."""
+    pass the answer's `next_cursor` back as `cursor` for the next page (null: there is none).
+    Each drawer shows at most the first 1,000 characters of its content (`content_truncated`:
+    get_drawer reads it whole)."""
     caller = caller_of(ctx, SEARCH)
     # The REST route's own check of its query parameters (the query is its `q`), refusals
     # naming `query`.
@@ -167,6 +185,6 @@ def search(
         )
     drawers = [hit.drawer for hit in page.hits]
     return {
-        "drawers": plain(s.DrawerSerializer(drawers, many=True).data),
+        "drawers": plain(all_shown(s.DrawerSerializer(drawers, many=True).data)),
         "next_cursor": page.next_cursor,
     }

@@ -31,6 +31,7 @@ from api.mcp_server import reads, writes
 from api.mcp_server.calls import error_answer, release_old_connections, signed_in
 from api.mcp_server.coded import coded_errors
 from api.mcp_server.resources import CastellanServer, add_resources
+from api.mcp_server.shown import as_text
 from api.mcp_server.wire import AnswerUnreadable
 
 NAME = "castellan"
@@ -49,7 +50,8 @@ INSTRUCTIONS = (
     "fact. Memories are drawers in rooms of wings. Start with list_wings: it names the wings your "
     "key may use (every_wing: whether a write may make a new one). Write with add_drawer (safe to "
     "retry: an exact copy is not stored twice, a near-duplicate is stored and linked); use "
-    "check_duplicate to ask without writing; recall with search. Errors are JSON: {error, code}; "
+    "check_duplicate to ask without writing; recall with search (a drawer's content is cut to "
+    "1,000 characters in lists: get_drawer reads one whole). Errors are JSON: {error, code}; "
     "out_of_scope names the wings your key reaches (details.wings)."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -68,6 +70,7 @@ TOOLS: list[tuple[Callable[..., Any], ToolAnnotations]] = [
     (reads.list_wings, READ_ONLY),
     (reads.list_rooms, READ_ONLY),
     (reads.list_drawers, READ_ONLY),
+    (reads.get_drawer, READ_ONLY),
     (reads.list_duplicates, READ_ONLY),
 ]
 
@@ -83,7 +86,13 @@ def build_server() -> MCPServer:
     for function, hints in TOOLS:
         # The docstring without its indentation (the SDK takes it as written).
         description = inspect.cleandoc(function.__doc__ or "")
-        server.add_tool(function, description=description, annotations=hints)
+        # Its answer sent once, as JSON text (`api.mcp_server.shown`).
+        server.add_tool(
+            as_text(function),
+            description=description,
+            annotations=hints,
+            structured_output=False,
+        )
     add_resources(server)
     return server
 

@@ -10,6 +10,7 @@ from mcp.server.mcpserver import Context
 
 from api.mcp_server import arguments as a
 from api.mcp_server.calls import Route, caller_of, plain, tool, validated
+from api.mcp_server.shown import shown
 from api.models import DELETE, WRITE
 from api.serializers import checkpoints as cs
 from api.serializers import drawers as s
@@ -66,7 +67,7 @@ def add_drawer(
         source=data.get("source") or caller.source,
         drawer_id=data.get("id"),
     )
-    return plain(written_data(result))
+    return plain(shown(written_data(result)))
 
 
 @tool
@@ -98,7 +99,10 @@ def check_duplicate(
         agent=caller.scope.agent,
         drawer_id=data.get("id"),
     )
-    return plain(check_data(check))
+    answer = check_data(check)
+    if answer["existing"] is not None:
+        answer["existing"] = shown(answer["existing"])
+    return plain(answer)
 
 
 @tool
@@ -127,7 +131,7 @@ def write_diary(
         agent=caller.scope.agent,
         source=data.get("source") or caller.source,
     )
-    return plain(written_data(result))
+    return plain(shown(written_data(result)))
 
 
 @tool
@@ -185,4 +189,4 @@ def supersede_drawer(
     data = validated(s.SupersedeSerializer, {"by": by})  # "" or a malformed id: `by` named
     replacement = replacement_or_404(data.get("by"), caller.scope)
     services.drawer_supersede(drawer=drawer, by=replacement, actor=caller.user)
-    return plain(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data)
+    return plain(shown(s.DrawerSerializer(selectors.drawer_by_uuid(drawer.uuid)).data))

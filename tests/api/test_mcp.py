@@ -42,6 +42,7 @@ EXPECTED_TOOLS = {
     "list_wings",
     "list_rooms",
     "list_drawers",
+    "get_drawer",
     "list_duplicates",
 }
 

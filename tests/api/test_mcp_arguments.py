@@ -130,6 +130,7 @@ VALID = {
     "list_wings": {},
     "list_rooms": {"wing": "alpha"},
     "list_drawers": {"wing": "alpha", "room": "ops"},
+    "get_drawer": {"drawer_id": DRAWER},
     "list_duplicates": {"drawer_id": DRAWER},
 }
 

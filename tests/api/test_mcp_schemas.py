@@ -89,6 +89,7 @@ def test_a_checkpoint_item_says_its_destinations_and_kind() -> None:
         ("supersede_drawer", "drawer_id"),
         ("supersede_drawer", "by"),
         ("list_duplicates", "drawer_id"),
+        ("get_drawer", "drawer_id"),
     ],
 )
 def test_an_id_says_it_is_a_uuid(name: str, argument: str) -> None:
@@ -148,6 +149,7 @@ def valid(ctx) -> dict[str, dict[str, Any]]:
         "search": {"query": "backup"},
         "list_rooms": {"wing": "alpha"},
         "list_drawers": {"wing": "alpha", "room": "ops"},
+        "get_drawer": {"drawer_id": str(drawer.uuid)},
         "list_duplicates": {"drawer_id": str(drawer.uuid)},
     }
 
