@@ -240,6 +240,7 @@ def mention_data(result: services.MentionWrite, name: str, scope: Scope) -> dict
             code="drawer_deleted",
             details={"drawer": str(result.mention.drawer.uuid)},
         )
+    possible = told_of(resolution.possible, scope)
     payload = SimpleNamespace(
         mention=result.mention,
         created=result.created,
@@ -249,9 +250,9 @@ def mention_data(result: services.MentionWrite, name: str, scope: Scope) -> dict
             name=name.strip(),
             rule=str(resolution.rule),
             confidence=resolution.confidence,
-            possible=told_of(resolution.possible, scope),
+            possible=possible,
         ),
-        note=mention_note(result, name.strip()),
+        note=mention_note(result, name.strip(), possible, aliases=scope.wings is None),
     )
     return es.MentionWrittenSerializer(payload).data
 
@@ -269,22 +270,26 @@ def told_of(links: Sequence[EntityLink], scope: Scope) -> list[EntityLink]:
     return [link for link in links if link.older_id in told]
 
 
-def mention_note(result: services.MentionWrite, given: str) -> str:
-    """What a mention's write did, plainly: a new entity (and what it resembles), or a known one
-    reached by a rule, and whether this drawer's mention was new or recorded before (when the
-    stored observation is an earlier sighting's, which a reader could take for this one's)."""
+def mention_note(
+    result: services.MentionWrite, given: str, possible: Sequence[EntityLink], *, aliases: bool
+) -> str:
+    """What a mention's write did, plainly: a new entity (and what it resembles of `possible`,
+    the links the caller is told of), or a known one reached by a rule (the spelling one of its
+    aliases where the caller's `aliases` are recorded: a key of some wings records none), and
+    whether this drawer's mention was new or recorded before (when the stored observation is an
+    earlier sighting's, which a reader could take for this one's)."""
     resolution = result.resolution
     entity = resolution.entity
     if resolution.created:
         said = f"New entity {entity.name!r} ({entity.kind})"
-        if resolution.possible:
-            names = ", ".join(repr(link.older.name) for link in resolution.possible)
+        if possible:
+            names = ", ".join(repr(link.older.name) for link in possible)
             said += f", linked possibly_same_as {names} for a curator to settle (not merged)"
         return f"{said}; this drawer's mention of it is recorded."
     said = f"{given!r} resolved to entity {entity.name!r} ({entity.kind})"
     said += f" by rule {resolution.rule}"
     if visible(given).strip() != entity.name:  # as the alias is recorded
-        said += " and is one of its aliases"
+        said += " and is one of its aliases" if aliases else " (kept by the mention, not an alias)"
     if result.created:
         return f"{said}; this drawer's mention of it is recorded."
     first = result.mention.observation.get("name")

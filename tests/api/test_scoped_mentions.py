@@ -129,3 +129,44 @@ def test_a_mention_whose_drawer_went_meanwhile_is_said_so(known, alpha, monkeypa
     response = mention(alpha)
     assert response.status_code == 409
     assert response.json()["code"] == "drawer_deleted"
+
+
+# What the answer says (its note and possibly_same_as) holds to the same rule ------------------
+
+
+def test_the_note_of_a_key_of_some_wings_does_not_call_its_spelling_an_alias(known, alpha):
+    note = mention(alpha).json()["note"]
+    assert "one of its aliases" not in note
+    assert "kept by the mention, not an alias" in note
+
+
+def test_a_key_of_every_wing_is_told_its_spelling_became_an_alias(known):
+    note = mention(agent_client("all")).json()["note"]
+    assert "one of its aliases" in note
+
+
+# "Katerino" is a new entity that merely resembles beta's "Katarina": linked possibly_same_as.
+def katarina(dedup_settings) -> Entity:
+    drawer = services.drawer_write_in(wing="beta", room="r", content="Katarina called.").drawer
+    return services.mention_add(drawer=drawer, name="Katarina", kind="person").resolution.entity
+
+
+def test_a_new_entity_resembling_one_only_other_wings_name_lists_no_link_to_it(
+    alpha, dedup_settings
+):
+    katarina(dedup_settings)
+    body = mention(alpha, "Katerino").json()
+    assert body["entity_created"] is True
+    assert body["possibly_same_as"] == []
+
+
+def test_nor_does_its_note_name_that_entity(alpha, dedup_settings):
+    katarina(dedup_settings)
+    assert "Katarina" not in mention(alpha, "Katerino").json()["note"]
+
+
+def test_a_key_that_is_told_of_the_entity_sees_the_link(dedup_settings):
+    known = katarina(dedup_settings)
+    both = agent_client("both", wings=["alpha", "beta"])
+    body = mention(both, "Katerino").json()
+    assert [link["entity"] for link in body["possibly_same_as"]] == [str(known.uuid)]
