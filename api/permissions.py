@@ -87,12 +87,13 @@ def require(request: Request, right: str, wing: str | None) -> Scope:
     return require_in(scope_of(request), right, wing)
 
 
-def require_in(scope: Scope, right: str, wing: str | None) -> Scope:
+def require_in(scope: Scope, right: str, wing: str | None, *, stored: bool = False) -> Scope:
     """`require` for a scope worked out without a DRF request (the MCP server): the right must
-    be held too."""
+    be held too. `stored`: `wing` is a stored wing's name (a drawer's), held as it is
+    (`Scope.holds`), not a name a client gave (`Scope.reaches`)."""
     if right not in scope.rights:
         raise refused(f"Your role or key does not allow {right}.")
-    if scope.reaches(wing):
+    if scope.holds(wing) if stored else scope.reaches(wing):
         return scope
     if right == READ:
         raise NotFound("No wing with that name.", code="wing_not_found")

@@ -36,6 +36,12 @@ class Scope:
         a key is judged on the wing the request will reach."""
         return self.wings is None or wing is None or lookup_form(wing) in self.wings
 
+    def holds(self, stored: str | None) -> bool:
+        """The wing named as it is stored (a drawer's, an import's) is one of the key's, as
+        stored: exactly, so a look-alike wing `api/0002` left apart (its name not composed) is
+        held only by a key made for that very name, and `wing_filter` agrees."""
+        return self.wings is None or stored is None or stored in self.wings
+
     def wing_filter(self, path: str) -> Q:
         """Rows whose wing (at `path`, e.g. `drawer__room__wing__name`) is reached."""
         return Q() if self.wings is None else Q(**{f"{path}__in": sorted(self.wings)})

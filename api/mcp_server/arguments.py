@@ -16,6 +16,7 @@ from typing import Annotated, Any, NotRequired
 from pydantic import ConfigDict, Field, Strict
 from typing_extensions import TypedDict
 
+from api.serializers.limits import KIND_MAX_LENGTH
 from dedup.search import QUERY_MAX_CHARACTERS, SEARCH_LIMIT_MAX
 from dedup.services import Destination
 from dedup.validation import (
@@ -27,7 +28,6 @@ from dedup.validation import (
 from palace.models import LABEL_MAX_LENGTH
 
 MAX_LIMIT = 200  # list_drawers' page, as REST's `page_size` at most
-KIND_MAX_LENGTH = 32  # KIND_PATTERN: a letter and up to 31 more
 UUID = {"type": "string", "format": "uuid"}
 
 

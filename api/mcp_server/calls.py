@@ -63,10 +63,10 @@ class Caller:
     auth: Any
     scope: Scope
 
-    def require(self, right: str, wing: str | None) -> Scope:
+    def require(self, right: str, wing: str | None, *, stored: bool = False) -> Scope:
         """The same rule as REST: a wing out of reach is not found for a read and forbidden
-        (`out_of_scope`) for a write."""
-        return require_in(self.scope, right, wing)
+        (`out_of_scope`) for a write (`stored`: a stored wing's name, `require_in`)."""
+        return require_in(self.scope, right, wing, stored=stored)
 
     @property
     def source(self) -> dict[str, str]:

@@ -164,7 +164,7 @@ def record_mention(
     to those it resembles for a curator to settle. Recording the same mention twice is harmless."""
     caller = caller_of(ctx, MENTION_WRITE)
     drawer = drawer_or_404(drawer_id, caller.scope)
-    caller.require(WRITE, drawer.room.wing.name)
+    caller.require(WRITE, drawer.room.wing.name, stored=True)
     data = validated(es.MentionWriteSerializer, {"name": name, "kind": kind})
     result = services.mention_add(
         drawer=drawer,
@@ -185,7 +185,7 @@ def supersede_drawer(
     history. Needs the delete right."""
     caller = caller_of(ctx, SUPERSEDE)
     drawer = drawer_or_404(drawer_id, caller.scope)
-    caller.require(DELETE, drawer.room.wing.name)
+    caller.require(DELETE, drawer.room.wing.name, stored=True)
     data = validated(s.SupersedeSerializer, {"by": by})  # "" or a malformed id: `by` named
     replacement = replacement_or_404(data.get("by"), caller.scope)
     services.drawer_supersede(drawer=drawer, by=replacement, actor=caller.user)

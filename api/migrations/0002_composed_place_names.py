@@ -26,9 +26,9 @@ the column (NFC lengthens a few characters) or blank (fillers only) is not given
 Each rename is audited as the admin's are (`wing.rename`, `room.rename`; no actor, "system"),
 with this migration named in its data. What reached a renamed wing by its name still does:
 
-- an agent key naming it names its new name as well; the old one is kept, so a client that sends
-  the old form is judged as before (its write goes to the renamed wing: a write gives a missing
-  name its composed form);
+- an agent key naming a wing in another form names it composed, as a request's wing is judged
+  (a key typed `beta\u200b` names `beta`), unless that form is a stored wing's still (a twin
+  left apart: the key was made for it);
 - a sweep run not yet planned (no parts: it looks its rooms up by name when it starts) has its
   wing and room renamed with them.
 
@@ -184,17 +184,23 @@ def _rename_rooms(apps, outcome):
 
 
 def _follow_in_keys(apps, outcome):
-    """A key naming a renamed wing names its new name too (the old one stays)."""
-    if not outcome.wings:
-        return
+    """A key's wings in the form a request's wing is judged in (composed: `Scope.reaches`), so
+    a key naming a wing in another form (one renamed here, or one written composed since
+    2026-12-06 while the key kept the form it was typed in) still reaches it; but a name that
+    is still a stored wing's (a twin left apart) stays as it is: that key was made for that
+    wing, and holds it, not its look-alike."""
+    wing = apps.get_model("palace", "Wing")
     key_model = apps.get_model("api", "AgentKey")
     for key in key_model.objects.only("id", "wings").iterator(chunk_size=BATCH_SIZE):
         if not isinstance(key.wings, list):
             continue
-        added = {outcome.wings[w] for w in key.wings if isinstance(w, str) and w in outcome.wings}
-        if added - set(key.wings):
-            key.wings = sorted(set(key.wings) | added)
-            key.save(update_fields=["wings"])
+        other = [w for w in key.wings if isinstance(w, str) and w != "*" and label_form(w) != w]
+        if not other:
+            continue
+        kept = set(wing.objects.filter(name__in=other).values_list("name", flat=True))
+        wings = {w if w in kept or w not in other else (label_form(w) or w) for w in key.wings}
+        key.wings = sorted(wings)
+        key.save(update_fields=["wings"])
 
 
 def _follow_in_unplanned_runs(apps, outcome):

@@ -88,7 +88,7 @@ def drawer_or_404(drawer_id: str, scope: Scope | None = None) -> Drawer:
     if parsed_id is None:
         raise ApiError("Malformed drawer id.", code="invalid_id", status_code=400)
     drawer = selectors.drawer_by_uuid(parsed_id)
-    if drawer is None or (scope is not None and not scope.reaches(drawer.room.wing.name)):
+    if drawer is None or (scope is not None and not scope.holds(drawer.room.wing.name)):
         raise not_found("drawer")
     return drawer
 
@@ -99,7 +99,7 @@ def replacement_or_404(by: uuid.UUID | None, scope: Scope) -> Drawer | None:
     if by is None:
         return None
     replacement = selectors.drawer_by_uuid(by)
-    if replacement is None or not scope.reaches(replacement.room.wing.name):
+    if replacement is None or not scope.holds(replacement.room.wing.name):
         raise ApiError(
             "No drawer with the id given in `by`.",
             code="drawer_not_found",

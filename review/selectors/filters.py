@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Q, QuerySet
 
 from dedup.errors import InvalidInput
-from dedup.validation import id_of
+from dedup.validation import id_of, lookup_form
 from palace.models import DrawerLink, EntityLink
 from palace.name_search import any_column_among, entity_ids_named
 from review.models import Proposal
@@ -163,9 +163,9 @@ def drawer_links(filters: QueueFilters) -> QuerySet[DrawerLink]:
     if filters.rule:
         queryset = queryset.filter(verdict=filters.rule)
     if filters.wing:
-        queryset = queryset.filter(newer__room__wing__name__iexact=filters.wing)
+        queryset = queryset.filter(newer__room__wing__name__iexact=lookup_form(filters.wing))
     if filters.room:
-        queryset = queryset.filter(newer__room__name=filters.room)
+        queryset = queryset.filter(newer__room__name=lookup_form(filters.room))
     if filters.q:
         queryset = queryset.filter(
             Q(newer__content__icontains=filters.q) | Q(older__content__icontains=filters.q)

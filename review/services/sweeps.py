@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
-from dedup.validation import clean_optional_label
+from dedup.validation import clean_optional_label, lookup_form
 from palace.models import (
     LABEL_MAX_LENGTH,
     AuditAction,
@@ -51,8 +51,9 @@ def start(
     (`sweep_under_way`, naming the run) while a run of the same scope is queued or running.
     An entity sweep covers every entity (entities belong to no wing): a wing or room with it is
     refused, not dropped, so no one takes its run for a sweep of that wing."""
-    wing = clean_optional_label(wing, "wing", max_length=LABEL_MAX_LENGTH)
-    room = clean_optional_label(room, "room", max_length=LABEL_MAX_LENGTH)
+    # Found as every read finds a wing or room: composed ("cafe\u0301" is café).
+    wing = lookup_form(clean_optional_label(wing, "wing", max_length=LABEL_MAX_LENGTH))
+    room = lookup_form(clean_optional_label(room, "room", max_length=LABEL_MAX_LENGTH))
     if entities and (wing or room):
         raise InvalidInput(
             "An entity sweep covers every entity (entities belong to no wing): leave out the "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import unicodedata
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -56,7 +57,7 @@ def test_stored_names_are_composed_and_a_write_of_the_composed_name_finds_them(d
 
     assert names(Wing) == [CAFE, "ops"]
     assert names(Room) == [RESUME, "notes"]
-    assert AgentKey.objects.get().wings == sorted([CAFE, CAFE_NFD, "ops"])  # the old one stays
+    assert AgentKey.objects.get().wings == sorted([CAFE, "ops"])  # as a request is judged
     queued.refresh_from_db()
     assert (queued.wing, queued.room) == (CAFE, RESUME)
     renames = AuditEntry.objects.filter(data__migration=MIGRATION.MIGRATION).order_by("pk")
@@ -85,12 +86,14 @@ def test_stored_names_are_composed_and_a_write_of_the_composed_name_finds_them(d
 
 
 def test_a_client_sending_the_old_form_is_judged_and_served_as_before(dedup_settings):
-    """The key keeps the decomposed name it was given, and a write of that name goes to the wing
-    it composes to: the renamed one."""
+    """The key's decomposed name is composed, and a write of that name goes to the wing it
+    composes to: the renamed one."""
     migrate(BEFORE)
     room = made_before(CAFE_NFD, "notes")
-    client = agent_client("scout", wings=[CAFE_NFD])
+    client = agent_client("scout", wings=["placeholder"])
+    AgentKey.objects.update(wings=[CAFE_NFD])  # as keys stored wings before (trimmed only)
     migrate()
+    assert AgentKey.objects.get().wings == [CAFE]
     response = client.post(
         f"/api/wings/{CAFE_NFD}/rooms/notes/drawers", {"content": "Hello."}, format="json"
     )
@@ -134,6 +137,47 @@ def test_twins_are_left_apart_reported_and_listed(dedup_settings, capsys, monkey
     # A write of the composed name goes where it went before the migration: the composed twin.
     written = services.drawer_write_in(wing=CAFE, room="b", content="Another memory.")
     assert written.drawer.room == twin
+
+
+def test_a_key_typed_in_another_form_than_its_composed_wing_reaches_it(dedup_settings):
+    """A wing written composed since 2026-12-06 (nothing to rename) whose key kept the form it
+    was typed in (`beta\u200b`): the key names the composed wing, and reaches it."""
+    migrate(BEFORE)
+    made_before("beta", "notes")
+    client = agent_client("scout", wings=["placeholder"])
+    AgentKey.objects.update(wings=["beta\u200b"])
+    migrate()
+    assert AgentKey.objects.get().wings == ["beta"]
+    response = client.post("/api/wings/beta/rooms/notes/drawers", {"content": "x"}, format="json")
+    assert response.status_code == 201
+
+
+def twins_with_keys() -> tuple[Drawer, Any, Any]:
+    """The decomposed wing left apart beside its composed twin, a drawer in it, and clients of
+    a key made for each."""
+    migrate(BEFORE)
+    apart = made_before(CAFE_NFD, "a")
+    made_before(CAFE, "b")
+    drawer = services.drawer_write(room=apart, content="Kept apart.").drawer
+    composed = agent_client("composed", wings=[CAFE])
+    twin = agent_client("twin", wings=["placeholder"])
+    AgentKey.objects.filter(user__username="twin").update(wings=[CAFE_NFD])
+    migrate()
+    return drawer, composed, twin
+
+
+def test_a_key_of_the_composed_wing_does_not_reach_its_twin_s_drawers(dedup_settings):
+    drawer, composed, _ = twins_with_keys()
+    assert composed.get(f"/api/drawers/{drawer.uuid}").status_code == 404
+    assert composed.delete(f"/api/drawers/{drawer.uuid}").status_code == 404
+    assert Drawer.objects.filter(pk=drawer.pk).exists()
+
+
+def test_a_key_made_for_the_twin_keeps_it_and_reads_its_drawers(dedup_settings):
+    drawer, _, twin = twins_with_keys()
+    assert AgentKey.objects.get(user__username="twin").wings == [CAFE_NFD]
+    assert twin.get(f"/api/drawers/{drawer.uuid}").status_code == 200
+    assert [w["name"] for w in twin.get("/api/wings").json()] == [CAFE_NFD]
 
 
 def test_the_reverse_keeps_the_names_and_migrating_again_renames_nothing(dedup_settings):

@@ -15,6 +15,7 @@ from api.mcp_server import reads
 from api.models import RIGHTS, AgentKey
 from dedup import services
 from palace.models import Drawer, Wing
+from review.services import sweeps
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +111,8 @@ def test_mcp_lists_the_rooms_of_a_wing_named_decomposed(stored):
     ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
     answer = reads.list_rooms(ctx, wing=NFD)
     assert [room["name"] for room in answer["rooms"]] == ["réunion"]
+
+
+def test_a_sweep_of_a_wing_and_room_named_decomposed_sweeps_them(stored):
+    run = sweeps.start(wing=NFD, room=NFD_ROOM, threshold=0.9)
+    assert (run.wing, run.room) == ("café", "réunion")
