@@ -37,9 +37,9 @@ class Scope:
         return self.wings is None or wing is None or lookup_form(wing) in self.wings
 
     def holds(self, stored: str | None) -> bool:
-        """The wing named as it is stored (a drawer's, an import's) is one of the key's, as
-        stored: exactly, so a look-alike wing `api/0002` left apart (its name not composed) is
-        held only by a key made for that very name, and `wing_filter` agrees."""
+        """The wing named as it is stored (a drawer's) is one of the key's, as stored: exactly,
+        so a look-alike wing `api/0002` left apart (its name not composed) is held only by a
+        key made for that very name, and `wing_filter` agrees."""
         return self.wings is None or stored is None or stored in self.wings
 
     def wing_filter(self, path: str) -> Q:
