@@ -137,10 +137,10 @@ class ChunkWriter:
         records, self.pending = self.pending, []
         if not records:
             return
-        self._look_up_rooms(records)
+        look_up_rooms(records, self.rooms)
         run: list[formats.Record] = []
         for record in records:
-            if _place(record) in self.rooms:
+            if record_place(record) in self.rooms:
                 run.append(record)
                 continue
             self._commit(run)
@@ -148,22 +148,6 @@ class ChunkWriter:
             self._commit([record])  # the first record of a new place creates its room
         self._commit(run)
         maintenance.analysed_if_grown()  # the plans follow the tables as they grow
-
-    def _look_up_rooms(self, records: list[formats.Record]) -> None:
-        """Cache the rooms that exist among those the records name, in one query."""
-        wanted: dict[Place, Place] = {}
-        for record in records:
-            place = _place(record)
-            if place in self.rooms or place in wanted:
-                continue
-            try:
-                wanted[place] = (place_name(record.wing, "wing"), place_name(record.room, "room"))
-            except DomainError:
-                continue  # the write path refuses it, with its error
-        found = rooms_named(set(wanted.values()))
-        self.rooms.update(
-            {place: found[names] for place, names in wanted.items() if names in found}
-        )
 
     def _commit(self, records: list[formats.Record]) -> None:
         if not records:
@@ -174,11 +158,11 @@ class ChunkWriter:
         with transaction.atomic():
             hold_running(self.imported)
             hold_write_locks(
-                (self.rooms[_place(r)], r.content, r.name)
+                (self.rooms[record_place(r)], r.content, r.name)
                 for r in records
-                if _place(r) in self.rooms
+                if record_place(r) in self.rooms
             )
-            rooms = [self.rooms.get(_place(record)) for record in records]
+            rooms = [self.rooms.get(record_place(record)) for record in records]
             ids = record_ids(self.imported.format, records, rooms)
             for record, drawer_id in zip(records, ids, strict=True):
                 result = self._write(record, drawer_id)
@@ -251,11 +235,11 @@ class ChunkWriter:
             "drawer_id": drawer_id,
             "restates": False,  # what it finds is kept as `Import.found` instead
         }
-        room = self.rooms.get(_place(record))
+        room = self.rooms.get(record_place(record))
         try:
             if room is None:  # a file's names kept as they are: a backup restores whole
                 result = drawer_write_in(wing=record.wing, room=record.room, as_named=True, **write)
-                self.rooms[_place(record)] = result.drawer.room
+                self.rooms[record_place(record)] = result.drawer.room
             else:
                 result = drawer_write(room=room, **write)
         except DomainError as error:
@@ -282,5 +266,21 @@ def _keep_valid_from(drawer: Drawer, valid_from: Any) -> None:
         Drawer.objects.filter(pk=drawer.pk).update(valid_from=when)
 
 
-def _place(record: formats.Record) -> Place:
+def look_up_rooms(records: list[formats.Record], rooms: dict[Place, Room]) -> None:
+    """Add to `rooms` (keyed by the names as records give them, `record_place`) those the
+    records name that exist, in one query."""
+    wanted: dict[Place, Place] = {}
+    for record in records:
+        place = record_place(record)
+        if place in rooms or place in wanted:
+            continue
+        try:
+            wanted[place] = (place_name(record.wing, "wing"), place_name(record.room, "room"))
+        except DomainError:
+            continue  # the write path refuses it, with its error
+    found = rooms_named(set(wanted.values()))
+    rooms.update({place: found[names] for place, names in wanted.items() if names in found})
+
+
+def record_place(record: formats.Record) -> Place:
     return (record.wing, record.room)

@@ -84,6 +84,7 @@ class FileDrawers:
     imported: Import
     held: dict[str, int] = field(default_factory=dict)
     wings: set[str] = field(default_factory=set)
+    key: bytes | None = None  # the installation's, read at the first id not in the file
 
     def hold(self, record: formats.Record, drawer: Drawer) -> None:
         """The drawer now holding a record the write path took (so its wing is a label)."""
@@ -98,8 +99,9 @@ class FileDrawers:
         # Found as the write path finds them (an import recorded before names were composed
         # holds them as its file wrote them).
         wings = sorted({lookup_form(wing) for wing in recorded} or self.wings)
-        key = derivation_key()
-        ids = [client_id(self.imported.format, wing, file_id, key) for wing in wings]
+        if self.key is None:
+            self.key = derivation_key()
+        ids = [client_id(self.imported.format, wing, file_id, self.key) for wing in wings]
         old = legacy_client_id(self.imported.format, file_id)
         drawers = Drawer.objects.filter(uuid__in=[*ids, *([old] if old else [])])
         if recorded:

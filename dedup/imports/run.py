@@ -10,7 +10,8 @@ path refuses (empty content, a name taken) is counted as malformed with its file
 one that cannot be read; nothing is fatal. The summary counts `records` read, drawers `created`
 (of which `similar` were linked to drawers they resemble), records stored as nothing new
 (`exact`: an exact copy, or a record imported before), and `malformed` ones. A dry run checks
-each record against the store as it is, so it does not see the file's own earlier records.
+the records a chunk at a time too (`dedup.imports.dry_run`), against the store as it is, so it
+does not see the file's own earlier records.
 """
 
 from __future__ import annotations
@@ -26,18 +27,17 @@ from django.utils import timezone
 from dedup.errors import DomainError
 from dedup.imports import formats
 from dedup.imports.chunks import ChunkWriter, ImportStopped, Tally, hold_running
+from dedup.imports.dry_run import ChunkChecker
 from dedup.imports.ids import (
     IMPORT_NAMESPACE,
     FileDrawers,
     client_id,
     legacy_client_id,
-    record_ids,
 )
 from dedup.imports.supersessions import apply_supersessions
-from dedup.services import WriteMode, drawer_check, entity_resolve, mention_add
+from dedup.services import entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entity_aliases import entity_alias_add
-from dedup.services.rooms import rooms_named
 from dedup.validation import place_name
 from palace.models import (
     DECIDE_PERMISSION,
@@ -48,13 +48,10 @@ from palace.models import (
     Drawer,
     EntityAlias,
     Import,
-    Room,
     acting_user,
 )
 
 logger = logging.getLogger("castellan.imports")
-
-PROGRESS_EVERY = 200  # records, in a dry run; an import reports each chunk it writes
 
 Reader = Callable[..., Iterator[formats.Item]]
 __all__ = [
@@ -157,61 +154,26 @@ def _run_items(
     arguments: dict[str, Any] = {"wing": options.get("wing") or None}
     if imported.format == Import.Format.JSONL:
         arguments["mapping"] = options.get("mapping") or {}
-    writer = ChunkWriter(imported, tally)
+    writer = ChunkChecker(imported, tally) if dry_run else ChunkWriter(imported, tally)
     for item in READERS[imported.format](path, **arguments):
         tally.files.add(item.file)
         if isinstance(item, formats.Record):
             tally.records += 1
-            if dry_run:
-                _check_record(imported, item, tally)
-                reached = tally.records % PROGRESS_EVERY == 0
-            else:
-                reached = writer.add(item)
+            reached = writer.add(item)
         else:
             writer.flush()  # what came before is written first (and errors stay in file order)
             reached = False
             if isinstance(item, formats.Malformed):
                 tally.errors.append(item.as_dict())
-            elif not dry_run:
+            elif isinstance(writer, ChunkWriter):
                 _apply_other(imported, item, tally, writer.file_drawers)
         if reached and on_progress is not None:
             on_progress(tally.records)
-    if not dry_run:
-        writer.flush()
+    writer.flush()
+    if isinstance(writer, ChunkWriter):
         apply_supersessions(imported, writer.supersessions, writer.file_drawers, tally)
     if on_progress is not None:
         on_progress(tally.records)
-
-
-def _check_record(imported: Import, record: formats.Record, tally: Tally) -> None:
-    """What the write path would do with a record, writing nothing (under the id it would be
-    written under: `record_ids`)."""
-    [drawer_id] = record_ids(imported.format, [record], [_existing_room(record)])
-    try:
-        check = drawer_check(
-            wing=record.wing,
-            room=record.room,
-            content=record.content,
-            mode=WriteMode.MEMORY,
-            name=record.name,
-            kind=record.kind,
-            agent=record.agent,
-            source=record.source,
-            drawer_id=drawer_id,
-        )
-    except DomainError as error:
-        tally.errors.append(formats.Malformed(record.file, record.line, str(error)).as_dict())
-        return
-    tally.count(stored=check.would_store, linked=bool(check.similar))
-
-
-def _existing_room(record: formats.Record) -> Room | None:
-    """The room a record names, if it exists (and the names are ones the write path takes)."""
-    try:
-        place = (place_name(record.wing, "wing"), place_name(record.room, "room"))
-    except DomainError:
-        return None
-    return rooms_named({place}).get(place)
 
 
 @transaction.atomic

@@ -45,6 +45,7 @@ from dedup.services.drawers import (
     DrawerCheck,
     DrawerWrite,
     drawer_check,
+    drawer_check_at,
     drawer_write,
     drawer_write_in,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "checkpoint_write",
     "current_again_counted",
     "drawer_check",
+    "drawer_check_at",
     "drawer_delete",
     "drawer_link",
     "drawer_snapshot",

@@ -167,7 +167,7 @@ def drawer_check(
     before a real write."""
     wing_name, room_name = place_name(wing, "wing"), place_name(room, "room")
     known_room = Room.objects.filter(wing__name=wing_name, name=room_name).first()
-    write = _checked(
+    return drawer_check_at(
         room=known_room or Room(wing=Wing(name=wing_name), name=room_name),
         content=content,
         mode=mode,
@@ -178,8 +178,16 @@ def drawer_check(
         drawer_id=drawer_id,
         config=config,
     )
-    if known_room is None:  # a room's first write: nothing to compare with
-        replayed = id_replayed(drawer_id, write.room) if drawer_id is not None else None
+
+
+def drawer_check_at(*, room: Room, **check: Any) -> DrawerCheck:
+    """`drawer_check` in a room looked up already (a dry run of many records looks up their
+    rooms together): a saved one, or one not made yet (unsaved, its wing and name those the
+    write would create)."""
+    write = _checked(room=room, **check)
+    if room.pk is None:  # a room's first write: nothing to compare with
+        drawer_id = write.drawer_id
+        replayed = id_replayed(drawer_id, room) if drawer_id is not None else None
         return DrawerCheck(existing=replayed)
     earlier = _earlier(write)
     if earlier is not None:
@@ -205,13 +213,13 @@ def _checked(
     *,
     room: Room,
     content: str,
-    mode: WriteMode,
-    name: str | None,
-    kind: str,
-    agent: str,
-    source: dict[str, Any] | None,
-    drawer_id: uuid_module.UUID | None,
-    config: DedupConfig | None,
+    mode: WriteMode = WriteMode.MEMORY,
+    name: str | None = None,
+    kind: str = "",
+    agent: str = "",
+    source: dict[str, Any] | None = None,
+    drawer_id: uuid_module.UUID | None = None,
+    config: DedupConfig | None = None,
 ) -> _CheckedWrite:
     """Refuse bad input before anything is read or written."""
     content = clean_content(content)

@@ -10,6 +10,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from dedup import imports, services
 from dedup.derived_ids import DRAWER_IDS
@@ -172,3 +174,17 @@ def test_a_later_files_mention_finds_a_drawer_imported_before_the_upgrade(path, 
     _, tally = run(castellan(tmp_path / "later.jsonl", mention), wings={"w"})
     assert tally.errors == []
     assert Mention.objects.get(entity__name="Staging").drawer.content == "Staging moved to 5433."
+
+
+def test_a_later_files_mentions_read_the_key_once(path, tmp_path):
+    run(path)
+    mentions = [
+        {"type": "mention", "drawer": drawer, "name": name, "kind": "tool"}
+        for drawer in ("a", "c")
+        for name in ("Staging", "Deploys", "Postgres")
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        _, tally = run(castellan(tmp_path / "later.jsonl", *mentions), wings={"w"})
+    assert tally.errors == []
+    reads = [q["sql"] for q in queries.captured_queries if "palace_installationkey" in q["sql"]]
+    assert len(reads) == 1

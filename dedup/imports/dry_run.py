@@ -1,0 +1,68 @@
+"""An import's dry run: each record checked by the write path (`drawer_check_at`), writing
+nothing, a chunk at a time as an import writes them, so the bookkeeping an import does once a
+chunk (the rooms the records name, the installation's key and the records' old ids) a dry run
+does once a chunk too; what a record costs is its own check. Each record is checked against
+the store as it is: the file's own earlier records are not seen."""
+
+from __future__ import annotations
+
+from dedup.errors import DomainError
+from dedup.imports import formats
+from dedup.imports.chunks import CHUNK_SIZE, Tally, look_up_rooms, record_place
+from dedup.imports.ids import record_ids
+from dedup.services import WriteMode, drawer_check_at
+from dedup.services.rooms import Place
+from dedup.validation import place_name
+from palace.models import Import, Room, Wing
+
+
+class ChunkChecker:
+    """Takes an import's records one by one and checks them in chunks, as `ChunkWriter` writes
+    them: the same `add` and `flush`."""
+
+    def __init__(self, imported: Import, tally: Tally) -> None:
+        self.imported = imported
+        self.tally = tally
+        self.rooms: dict[Place, Room] = {}  # those that exist (a dry run makes none)
+        self.pending: list[formats.Record] = []
+
+    def add(self, record: formats.Record) -> bool:
+        """Queue a record; True when that checked a chunk."""
+        self.pending.append(record)
+        if len(self.pending) < CHUNK_SIZE:
+            return False
+        self.flush()
+        return True
+
+    def flush(self) -> None:
+        """Check every queued record, in order."""
+        records, self.pending = self.pending, []
+        if not records:
+            return
+        look_up_rooms(records, self.rooms)
+        rooms = [self.rooms.get(record_place(record)) for record in records]
+        ids = record_ids(self.imported.format, records, rooms)
+        for record, room, drawer_id in zip(records, rooms, ids, strict=True):
+            try:
+                check = drawer_check_at(
+                    room=room or _room_to_make(record),
+                    content=record.content,
+                    mode=WriteMode.MEMORY,
+                    name=record.name,
+                    kind=record.kind,
+                    agent=record.agent,
+                    source=record.source,
+                    drawer_id=drawer_id,
+                )
+            except DomainError as error:
+                self.tally.errors.append(
+                    formats.Malformed(record.file, record.line, str(error)).as_dict()
+                )
+                continue
+            self.tally.count(stored=check.would_store, linked=bool(check.similar))
+
+
+def _room_to_make(record: formats.Record) -> Room:
+    """The room a record's write would create (unsaved); DomainError for a name it refuses."""
+    wing = place_name(record.wing, "wing")
+    return Room(wing=Wing(name=wing), name=place_name(record.room, "room"))
