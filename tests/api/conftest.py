@@ -1,17 +1,26 @@
-"""What the API's bad-input tests share: a world with one of each thing a URL can name, a
-client with its curator's key, and the rows of every table."""
+"""What the API's tests share: a world with one of each thing a URL can name, a client with its
+curator's key, and the rows of every table (the bad-input tests); a key of every wing and right,
+as a secret, an MCP context or an HTTP Authorization header, and a REST client for a key's
+secret (the MCP tests, and those comparing MCP with REST); an import's data in Castellan's own
+format."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import pytest
 from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.test import Client
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
+from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services as write
 from review import services as review_services
 from review.services import sweeps as sweep_services
+from tests.api.mcp_support import ctx_of
 
 BASE = "For local development always use port 8080 for the API server."
 
@@ -53,3 +62,37 @@ def row_counts() -> dict[str, int]:
 def api_client(world) -> Client:
     token = Token.objects.get_or_create(user=world["user"])[0]
     return Client(HTTP_AUTHORIZATION=f"Token {token.key}", raise_request_exception=False)
+
+
+@pytest.fixture
+def secret(dedup_settings) -> str:
+    """The secret of agent-a's key of every wing, with every right."""
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
+    return secret
+
+
+@pytest.fixture
+def ctx(secret) -> Any:
+    """An MCP tool's context holding agent-a's key of every wing, with every right."""
+    return ctx_of(secret)
+
+
+@pytest.fixture
+def bearer(settings) -> str:
+    """The Authorization header of agent-a's key of every wing, with every right, for a request
+    to the MCP app at 127.0.0.1 (the key is read on a worker thread: its test must commit it)."""
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
+    return f"Bearer {secret}"
+
+
+def rest_of(secret: str) -> APIClient:
+    """A REST client sending a key's secret as MCP's clients do, as a bearer token."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def castellan(*lines: dict) -> dict:
+    """An import's body: the lines, in Castellan's own format."""
+    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from api.models import AgentKey
 from dedup import imports, services
 from palace.models import AuditEntry, Checkpoint, Drawer, EntityAlias, Mention
+from tests.api.conftest import rest_of
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -40,9 +41,7 @@ def world(django_user_model, dedup_settings):
         _, secret = AgentKey.objects.create_key(
             user=viewer, name="v", wings=["*"], rights=["read", "write", "delete"]
         )
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-        return client
+        return rest_of(secret)
 
     clients = {
         "anonymous": lambda: APIClient(),

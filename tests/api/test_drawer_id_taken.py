@@ -6,12 +6,12 @@ drawer's id, with the id alone in the details. And an import's ids are no longer
 another wing can compute (to take one first) or meet (importing the same record into its own
 wing): `dedup.imports.ids`."""
 
-import json
 import uuid
 
 import pytest
 
 from dedup import imports, services
+from tests.api.conftest import castellan
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -78,10 +78,6 @@ def test_other_content_under_an_id_of_this_room_is_said_so(client):
     client.post(URL, {"content": TEXT, "id": drawer_id}, format="json")
     other = client.post(URL, {"content": "Another fact.", "id": drawer_id}, format="json")
     assert "this room" in other.json()["error"]
-
-
-def castellan(*lines: dict) -> dict:
-    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}
 
 
 RECORD = {"type": "drawer", "id": "x1", "content": TEXT, "wing": "notes", "room": "entries"}

@@ -1,21 +1,16 @@
 """What an import over the API may write: as the key's agent, in the key's wings, and a curator's
 alias only for a curator (found by an attacker's run against a deployment)."""
 
-import json
-
 import pytest
 from django.contrib.auth.models import Permission
 
 from dedup import services
 from dedup.imports.ids import client_id
 from palace.models import AuditEntry, Drawer, EntityAlias, Import, Mention
+from tests.api.conftest import castellan
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
-
-
-def castellan(*lines: dict) -> dict:
-    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}
 
 
 def drawer_line(**fields) -> dict:

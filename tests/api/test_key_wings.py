@@ -4,16 +4,15 @@ before any drawer is written into them, and an `out_of_scope` refusal names them
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from api.mcp_server import reads, writes
 from api.models import ALL_WINGS, AgentKey
 from dedup import services
 from palace.models import Wing
+from tests.api.conftest import rest_of
+from tests.api.mcp_support import ctx_of
 
 pytestmark = pytest.mark.django_db
 
@@ -25,16 +24,6 @@ def key(*wings: str) -> str:
     return secret
 
 
-def ctx(secret: str) -> Any:
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-
-
-def rest(secret: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
-
-
 @pytest.fixture
 def alpha(dedup_settings) -> None:
     services.drawer_write_in(wing="alpha", room="ops", content=MEMORY, agent="agent-b")
@@ -42,7 +31,7 @@ def alpha(dedup_settings) -> None:
 
 def test_a_fresh_key_sees_its_wings_before_they_hold_a_drawer(alpha) -> None:
     secret = key("gamma", "alpha")
-    listed = reads.list_wings(ctx(secret))
+    listed = reads.list_wings(ctx_of(secret))
     assert listed == {
         "wings": [
             {"name": "alpha", "rooms": [{"name": "ops", "drawer_count": 1}]},
@@ -50,36 +39,36 @@ def test_a_fresh_key_sees_its_wings_before_they_hold_a_drawer(alpha) -> None:
         ],
         "every_wing": False,
     }
-    assert rest(secret).get("/api/wings").json() == listed["wings"]
-    assert reads.list_rooms(ctx(secret), wing="gamma") == {"name": "gamma", "rooms": []}
-    assert rest(secret).get("/api/wings/gamma").json() == {"name": "gamma", "rooms": []}
+    assert rest_of(secret).get("/api/wings").json() == listed["wings"]
+    assert reads.list_rooms(ctx_of(secret), wing="gamma") == {"name": "gamma", "rooms": []}
+    assert rest_of(secret).get("/api/wings/gamma").json() == {"name": "gamma", "rooms": []}
     assert not Wing.objects.filter(name="gamma").exists()  # reading makes nothing
 
 
 def test_a_key_of_every_wing_sees_the_wings_there_are(alpha) -> None:
     secret = key(ALL_WINGS)
-    listed = reads.list_wings(ctx(secret))
+    listed = reads.list_wings(ctx_of(secret))
     assert [wing["name"] for wing in listed["wings"]] == ["alpha"]
     assert listed["every_wing"] is True
-    refused = rest(secret).get("/api/wings/gamma")
+    refused = rest_of(secret).get("/api/wings/gamma")
     assert (refused.status_code, refused.json()["code"]) == (404, "wing_not_found")
 
 
 def test_out_of_scope_names_the_wings_the_key_reaches(alpha) -> None:
     secret = key("gamma", "delta")
-    answer = writes.add_drawer(ctx(secret), wing="alpha", room="ops", content=MEMORY)
+    answer = writes.add_drawer(ctx_of(secret), wing="alpha", room="ops", content=MEMORY)
     body = json.loads(answer.content[0].text)
     assert body["code"] == "out_of_scope"
     assert body["details"] == {"wings": ["delta", "gamma"]}
     assert body["error"] == "This key does not reach wing 'alpha'. It reaches: 'delta', 'gamma'."
-    over_rest = rest(secret).post(
+    over_rest = rest_of(secret).post(
         "/api/wings/alpha/rooms/ops/drawers", {"content": MEMORY}, format="json"
     )
     assert (over_rest.status_code, over_rest.json()) == (403, body)
 
 
 def test_a_route_of_every_wing_names_the_keys_wings_too(alpha) -> None:
-    answer = rest(key("gamma")).get("/api/review/queue")
+    answer = rest_of(key("gamma")).get("/api/review/queue")
     assert answer.status_code == 403
     assert answer.json()["details"] == {"wings": ["gamma"]}
     assert "It reaches: 'gamma'." in answer.json()["error"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -14,7 +13,6 @@ import pytest
 
 from api.mcp_server.server import build_server
 from api.mcp_server.shown import SNIPPET_CHARACTERS
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 
 # The key is read, and the tools run, on worker threads with connections of their own.
@@ -29,12 +27,6 @@ def big_text(seed: int) -> str:
         ["harbour", "keeper", "lantern", "granite", "tide", "beacon", "signal", "storm"], k=BIG
     )
     return ("lighthouse " + " ".join(words))[:BIG]
-
-
-@pytest.fixture
-def ctx(dedup_settings) -> Any:
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
 
 
 def call(ctx: Any, name: str, arguments: dict[str, Any]) -> Any:

@@ -6,13 +6,10 @@ schemas, strict types, the bounds."""
 
 from __future__ import annotations
 
-import json
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import pytest
-from rest_framework.test import APIClient
 
 from api.mcp_server import reads
 from api.mcp_server.server import build_server
@@ -20,6 +17,8 @@ from api.models import ALL_WINGS, RIGHTS, AgentKey
 from api.serializers.search import SearchQuerySerializer
 from dedup import services
 from palace.models import Drawer
+from tests.api.conftest import rest_of
+from tests.api.mcp_support import call, ctx_of, refusal
 
 pytestmark = pytest.mark.django_db
 
@@ -33,32 +32,8 @@ def secret(dedup_settings) -> str:
     return secret
 
 
-def ctx_of(secret: str) -> Any:
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-
-
-def call(secret: str, name: str, arguments: dict[str, Any]) -> Any:
-    """A tool call as the SDK makes it: the server's own checks, then the tool's schema; the
-    tool itself runs on a worker thread, which the test database (in a transaction) cannot
-    serve, so these are refusals before it. The tools' own checks are called in-thread."""
-
-    async def run() -> Any:
-        return await build_server().call_tool(name, arguments, ctx_of(secret))
-
-    return anyio.run(run)
-
-
-def refusal(answer: Any) -> dict[str, Any]:
-    assert answer.is_error, answer
-    body = json.loads(answer.content[0].text)
-    assert body == answer.structured_content
-    return body
-
-
 def rest_search(secret: str, limit: Any) -> dict[str, Any]:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    answer = client.get("/api/search", {"q": "backup", "limit": limit})
+    answer = rest_of(secret).get("/api/search", {"q": "backup", "limit": limit})
     assert answer.status_code == 400
     return answer.json()
 
@@ -145,9 +120,7 @@ def test_an_argument_the_tool_does_not_declare_is_refused(secret, name, extra) -
 
 
 def test_an_unknown_field_is_worded_as_rest_words_it(secret) -> None:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    rest = client.post(
+    rest = rest_of(secret).post(
         "/api/wings/alpha/rooms/ops/drawers", {"content": "x y", "bogus": 1}, format="json"
     )
     mcp = refusal(call(secret, "add_drawer", {**VALID["add_drawer"], "bogus": 1}))

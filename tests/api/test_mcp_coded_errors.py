@@ -19,7 +19,6 @@ import anyio
 import pytest
 
 from api.mcp_server.server import RequireBearer, build_server, http_app
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from tests.api.mcp_support import INITIALIZE, ROOT, manage
 from tests.api.test_mcp_wire import Stdio, post
 
@@ -61,13 +60,6 @@ def assert_coded(answer: dict[str, Any], rpc: int, code: str, words: str) -> Non
     assert error["code"] == rpc
     assert (error["data"]["code"], error["data"]["error"]) == (code, words)
     assert error["message"] == words
-
-
-@pytest.fixture
-def bearer(settings) -> str:
-    settings.ALLOWED_HOSTS = ["127.0.0.1"]
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return f"Bearer {secret}"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,8 +4,6 @@ busy or unreachable database, and never the SDK's bare "Error executing tool".""
 
 from __future__ import annotations
 
-import json
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -13,42 +11,19 @@ import pytest
 from django.db import OperationalError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
-from rest_framework.test import APIClient
 
 from api.mcp_server import reads, resources, writes
 from api.mcp_server.server import build_server
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from palace.models import Drawer, Wing
+from tests.api.conftest import rest_of
+from tests.api.mcp_support import call, ctx_of, refusal
 
 pytestmark = pytest.mark.django_db
 
 MEMORY = "The nightly backup copies the object store to the second region at two."
 URL = "/api/wings/alpha/rooms/ops/drawers"
 NUL_MESSAGE = "Must not contain NUL characters or lone surrogates."
-
-
-@pytest.fixture
-def secret(dedup_settings) -> str:
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return secret
-
-
-def ctx_of(secret: str) -> Any:
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-
-
-def rest_of(secret: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
-
-
-def refusal(answer: Any) -> dict[str, Any]:
-    assert getattr(answer, "is_error", False), answer
-    body = json.loads(answer.content[0].text)
-    assert body == answer.structured_content
-    return body
 
 
 def rest_write(secret: str, n: int) -> int:
@@ -161,15 +136,6 @@ def test_a_nul_in_a_resources_wing_is_invalid(secret) -> None:
     with pytest.raises(MCPError) as refused:
         resources.rooms("w\x00", ctx_of(secret))
     assert refused.value.data["code"] == "invalid"
-
-
-def call(secret: str, name: str, arguments: dict[str, Any]) -> Any:
-    """A tool call as the SDK makes it: arguments validated against the tool's schema first."""
-
-    async def run() -> Any:
-        return await build_server().call_tool(name, arguments, ctx_of(secret))
-
-    return anyio.run(run)
 
 
 def test_through_the_sdk_a_nul_is_the_apis_invalid(secret) -> None:

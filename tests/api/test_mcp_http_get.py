@@ -11,7 +11,6 @@ import anyio
 import pytest
 
 from api.mcp_server.server import RequireBearer, http_app
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 
 # The key is read on a worker thread, with a connection of its own: it must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,13 +48,6 @@ def get(authorization: str) -> tuple[int, dict[str, str], bytes]:
     return start["status"], headers, content["body"]
 
 
-@pytest.fixture
-def secret(settings) -> str:
-    settings.ALLOWED_HOSTS = ["127.0.0.1"]
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return secret
-
-
 @pytest.mark.parametrize("authorization", ["Bearer garbage", "Bearer nope.not-a-key", "x"])
 def test_a_get_with_a_wrong_key_is_refused_at_once(settings, authorization) -> None:
     settings.ALLOWED_HOSTS = ["127.0.0.1"]
@@ -71,8 +63,8 @@ def test_a_wrong_key_is_authentication_failed(settings) -> None:
     assert json.loads(content)["code"] == "authentication_failed"
 
 
-def test_a_get_with_a_good_key_is_405_not_a_stream(secret) -> None:
-    status, headers, content = get(f"Bearer {secret}")
+def test_a_get_with_a_good_key_is_405_not_a_stream(bearer) -> None:
+    status, headers, content = get(bearer)
     assert status == 405
     assert headers["allow"] == "POST"
     assert json.loads(content)["code"] == "method_not_allowed"

@@ -5,16 +5,16 @@ given empty."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from api.mcp_server import reads, writes
 from api.models import AgentKey
 from dedup import services
 from palace.models import Drawer
+from tests.api.conftest import rest_of
+from tests.api.mcp_support import ctx_of
 
 pytestmark = pytest.mark.django_db
 
@@ -29,16 +29,6 @@ def secret(dedup_settings) -> str:
     return secret
 
 
-def ctx(secret: str) -> Any:
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-
-
-def rest(secret: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
-
-
 def refusal(answer: Any) -> dict[str, Any]:
     assert answer.is_error, answer
     return json.loads(answer.content[0].text)
@@ -46,8 +36,8 @@ def refusal(answer: Any) -> dict[str, Any]:
 
 def test_check_duplicate_answers_as_the_rest_dry_run(secret) -> None:
     near = MEMORY.replace("two", "tw0")
-    mcp = writes.check_duplicate(ctx(secret), wing="alpha", room="ops", content=near)
-    answer = rest(secret).post(
+    mcp = writes.check_duplicate(ctx_of(secret), wing="alpha", room="ops", content=near)
+    answer = rest_of(secret).post(
         "/api/wings/alpha/rooms/ops/drawers?dry_run=true", {"content": near}, format="json"
     )
     assert answer.status_code == 200
@@ -55,7 +45,7 @@ def test_check_duplicate_answers_as_the_rest_dry_run(secret) -> None:
     (similar,) = mcp["similar"]
     assert set(similar) == {"drawer", "kind", "similarity", "signals"}
     assert similar["kind"] == "near"
-    written = writes.add_drawer(ctx(secret), wing="alpha", room="ops", content=near)
+    written = writes.add_drawer(ctx_of(secret), wing="alpha", room="ops", content=near)
     (linked,) = written["similar"]
     assert {key: linked[key] for key in similar} == similar
 
@@ -64,26 +54,28 @@ def test_check_duplicate_answers_as_the_rest_dry_run(secret) -> None:
 def test_a_search_in_a_wing_out_of_reach_is_not_found_whether_it_exists_or_not(
     secret, wing
 ) -> None:
-    mcp = refusal(reads.search(ctx(secret), query="backup", wing=wing))
-    answer = rest(secret).get("/api/search", {"q": "backup", "wing": wing})
+    mcp = refusal(reads.search(ctx_of(secret), query="backup", wing=wing))
+    answer = rest_of(secret).get("/api/search", {"q": "backup", "wing": wing})
     assert (answer.status_code, answer.json()) == (404, mcp)
     assert mcp["code"] == "wing_not_found"
 
 
 def test_an_empty_cursor_is_the_first_page(secret) -> None:
-    found = reads.search(ctx(secret), query="backup", cursor="")
+    found = reads.search(ctx_of(secret), query="backup", cursor="")
     assert len(found["drawers"]) == 1
-    listed = reads.list_drawers(ctx(secret), wing="alpha", room="ops", cursor="")
+    listed = reads.list_drawers(ctx_of(secret), wing="alpha", room="ops", cursor="")
     assert len(listed["drawers"]) == 1
-    answer = rest(secret).get("/api/search", {"q": "backup", "cursor": ""})
+    answer = rest_of(secret).get("/api/search", {"q": "backup", "cursor": ""})
     assert [hit["drawer"]["id"] for hit in answer.json()["results"]] == [
         drawer["id"] for drawer in found["drawers"]
     ]
 
 
 def test_empty_search_filters_are_left_out_as_rest_leaves_them(secret) -> None:
-    found = reads.search(ctx(secret), query="backup", wing="", room="", agent="")
-    answer = rest(secret).get("/api/search", {"q": "backup", "wing": "", "room": "", "agent": ""})
+    found = reads.search(ctx_of(secret), query="backup", wing="", room="", agent="")
+    answer = rest_of(secret).get(
+        "/api/search", {"q": "backup", "wing": "", "room": "", "agent": ""}
+    )
     assert answer.status_code == 200
     assert len(found["drawers"]) == len(answer.json()["results"]) == 1
 
@@ -93,9 +85,9 @@ def test_empty_search_filters_are_left_out_as_rest_leaves_them(secret) -> None:
 def test_a_name_or_kind_given_empty_is_refused_as_a_blank_one(secret, field, name) -> None:
     before = Drawer.objects.count()
     mcp = refusal(
-        writes.add_drawer(ctx(secret), wing="alpha", room="ops", content="New.", **{field: name})
+        writes.add_drawer(ctx_of(secret), wing="alpha", room="ops", content="New.", **{field: name})
     )
-    answer = rest(secret).post(
+    answer = rest_of(secret).post(
         "/api/wings/alpha/rooms/ops/drawers", {"content": "New.", field: name}, format="json"
     )
     assert (answer.status_code, answer.json()) == (400, mcp)
@@ -109,7 +101,7 @@ def test_a_checkpoint_item_given_an_empty_name_is_refused_naming_the_item(secret
         {"content": "One.", "destination": "project", "wing": "alpha"},
         {"content": "Two.", "destination": "project", "wing": "alpha", "name": name},
     ]
-    body = refusal(writes.write_checkpoint(ctx(secret), id="c1", items=items))
+    body = refusal(writes.write_checkpoint(ctx_of(secret), id="c1", items=items))
     assert body["code"] == "empty_label"
     assert body["details"] == {"field": "name", "item": 1}
 
@@ -117,6 +109,6 @@ def test_a_checkpoint_item_given_an_empty_name_is_refused_naming_the_item(secret
 def test_a_mention_given_an_empty_kind_is_refused(secret) -> None:
     drawer = Drawer.objects.get(room__wing__name="alpha")
     body = refusal(
-        writes.record_mention(ctx(secret), drawer_id=str(drawer.uuid), name="Ada", kind="")
+        writes.record_mention(ctx_of(secret), drawer_id=str(drawer.uuid), name="Ada", kind="")
     )
     assert (body["code"], body["details"]) == ("empty_label", {"field": "kind"})

@@ -6,7 +6,6 @@ server's own name and version."""
 from __future__ import annotations
 
 import tomllib
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -14,7 +13,6 @@ import pytest
 
 from api.mcp_server import reads, writes
 from api.mcp_server.server import build_server
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from dedup.search import QUERY_MAX_CHARACTERS
 from dedup.validation import KIND_PATTERN
@@ -124,12 +122,6 @@ def test_the_server_says_its_version() -> None:
 
 def tool_function(name: str) -> Any:
     return getattr(writes, name, None) or getattr(reads, name)
-
-
-@pytest.fixture
-def ctx(dedup_settings) -> Any:
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from api.mcp_server import reads, resources, writes
 from api.models import AgentKey
 from palace.models import Drawer, Mention, Wing
+from tests.api.mcp_support import ctx_of, refusal
 
 pytestmark = pytest.mark.django_db
 
@@ -25,14 +26,7 @@ def context(
 ) -> Any:
     """What a tool reads of its MCP context: the request's headers (HTTP)."""
     _, secret = AgentKey.objects.issue(agent="agent-a", wings=wings, rights=rights)
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-
-
-def refusal(answer: Any) -> dict[str, Any]:
-    assert answer.is_error
-    body = json.loads(answer.content[0].text)
-    assert body == answer.structured_content
-    return body
+    return ctx_of(secret)
 
 
 def test_a_write_is_filed_as_the_keys_agent_with_mcp_provenance(dedup_settings) -> None:

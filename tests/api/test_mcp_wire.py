@@ -19,7 +19,6 @@ import anyio
 import pytest
 
 from api.mcp_server.server import RequireBearer, build_server, http_app
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from tests.api.mcp_support import INITIALIZE, ROOT, manage
 
 NUL_MESSAGE = "Must not contain NUL characters or lone surrogates."
@@ -261,13 +260,6 @@ def post(
 
     anyio.run(run)
     return sent[0]["status"], b"".join(message.get("body", b"") for message in sent[1:])
-
-
-@pytest.fixture
-def bearer(settings) -> str:
-    settings.ALLOWED_HOSTS = ["127.0.0.1"]
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return f"Bearer {secret}"
 
 
 # The key is read on a worker thread, with a connection of its own: it must be committed.

@@ -4,26 +4,19 @@ observation is the first sighting's while this spelling joined the entity's alia
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from api.mcp_server import writes
-from api.models import ALL_WINGS, RIGHTS, AgentKey
 from dedup import services
 from palace.models import EntityLink
+from tests.api.conftest import rest_of
+from tests.api.mcp_support import ctx_of
 
 pytestmark = pytest.mark.django_db
 
 MEMORY = "We chose SurrealDB for the graph of customers and their invoices."
-
-
-@pytest.fixture
-def secret(dedup_settings) -> str:
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return secret
 
 
 @pytest.fixture
@@ -33,14 +26,11 @@ def drawer(dedup_settings) -> str:
 
 
 def over_mcp(secret: str, drawer: str, name: str, kind: str) -> dict[str, Any]:
-    ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
-    return writes.record_mention(ctx, drawer_id=drawer, name=name, kind=kind)
+    return writes.record_mention(ctx_of(secret), drawer_id=drawer, name=name, kind=kind)
 
 
 def over_rest(secret: str, drawer: str, name: str, kind: str) -> dict[str, Any]:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    answer = client.post(
+    answer = rest_of(secret).post(
         f"/api/drawers/{drawer}/mentions", {"name": name, "kind": kind}, format="json"
     )
     assert answer.status_code in (200, 201)

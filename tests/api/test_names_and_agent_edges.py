@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from api.mcp_server import writes
-from api.models import ALL_WINGS, RIGHTS, AgentKey
+from api.models import AgentKey
 from dedup import imports, services
 from dedup.errors import InvalidInput
 from palace.models import Checkpoint, Drawer, Entity, Room, Wing
@@ -135,12 +134,6 @@ def test_reads_name_the_wing_as_writes_keep_it(api):
 
 
 # MCP's supersession reads its replacement as REST does -------------------------------------------
-
-
-@pytest.fixture
-def ctx(dedup_settings) -> Any:
-    _, secret = AgentKey.objects.issue(agent="agent-a", wings=(ALL_WINGS,), rights=RIGHTS)
-    return SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
 
 
 def refusal(answer: Any) -> dict[str, Any]:

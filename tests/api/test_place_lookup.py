@@ -7,7 +7,6 @@ name as typed, the write on the name composed), and reads, dry runs and searches
 from __future__ import annotations
 
 import unicodedata
-from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +15,7 @@ from api.models import RIGHTS, AgentKey
 from dedup import services
 from palace.models import Drawer, Wing
 from review.services import sweeps
+from tests.api.mcp_support import ctx_of
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +108,7 @@ def test_an_export_of_a_wing_named_decomposed_exports_it(api, stored):
 
 def test_mcp_lists_the_rooms_of_a_wing_named_decomposed(stored):
     _, secret = AgentKey.objects.issue(agent="m", wings=("café",), rights=RIGHTS)
-    ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+    ctx = ctx_of(secret)
     answer = reads.list_rooms(ctx, wing=NFD)
     assert [room["name"] for room in answer["rooms"]] == ["réunion"]
 

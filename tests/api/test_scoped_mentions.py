@@ -8,15 +8,14 @@ recorded it (another wing's fact)."""
 
 from __future__ import annotations
 
-import json
-from types import SimpleNamespace
-
 import pytest
 
 from api.mcp_server import writes
 from api.models import AgentKey
 from dedup import services
 from palace.models import Entity, EntityAlias, Mention
+from tests.api.conftest import castellan
+from tests.api.mcp_support import ctx_of
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -87,15 +86,11 @@ def test_a_key_of_every_wing_is_told(known):
 
 def test_over_mcp_a_key_of_some_wings_records_no_alias(known):
     _, secret = AgentKey.objects.issue(agent="alpha", wings=["alpha"], rights=["read", "write"])
-    ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+    ctx = ctx_of(secret)
     drawer = writes.add_drawer(ctx, wing="alpha", room="r", content="Zara Quonsett asked.")
     answer = writes.record_mention(ctx, drawer_id=drawer["id"], name=TYPO, kind="person")
     assert answer["entity"]["id"] == str(known.uuid)
     assert not EntityAlias.objects.exists()
-
-
-def castellan(*lines: dict) -> dict:
-    return {"format": "castellan", "data": "\n".join(json.dumps(line) for line in lines)}
 
 
 DRAWER_LINE = {"type": "drawer", "id": "x1", "content": "Zara asked.", "wing": "alpha", "room": "r"}

@@ -8,7 +8,6 @@ cannot reach; the rule is the one service's (`drawer_supersede`), which the impo
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +16,7 @@ from api.models import AgentKey
 from dedup import imports, services
 from dedup.errors import Conflict
 from palace.models import AuditAction, AuditEntry, Drawer
+from tests.api.mcp_support import ctx_of
 from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +71,7 @@ def test_the_service_refuses_it(pair):
 def test_over_mcp_it_is_refused(pair):
     old, by = pair
     _, secret = AgentKey.objects.issue(agent="omega", wings=["*"], rights=["read", "delete"])
-    ctx = SimpleNamespace(headers={"authorization": f"Bearer {secret}"})
+    ctx = ctx_of(secret)
     answer = writes.supersede_drawer(ctx, drawer_id=str(old.uuid), by=str(by.uuid))
     assert answer.is_error
     assert json.loads(answer.content[0].text)["code"] == "supersede_across_wings"
