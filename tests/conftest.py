@@ -43,9 +43,10 @@ def agent_client(username: str, wings=(ALL_WINGS,), rights=RIGHTS) -> APIClient:
 
 
 def person_client(user) -> APIClient:
-    """An API client with the person's own DRF token (not an agent key): their role's rights."""
+    """An API client with the person's own DRF token (not an agent key): their role's rights.
+    The token is made on the first call for the person, and shared by the clients of later ones."""
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
     return client
 
 

@@ -16,11 +16,6 @@ def staff(admin_client, dedup_settings):
     return admin_client
 
 
-@pytest.fixture
-def room(dedup_settings):
-    return services.room_get_or_create(wing="ops", room="backups")
-
-
 def add(client, room, content):
     return client.post(
         "/admin/palace/drawer/add/",

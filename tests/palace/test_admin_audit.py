@@ -12,11 +12,6 @@ from review.services import sweeps
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def room(dedup_settings):
-    return services.room_get_or_create(wing="ops", room="backups")
-
-
 def wing_form(wing, rooms, **changes):
     data = {
         "name": wing.name,

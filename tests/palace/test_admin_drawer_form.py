@@ -12,11 +12,6 @@ pytestmark = pytest.mark.django_db
 TEXT = "Backups run nightly at two in the morning and are kept for thirty days."
 
 
-@pytest.fixture
-def room(dedup_settings):
-    return services.room_get_or_create(wing="ops", room="backups")
-
-
 def add(client, room, **fields):
     data = {"room": room.pk, "content": TEXT, "name": "", "kind": "", "agent": ""} | fields
     return client.post("/admin/palace/drawer/add/", data)

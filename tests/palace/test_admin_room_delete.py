@@ -14,11 +14,6 @@ from tests.palace.test_admin_audit import wing_form
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def room(dedup_settings):
-    return services.room_get_or_create(wing="ops", room="backups")
-
-
 def test_an_empty_room_deleted_on_its_page_is_audited(admin_client, room, admin_user):
     response = admin_client.post(f"/admin/palace/room/{room.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302

@@ -5,7 +5,7 @@ import pytest
 
 from dedup import services as write
 from palace.models import AuditEntry, EntityLink
-from tests.review.test_api import client_for
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ def katerinas(dedup_settings):
 
 def test_the_api_dismisses_what_the_alias_settles_and_nothing_else(katerinas, curator):
     first, redundant, kept = katerinas
-    response = client_for(curator).post(
+    response = person_client(curator).post(
         f"/api/review/items/e{first.pk}/decisions",
         {"action": "add_alias", "also_dismiss": [f"e{redundant.pk}", f"e{kept.pk}", "d999"]},
         format="json",
@@ -39,7 +39,7 @@ def test_the_api_dismisses_what_the_alias_settles_and_nothing_else(katerinas, cu
 
 def test_another_decision_dismisses_nothing_with_it(katerinas, curator):
     first, redundant, _ = katerinas
-    response = client_for(curator).post(
+    response = person_client(curator).post(
         f"/api/review/items/e{first.pk}/decisions",
         {"action": "dismiss", "also_dismiss": [f"e{redundant.pk}"]},
         format="json",
@@ -51,7 +51,7 @@ def test_another_decision_dismisses_nothing_with_it(katerinas, curator):
 @pytest.mark.parametrize("also", ["e1", [5], ["e1"] * 1001])
 def test_a_bad_list_is_refused_and_decides_nothing(katerinas, curator, also):
     first, _, _ = katerinas
-    response = client_for(curator).post(
+    response = person_client(curator).post(
         f"/api/review/items/e{first.pk}/decisions",
         {"action": "add_alias", "also_dismiss": also},
         format="json",

@@ -5,19 +5,13 @@ import urllib.request
 import pytest
 from django.db import connection
 from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from dedup import services as write
 from palace.models import AuditEntry, DrawerLink, EntityLink
 from review import selectors
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 def decide(client, item, action="dismiss", **extra):
@@ -27,7 +21,7 @@ def decide(client, item, action="dismiss", **extra):
 
 
 def test_curator_decides_through_the_api(drawer_link, curator):
-    response = decide(client_for(curator), f"d{drawer_link.pk}", note="both are true")
+    response = decide(person_client(curator), f"d{drawer_link.pk}", note="both are true")
     assert response.status_code == 201
     body = response.json()
     assert (body["action"], body["actor"], body["item"], body["note"]) == (
@@ -40,7 +34,7 @@ def test_curator_decides_through_the_api(drawer_link, curator):
 
 
 def test_viewer_reads_but_cannot_decide(drawer_link, viewer):
-    client = client_for(viewer)
+    client = person_client(viewer)
     assert client.get("/api/review/queue").status_code == 200
     response = decide(client, f"d{drawer_link.pk}")
     assert response.status_code == 403
@@ -58,8 +52,8 @@ def test_anonymous_gets_401(drawer_link, anonymous_api):
 
 
 def test_second_decision_is_409_naming_who_and_when(drawer_link, curator, other_curator):
-    decide(client_for(curator), f"d{drawer_link.pk}", "merge")
-    response = decide(client_for(other_curator), f"d{drawer_link.pk}", "delete_link")
+    decide(person_client(curator), f"d{drawer_link.pk}", "merge")
+    response = decide(person_client(other_curator), f"d{drawer_link.pk}", "delete_link")
     assert response.status_code == 409
     body = response.json()
     assert body["code"] == "already_decided"
@@ -69,7 +63,7 @@ def test_second_decision_is_409_naming_who_and_when(drawer_link, curator, other_
 
 
 def test_an_action_the_item_does_not_take_says_which_it_does(drawer_link, curator):
-    response = decide(client_for(curator), f"d{drawer_link.pk}", "add_alias")
+    response = decide(person_client(curator), f"d{drawer_link.pk}", "add_alias")
     assert response.json()["details"] == {
         "action": "add_alias",
         "offered": ["merge", "delete_link", "dismiss"],
@@ -88,7 +82,7 @@ def test_an_action_the_item_does_not_take_says_which_it_does(drawer_link, curato
     ],
 )
 def test_bad_decision_requests(drawer_link, curator, item, body, status, code):
-    response = client_for(curator).post(
+    response = person_client(curator).post(
         f"/api/review/items/{item.format(d=drawer_link.pk)}/decisions", body, format="json"
     )
     assert (response.status_code, response.json()["code"]) == (status, code)
@@ -102,17 +96,17 @@ def test_deciding_an_item_removed_since_it_was_listed_says_it_is_gone(drawer_lin
     later = write.drawer_write(room=drawer_link.older.room, content=f"{drawer_link.older.content}!")
     assert later.links  # a later link: ids are never used again
     write.drawer_delete(drawer=drawer_link.newer)
-    response = decide(client_for(curator), item)
+    response = decide(person_client(curator), item)
     body = response.json()
     assert (response.status_code, body["code"]) == (404, "item_not_found")
     assert "removed after it was listed" in body["error"]
     assert body["details"] == {"item": item, "removed": True}
-    never = decide(client_for(curator), "d99999").json()
+    never = decide(person_client(curator), "d99999").json()
     assert (never["error"], never.get("details")) == ("No review item with that id.", None)
 
 
 def test_decisions_log_and_revert(drawer_link, curator):
-    client = client_for(curator)
+    client = person_client(curator)
     decision = decide(client, f"d{drawer_link.pk}", "merge").json()
     log = client.get("/api/review/decisions", {"item": f"d{drawer_link.pk}"}).json()["results"]
     assert [(d["id"], d["reverted"]) for d in log] == [(decision["id"], False)]
@@ -135,7 +129,7 @@ def test_decisions_log_and_revert(drawer_link, curator):
 
 
 def test_queue_lists_both_kinds_with_filters(drawer_link, entity_link, curator):
-    client = client_for(curator)
+    client = person_client(curator)
     body = client.get("/api/review/queue").json()
     assert [i["type"] for i in body["items"]] == ["similar_to", "possibly_same_as"]
     assert body["counts"]["drawer"] == 1
@@ -183,7 +177,7 @@ def test_queue_lists_both_kinds_with_filters(drawer_link, entity_link, curator):
     ],
 )
 def test_bad_queue_parameters(curator, params, code):
-    response = client_for(curator).get("/api/review/queue", params)
+    response = person_client(curator).get("/api/review/queue", params)
     assert response.status_code == 400
     assert response.json()["code"] == code
 
@@ -197,7 +191,7 @@ def test_keyset_pages_cover_every_item_once_in_order(curator, dedup_settings, or
         write.drawer_write(room=room, content=base.replace("north", f"north{'x' * n}") + "!" * n)
     for name in ("Katarina", "Katerino", "Katerina", "Kathrina"):
         write.entity_resolve(name=name, kind="person")
-    everything = client_for(curator).get("/api/review/queue", {"order": order}).json()["items"]
+    everything = person_client(curator).get("/api/review/queue", {"order": order}).json()["items"]
     total = DrawerLink.objects.count() + EntityLink.objects.count()
     assert len(everything) == total  # fits on one page of the API
     seen, cursor = [], None
@@ -216,7 +210,7 @@ def test_queue_query_count_is_constant(curator, dedup_settings, django_assert_ma
     from django.db import connection as conn
     from django.test.utils import CaptureQueriesContext
 
-    client = client_for(curator)
+    client = person_client(curator)
     room = write.room_get_or_create(wing="w", room="r")
 
     def grow(n):
@@ -237,7 +231,7 @@ def test_queue_query_count_is_constant(curator, dedup_settings, django_assert_ma
 
 
 def test_stats_measure_precision_per_tier(drawer_link, entity_link, curator):
-    client = client_for(curator)
+    client = person_client(curator)
     decide(client, f"d{drawer_link.pk}", "delete_link")
     decide(client, f"e{entity_link.pk}", "add_alias")
     stats = client.get("/api/review/stats").json()
@@ -286,6 +280,6 @@ def test_two_curators_racing_on_one_item_only_one_applies(
 
 
 def test_the_queue_s_run_filter_is_in_the_schema(curator):
-    schema = client_for(curator).get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    schema = person_client(curator).get("/api/schema/", HTTP_ACCEPT="application/json").json()
     parameters = schema["paths"]["/api/review/queue"]["get"]["parameters"]
     assert "run" in [parameter["name"] for parameter in parameters]

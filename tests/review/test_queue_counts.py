@@ -6,20 +6,13 @@ import random
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from dedup import services as write
 from review import selectors
 from review.selectors import queue
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
 
 
 def grow(n, start=0):
@@ -33,7 +26,7 @@ def grow(n, start=0):
 
 def test_counts_are_exact_below_the_cap(curator, dedup_settings):
     grow(5)
-    body = client_for(curator).get("/api/review/queue").json()
+    body = person_client(curator).get("/api/review/queue").json()
     assert body["counts"]["drawer"] == 5
     assert body["counts"]["open"] == 5
 
@@ -52,13 +45,13 @@ def test_the_api_names_the_counts_that_are_lower_bounds(curator, dedup_settings,
     """Past the cap and past the page (as the console's test below)."""
     monkeypatch.setattr(queue, "COUNT_CAP", 3)
     grow(27)
-    body = client_for(curator).get("/api/review/queue").json()
+    body = person_client(curator).get("/api/review/queue").json()
     assert "drawer" in body["counts_at_least"]
 
 
 def test_the_api_names_no_exact_count_a_lower_bound(curator, dedup_settings):
     grow(5)
-    body = client_for(curator).get("/api/review/queue").json()
+    body = person_client(curator).get("/api/review/queue").json()
     assert body["counts_at_least"] == []
 
 
@@ -82,7 +75,7 @@ def test_a_count_below_what_the_page_read_is_the_page_s(
 
 def test_later_pages_count_nothing(curator, dedup_settings):
     grow(30)
-    api = client_for(curator)
+    api = person_client(curator)
     first = api.get("/api/review/queue").json()
     second = api.get("/api/review/queue", {"cursor": first["next"]}).json()
     assert first["counts"]["drawer"] == 30
@@ -91,7 +84,7 @@ def test_later_pages_count_nothing(curator, dedup_settings):
 
 
 def test_a_later_page_runs_fewer_queries_whatever_the_size(curator, dedup_settings):
-    api = client_for(curator)
+    api = person_client(curator)
 
     def queries(path_params):
         with CaptureQueriesContext(connection) as captured:

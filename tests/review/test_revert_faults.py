@@ -3,26 +3,19 @@ back every proposal it touched (item 8): refused with a clear 409 and nothing wr
 restored as far as it can be and said so in the audit row."""
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from dedup import services as write
 from palace.models import AuditEntry, Drawer, DrawerLink
 from review import services
 from review.models import Proposal
 from review.services import sweeps as sweep_services
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
-
-
 def revert_through_api(user, entry):
-    return client_for(user).post(f"/api/review/decisions/{entry.pk}/revert", {}, format="json")
+    return person_client(user).post(f"/api/review/decisions/{entry.pk}/revert", {}, format="json")
 
 
 def delete(drawer, actor):
@@ -106,7 +99,7 @@ def test_deleting_one_merged_away_drawer_blocks_no_earlier_merge(dedup_settings,
     first = services.decide(item=f"d{link(b).pk}", action="merge", actor=curator)
     services.decide(item=f"d{link(c).pk}", action="merge", actor=curator)
     delete(c, curator)
-    response = client_for(curator).post(
+    response = person_client(curator).post(
         f"/api/review/decisions/{first.pk}/revert", {"cascade": True}, format="json"
     )
     assert response.status_code == 200
