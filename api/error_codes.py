@@ -88,6 +88,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "revert_would_duplicate": ErrorCode(
         (409,), "Reverting would put an exact copy beside a drawer written since."
     ),
+    "room_move_splits_supersessions": ErrorCode(
+        (409,), "Moving the room alone would leave a supersession spanning two wings."
+    ),
     "room_not_empty": ErrorCode((409,), "The room holds drawers; delete or move them first."),
     "room_not_found": ErrorCode((400, 404), "No such wing or room."),
     "run_done": ErrorCode((409,), "Resuming a sweep that has finished."),

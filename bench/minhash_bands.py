@@ -145,6 +145,35 @@ def fill(store: Store, vocabulary: Vocabulary, size: int, rooms: int) -> None:
     store.db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
 
 
+def rounds(store: Store, vocabulary: Vocabulary, rng: random.Random, args) -> tuple[dict, dict]:
+    """Each way's times and the planted variants it found, the ways' order alternating."""
+    rows = store.db.execute(
+        "SELECT id, room, content FROM drawer ORDER BY random() LIMIT ?", (args.writes,)
+    )
+    originals = rows.fetchall()
+    ways = {
+        "plain insert": store.plain,
+        "word pairs (FTS5)": store.pairs,
+        "band keys": store.banded,
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    found = dict.fromkeys(ways, 0)
+    for round_ in range(args.writes):
+        order = list(ways) if round_ % 2 else list(reversed(ways))
+        original = originals[round_ // 2 % len(originals)] if round_ % 2 == 0 else None
+        for name in order:
+            if original is None or name == "plain insert":
+                room, text = rng.randrange(args.rooms), vocabulary.sentence()
+            else:
+                room, text = original[1], one_typo(original[2], rng)
+            begun = time.perf_counter()
+            candidates = ways[name](room, text)
+            times[name].append(time.perf_counter() - begun)
+            if original is not None and name != "plain insert":
+                found[name] += original[0] in candidates
+    return times, found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -157,64 +186,28 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     vocabulary = Vocabulary(rng)
-    stop = frozenset(vocabulary.common)
     with tempfile.TemporaryDirectory() as directory:
-        store = Store(Path(directory) / "bands.db", stop, args.bands)
+        store = Store(Path(directory) / "bands.db", frozenset(vocabulary.common), args.bands)
         started = time.perf_counter()
         fill(store, vocabulary, args.size, args.rooms)
         print(f"filled in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        rows = store.db.execute(
-            "SELECT id, room, content FROM drawer ORDER BY random() LIMIT ?", (args.writes,)
-        )
-        originals = rows.fetchall()
-        ways = {
-            "plain insert": store.plain,
-            "word pairs (FTS5)": store.pairs,
-            "band keys": store.banded,
-        }
-        times: dict[str, list[float]] = {name: [] for name in ways}
-        found = dict.fromkeys(ways, 0)
-        planted = 0
-        for round_ in range(args.writes):
-            order = list(ways) if round_ % 2 else list(reversed(ways))
-            original = originals[round_ // 2 % len(originals)] if round_ % 2 == 0 else None
-            planted += original is not None
-            for name in order:
-                if original is None or name == "plain insert":
-                    room, text = rng.randrange(args.rooms), vocabulary.sentence()
-                else:
-                    room, text = original[1], one_typo(original[2], rng)
-                begun = time.perf_counter()
-                candidates = ways[name](room, text)
-                times[name].append(time.perf_counter() - begun)
-                if original is not None and name != "plain insert":
-                    found[name] += original[0] in candidates
+        times, found = rounds(store, vocabulary, rng, args)
+    planted = (args.writes + 1) // 2
     plain = statistics.mean(times["plain insert"])
-    print(
-        table(
-            [
-                "write",
-                "mean ms",
-                "p50 ms",
-                "p90 ms",
-                "extra mean ms",
-                "mean / plain",
-                "typo recall",
-            ],
-            [
-                [
-                    name,
-                    f"{1000 * statistics.mean(spent):.3f}",
-                    f"{1000 * statistics.median(spent):.3f}",
-                    f"{1000 * percentile(spent, 0.9):.3f}",
-                    f"{1000 * (statistics.mean(spent) - plain):.3f}",
-                    f"{statistics.mean(spent) / plain:.2f}x",
-                    "-" if name == "plain insert" else f"{found[name]}/{planted}",
-                ]
-                for name, spent in times.items()
-            ],
-        )
-    )
+    headers = ["write", "mean ms", "p50 ms", "p90 ms", "extra mean ms", "mean / plain"]
+    rows = [
+        [
+            name,
+            f"{1000 * statistics.mean(spent):.3f}",
+            f"{1000 * statistics.median(spent):.3f}",
+            f"{1000 * percentile(spent, 0.9):.3f}",
+            f"{1000 * (statistics.mean(spent) - plain):.3f}",
+            f"{statistics.mean(spent) / plain:.2f}x",
+            "-" if name == "plain insert" else f"{found[name]}/{planted}",
+        ]
+        for name, spent in times.items()
+    ]
+    print(table([*headers, "typo recall"], rows))
 
 
 if __name__ == "__main__":

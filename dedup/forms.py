@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.admin.helpers import ActionForm
 
 from dedup.errors import DomainError
+from dedup.services.rooms import refuse_splitting_supersessions
 from dedup.validation import (
     AGENT_MAX_LENGTH,
     NAME_MAX_LENGTH,
@@ -77,8 +79,29 @@ class WingForm(_NamedForm):
 
 
 class RoomForm(_NamedForm):
+    """A room renamed or moved; a move that would leave a supersession spanning two wings is an
+    error beside the wing, said as the service says it (which checks again, under its lock)."""
+
     label = "room"
 
     class Meta:
         model = Room
         fields = ["name", "wing"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        wing, room = data.get("wing"), self.instance
+        if wing is not None and room.pk is not None and room.wing_id != wing.pk:
+            try:
+                refuse_splitting_supersessions([room], wing)
+            except DomainError as error:
+                self.add_error("wing", error.message)
+        return data
+
+
+class RoomMoveForm(ActionForm):
+    """The room list's action bar, with the wing its move action takes the rooms to."""
+
+    wing = forms.ModelChoiceField(
+        queryset=Wing.objects.order_by("name"), required=False, label="To wing"
+    )

@@ -16,7 +16,8 @@ from django.template.defaultfilters import pluralize
 from dedup import services
 from dedup.admin.base import RefusalsAsMessages
 from dedup.errors import DomainError
-from dedup.forms import DrawerAddForm, RoomForm, WingForm
+from dedup.forms import DrawerAddForm, RoomForm, RoomMoveForm, WingForm
+from dedup.validation import id_of
 from palace.models import Drawer, DrawerRestatement, Room, Wing
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class RoomAdmin(RefusalsAsMessages):
     audits it."""
 
     form = RoomForm
+    action_form = RoomMoveForm
+    actions = ["move_to_wing"]
     list_display = ["name", "wing", "created_at"]
     list_filter = ["wing"]
     search_fields = ["name", "wing__name"]
@@ -96,6 +99,26 @@ class RoomAdmin(RefusalsAsMessages):
             services.room_change(room=obj, name=obj.name, wing=obj.wing, actor=request.user)
         else:
             super().save_model(request, obj, form, change)
+
+    @admin.action(description="Move the selected rooms to a wing")
+    def move_to_wing(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
+        """Through `rooms_move`, as one change: rooms whose drawers supersede each other's,
+        refused one by one, go together."""
+        chosen = id_of(request.POST.get("wing", ""))
+        wing = Wing.objects.filter(pk=chosen).first() if chosen is not None else None
+        if wing is None:
+            self.message_user(request, "Choose the wing to move the rooms to.", messages.ERROR)
+            return
+        try:
+            moved = services.rooms_move(rooms=queryset, wing=wing, actor=request.user)
+        except DomainError as refusal:
+            self.message_user(request, refusal.message, messages.ERROR)
+            return
+        self.message_user(
+            request,
+            f"Moved {len(moved)} room{pluralize(len(moved))} to {wing.name}.",
+            messages.SUCCESS,
+        )
 
     def delete_model(self, request: HttpRequest, obj: Room) -> None:
         self.delete_queryset(request, [obj])

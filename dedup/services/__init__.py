@@ -64,7 +64,13 @@ from dedup.services.entity_aliases import (
     index_person_alias,
 )
 from dedup.services.entity_relinks import Windows, current_again_counted, entity_relinked
-from dedup.services.rooms import room_change, room_delete, room_get_or_create, wing_rename
+from dedup.services.rooms import (
+    room_change,
+    room_delete,
+    room_get_or_create,
+    rooms_move,
+    wing_rename,
+)
 from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
 
 __all__ = [
@@ -113,6 +119,7 @@ __all__ = [
     "room_change",
     "room_delete",
     "room_get_or_create",
+    "rooms_move",
     "wing_rename",
     "wings_of_rooms",
 ]

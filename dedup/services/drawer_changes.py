@@ -24,6 +24,7 @@ from palace.models import (
     DrawerLink,
     Mention,
     Room,
+    Wing,
 )
 
 
@@ -125,11 +126,20 @@ def _check_supersede(drawer: Drawer, by: Drawer | None) -> None:
 
 
 def wings_of_rooms(drawers: Iterable[Drawer]) -> dict[int, str]:
-    """The wing of each drawer's room, by room id (one query; none for drawers of one room)."""
+    """The wing of each drawer's room, by room id (one query; none for drawers of one room).
+    Rooms of two wings are held until the transaction ends (FOR NO KEY UPDATE, in id order,
+    after the drawers: a write into them, which holds a room FOR KEY SHARE, does not wait), so
+    a room moved meanwhile (`room_change` holds it FOR UPDATE) is moved before or after the
+    supersession, which judges the wings as they are."""
     rooms = {drawer.room_id for drawer in drawers}
     if len(rooms) < 2:
         return dict.fromkeys(rooms, "")  # one room: one wing, whichever it is
-    return dict(Room.objects.filter(pk__in=rooms).values_list("pk", "wing__name"))
+    # The rows held alone, their wings read after: a join's row whose room moved meanwhile
+    # would be dropped when PostgreSQL checks it again against the wing it joined.
+    held = Room.objects.select_for_update(no_key=True).filter(pk__in=rooms).order_by("pk")
+    wing_ids = dict(held.values_list("pk", "wing_id"))
+    names = dict(Wing.objects.filter(pk__in=wing_ids.values()).values_list("pk", "name"))
+    return {room: names[wing] for room, wing in wing_ids.items()}
 
 
 def refuse_across_wings(drawer: Drawer, by: Drawer, wings: Mapping[int, str]) -> None:

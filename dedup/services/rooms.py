@@ -3,7 +3,7 @@ curator in the admin) through `wing_rename` and `room_change`, each audited."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from django.db import transaction
 from django.db.models import Q
@@ -103,29 +103,115 @@ def wing_rename(*, wing: Wing, name: str, actor: Actor = None) -> Wing:
 
 def room_change(*, room: Room, name: str, wing: Wing, actor: Actor = None) -> Room:
     """Rename a room or move it to another wing (or both), with its audit row in the same
-    transaction: `room.move` when the wing changes, `room.rename` otherwise."""
+    transaction: `room.move` when the wing changes, `room.rename` otherwise. A move that would
+    leave a supersession spanning two wings is refused (`refuse_splitting_supersessions`:
+    `rooms_move` moves such rooms together)."""
     name = clean_place_name(name, "room")
     with transaction.atomic():
         hold_locks([lock_key("room", wing.name, name)])
         room = Room.objects.select_for_update().select_related("wing").get(pk=room.pk)
-        before = {"wing": room.wing.name, "name": room.name}
-        after = {"wing": wing.name, "name": name}
-        if after == before:
+        if (room.wing.name, room.name) == (wing.name, name):
             return room
         if Room.objects.filter(wing=wing, name=name).exclude(pk=room.pk).exists():
             raise Conflict(f"{wing.name} already has a room named {name!r}.")
-        moved = room.wing_id != wing.pk
-        room.wing, room.name = wing, name
-        room.save(update_fields=["wing", "name"])
-        AuditEntry.objects.record(
-            actor=actor,
-            action=AuditAction.ROOM_MOVE if moved else AuditAction.ROOM_RENAME,
-            target_type=AuditTarget.ROOM,
-            target_id=room.pk,
-            before=before,
-            after=after,
-        )
+        if room.wing_id != wing.pk:
+            refuse_splitting_supersessions([room], wing)
+        _change(room, wing, name, actor)
     return room
+
+
+def rooms_move(*, rooms: Iterable[Room], wing: Wing, actor: Actor = None) -> list[Room]:
+    """Move rooms to a wing as one change, each with its audit row (`room.move`): rooms whose
+    drawers supersede each other's go together, where moving one alone is refused. Refused
+    whole, nothing moved, when the wing has a room of one's name or two share one, or when a
+    supersession would still span two wings. The rooms moved (those not in the wing already).
+
+    Locked as `room_change` locks one: their new names (queueing with a write creating one),
+    then their rows, in id order."""
+    wanted = sorted({room.pk for room in rooms})
+    with transaction.atomic():
+        names = dict(Room.objects.filter(pk__in=wanted).values_list("pk", "name"))
+        hold_locks(lock_key("room", wing.name, name) for name in names.values())
+        held = Room.objects.select_for_update().select_related("wing").filter(pk__in=wanted)
+        moving = [room for room in held.order_by("pk") if room.wing_id != wing.pk]
+        if any(names.get(room.pk) != room.name for room in moving):
+            raise Conflict("A room was renamed meanwhile: choose the rooms again.")
+        _refuse_taken_names(moving, wing)
+        refuse_splitting_supersessions(moving, wing)
+        for room in moving:
+            _change(room, wing, room.name, actor)
+    return moving
+
+
+def _refuse_taken_names(moving: list[Room], wing: Wing) -> None:
+    names = [room.name for room in moving]
+    taken = set(Room.objects.filter(wing=wing, name__in=names).values_list("name", flat=True))
+    twice = {name for name in names if names.count(name) > 1}
+    clash = sorted(taken | twice)
+    if clash:
+        raise Conflict(
+            f"{wing.name} would have two rooms named {clash[0]!r}: rename one first.",
+            details={"field": "wing", "names": clash},
+        )
+
+
+def _change(room: Room, wing: Wing, name: str, actor: Actor) -> None:
+    before = {"wing": room.wing.name, "name": room.name}
+    moved = room.wing_id != wing.pk
+    room.wing, room.name = wing, name
+    room.save(update_fields=["wing", "name"])
+    AuditEntry.objects.record(
+        actor=actor,
+        action=AuditAction.ROOM_MOVE if moved else AuditAction.ROOM_RENAME,
+        target_type=AuditTarget.ROOM,
+        target_id=room.pk,
+        before=before,
+        after={"wing": wing.name, "name": name},
+    )
+
+
+SPLIT_ROOMS_NAMED = 5  # rooms a refused move names; the details list them all
+
+
+def supersessions_split(rooms: Sequence[Room], wing: Wing) -> list[str]:
+    """The rooms (`wing/room`) that would be left in another wing than `wing` while a drawer of
+    theirs supersedes a drawer of `rooms`, or is superseded by one, were `rooms` moved to it."""
+    moving = [room.pk for room in rooms]
+    if not moving:
+        return []
+    outward = (
+        Drawer.objects.filter(room__in=moving, superseded_by__isnull=False)
+        .exclude(superseded_by__room__in=moving)
+        .exclude(superseded_by__room__wing=wing)
+        .values_list("superseded_by__room__wing__name", "superseded_by__room__name")
+    )
+    inward = (
+        Drawer.objects.filter(superseded_by__room__in=moving)
+        .exclude(room__in=moving)
+        .exclude(room__wing=wing)
+        .values_list("room__wing__name", "room__name")
+    )
+    return sorted({f"{w}/{r}" for w, r in [*outward.distinct(), *inward.distinct()]})
+
+
+def refuse_splitting_supersessions(rooms: Sequence[Room], wing: Wing) -> None:
+    """A move is refused (409 `room_move_splits_supersessions`) where it would leave a drawer
+    superseded by a drawer of another wing (a key of one would be shown a drawer id it cannot
+    read, as `supersede_across_wings` refuses to make)."""
+    split = supersessions_split(rooms, wing)
+    if not split:
+        return
+    named = ", ".join(split[:SPLIT_ROOMS_NAMED]) + (
+        " and others" if split[SPLIT_ROOMS_NAMED:] else ""
+    )
+    raise Conflict(
+        f"Drawers here supersede, or are superseded by, drawers of {named}: moved to wing "
+        f"{wing.name!r} without them, those supersessions would span two wings (a key of one "
+        "would be shown a drawer id it cannot read). Move the rooms together: select them in "
+        "the room list and choose the action 'Move the selected rooms to a wing'.",
+        code="room_move_splits_supersessions",
+        details={"field": "wing", "rooms": split},
+    )
 
 
 def room_delete(*, room: Room, actor: Actor = None) -> None:
