@@ -15,7 +15,7 @@ import regex
 from dedup.policy import calendar_words, numerals
 from dedup.policy.merge_gates import differing_numbers
 from dedup.policy.text import fold
-from dedup.policy.word_flags import WORD, differing_words, only_in, word_kinds
+from dedup.policy.word_flags import WORD, only_in, word_kinds
 from review import sequences
 
 _TOKEN = re.compile(r"\s+|[^\s]+")
@@ -79,13 +79,6 @@ def by_letter(old: str, new: str) -> Letters | None:
     if sequences.ratio(a, b, found) < 0.5:
         return None
     return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in found]
-
-
-def warns(a: str, b: str) -> bool:
-    """Whether the curator is warned about a pair: numbers (dates, versions) or named words
-    differ (`differing_numbers`, `differing_words`)."""
-    a, b = composed(a), composed(b)
-    return any(differing_numbers(a, b)) or bool(differing_words(a, b))
 
 
 def _sides(letters: Letters) -> tuple[list[Segment], list[Segment]]:

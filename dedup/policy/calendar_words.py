@@ -36,6 +36,11 @@ def attached_weekdays(text: str) -> list[str]:
     return _ATTACHED_WEEKDAYS.findall(text)
 
 
+def without_attached_weekdays(text: str, blank: str = " ") -> str:
+    """The text with each of its weekdays of Chinese, Japanese and Korean replaced by `blank`."""
+    return _ATTACHED_WEEKDAYS.sub(blank, text)
+
+
 @functools.cache
 def weekdays() -> frozenset[str]:
     """Every language's weekdays, casefolded."""

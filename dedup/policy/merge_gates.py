@@ -1,17 +1,19 @@
 """What a sweep proposes and when a proposal may be merged: the tiers a sweep finds and the
 gates a drawer pair must pass. Shared by the sweep's writes and its reads, and by the review
-console's number warning (`differing_numbers`)."""
+console's warnings (`differing_numbers`, `text_differences`): what a curator is warned of on an
+item, what a cluster's page leaves open, what a bulk merge skips."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from dedup.errors import InvalidInput
 from dedup.policy import numerals
-from dedup.policy.word_flags import differing_words
+from dedup.policy.word_flags import WordFlag, changed_words, differing_words
 
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
@@ -107,3 +109,51 @@ def _value(number: str) -> str:
     if number[0] in numerals.NUMERALS:
         return numerals.value(number)
     return "".join(str(unicodedata.decimal(c, c)) for c in number).translate(_USUAL_SEPARATORS)
+
+
+@dataclass(frozen=True)
+class Differences:
+    """What two texts differ in that a curator is warned of before they are merged: numbers
+    (dates, times, versions: `differing_numbers`), words flagged by kind (names, weekdays,
+    months, numbers written as words: `differing_words`) and any other word (`changed_words`).
+    A wrong merge is worse than a missed one: texts that differ only in case, punctuation,
+    spacing or a typo warn of nothing, any other difference may be another fact."""
+
+    numbers_left: tuple[str, ...] = ()
+    numbers_right: tuple[str, ...] = ()
+    words: tuple[WordFlag, ...] = ()
+
+    @property
+    def warns(self) -> bool:
+        return bool(self.numbers_left or self.numbers_right or self.words)
+
+    @property
+    def labels(self) -> list[str]:
+        """What differs, in the console's words: "a number or a date", "a name", "a word"."""
+        numbers = ["a number or a date"] if self.numbers_left or self.numbers_right else []
+        return numbers + [flag.label for flag in self.words]
+
+    @property
+    def reason(self) -> str:
+        """Why a merge of the two is not made unseen (empty when it may be)."""
+        return f"the texts differ in {', '.join(self.labels)}" if self.warns else ""
+
+
+def text_differences(a: str, b: str, *, other_words: bool = True) -> Differences:
+    """The `Differences` of two texts (composed first: the same words typed decomposed are the
+    same). `other_words=False` leaves out `changed_words`: for names (an entity sweep's texts),
+    whose every word is flagged by kind if flagged at all."""
+    a, b = unicodedata.normalize("NFC", a), unicodedata.normalize("NFC", b)
+    only_a, only_b = differing_numbers(a, b)
+    flags = differing_words(a, b)
+    if other_words and (other := changed_words(a, b)) is not None:
+        flags.append(other)
+    return Differences(tuple(only_a), tuple(only_b), tuple(flags))
+
+
+def name_differences(a: str, b: str) -> Differences:
+    """Two names' `Differences` in numbers alone: "server-01" against "server-02" differ; "Ada"
+    against "Ada L." may be one person (a name's words are names, so names differing say
+    nothing)."""
+    only_a, only_b = differing_numbers(a, b)
+    return Differences(tuple(only_a), tuple(only_b))

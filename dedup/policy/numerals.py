@@ -52,6 +52,11 @@ WORDS = (
 
 def numbers(text: str) -> list[str]:
     """The runs of numerals of a text that are numbers (the module's rule), as written."""
+    return [text[start:end] for start, end in spans(text)]
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where the runs of numerals that are numbers stand in a text (start, end)."""
     found = []
     for run in _RUN.finditer(text):
         start, end = run.span()
@@ -59,7 +64,7 @@ def numbers(text: str) -> list[str]:
             continue
         before, after = text[start - 1 : start], text[end : end + 1]
         if end - start > 1 or before in BEFORE or (after and after in COUNTERS):
-            found.append(run.group())
+            found.append((start, end))
     return found
 
 

@@ -1,17 +1,19 @@
 """Words worth a flag when two texts differ in them: numbers written as words, weekdays, months
-and names ("Tuesday" against "Thursday", "three" against "four", "Ada" against "Alan"). A typo
-changes letters; these change the fact. The review console marks them in its diffs
-(`review.diff`), and a sweep's numbers gate counts the numbers and dates among them
-(`merge_gates.drawer_gates`)."""
+and names ("Tuesday" against "Thursday", "three" against "four", "Ada" against "Alan"), and any
+other word but for a typo (`changed_words`: "dark" against "light"). A typo changes letters;
+these change the fact. The review console marks them in its diffs (`review.diff`) and warns of
+them before a merge (`merge_gates.text_differences`), and a sweep's numbers gate counts the
+numbers and dates among them (`merge_gates.drawer_gates`)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from dedup.policy import calendar_words
+from dedup.policy import calendar_words, numerals
 from dedup.policy.number_words import number_words
-from dedup.policy.text import fold
+from dedup.policy.similarity import edit_distance
+from dedup.policy.text import fold, unspaced_runs
 
 WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
@@ -40,8 +42,16 @@ FLAG_LABELS = {
     "weekday": "a weekday",
     "month": "a month",
     "name": "a name",
+    "word": "a word",  # any other word (`changed_words`)
 }
 FLAG_KINDS = tuple(FLAG_LABELS)
+# A typo is one edit (an adjacent swap is one) in a word of this many letters or more, its first
+# letter kept: "alway" for "always", "refershed" for "refreshed". Shorter words are other words
+# one letter apart ("form" and "from", "cat" and "cut"), as are "unable" and "enable".
+MIN_TYPO_WORD_CHARS = 6
+# Past this many words changed on a side, no typo is looked for among them: the texts differ in
+# words anyway, and pairing each with each would cost the square of their number.
+MAX_TYPO_PAIRS = 200
 
 
 def word_kinds(text: str) -> dict[str, tuple[str, str]]:
@@ -101,3 +111,57 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
         if left or right:
             flags.append(WordFlag(kind, left, right))
     return flags
+
+
+def is_typo(a: str, b: str) -> bool:
+    """Whether one folded word is a typo of the other (MIN_TYPO_WORD_CHARS). A run of a script
+    written without spaces is a sentence, not a word: a character changed in it is a word
+    changed ("磁盘" and "硬盘", two kinds of disk)."""
+    if a[:1] != b[:1] or max(len(a), len(b)) < MIN_TYPO_WORD_CHARS or abs(len(a) - len(b)) > 1:
+        return False
+    return edit_distance(a, b) == 1 and not unspaced_runs(a) and not unspaced_runs(b)
+
+
+def changed_words(a: str, b: str) -> WordFlag | None:
+    """The words of each text that the other lacks in any case, other than those
+    `differing_words` flags by kind and typos of one of the other's (`is_typo`): a word
+    rewritten ("dark" against "light", "owned" against "monitored"), added or left out. A
+    capitalised word starting a sentence is one of them: it may be a name ("Grace recommended"
+    against "Ada recommended") that `word_kinds` cannot tell from any other word there. None
+    when the texts differ only in case, punctuation, spacing, numbers or typos."""
+    words_a, words_b = _spellings(_unflagged(a)), _spellings(_unflagged(b))
+    only_a = {f: w for f, w in words_a.items() if f not in words_b}
+    only_b = {f: w for f, w in words_b.items() if f not in words_a}
+    left = _changed(only_a, only_b, word_kinds(a))
+    right = _changed(only_b, only_a, word_kinds(b))
+    return WordFlag("word", left, right) if left or right else None
+
+
+def _unflagged(text: str) -> str:
+    """The text without what is flagged inside a word: the numerals of Chinese and Japanese
+    and their weekdays, which stand in a sentence written without spaces, one "word" (a
+    sentence with "四台" for "五台" differs in a number, not in a word as well)."""
+    if text.isascii():
+        return text
+    for start, end in reversed(numerals.spans(text)):
+        text = f"{text[:start]} {text[end:]}"
+    return calendar_words.without_attached_weekdays(text)
+
+
+def _spellings(text: str) -> dict[str, str]:
+    """A text's words by their folded form, with their first spelling, in text order."""
+    spellings: dict[str, str] = {}
+    for word in WORD.findall(text):
+        spellings.setdefault(fold(word), word)
+    return spellings
+
+
+def _changed(
+    own: dict[str, str], other: dict[str, str], kinds: dict[str, tuple[str, str]]
+) -> tuple[str, ...]:
+    typos_sought = len(own) <= MAX_TYPO_PAIRS and len(other) <= MAX_TYPO_PAIRS
+    return tuple(
+        word
+        for folded, word in own.items()
+        if folded not in kinds and not (typos_sought and any(is_typo(folded, o) for o in other))
+    )

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
-from dedup.policy.merge_gates import differing_numbers
+from dedup.policy.merge_gates import Differences, name_differences, text_differences
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
 from review import diff
 from review.diff import Segment
@@ -238,10 +238,14 @@ class MemberView:
     row: Any  # Drawer or Entity
     segments: list[Segment]  # its text (or name) against the canonical member's, inline
     links: list[Any]  # its open links within the cluster
-    # Its numbers (dates, versions) or named words (names, weekdays, months) differ from the
-    # canonical member's (`_warned`): a near miss more likely than a restatement, so the page
-    # leaves it open rather than merged unless the curator says so.
-    warned: bool = False
+    # What differs from the canonical member's text that a curator is warned of (`_differences`:
+    # numbers, dates, names, any other word but a typo): a near miss more likely than a
+    # restatement, so the page leaves it open rather than merged unless the curator says so.
+    differences: Differences = field(default_factory=Differences)
+
+    @property
+    def warned(self) -> bool:
+        return self.differences.warns
 
 
 @dataclass
@@ -252,13 +256,14 @@ class ClusterDetail:
     links: list[Any]  # the open links among the shown members, with their evidence
 
 
-def _warned(keep: Any, member: Any) -> bool:
-    """A drawer whose numbers or named words differ from the canonical's; an entity whose
-    numbers do (`server-01` and `server-02`: its words are names, so names differing say
-    nothing)."""
+def _differences(keep: Any, member: Any) -> Differences:
+    """A drawer's differences from the canonical's text (`text_differences`); an entity's, in
+    numbers alone (`name_differences`)."""
+    if member is keep:
+        return Differences()
     if isinstance(member, Drawer):
-        return diff.warns(keep.content, member.content)
-    return any(differing_numbers(keep.name, member.name))
+        return text_differences(keep.content, member.content)
+    return name_differences(keep.name, member.name)
 
 
 def _text(row: Any) -> str:
@@ -282,5 +287,5 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     for member in cluster.members:
         segments = diff.inline(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
-        views.append(MemberView(member, segments, own, _warned(keep, member)))
+        views.append(MemberView(member, segments, own, _differences(keep, member)))
     return ClusterDetail(cluster, keep, views, links)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from dedup import policy
-from dedup.policy.merge_gates import differing_numbers
-from dedup.policy.word_flags import WordFlag, differing_words
+from dedup.policy.merge_gates import text_differences
+from dedup.policy.word_flags import WordFlag
 from palace import selectors as palace_selectors
 from palace.models import AuditEntry, DrawerLink, Entity, EntityLink, Mention
 from review.diff import Segment, side_by_side
@@ -87,16 +87,17 @@ def _proposal_detail(ref: ItemRef) -> ProposalItem | None:
         return None
     older, newer = proposal.texts.get("older", ""), proposal.texts.get("newer", "")
     left, right = side_by_side(older, newer)
-    numbers_left, numbers_right = differing_numbers(older, newer)
+    # An entity sweep's texts are names: flagged by kind, not as other words.
+    differences = text_differences(older, newer, other_words=not proposal.run.entities)
     return ProposalItem(
         ref,
         proposal,
         left,
         right,
-        numbers_left,
-        numbers_right,
+        list(differences.numbers_left),
+        list(differences.numbers_right),
         last_decision(ref),
-        differing_words(older, newer),
+        list(differences.words),
     )
 
 
@@ -114,18 +115,18 @@ def _drawer_detail(ref: ItemRef) -> DrawerItem | None:
     for mention in Mention.objects.filter(drawer_id__in=pair).select_related("entity"):
         mentions[mention.drawer_id].append(mention)
     left, right = side_by_side(link.older.content, link.newer.content)
-    numbers_left, numbers_right = differing_numbers(link.older.content, link.newer.content)
+    differences = text_differences(link.older.content, link.newer.content)
     return DrawerItem(
         ref,
         link,
         left,
         right,
-        numbers_left,
-        numbers_right,
+        list(differences.numbers_left),
+        list(differences.numbers_right),
         other_links,
         mentions,
         last_decision(ref),
-        differing_words(link.older.content, link.newer.content),
+        list(differences.words),
     )
 
 

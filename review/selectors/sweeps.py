@@ -17,10 +17,10 @@ from dedup.policy.merge_gates import (
     ENTITY_TIERS,
     GATES,
     MERGE_TIERS,
-    differing_numbers,
     gates_pass,
+    text_differences,
 )
-from dedup.policy.word_flags import WordFlag, differing_words
+from dedup.policy.word_flags import WordFlag
 from palace.models import AuditAction, AuditEntry, AuditTarget
 from review.diff import Segment, side_by_side
 from review.items import Action
@@ -93,12 +93,14 @@ def sample_to_judge(run: SweepRun) -> list[SampleCard]:
     sample = run.proposals.filter(sampled=True, verdict="").order_by("tier", "score")
     for proposal in sample[:SAMPLE_CARDS]:
         older, newer = proposal.texts.get("older", ""), proposal.texts.get("newer", "")
+        differences = text_differences(older, newer, other_words=not run.entities)
         cards.append(
             SampleCard(
                 proposal,
                 *side_by_side(older, newer),
-                *differing_numbers(older, newer),
-                differing_words(older, newer),
+                list(differences.numbers_left),
+                list(differences.numbers_right),
+                list(differences.words),
             )
         )
     return cards

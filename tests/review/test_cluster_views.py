@@ -164,3 +164,30 @@ def test_a_member_whose_numbers_differ_is_left_open_by_default(as_curator, dedup
     assert checked(typo) == "merge"
     assert checked(moved) == "open"
     assert "differs: check" in body
+
+
+def test_a_member_whose_words_differ_is_left_open_and_a_copy_is_merged(as_curator, dedup_settings):
+    """The demo's reading notes: "Ada recommended…" is not "Grace recommended…", though the
+    name starts the sentence; a copy in capitals is the same fact, merged by default."""
+    import re
+
+    from dedup import services
+
+    room = services.room_get_or_create(wing="research", room="reading")
+    grace = "Grace recommended The Pragmatic Programmer for planning the storage migration."
+    services.drawer_write(room=room, content=grace)
+    shouted = services.drawer_write(room=room, content=grace.upper()).drawer
+    ada = services.drawer_write(room=room, content=grace.replace("Grace", "Ada")).drawer
+    body = as_curator.get(f"/clusters/{cluster_ref()}/").content.decode()
+
+    def checked(drawer):
+        found = re.search(rf'name="fate-{drawer.uuid}" value="(\w+)" checked', body)
+        return found and found[1]
+
+    assert checked(shouted) == "merge"
+    assert checked(ada) == "open"
+    assert body.count("differs: check") == 1
+    assert "(a word)" in body
+    link = DrawerLink.objects.filter(newer=ada).first()
+    item = as_curator.get(f"/items/d{link.pk}/").content.decode()
+    assert "The texts differ in a word</strong>" in item
