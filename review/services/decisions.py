@@ -38,6 +38,7 @@ from review.items import (
 )
 from review.models import Proposal, SweepJob
 from review.selectors.audit import last_decision
+from review.selectors.gates import held_back
 from review.selectors.items import aliases_would_settle
 from review.selectors.queue import MAX_BULK
 from review.services.actions import ACTIONS, LINK_MODELS, Change, Link
@@ -167,6 +168,16 @@ def _audit_data(
     }
 
 
+class HeldBack(Exception):
+    """A decision made unseen (`decide(unseen=True)`) that the pair's texts hold back
+    (`review.selectors.gates`): the item is left open, and `reason` says why. Not an error of
+    the request: the bulk decision reports it beside the items decided."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 def decide(
     *,
     item: str | ItemRef,
@@ -176,16 +187,21 @@ def decide(
     note: str = "",
     evidence: dict | None = None,
     batch: uuid.UUID | None = None,
+    unseen: bool = False,
 ) -> AuditEntry:
     """Apply one decision to one open item and audit it, or refuse and change nothing.
 
     The audit row's evidence is built here from the item's link as it is when locked; `evidence`
-    only adds where the decision came from (e.g. {"via": "admin"}, a sweep and its proposal)."""
+    only adds where the decision came from (e.g. {"via": "admin"}, a sweep and its proposal).
+    `unseen`: no curator saw this item's texts (a bulk decision), so a merge or an alias of a
+    pair whose texts differ is held back (`HeldBack`), judged on the link as locked."""
     ref = ItemRef.parse(item)
     chosen = _chosen_action(ref, action)
     check_note(note)
     with transaction.atomic():
         target = _locked_proposal(ref, actor) if ref.is_proposal else _locked_link(ref, actor)
+        if unseen and (reason := held_back(target, chosen)):
+            raise HeldBack(reason)
         change = ACTIONS[ref.kind][chosen].apply(target, canonical=canonical, actor=actor)
         metrics.decision_recorded(chosen)
         return AuditEntry.objects.record(
@@ -261,13 +277,16 @@ class BulkResult:
     batch: uuid.UUID
     decided: list[AuditEntry]
     refused: dict[str, DomainError]  # item -> why
+    held_back: dict[str, str]  # item -> why it was left open (`HeldBack`)
 
 
 def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") -> BulkResult:
     """One decision over several items, each with its own audit row under one batch id. An item
-    that cannot take it (already decided, wrong kind) is reported and the others go ahead. More
-    than MAX_BULK items, or a note `decide` refuses, are refused whole (InvalidInput), before
-    any is decided: a form's list is the sender's, and each item is a transaction."""
+    that cannot take it (already decided, wrong kind) is reported and the others go ahead; so is
+    one a merge (or an alias) made unseen would join though its texts differ, left open
+    (`decide(unseen=True)`, the gates of `review.selectors.gates`). More than MAX_BULK items, or
+    a note `decide` refuses, are refused whole (InvalidInput), before any is decided: a form's
+    list is the sender's, and each item is a transaction."""
     if len(items) > MAX_BULK:
         raise InvalidInput(
             f"At most {MAX_BULK:,} items can be decided at once: decide the rest in another batch.",
@@ -275,10 +294,14 @@ def decide_many(*, items: list[str], action: str, actor: Any, note: str = "") ->
         )
     check_note(note)
     batch = uuid.uuid4()
-    decided, refused = [], {}
+    decided, refused, held = [], {}, {}
     for item in items:
         try:
-            decided.append(decide(item=item, action=action, actor=actor, note=note, batch=batch))
+            decided.append(
+                decide(item=item, action=action, actor=actor, note=note, batch=batch, unseen=True)
+            )
         except DomainError as error:
             refused[str(item)] = error
-    return BulkResult(batch, decided, refused)
+        except HeldBack as holding:
+            held[str(item)] = holding.reason
+    return BulkResult(batch, decided, refused, held)

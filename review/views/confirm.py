@@ -25,6 +25,7 @@ from dedup.policy.merge_gates import DRAWER_TIERS, ENTITY_TIERS, MERGE_TIERS
 from review.items import ItemKind, ItemRef
 from review.models import SweepRun
 from review.selectors import sweeps as sweep_selectors
+from review.selectors.gates import held_back_of
 from review.views import sweep_pages
 from review.views.common import safe_next
 
@@ -61,10 +62,13 @@ def bulk_confirmation(
     if confirmed:
         return None
     kinds = Counter(ItemRef.parse(item).kind for item in items)
+    held = Counter(held_back_of(items, action).values())  # left open, by why
     context = {
         "verb": VERBS.get(action, action),
         "count": len(items),
         "reach": [(count, KIND_LABELS[kind]) for kind, count in kinds.items()],
+        "held_back": sorted(held.items(), key=lambda pair: -pair[1]),
+        "held_count": held.total(),
         "changed": bool(token),
         "token": signing.dumps(digest, salt=BULK_SALT),
         "fields": {

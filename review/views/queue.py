@@ -105,9 +105,25 @@ def decide_many(request: HttpRequest) -> HttpResponse:
         short = str(result.batch)[:8]  # the audit log and the batch page show it so
         messages.success(request, f"{count} item{pluralize(count)} decided in one batch ({short}).")
         offer(request, result.decided[0], batch_size=count)
+    if result.held_back:
+        messages.warning(request, _held_back_message(result.held_back))
     for item_id, refusal in result.refused.items():
         messages.error(request, f"{item_id}: {_in_console_words(refusal)}")
     return back
+
+
+HELD_BACK_NAMED = 10  # items named in the message; the others are counted
+
+
+def _held_back_message(held: dict[str, str]) -> str:
+    """How many items a bulk merge left open, and why, each (the first HELD_BACK_NAMED)."""
+    count = len(held)
+    named = "; ".join(f"{item}: {reason}" for item, reason in list(held.items())[:HELD_BACK_NAMED])
+    more = f"; and {count - HELD_BACK_NAMED} more" if count > HELD_BACK_NAMED else ""
+    return (
+        f"{count} item{pluralize(count)} left open, not decided unseen: {named}{more}. "
+        "Open each to compare its texts."
+    )
 
 
 def _in_console_words(error: DomainError) -> str:
