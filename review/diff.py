@@ -28,13 +28,15 @@ CONTEXT_CHARACTERS = 6
 
 @dataclass(frozen=True)
 class Segment:
-    # "equal", "delete" (only in the left text), "insert" (only in the right text), or "gap"
-    # (equal text left out of a compact diff).
+    # "equal", "delete" (only in the left text), "insert" (only in the right text), "case" (the
+    # same words written in another case or width: "Ada" and "ADA"), or "gap" (equal text left
+    # out of a compact diff).
     op: str
     text: str
     # The kind of word the change touches when it is worth a warning: "name", "weekday",
     # "month", "number word" (see `differing_words`); "" otherwise.
     flag: str = ""
+    was: str = ""  # a "case" segment's words as the other text writes them
 
     @property
     def has_digit(self) -> bool:
@@ -108,11 +110,34 @@ def _aligned(words_a: list[str], words_b: list[str]) -> list[sequences.Opcode]:
     return sequences.opcodes([fold(w) for w in words_a], [fold(w) for w in words_b])
 
 
+def as_written(old: list[str], new: list[str], joined: str = "") -> list[tuple[str, str, str]]:
+    """An aligned run (its words equal up to case and width, `_aligned`) in parts written alike
+    ("equal") and written otherwise ("case"), each with its old and new text `joined`. A space
+    between two words written otherwise is theirs, so "ADA PREFERS" is one part."""
+    differs = [o != n for o, n in zip(old, new, strict=True)]
+    for i in range(1, len(old) - 1):
+        if old[i].isspace() and old[i] == new[i]:
+            differs[i] = differs[i - 1] and differs[i + 1]
+    parts: list[tuple[str, str, str]] = []
+    start = 0
+    for end in range(1, len(old) + 1):
+        if end == len(old) or differs[end] != differs[start]:
+            op = "case" if differs[start] else "equal"
+            parts.append((op, joined.join(old[start:end]), joined.join(new[start:end])))
+            start = end
+    return parts
+
+
 def _word_changes(a: str, b: str) -> Iterator[tuple[str, str, str, Letters | None]]:
     """Two composed texts compared word by word: each opcode's op, old and new text, and for a
-    word replaced by one word, its letters (`by_letter`: None for another word)."""
+    word replaced by one word, its letters (`by_letter`: None for another word). An equal run
+    comes in parts written alike ("equal") and in another case or width ("case")."""
     words_a, words_b = _TOKEN.findall(a), _TOKEN.findall(b)
     for op, i1, i2, j1, j2 in _aligned(words_a, words_b):
+        if op == "equal":
+            for part in as_written(words_a[i1:i2], words_b[j1:j2]):
+                yield *part, None
+            continue
         old, new = "".join(words_a[i1:i2]), "".join(words_b[j1:j2])
         single = op == "replace" and i2 - i1 == j2 - j1 == 1
         yield op, old, new, by_letter(old, new) if single else None
@@ -127,9 +152,9 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
     left: list[Segment] = []
     right: list[Segment] = []
     for op, old, new, letters in _word_changes(a, b):
-        if op == "equal":
-            left.append(Segment("equal", old))
-            right.append(Segment("equal", new))
+        if op in ("equal", "case"):
+            left.append(Segment(op, old, was=new if op == "case" else ""))
+            right.append(Segment(op, new, was=old if op == "case" else ""))
         elif letters:
             chars_left, chars_right = _sides(letters)
             left += _flagged(chars_left, _flag_of(old, flags_a))
@@ -145,13 +170,17 @@ def side_by_side(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
 def inline(a: str, b: str) -> list[Segment]:
     """`side_by_side` in one line: what `b` lacks of `a` (`delete`) beside what it adds
     (`insert`), word by word, and letter by letter within a word replaced by one word (so
-    "always" against "alway" is one struck letter). A cluster shows one such line per member."""
+    "always" against "alway" is one struck letter); the rest as `b` writes it, its words in
+    another case than `a`'s marked ("case"). A cluster shows one such line per member, each
+    member's own text."""
     segments: list[Segment] = []
     for op, old, new, letters in _word_changes(composed(a), composed(b)):
         parts = [(o, "".join(x), "".join(y)) for o, x, y in letters] if letters else []
         for part_op, part_old, part_new in parts or [(op, old, new)]:
-            if part_op == "equal":
-                segments.append(Segment("equal", part_old))
+            if part_op in ("equal", "case"):
+                segments.append(
+                    Segment(part_op, part_new, was=part_old if part_op == "case" else "")
+                )
                 continue
             if part_old:
                 segments.append(Segment("delete", part_old))
@@ -177,7 +206,8 @@ def compact(a: str, b: str, *, context: int = 3, longest: int = 12) -> list[Segm
     for index, (op, i1, i2, j1, j2) in enumerate(opcodes):
         if op == "equal":
             head, tail = index > 0, index < len(opcodes) - 1
-            segments += _context(words_a[i1:i2], context, longest, head=head, tail=tail)
+            run = words_a[i1:i2], words_b[j1:j2]
+            segments += _context(*run, context, longest, head=head, tail=tail)
             continue
         long_pair = i2 - i1 == j2 - j1 == 1 and _long(words_a[i1], words_b[j1])
         if op == "replace" and long_pair and (letters := by_letter(words_a[i1], words_b[j1])):
@@ -213,7 +243,7 @@ def _long_word_changes(
     for index, (op, old, new) in enumerate(letters):
         if op == "equal":
             head, tail = index > 0, index < len(letters) - 1
-            segments += _context(old, CONTEXT_CHARACTERS, head=head, tail=tail, joined="")
+            segments += _context(old, new, CONTEXT_CHARACTERS, head=head, tail=tail, joined="")
             continue
         if old:
             segments.append(_changed("delete", "".join(old), flag_old, numbers[0]))
@@ -229,7 +259,8 @@ def _shortened(words: list[str], longest: int) -> str:
 
 
 def _context(
-    words: list[str],
+    old: list[str],
+    new: list[str],
     context: int,
     longest: int = 0,
     *,
@@ -237,17 +268,39 @@ def _context(
     tail: bool,
     joined: str = " ",
 ) -> list[Segment]:
-    """An equal run in a compact diff: its first `context` words (or characters, `joined` by
-    nothing) after a change (head), its last `context` before one (tail), and a gap for what is
-    left out between. Texts with no change at all show their beginning."""
+    """An equal run in a compact diff, as the newer text writes it (`_written`): its first
+    `context` words (or characters, `joined` by nothing) after a change (head), its last
+    `context` before one (tail), and a gap for what is left out between. Texts with no change
+    at all show their beginning."""
     if not (head or tail):
-        return [Segment("equal", _shortened(words, longest))]
-    if len(words) <= context * (head + tail) + 1:
-        return [Segment("equal", joined.join(words))]
-    segments = []
-    if head:
-        segments.append(Segment("equal", joined.join(words[:context])))
+        longest = longest or len(new)
+        cut = len(new) > longest
+        shown = _written(old[:longest], new[:longest], joined)
+        return _joined([*shown, Segment("equal", "…")] if cut else shown, joined)
+    if len(new) <= context * (head + tail) + 1:
+        return _written(old, new, joined)
+    segments = _written(old[:context], new[:context], joined) if head else []
     segments.append(Segment("gap", "…"))
     if tail:
-        segments.append(Segment("equal", joined.join(words[-context:])))
+        segments += _written(old[-context:], new[-context:], joined)
     return segments
+
+
+def _written(old: list[str], new: list[str], joined: str) -> list[Segment]:
+    """Segments of an equal run as the newer text writes it, its words in another case or width
+    than the older's marked ("case", `as_written`)."""
+    return [
+        Segment(op, new_text, was=old_text if op == "case" else "")
+        for op, old_text, new_text in as_written(old, new, joined)
+    ]
+
+
+def _joined(segments: list[Segment], joined: str) -> list[Segment]:
+    """Neighbouring equal segments as one."""
+    merged: list[Segment] = []
+    for segment in segments:
+        if merged and segment.op == merged[-1].op == "equal":
+            merged[-1] = Segment("equal", merged[-1].text + joined + segment.text)
+        else:
+            merged.append(segment)
+    return merged

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
+from dedup.policy import normalize_text
 from dedup.policy.merge_gates import Differences, name_differences, text_differences
 from palace.models import Drawer, DrawerLink, Entity, EntityLink
 from review import diff
@@ -242,6 +243,8 @@ class MemberView:
     # numbers, dates, names, any other word but a typo): a near miss more likely than a
     # restatement, so the page leaves it open rather than merged unless the curator says so.
     differences: Differences = field(default_factory=Differences)
+    # Its text is the canonical's but for case, punctuation or spacing (`normalize_text`).
+    same_words: bool = False
 
     @property
     def warned(self) -> bool:
@@ -266,6 +269,10 @@ def _differences(keep: Any, member: Any) -> Differences:
     return name_differences(keep.name, member.name)
 
 
+def _same_words(a: str, b: str) -> bool:
+    return a != b and normalize_text(a) == normalize_text(b)
+
+
 def _text(row: Any) -> str:
     return row.content if isinstance(row, Drawer) else row.name
 
@@ -287,5 +294,6 @@ def cluster_detail(ref: ItemRef, canonical: str | None = None) -> ClusterDetail 
     for member in cluster.members:
         segments = diff.inline(_text(keep), _text(member))
         own = [lk for lk in links if member.pk in (lk.older_id, lk.newer_id)]
-        views.append(MemberView(member, segments, own, _differences(keep, member)))
+        same_words = member is not keep and _same_words(_text(keep), _text(member))
+        views.append(MemberView(member, segments, own, _differences(keep, member), same_words))
     return ClusterDetail(cluster, keep, views, links)

@@ -25,6 +25,11 @@ def _segment(segment: Segment) -> str:
         return escape(segment.text)
     if segment.op == "gap":
         return _GAP
+    if segment.op == "case":  # the newer's words, in another case or width than the older's
+        return (
+            f'<span class="case" title="written “{escape(segment.was)}” in the other text">'
+            f'<span class="visually-hidden">in another case: </span>{escape(segment.text)}</span>'
+        )
     tag, spoken = _SPOKEN.get(segment.op, _SPOKEN["insert"])
     flagged = ""
     if segment.flag:  # a number among them only where the texts' numbers differ (`compact`)

@@ -191,3 +191,19 @@ def test_a_member_whose_words_differ_is_left_open_and_a_copy_is_merged(as_curato
     link = DrawerLink.objects.filter(newer=ada).first()
     item = as_curator.get(f"/items/d{link.pk}/").content.decode()
     assert "The texts differ in a word</strong>" in item
+
+
+def test_a_member_shows_its_own_text_its_case_marked(as_curator, dedup_settings):
+    """A member stored in capitals was shown as the canonical's words, unmarked."""
+    from dedup import services
+
+    room = services.room_get_or_create(wing="personal", room="preferences")
+    dark = "Ada prefers dark mode in every editor and terminal."
+    for text in (dark, dark.upper(), dark.replace("dark", "light")):
+        services.drawer_write(room=room, content=text)
+    body = as_curator.get(f"/clusters/{cluster_ref()}/").content.decode()
+    assert (
+        '<span class="visually-hidden">in another case: </span>'
+        "ADA PREFERS DARK MODE IN EVERY EDITOR AND TERMINAL.</span>" in body
+    )
+    assert body.count("The same words: only case, punctuation or spacing differ.") == 1

@@ -424,7 +424,7 @@ def test_a_compact_diff_flags_a_number_only_where_the_numbers_differ():
     """The queue's row outlined "9h46" against "9H46" as a number changed, which the item page
     did not warn of: the same numbers, written in another case."""
     same = compact("bpm, slept 9h46.", "BPM, SLEPT 9H46.")
-    assert [s for s in same if s.op != "equal"] == []  # the same words in capitals
+    assert [s.op for s in same] == ["case"]  # the same words in capitals, marked as such
     assert "number differs" not in compact_diff(same)
     changed = compact("use port 8080 today", "use port 8081 today")
     assert [(s.op, s.text, s.flag) for s in changed if s.op != "equal"] == [
@@ -442,4 +442,35 @@ def test_a_typo_in_a_text_written_again_in_capitals_is_the_change_shown():
     changed = [s for s in compact(older, newer) if s.op in ("delete", "insert")]
     assert [(s.op, s.text) for s in changed] == [("delete", "the"), ("insert", "TEH")]
     _, right = side_by_side(older, newer)
-    assert "".join(s.text for s in right if s.op == "equal").startswith("BACKUPS RUN")
+    assert "".join(s.text for s in right if s.op == "case").startswith("BACKUPS RUN")
+
+
+def test_each_text_shows_its_own_words_its_case_changes_marked():
+    """A cluster's member written in capitals showed the canonical's words, unmarked; the
+    queue's row showed the older text's."""
+    older = "Ada prefers dark mode in every editor and terminal."
+    newer = "ADA PREFERS DARK MODE in every editor and terminal."
+    assert diff.inline(older, newer) == [
+        Segment("case", "ADA PREFERS DARK MODE", was="Ada prefers dark mode"),
+        Segment("equal", " in every editor and terminal."),
+    ]
+    assert compact(older, older.upper()) == [
+        Segment("case", older.upper(), was=older),
+    ]
+    left, right = side_by_side(older, newer)
+    assert left[0] == Segment("case", "Ada prefers dark mode", was="ADA PREFERS DARK MODE")
+    assert right[0] == Segment("case", "ADA PREFERS DARK MODE", was="Ada prefers dark mode")
+    assert '<span class="visually-hidden">in another case: </span>ADA PREFERS' in compact_diff(
+        compact(older, newer)
+    )
+
+
+def test_a_change_keeps_the_newer_s_case_around_it():
+    segments = compact("Use port 8080 for the API", "USE PORT 8081 FOR THE API")
+    assert [(s.op, s.text) for s in segments] == [
+        ("case", "USE PORT"),
+        ("delete", "8080"),
+        ("insert", "8081"),
+        ("case", "FOR THE"),
+        ("equal", "API"),  # written alike
+    ]

@@ -71,3 +71,13 @@ def test_item_page_warns_of_a_chinese_numeral_and_weekday(as_curator, dedup_sett
     assert "(四 → 五)" in body  # 十 (ten o'clock) in both; 三 of 星期三 is the weekday's
     assert "(星期三 → 星期日)" in body
     assert '<ins class="digit">五</ins>' in body
+
+
+def test_queue_row_of_a_copy_in_capitals_shows_the_newer_text_marked(as_curator, dedup_settings):
+    """The row showed the older text, unmarked, as if nothing differed."""
+    room = write.room_get_or_create(wing="ops", room="dev")
+    write.drawer_write(room=room, content=FACT)
+    write.drawer_write(room=room, content=FACT.upper())
+    body = as_curator.get("/").content.decode()
+    assert f'<span class="visually-hidden">in another case: </span>{FACT.upper()[:40]}' in body
+    assert f'title="written “{FACT[:40]}' in body
