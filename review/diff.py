@@ -54,6 +54,26 @@ def _flag_of(text: str, flagged: dict[str, tuple[str, str]]) -> str:
     return ""
 
 
+def excerpt(text: str, other: str, width: int = 50) -> str:
+    """A text cut to `width` characters for a list, around where it first differs (as written)
+    from `other`: two texts alike in their first fifty characters show what tells them apart
+    ("…at ninety percent on the database volume." under "Disk usage alerts fire at eighty…").
+    From its beginning when that difference falls early enough to show; whole if it fits."""
+    text = composed(text)
+    if len(text) <= width:
+        return text
+    other = composed(other)
+    pairs = enumerate(zip(text, other, strict=False))  # to the shorter's end
+    first = next((i for i, (x, y) in pairs if x != y), min(len(text), len(other)))
+    if first < width - width // 4:  # shown with a few characters after it
+        return text[: width - 1].rstrip() + "…"
+    start = min(max(first - width // 3, 0), len(text) - (width - 1))
+    if (space := text.find(" ", start, first)) >= 0:  # from the start of a word
+        start = space + 1
+    end = start + width - 2
+    return "…" + text[start:end].rstrip() + ("…" if end < len(text) else "")
+
+
 def composed(text: str) -> str:
     """The text in NFC, as it is compared (`dedup.policy.normalize_text`): the same words typed
     decomposed (a Korean syllable as its letters, a Vietnamese vowel and its marks) show as the

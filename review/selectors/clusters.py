@@ -36,6 +36,7 @@ from review.selectors.filters import (
 
 MAX_MEMBERS = 50  # members shown (and decided) per cluster
 MAX_CLUSTERS = 50  # clusters listed per page of the queue
+PREVIEWED = 3  # members whose texts the list shows
 Edge = tuple[int, int, int]  # link id, older id, newer id
 
 
@@ -116,6 +117,16 @@ class Cluster:
     @property
     def link_refs(self) -> list[str]:
         return [str(ItemRef(self.ref.kind, pk)) for pk in self.link_ids]
+
+    @property
+    def previews(self) -> list[str]:
+        """The first PREVIEWED members' texts (or names) for the list, each cut around where it
+        first differs from the oldest's (`diff.excerpt`), so members alike in their first words
+        do not look the same."""
+        shown = [_text(member) for member in self.members[:PREVIEWED]]
+        return [
+            diff.excerpt(text, shown[1] if n == 0 else shown[0]) for n, text in enumerate(shown)
+        ]
 
 
 def _cluster(kind: ItemKind, edges: list[Edge], scope: str) -> Cluster:

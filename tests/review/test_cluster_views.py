@@ -207,3 +207,17 @@ def test_a_member_shows_its_own_text_its_case_marked(as_curator, dedup_settings)
         "ADA PREFERS DARK MODE IN EVERY EDITOR AND TERMINAL.</span>" in body
     )
     assert body.count("The same words: only case, punctuation or spacing differ.") == 1
+
+
+def test_the_cluster_list_shows_where_members_alike_at_first_differ(as_curator, dedup_settings):
+    """Cut at 50 characters, two members read "Disk usage alerts fire at eighty percent on
+    the d…" alike."""
+    from dedup import services
+
+    room = services.room_get_or_create(wing="castellan", room="ops")
+    disk = "Disk usage alerts fire at eighty percent on the database volume."
+    for text in (disk, disk.replace(".", "!"), disk.replace("eighty", "ninety")):
+        services.drawer_write(room=room, content=text)
+    body = as_curator.get("/", {"type": "cluster"}).content.decode()
+    assert "“<bdi>…fire at eighty percent on the database volume!</bdi>”" in body
+    assert "“<bdi>Disk usage alerts fire at ninety percent on the d…</bdi>”" in body

@@ -474,3 +474,36 @@ def test_a_change_keeps_the_newer_s_case_around_it():
         ("case", "FOR THE"),
         ("equal", "API"),  # written alike
     ]
+
+
+DISK = "Disk usage alerts fire at eighty percent on the database volume."
+
+
+@pytest.mark.parametrize(
+    ("text", "other", "shown"),
+    [
+        pytest.param("Short enough.", "Short enough!", "Short enough.", id="whole"),
+        pytest.param(
+            DISK.replace("eighty", "ninety"),
+            DISK,
+            "Disk usage alerts fire at ninety percent on the d…",
+            id="differs-early",
+        ),
+        pytest.param(
+            DISK.replace(".", "!"),
+            DISK,
+            "…fire at eighty percent on the database volume!",
+            id="differs-at-the-end",
+        ),
+        pytest.param(
+            DISK.replace("the database", "a database") + " Page the on-call engineer.",
+            DISK,
+            "…percent on a database volume. Page the on-call e…",
+            id="differs-in-the-middle",
+        ),
+    ],
+)
+def test_a_list_s_excerpt_shows_where_a_text_differs(text, other, shown):
+    """The cluster list cut every member at 50 characters: two looked the same."""
+    assert diff.excerpt(text, other) == shown
+    assert len(shown) <= 50
