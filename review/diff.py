@@ -14,7 +14,7 @@ import regex
 
 from dedup.policy import calendar_words, numerals
 from dedup.policy.merge_gates import differing_numbers
-from dedup.policy.text import fold
+from dedup.policy.text import fold, unspaced_runs
 from dedup.policy.word_flags import WORD, only_in, word_kinds
 from review import sequences
 
@@ -24,6 +24,8 @@ _GRAPHEME = regex.compile(r"\X")
 # compact diff shows its changed characters with CONTEXT_CHARACTERS either side, not all of it.
 LONG_WORD = 16
 CONTEXT_CHARACTERS = 6
+# A word with more letters changed than this is another word, struck whole and written whole.
+LETTERS_CHANGED = 2
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,19 @@ Letters = list[tuple[str, list[str], list[str]]]  # (op, the old word's letters,
 
 def by_letter(old: str, new: str) -> Letters | None:
     """A word replaced by one other word, letter by letter (`_characters`): its parts, equal,
-    replaced, deleted or inserted, when they have half their letters or more in common (a typo:
-    "refreshed" and "refershed"); None for another word, shown whole ("مارس" and "أبريل", whose
-    letters interleaved break the joined script). One comparison for the test and the parts."""
+    replaced, deleted or inserted, when they have half their letters or more in common and at
+    most LETTERS_CHANGED of them changed (a typo: "refreshed" and "refershed"); None for another
+    word, shown whole ("eighty" and "ninety", not "nin[e]igh[ty]"; "مارس" and "أبريل", whose
+    letters interleaved break the joined script). A sentence of a script written without spaces
+    (or a word of LONG_WORD characters) is one "word": any number of its characters may change,
+    each shown in place. One comparison for the test and the parts."""
     a, b = _characters(old), _characters(new)
     found = sequences.opcodes(a, b)
     if sequences.ratio(a, b, found) < 0.5:
+        return None
+    changed = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in found if op != "equal")
+    sentence = _long(old, new) or bool(unspaced_runs(old) or unspaced_runs(new))
+    if changed > LETTERS_CHANGED and not sentence:
         return None
     return [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in found]
 

@@ -507,3 +507,29 @@ def test_a_list_s_excerpt_shows_where_a_text_differs(text, other, shown):
     """The cluster list cut every member at 50 characters: two looked the same."""
     assert diff.excerpt(text, other) == shown
     assert len(shown) <= 50
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("eighty", "ninety"), ("owned", "monitored"), ("light", "night-time")],
+)
+def test_a_word_changed_by_more_than_two_letters_shows_whole(old, new):
+    """Letter by letter they read "nin[e]igh[ty]" and "o[w]ned" against "[m]oni[tor]ed"."""
+    older, newer = f"alerts fire at {old} percent", f"alerts fire at {new} percent"
+    left, right = side_by_side(older, newer)
+    assert [s.text for s in left if s.op == "delete"] == [old]
+    assert [s.text for s in right if s.op == "insert"] == [new]
+    assert [(s.op, s.text) for s in diff.inline(older, newer) if s.op != "equal"] == [
+        ("delete", old),
+        ("insert", new),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "letters"),
+    [("refreshed", "refershed", 2), ("storage", "storge", 1), ("documents.", "documents!", 1)],
+)
+def test_a_letter_or_two_changed_shows_as_letters(old, new, letters):
+    left, right = side_by_side(old, new)
+    assert sum(len(s.text) for s in left if s.op == "delete") <= letters
+    assert "".join(s.text for s in right) == new
