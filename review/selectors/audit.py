@@ -6,13 +6,22 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import BigIntegerField, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import Cast, Substr
 from django.utils import timezone
 
 from dedup.errors import InvalidInput
 from dedup.services import Windows
-from palace.models import DECISION_PREFIX, AuditAction, AuditEntry, AuditTarget
+from palace.models import (
+    DECISION_PREFIX,
+    AuditAction,
+    AuditEntry,
+    AuditTarget,
+    DrawerLink,
+    EntityLink,
+)
 from review.curators import DECIDE_PERMISSION
 from review.items import ITEM_TARGET, REVERT_ACTION, Action, ItemKind, ItemRef
 
@@ -92,6 +101,24 @@ def reverted_ids(entries: Iterable[AuditEntry]) -> set[int]:
 def not_reverted(entries: QuerySet[AuditEntry]) -> QuerySet[AuditEntry]:
     """The decisions among `entries` that no revert targets (a revert is a later audit row)."""
     return entries.exclude(Exists(AuditEntry.objects.filter(reverts=OuterRef("pk"))))
+
+
+def decided_since(since: datetime) -> QuerySet[AuditEntry, Any]:
+    """The items decided since `since` that stay decided and that the queue's *decided* list
+    shows, each once (their `target_id` values): a reverted decision, a revert row and a sweep
+    proposal's verdict are not counted, nor is a decision whose link is gone (deleted as wrong,
+    or a cluster's distinct pair; a drawer deleted since), which no list shows."""
+    # An item's id is its kind's letter and its link's id (`ItemRef`).
+    link_id = Cast(Substr(OuterRef("target_id"), 2), BigIntegerField())
+    decided_drawer_link = DrawerLink.objects.filter(pk=link_id).exclude(status="open")
+    decided_entity_link = EntityLink.objects.filter(pk=link_id).exclude(status="open")
+    listed = (Q(target_id__startswith=ItemKind.DRAWER.value) & Exists(decided_drawer_link)) | (
+        Q(target_id__startswith=ItemKind.ENTITY.value) & Exists(decided_entity_link)
+    )
+    decisions = AuditEntry.objects.filter(
+        action__startswith=DECISION_PREFIX, created_at__gte=since, target_type=ITEM_TARGET
+    ).exclude(action=REVERT_ACTION)
+    return not_reverted(decisions).filter(listed).values("target_id").distinct()
 
 
 def batch_decisions(batch: uuid.UUID | str) -> QuerySet[AuditEntry]:

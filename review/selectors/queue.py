@@ -12,10 +12,10 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dedup import validation
-from palace.models import DECISION_PREFIX, AuditEntry, DrawerLink, EntityLink
+from palace.models import DrawerLink, EntityLink
 from review.diff import Segment, compact
-from review.items import ITEM_TARGET, REVERT_ACTION, ItemKind, ItemRef
-from review.selectors.audit import not_reverted
+from review.items import ItemKind, ItemRef
+from review.selectors.audit import decided_since
 from review.selectors.filters import (
     BY_TIME,
     DESCENDING,
@@ -359,20 +359,7 @@ def queue_counts(
     if cursor:
         return {}
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    # The items decided today that stay decided, each once, as the queue's "decided" list shows
-    # them: a reverted decision, a revert row, and a sweep proposal's verdict are not counted.
-    decisions_today = (
-        not_reverted(
-            AuditEntry.objects.filter(
-                action__startswith=DECISION_PREFIX,
-                created_at__gte=today,
-                target_type=ITEM_TARGET,
-            ).exclude(action=REVERT_ACTION)
-        )
-        .exclude(target_id__startswith=ItemKind.PROPOSAL.value)
-        .values("target_id")
-        .distinct()
-    )
+    decisions_today = decided_since(today)  # as the queue's "decided" list shows them
     read = page.read if page is not None else {}
     if filters == QueueFilters(order=filters.order):  # the default view: its counts are the totals
         counts = _agree(_kind_counts(filters, {}), read)

@@ -130,3 +130,21 @@ def test_the_api_answers_an_invalid_filter_with_a_json_400(client, curator, draw
 def test_the_wing_filter_ignores_case(as_curator, drawer_link):
     page = as_curator.get("/", {"wing": "OPS"}).content.decode()
     assert f"/items/d{drawer_link.pk}/" in page
+
+
+def test_a_decision_whose_link_is_gone_is_not_counted_decided_today(curator, dedup_settings):
+    """A link deleted as wrong is in no list: "4 decided today" stood beside 3 decided."""
+    room = write.room_get_or_create(wing="ops", room="dev")
+    base = "For local development always use port 8080 for the API server on the laptop."
+    write.drawer_write(room=room, content=base)
+    kept, deleted = (
+        write.drawer_write(room=room, content=base.replace("8080", port)).links[0]
+        for port in ("8081", "8082")
+    )
+    decisions.decide(item=f"d{kept.pk}", action="dismiss", actor=curator)
+    decisions.decide(item=f"d{deleted.pk}", action="delete_link", actor=curator)
+    listed = queue_page(QueueFilters(status="decided")).items
+    counts = queue_counts(QueueFilters(), curator)
+    assert [str(item.ref) for item in listed] == [f"d{kept.pk}"]
+    assert counts["decided_today"] == 1
+    assert counts["decided_today_by_you"] == 1
