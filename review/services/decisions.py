@@ -228,8 +228,11 @@ def decide_settling(
 ) -> AuditEntry:
     """`decide`, and where that adds an alias, dismiss with it, in one batch and one
     transaction, the pairs among `also_dismiss` the alias settles (`aliases_would_settle`, for
-    the canonical side chosen): never another pair, whatever was sent. The item's decision."""
+    the canonical side chosen): never another pair, whatever was sent. The item's decision.
+    A malformed id among `also_dismiss` is refused (400 `invalid_id`) before anything is
+    decided, whatever the action: it was dropped unread, and the decision made."""
     ref = ItemRef.parse(item)
+    also_dismiss = [str(_other_item(other)) for other in also_dismiss]
     if not also_dismiss:  # the item's decision alone
         return decide(
             item=ref, action=action, actor=actor, canonical=canonical, note=note, evidence=evidence
@@ -261,6 +264,16 @@ def decide_settling(
                         batch=batch,
                     )
     return entry
+
+
+def _other_item(value: object) -> ItemRef:
+    """An id of `also_dismiss`, parsed (`ItemRef.parse`), refused naming the field."""
+    try:
+        return ItemRef.parse(value)
+    except InvalidInput as error:
+        details = {"field": "also_dismiss", "item": str(value)[:40]}
+        message = f"also_dismiss: {error.message}"
+        raise InvalidInput(message, code=error.code, details=details) from None
 
 
 def _settled_by_alias(ref: ItemRef, canonical: str | None) -> set[str]:

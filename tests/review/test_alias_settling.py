@@ -58,3 +58,23 @@ def test_a_bad_list_is_refused_and_decides_nothing(katerinas, curator, also):
     )
     assert (response.status_code, response.json()["code"]) == (400, "invalid")
     assert not AuditEntry.objects.exists()
+
+
+@pytest.mark.parametrize("action", ["add_alias", "dismiss"])
+@pytest.mark.parametrize("malformed", ["zz", "d-1", "e0", "e1x"])
+def test_a_malformed_id_to_dismiss_is_refused_and_decides_nothing(
+    katerinas, curator, action, malformed
+):
+    """It was dropped unread (201), the item decided."""
+    first, redundant, _ = katerinas
+    response = person_client(curator).post(
+        f"/api/review/items/e{first.pk}/decisions",
+        {"action": action, "also_dismiss": [f"e{redundant.pk}", malformed]},
+        format="json",
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_id"
+    assert body["details"] == {"field": "also_dismiss", "item": malformed}
+    assert not AuditEntry.objects.exists()
+    assert set(EntityLink.objects.values_list("status", flat=True)) == {"open"}
