@@ -69,6 +69,7 @@ def bulk_confirmation(
         "reach": [(count, KIND_LABELS[kind]) for kind, count in kinds.items()],
         "held_back": sorted(held.items(), key=lambda pair: -pair[1]),
         "held_count": held.total(),
+        "decidable": len(items) - held.total(),
         "changed": bool(token),
         "token": signing.dumps(digest, salt=BULK_SALT),
         "fields": {

@@ -73,4 +73,5 @@ def test_the_confirm_page_counts_the_pairs_left_open(links, as_curator):
     assert "Merge 3 items?" in page
     assert "2 of them will be left open" in page
     assert "<strong>1</strong>: the texts differ in a number or a date" in page
+    assert "Merge the other 1</button>" in page
     assert not AuditEntry.objects.exists()
