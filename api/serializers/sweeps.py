@@ -52,7 +52,10 @@ class WhatIfSerializer(serializers.Serializer):
 class SweepSummarySerializer(serializers.Serializer):
     tiers = serializers.DictField(child=serializers.IntegerField(), help_text="Proposals per tier.")
     if_applied_at = serializers.DictField(
-        child=WhatIfSerializer(), help_text="By threshold (0.90 to 1.00): what applying would do."
+        child=WhatIfSerializer(),
+        help_text="By threshold (0.90 to 1.00): what applying would do, counted over the "
+        "proposals still proposed whose sides stand (not those applied, discarded or recorded "
+        "distinct already; a reverse proposes them again).",
     )
 
 

@@ -158,8 +158,12 @@ def what_if_thresholds(run: SweepRun) -> list[float]:
 def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) -> dict:
     """Per tier: proposals, and what applying at each threshold would do (the API's fixed ones
     unless told; the console's page asks `what_if_thresholds`). A proposal judged "not the same"
-    in the sample is never linked: applying records it distinct (`distinct`); one whose drawer
-    or entity was deleted since is counted among the tiers only.
+    in the sample is never linked: applying records it distinct (`distinct`). Counted over the
+    proposals an apply would still reach, as `services.sweep_apply.apply_check` judges them: one
+    applied, discarded or recorded distinct already is left out (an apply counts it "applied
+    before"; a reverse proposes it again), and so is one whose drawer or entity was deleted,
+    superseded or merged away since; these are counted among the tiers only. At most: a pair
+    linked or said distinct since, or a merge of one group's copies, is known to the apply only.
 
     Counted by the database, one row per tier, verdict and gates' verdicts (a few dozen; an
     entity sweep merges nothing, so its gates are not asked), each threshold's count a filtered
@@ -170,10 +174,7 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
     # group a proposal).
     gates = {f"gate_{name}": KT(f"gates__{name}") for name in GATES} if not run.entities else {}
     keys = ("tier", "verdict", *gates)
-    side = "entity" if run.entities else "drawer"
-    # A proposal whose side was deleted since (an import reversed, a drawer deleted) is passed
-    # over by an application ("gone"): not in what it would do.
-    kept = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
+    kept = Q(status=Proposal.Status.PROPOSED) & _reachable(run)
     at = {f"at_{i}": Count("pk", filter=kept & Q(score__gte=t)) for i, t in enumerate(thresholds)}
     groups = (
         run.proposals.order_by()
@@ -197,6 +198,19 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
         for index, label in enumerate(labels):
             what_if[label][outcome] += group[f"at_{index}"]
     return {"tiers": tiers, "if_applied_at": what_if}
+
+
+def _reachable(run: SweepRun) -> Q:
+    """The proposals an apply would link, merge or record distinct, as `_Application.settle`
+    passes the others over ("gone"): a pair judged "not the same" while both its sides exist
+    (superseded or not), any other while both are current."""
+    side = "entity" if run.entities else "drawer"
+    sides = Q(**{f"newer_{side}__isnull": False, f"older_{side}__isnull": False})
+    if run.entities:
+        return sides
+    current = Q(newer_drawer__valid_to__isnull=True, older_drawer__valid_to__isnull=True)
+    judged = Q(verdict=Action.WRONG)
+    return sides & (judged | current)
 
 
 def _gates(group: dict) -> dict[str, bool | None]:

@@ -180,9 +180,9 @@ class _Application:
         return any(self.tally.count(outcome) for outcome in made)
 
     def count_settled_before(self) -> None:
-        """The what-if table counts every proposal at or above the threshold: those an earlier
-        application linked, merged, recorded distinct or discarded are counted (one query), not
-        walked."""
+        """An application accounts for every proposal at or above the threshold: those an
+        earlier application linked, merged, recorded distinct or discarded (which the what-if
+        table no longer counts) are counted "before" (one query), not walked."""
         settled = (
             self.run.proposals.filter(score__gte=self.tally.threshold)
             .exclude(status=Proposal.Status.PROPOSED)

@@ -1,6 +1,7 @@
 """What applying a sweep did to each proposal it reached, and the sentence that explains the
 result against the run's what-if table: every proposal at or above the threshold is counted
-under exactly one outcome, so the numbers add up to the table's; and `Applied`, what an apply
+under exactly one outcome, so the numbers add up to the table's and those settled before it
+(applied or discarded before, which the table leaves out); and `Applied`, what an apply
 returns."""
 
 from __future__ import annotations

@@ -182,3 +182,42 @@ def test_a_proposal_whose_drawer_was_deleted_is_still_judged_from_its_texts(run,
     sweep_services.judge(proposal, verdict="same", actor=curator)
     proposal.refresh_from_db()
     assert proposal.verdict == "same"
+
+
+def _promised(run, label):
+    return sum(sweep_selectors.summary(run)["if_applied_at"][label].values())
+
+
+def test_the_what_if_table_leaves_out_what_was_applied_and_counts_it_again_once_reversed(
+    run, curator
+):
+    """The operator's trial: after an apply at 0.98 the table still promised its merges at 1.00,
+    which an apply then refused as applied before. It counts what an apply would still reach."""
+    before = sweep_selectors.summary(run)["if_applied_at"]
+    assert before["1.00"]["merges"] == 3
+    assert sweep_services.apply(run, threshold=1.0, actor=curator).merged == 3
+    after = sweep_selectors.summary(run)["if_applied_at"]
+    assert after["1.00"] == {"links": 0, "merges": 0, "distinct": 0}
+    with pytest.raises(Conflict, match=r"Nothing to apply: 3 proposed .* 3 applied before"):
+        sweep_services.apply(run, threshold=1.0, actor=curator)
+    # What is left at 0.90 is what an apply at 0.90 links: the near pairs whose sides are
+    # current (a typo's pair with a merged-away copy is not).
+    left = _promised(run, "0.90")
+    assert 0 < left < before["0.90"]["links"]
+    applied = sweep_services.apply(run, threshold=0.9, merge_tiers=(), actor=curator)
+    assert applied.linked == left
+    assert _promised(run, "0.90") == 0
+    sweep_services.reverse(run, actor=curator)
+    assert sweep_selectors.summary(run)["if_applied_at"] == before
+
+
+def test_the_what_if_table_leaves_out_the_proposals_discarded_or_recorded_distinct(run, curator):
+    judge_wrong(run, curator, 1)
+    before = sweep_selectors.summary(run)["if_applied_at"]["0.90"]
+    sweep_services.apply(run, threshold=1.0, merge_tiers=(), discard_below=True, actor=curator)
+    after = sweep_selectors.summary(run)["if_applied_at"]["0.90"]
+    assert after["distinct"] == 0  # recorded distinct by the apply
+    assert after["links"] + after["merges"] == 0  # those at 1.00 linked, the rest discarded
+    assert before["distinct"] == 1
+    sweep_services.reverse(run, actor=curator)
+    assert sweep_selectors.summary(run)["if_applied_at"]["0.90"] == before
