@@ -5,7 +5,9 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -87,11 +89,23 @@ class EntityLinkAdmin(LinkAdmin):
 # --- sweeps: read here, run and applied from the console, the API or the commands -------------
 
 
+class FirstProposals(BaseInlineFormSet):
+    """A run's first `ProposalInline.shown` proposals, read once: a run may hold 100,000s."""
+
+    def get_queryset(self) -> QuerySet[Proposal]:
+        if not hasattr(self, "_first"):
+            self._first = super().get_queryset()[: ProposalInline.shown]
+        return self._first
+
+
 class ProposalInline(ReadOnly, admin.TabularInline):
     model = Proposal
+    formset = FirstProposals
     extra = 0
     fields = readonly_fields = ("tier", "score", "status", "verdict", "sampled", "texts")
     show_change_link = True
+    shown = 20  # as the Import admin shows an import's drawers; the rest are linked to
+    verbose_name_plural = f"proposals (the first {shown}, highest score first)"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
         return super().get_queryset(request).order_by("-score", "pk")
@@ -104,7 +118,17 @@ class SweepRunAdmin(ReadOnlyAdmin):
 
     list_display = ["id", "scope", "threshold", "status", "total", "compared", "created_at"]
     list_filter = ["status", "entities"]
+    readonly_fields = ["every_proposal"]
     inlines = [ProposalInline]
+
+    @admin.display(description="proposals")
+    def every_proposal(self, run: SweepRun) -> SafeString:
+        """The link to all the run's proposals: the page shows the first few (`ProposalInline`)."""
+        url = reverse("admin:review_proposal_changelist")
+        count = f"{run.proposals.count():,}"
+        return format_html(
+            '<a href="{}?run__id__exact={}">all {} proposals</a>', url, run.pk, count
+        )
 
     @admin.display(description="scope")
     def scope(self, run: SweepRun) -> str:
