@@ -4,6 +4,7 @@ work; it still prints the curator's login, and mints the scout's key only the fi
 
 import io
 import random
+import re
 import uuid
 
 import pytest
@@ -11,8 +12,8 @@ from django.core.management import call_command
 
 from api.models import AgentKey
 from dedup import services
-from palace.models import AuditEntry, Drawer, Room, Wing
-from review.management.commands.seed_demo import demo_plan
+from palace.models import AuditEntry, Drawer, Mention, Room, Wing
+from review.management.commands.seed_demo import SIGHTINGS, demo_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +82,18 @@ def test_an_id_the_plan_names_taken_first_does_not_stop_the_seed(dedup_settings)
     )
     assert "Demo palace:" in seed()
     assert Drawer.objects.filter(room__wing__name=wing, room__name=room, content=content).exists()
+
+
+def names(text: str, name: str) -> bool:
+    """Whether the text names it as written, a whole word ("C" is not named by "C++")."""
+    return re.search(rf"(?<![\w+#.]){re.escape(name)}(?![\w+#])", text) is not None
+
+
+def test_every_demo_mention_is_on_a_drawer_that_names_it(first_output):
+    """The curator's trial: Katarina's sample drawer was about edit similarity, and "Ada" was
+    mentioned on "Maria recommended...": each sighting went to every seventh drawer."""
+    mentions = Mention.objects.filter(provenance__kind="demo").select_related("drawer")
+    assert mentions.count() == len(SIGHTINGS)
+    for mention in mentions:
+        name = mention.observation["name"]
+        assert names(mention.drawer.content, name), (name, mention.drawer.content)

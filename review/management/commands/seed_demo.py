@@ -25,239 +25,13 @@ from dedup import services
 from dedup.commands import CastellanCommand, progress_bar
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer
 from review.curators import curators_group
+from review.demo import SIGHTINGS, Write, demo_plan
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 DEMO_USER = "curator"
 DEMO_PASSWORD = "castellan-demo"
-
-FACTS = {
-    ("castellan", "decisions"): [
-        "We decided to use PostgreSQL in production because the team already runs it well.",
-        "SQLite stays the embedded default so a newcomer can run the app with nothing installed.",
-        "Every deduplication verdict must be deterministic and explained by its evidence.",
-        "A wrong merge is worse than a missed one, so near duplicates are linked, never merged.",
-        "The review console is server rendered with htmx; we do not build a single page app.",
-        "Entity names converge only on safe evidence: same name, same key, alias or one typo.",
-        "Drawer content is verbatim and is never rewritten by normalisation.",
-        "The API uses token authentication for agents and session authentication for curators.",
-        "Background sweeps run through the Django tasks database backend, not threads.",
-        "We pin dependencies in a constraints file so CI installs the same versions.",
-    ],
-    ("castellan", "ops"): [
-        "For local development always use port 8080 for the API server.",
-        "Backups run nightly at two in the morning and are kept for thirty days.",
-        "The deploy script must run database migrations before restarting the web workers.",
-        "Production logs are shipped to the central collector every five minutes.",
-        "Rotate the API tokens of departed agents within one working day.",
-        "The staging database is refreshed from an anonymised production dump every Monday.",
-        "Disk usage alerts fire at eighty percent on the database volume.",
-        "Release tags follow calendar versioning such as 2026.11.1.",
-    ],
-    ("castellan", "architecture"): [
-        "Candidates come from indexed hash and fingerprint lookups, then a full text query.",
-        "Similarity is edit similarity up to two thousand characters and trigram Jaccard beyond.",
-        "Texts under twelve normalised characters are only ever exact or normalized duplicates.",
-        "A diary entry is only compared with the same agent's entries.",
-        "Superseded drawers are never candidates and never block saying a thing again.",
-        "Links always point from the newer drawer to the older one.",
-    ],
-    ("personal", "preferences"): [
-        "Ada prefers dark mode in every editor and terminal.",
-        "Grace likes meeting notes sent as plain text, not attachments.",
-        "Katarina wants code reviews before lunch, never on Friday afternoons.",
-        "Johnson drinks his coffee black and his tea with lemon.",
-        "The team prefers asynchronous standups written in the chat channel.",
-    ],
-    ("research", "papers"): [
-        "Edit distance with adjacent transpositions is the optimal string alignment distance.",
-        "Trigram Jaccard similarity is cheap to compute for long documents.",
-        "Blocking keys reduce the number of pairs compared in record linkage.",
-        "Precision should be measured per tier of a deduplication pipeline.",
-        "Quarantine proposed merges before applying them to production data.",
-    ],
-}
-
-NEAR_MISSES = {
-    ("castellan", "ops"): [
-        "For local development always use port 8081 for the API server.",
-        "Backups run nightly at three in the morning and are kept for thirty days.",
-        "Disk usage alerts fire at ninety percent on the database volume.",
-    ],
-    ("personal", "preferences"): [
-        "Ada prefers light mode in every editor and terminal.",
-    ],
-}
-
-SUBJECTS = [
-    "The billing service",
-    "The search index",
-    "The ingestion job",
-    "The mobile app",
-    "The auth gateway",
-    "The reporting API",
-    "The mail relay",
-    "The cache layer",
-]
-VERBS = ["depends on", "was migrated to", "is monitored by", "is owned by", "talks to"]
-OBJECTS = [
-    "the payments team",
-    "PostgreSQL 16",
-    "the observability stack",
-    "the platform group",
-    "the message broker",
-    "the data warehouse",
-    "the edge proxy",
-]
-
-DIARY_OPENINGS = [
-    "This morning I",
-    "After lunch I",
-    "Late today I",
-    "Before the stand-up I",
-    "While the build ran I",
-    "At the end of the sprint I",
-]
-DIARY_ACTIVITIES = [
-    "reviewed the open pull requests and left comments on the migration",
-    "paired on the flaky browser test, which turned out to be a race in the page load",
-    "wrote the runbook for rotating API tokens of departed agents",
-    "profiled the candidate query on rooms with a hundred thousand drawers",
-    "read about blocking strategies for record linkage at scale",
-    "cleaned up the demo data and worked through the review queue",
-    "fixed a confusing sentence in the README quick start",
-    "talked with Ada about the threshold for near duplicates",
-    "merged the checkpoint endpoint after a second review",
-    "updated the constraints file and re-ran the whole suite on PostgreSQL",
-    "triaged three bug reports about entity aliases",
-    "measured the write path against a plain insert",
-]
-
-READERS = ["Ada", "Grace", "Katarina", "Johnson", "Maria", "the scout agent", "the scribe agent"]
-BOOKS = [
-    "Designing Data-Intensive Applications",
-    "The Pragmatic Programmer",
-    "Database Internals",
-    "Accelerate",
-    "Refactoring",
-    "Working Effectively with Legacy Code",
-    "Site Reliability Engineering",
-    "Domain-Driven Design",
-    "Release It!",
-    "A Philosophy of Software Design",
-]
-TOPICS = [
-    "onboarding new engineers",
-    "planning the storage migration",
-    "the reliability review",
-    "the architecture reading group",
-    "preparing the quarterly roadmap",
-    "learning about incident response",
-]
-
-SIGHTINGS = [
-    # (name as written, kind): variants converge, ambiguous ones become possible matches.
-    ("Ada Lovelace", "person"),
-    ("ADA LOVELACE", "person"),
-    ("ada lovelace", "person"),
-    ("Grace Hopper", "person"),
-    ("Grace Hoper", "person"),
-    ("Katarina", "person"),
-    ("Katerino", "person"),
-    ("Katerina", "person"),
-    ("Johnson", "person"),
-    ("Jon", "person"),
-    ("John", "person"),
-    ("Maria", "person"),
-    ("Mario", "person"),
-    ("SurrealDB", "tool"),
-    ("SurealDB", "tool"),
-    ("surrealdb", "tool"),
-    ("PostgreSQL", "tool"),
-    ("Postgres", "tool"),
-    ("PostgresQL", "tool"),
-    ("Node.js", "tool"),
-    ("NodeJS", "tool"),
-    ("C++", "tool"),
-    ("C#", "tool"),
-    ("C", "tool"),
-    ("Castellan", "project"),
-    ("Castelan", "project"),
-    ("Castellum", "project"),
-    ("Ada", "other"),
-]
-
-
-def typo(text: str, rng: random.Random) -> str:
-    words = text.split(" ")
-    candidates = [i for i, w in enumerate(words) if len(w) > 5 and w.isalpha()]
-    i = rng.choice(candidates)
-    word = words[i]
-    j = rng.randrange(1, len(word) - 2)
-    words[i] = word[:j] + word[j + 1] + word[j] + word[j + 2 :]  # swap two neighbours
-    return " ".join(words)
-
-
-def variants(text: str, rng: random.Random) -> list[str]:
-    roll = rng.random()
-    if roll < 0.25:
-        return [text]  # an exact repeat: not stored again
-    if roll < 0.40:
-        return [text.upper()]
-    if roll < 0.55:
-        return [text.rstrip(".") + "!"]
-    if roll < 0.85:
-        return [typo(text, rng)]
-    return []
-
-
-Write = tuple[str, str, str, services.WriteMode, str]  # wing, room, content, mode, agent
-
-
-def demo_plan(rng: random.Random) -> list[Write]:
-    """Every write of the demo, in order: facts and their variants, near misses, generated
-    facts, reading notes and two agents' diaries. The same plan for the same seed."""
-    return [*_fact_writes(rng), *_diary_writes(rng)]
-
-
-def _fact_writes(rng: random.Random) -> list[Write]:
-    memory = services.WriteMode.MEMORY
-    plan: list[Write] = []
-    for (wing, room), facts in FACTS.items():
-        plan += [(wing, room, fact, memory, "") for fact in facts]
-        for fact in facts:
-            plan += [(wing, room, variant, memory, "") for variant in variants(fact, rng)]
-    for (wing, room), facts in NEAR_MISSES.items():
-        plan.extend((wing, room, fact, memory, "") for fact in facts)
-    for subject in SUBJECTS:
-        for verb in VERBS:
-            fact = f"{subject} {verb} {rng.choice(OBJECTS)}."
-            plan.append(("castellan", "systems", fact, memory, ""))
-            if rng.random() < 0.4:
-                restated = typo(fact, rng) if len(fact) > 30 else fact
-                plan.append(("castellan", "systems", restated, memory, ""))
-    triples = [(r, b, t) for r in READERS for b in BOOKS for t in TOPICS]
-    for reader, book, topic in rng.sample(triples, 90):
-        fact = f"{reader} recommended {book} for {topic}."
-        plan.append(("research", "reading", fact, memory, ""))
-    return plan
-
-
-def _diary_writes(rng: random.Random) -> list[Write]:
-    diary, room = services.WriteMode.DIARY, services.Destination.DIARY.room
-    plan: list[Write] = []
-    for agent in ("scout", "scribe"):
-        pairs = [(o, a) for o in DIARY_OPENINGS for a in DIARY_ACTIVITIES]
-        for opening, activity in rng.sample(pairs, 30):
-            entry = f"{opening} {activity}."
-            plan.append(("agents", room, entry, diary, agent))
-            if rng.random() < 0.15:
-                plan.append(("agents", room, entry, diary, agent))
-    # The same words in both agents' diaries stay two entries.
-    for agent in ("scout", "scribe"):
-        plan.append(("agents", room, "Stand-up: nothing blocking today.", diary, agent))
-    return plan
 
 
 class Command(CastellanCommand):
@@ -361,11 +135,17 @@ class Command(CastellanCommand):
             done()
         return stored, duplicates, similar, written
 
-    def mention(self, written: list, done: Callable[[], object]) -> int:
+    def mention(self, written: list[Drawer], done: Callable[[], object]) -> int:
+        """Each sighting, on the drawer that names it (the first that says those words: a write
+        of them again stored none)."""
+        holding: dict[str, Drawer] = {}
+        for drawer in written:
+            holding.setdefault(drawer.content, drawer)
         mentions = 0
-        for index, (name, kind) in enumerate(SIGHTINGS):
-            drawer = written[(index * 7) % len(written)]
-            services.mention_add(drawer=drawer, name=name, kind=kind, provenance={"kind": "demo"})
+        for name, kind, text in SIGHTINGS:
+            services.mention_add(
+                drawer=holding[text], name=name, kind=kind, provenance={"kind": "demo"}
+            )
             mentions += 1
             done()
         return mentions
