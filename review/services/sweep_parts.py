@@ -208,8 +208,24 @@ def finish(run_id: int) -> SweepRun:
         run.counts = merged([part["counts"] for part in parts])
         run.status, run.error, run.finished_at = SweepRun.Status.DONE, "", timezone.now()
         run.save(update_fields=["done", "compared", "counts", "status", "error", "finished_at"])
-    logger.info("sweep %s done: %s", run.pk, run.counts)
+    logger.info("sweep %s done: %s", run.pk, found(run))
     return run
+
+
+def found(run: SweepRun) -> str:
+    """What a finished run found, for its log line: "9 proposals (exact 3, near 6); 12 drawers
+    read, 40 pairs compared", or "0 proposals; ..." (its counts alone, "{}", said nothing)."""
+
+    def counted(count: int, one: str, many: str) -> str:
+        return f"{count} {one if count == 1 else many}"
+
+    tiers = ", ".join(f"{tier} {count}" for tier, count in run.counts.items() if count)
+    read = ("entity", "entities") if run.entities else ("drawer", "drawers")
+    return (
+        f"{counted(sum(run.counts.values()), 'proposal', 'proposals')}"
+        f"{f' ({tiers})' if tiers else ''}; {counted(run.done, *read)} read, "
+        f"{counted(run.compared, 'pair', 'pairs')} compared"
+    )
 
 
 def _fail(part_id: int, run_id: int, error: Exception) -> None:
