@@ -26,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from api.serializers.common import ErrorSerializer
+from config.observability import refusal_noted
 from dedup.errors import DomainError
 
 # The body's read failed: the connection closed (or broke) before all of it arrived. Nothing was
@@ -128,8 +129,10 @@ def _first_message(detail) -> str:
 
 def exception_handler(exc, context):
     if isinstance(exc, DomainError):
+        _refusal_noted(context, exc.status, exc.code)
         return Response(body(exc.message, exc.code, exc.details), status=exc.status)
     if isinstance(exc, ApiError):
+        _refusal_noted(context, exc.status_code, exc.error_code)
         return Response(body(str(exc.detail), exc.error_code, exc.details), status=exc.status_code)
     if isinstance(exc, UnreadablePostError):  # the client left before sending all of it
         return Response(body(UNREADABLE_BODY, "invalid"), status=status.HTTP_400_BAD_REQUEST)
@@ -151,6 +154,20 @@ def exception_handler(exc, context):
     message = exc.detail if isinstance(exc.detail, str) else _first_message(exc.detail)
     response.data = body(str(message), code)
     return response
+
+
+# The refusals a client meets in the ordinary course, the request being sound: an id deleted
+# since, a conflict with the state (`nothing_to_apply`, `drawer_name_taken`). A refused input
+# (400) is the client's mistake and stays Django's warning.
+EXPECTED_REFUSALS = (404, 409)
+
+
+def _refusal_noted(context: dict, status_code: int, code: str) -> None:
+    """An answer the API means to give: logged as the request's line with its code, not as
+    Django's warning (`config.observability.ExpectedRefusalFilter`)."""
+    request = context.get("request")
+    if request is not None and status_code in EXPECTED_REFUSALS:
+        refusal_noted(getattr(request, "_request", request), code)
 
 
 @csrf_exempt

@@ -45,6 +45,29 @@ _request_id: ContextVar[str] = ContextVar("castellan_request_id", default="")
 REQUEST_ID_ATTRIBUTE = "castellan_request_id"
 
 
+# A request the API refused as it is meant to (a domain error's code, as `nothing_to_apply`; an
+# unknown id) carries the code here (`api.errors`): its own line says it (`code=...`), and
+# Django's warning about it is dropped (`ExpectedRefusalFilter`).
+REFUSAL_ATTRIBUTE = "castellan_refusal"
+
+
+def refusal_noted(request: HttpRequest, code: str) -> None:
+    setattr(request, REFUSAL_ATTRIBUTE, code)
+
+
+class ExpectedRefusalFilter(logging.Filter):
+    """On `django.request`: drops its line about a 4xx the API answered as it is meant to (a
+    409 "Nothing to apply" sent twice, a 404 for an id deleted since). A client retrying it is
+    no fault of the server's, and a WARNING at each would bury the real ones: `castellan.request`
+    logs the request with its code at INFO. A refusal of the request's input (400 `invalid`),
+    an unknown route, a 403 and every 5xx are logged as Django logs them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        refused = getattr(getattr(record, "request", None), REFUSAL_ATTRIBUTE, "")
+        return not (refused and isinstance(status, int) and status < 500)
+
+
 class RequestIdFilter(logging.Filter):
     """Gives every log record the id of the request it was written under ("" outside one).
 
@@ -143,12 +166,17 @@ class RequestMiddleware:
         }
         if tally:
             fields["verdicts"] = tally
+        refused = getattr(request, REFUSAL_ATTRIBUTE, "")
+        if refused:
+            fields["code"] = refused
         logger.info(
             "%s %s %s %.1fms %s",
             request.method,
             request.path,
             response.status_code,
             duration * 1000,
-            " ".join(f"{k}={v}" for k, v in fields.items() if k in {"user", "key", "verdicts"}),
+            " ".join(
+                f"{k}={v}" for k, v in fields.items() if k in {"user", "key", "verdicts", "code"}
+            ),
             extra=fields,
         )

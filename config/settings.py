@@ -334,11 +334,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-TASKS: dict[str, dict[str, Any]] = {
-    "default": {
-        "BACKEND": "django_tasks_db.DatabaseBackend",
-    }
-}
+TASKS: dict[str, dict[str, Any]] = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 CASTELLAN_LOG_FORMAT = os.environ.get("CASTELLAN_LOG_FORMAT", "plain").strip().lower() or "plain"
 if CASTELLAN_LOG_FORMAT not in {"plain", "json"}:
@@ -351,6 +347,7 @@ LOGGING = {
     "filters": {
         "request_id": {"()": "config.observability.RequestIdFilter"},
         "refusals": {"()": "config.observability.RefusalFilter"},
+        "expected_refusals": {"()": "config.observability.ExpectedRefusalFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
@@ -375,6 +372,8 @@ LOGGING = {
         # it: Sentry's logging integration (which ignores django.request, not django.security)
         # would report it as an error, and a request to a wrong host is a client's mistake.
         "django.security.DisallowedHost": {"filters": ["refusals"]},
+        # The API's expected refusals (409 `nothing_to_apply`...) are the request's INFO line.
+        "django.request": {"filters": ["expected_refusals"]},
     },
 }
 

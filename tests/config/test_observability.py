@@ -15,6 +15,8 @@ from prometheus_client import REGISTRY
 from pythonjsonlogger.json import JsonFormatter
 
 from palace.models import Drawer
+from review.models import SweepRun
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 
@@ -266,3 +268,27 @@ def test_a_server_error_keeps_its_traceback_and_level():
         "ERROR django.request []: Internal Server Error: /api/wings"
     )
     assert "RuntimeError: the database went away" in line
+
+
+def test_an_expected_refusal_is_the_request_line_with_its_code_not_a_warning(curator, caplog):
+    """The operator's trial: every 409 an apply expectedly answers ("Nothing to apply") was a
+    WARNING from django.request. The API's refusals (a domain error's code, an unknown id) are
+    told by the request's own line, at INFO, with their code."""
+    run = SweepRun.objects.create(threshold=0.9)  # queued: not done, so not applied
+    client = person_client(curator)
+    with caplog.at_level(logging.INFO):
+        response = client.post(f"/api/sweeps/{run.pk}/apply", {"threshold": 1.0}, format="json")
+        missing = client.get("/api/drawers/00000000-0000-4000-8000-000000000000")
+    assert (response.status_code, missing.status_code) == (409, 404)
+    assert django_records(caplog, "django.request") == []
+    lines = [r.getMessage() for r in request_records(caplog)]
+    assert lines[0].startswith(f"POST /api/sweeps/{run.pk}/apply 409")
+    assert lines[0].endswith("code=run_not_done")
+    assert lines[1].endswith("code=drawer_not_found")
+
+
+def test_a_request_refused_for_its_input_is_still_a_warning(api, caplog):
+    response = api.post(URL, {"content": ""}, format="json")
+    assert response.status_code == 400
+    (record,) = django_records(caplog, "django.request")
+    assert record.levelname == "WARNING"
