@@ -89,6 +89,9 @@ class Tally:
     similar: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
     stopped: bool = False  # reversed while it ran: what it wrote is gone
+    # Every record read, malformed or not, a drawer or another of a Castellan file's lines:
+    # what the progress counts (`formats.records_in` counts them before).
+    read: int = 0
 
     def summary(self) -> dict[str, int]:
         return {

@@ -120,6 +120,23 @@ def check_readable(path: Path, format: str) -> None:
             stream.read(1)
 
 
+def records_in(path: Path, format: str) -> int | None:
+    """How many records an import of `path` in `format` reads, for its progress: the lines
+    holding anything of its JSON-lines files (a record each, malformed or not; one pass, no
+    parsing). None for mem0's JSON documents, whose records are known only once parsed, and
+    for a file that cannot be read: the import meets it, and says so."""
+    if format == "mem0":
+        return None
+    count = 0
+    try:
+        for file in source_files(path, FILE_PATTERNS[format]):
+            with file.open("rb") as lines:
+                count += sum(1 for raw in lines if raw.strip())
+    except OSError:
+        return None
+    return count
+
+
 def source_files(path: Path, pattern: str = "*.jsonl") -> list[Path]:
     """The files an import reads: the file itself, or a directory's matching files, sorted."""
     if path.is_dir():

@@ -113,6 +113,7 @@ def import_run(
 ) -> Tally:
     """Read `path` in the import's format and write every record. A dry run asks the write path
     what it would do (`drawer_check`) and writes nothing, not even the import's progress.
+    `on_progress` is told the records read so far (`Tally.read`) after each chunk and at the end.
 
     Only a queued import runs (a task delivered twice runs it once), and it stops where it is,
     having written nothing more, once it is reversed (`chunks.hold_running`); a failure, or the
@@ -157,6 +158,7 @@ def _run_items(
     writer = ChunkChecker(imported, tally) if dry_run else ChunkWriter(imported, tally)
     for item in READERS[imported.format](path, **arguments):
         tally.files.add(item.file)
+        tally.read += 1
         if isinstance(item, formats.Record):
             tally.records += 1
             reached = writer.add(item)
@@ -168,12 +170,12 @@ def _run_items(
             elif isinstance(writer, ChunkWriter):
                 _apply_other(imported, item, tally, writer.file_drawers)
         if reached and on_progress is not None:
-            on_progress(tally.records)
+            on_progress(tally.read)
     writer.flush()
     if isinstance(writer, ChunkWriter):
         apply_supersessions(imported, writer.supersessions, writer.file_drawers, tally)
     if on_progress is not None:
-        on_progress(tally.records)
+        on_progress(tally.read)
 
 
 @transaction.atomic

@@ -4,6 +4,8 @@ warnings always do."""
 
 import json
 import logging
+import re
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -52,3 +54,29 @@ def test_warnings_show_and_the_level_comes_back(caplog):
         logger.warning("a warning")
     assert stored_lines(caplog) == ["a warning"]
     assert logger.level == before
+
+
+FIXTURES = Path(__file__).resolve().parent / "imports" / "fixtures"
+
+
+def bar_of(capsys) -> str:
+    """The progress bar's last state, as written to stderr."""
+    return capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+
+
+def test_an_import_s_progress_counts_records_out_of_the_file_s(capsys):
+    """The operator's trial: "importing: 0record [00:00, ?record/s]", no total. The records of
+    a JSON-lines file are its lines, counted before the import: malformed ones too (7 here: 4
+    drawers, 3 malformed)."""
+    call_command("import_memories", str(FIXTURES / "mempalace"), format="mempalace")
+    bar = bar_of(capsys)
+    assert bar.startswith("importing: 100%")
+    assert " 7/7 [" in bar
+    assert " records/s]" in bar
+
+
+def test_a_mem0_document_s_progress_counts_records_without_a_total(capsys):
+    """A mem0 export is one JSON document: its records are known only once it is parsed."""
+    call_command("import_memories", str(FIXTURES / "mem0.json"), format="mem0")
+    bar = bar_of(capsys)
+    assert re.match(r"importing: \d+ records \[", bar), bar

@@ -117,7 +117,11 @@ class Command(CastellanCommand):
         else:
             imported = imports.import_create(**arguments, wings=recorded_wings(path, arguments))
         bar = progress_bar(
-            options["verbosity"], hidden=options["no_progress"], unit="record", desc="importing"
+            options["verbosity"],
+            hidden=options["no_progress"],
+            desc="importing",
+            unit=" records",  # tqdm writes it after the count: "120 records", "80 records/s"
+            total=None if options["no_progress"] else imports.records_in(path, options["format"]),
         )
         try:
             with stopped_by_sigterm(), bar as progress:
