@@ -58,4 +58,4 @@ class Command(CastellanCommand):
 
 def _bar(total: int, desc: str, hidden: bool) -> tqdm:
     """A progress bar of rows on stderr (stdout keeps the counts)."""
-    return tqdm(total=total, desc=desc, unit="row", disable=hidden, file=sys.stderr)
+    return tqdm(total=total, desc=desc, unit=" rows", disable=hidden, file=sys.stderr)

@@ -37,7 +37,7 @@ class Command(CastellanCommand):
         # Lines written so far, on stderr (the export itself may be stdout); a store's export
         # runs for minutes. Shown on a terminal only: piped or logged, it would be noise.
         self.bar = tqdm(
-            unit="line",
+            unit=" lines",
             desc="exporting",
             disable=True if options["no_progress"] else None,
             file=sys.stderr,

@@ -37,7 +37,7 @@ class Command(CastellanCommand):
             options["verbosity"],
             hidden=no_progress,
             total=len(documents),
-            unit="doc",
+            unit=" documents",
             desc="mining",
         )
         with bar as progress:

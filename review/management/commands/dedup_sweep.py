@@ -89,7 +89,7 @@ class Command(CastellanCommand):
             )
             return
         with progress_bar(
-            options["verbosity"], hidden=no_progress, desc=f"sweep {run.pk}", unit="row"
+            options["verbosity"], hidden=no_progress, desc=f"sweep {run.pk}", unit=" rows"
         ) as bar:
 
             def progress(done: int, total: int) -> None:

@@ -91,11 +91,11 @@ class Command(CastellanCommand):
     def seed(self, no_progress: bool, verbosity: int) -> Token:
         plan = demo_plan(random.Random(2026))
         with progress_bar(
-            verbosity, hidden=no_progress, total=len(plan), desc="drawers", unit="drawer"
+            verbosity, hidden=no_progress, total=len(plan), desc="drawers", unit=" drawers"
         ) as bar:
             stored, duplicates, similar, written = self.write(plan, bar.update)
         with progress_bar(
-            verbosity, hidden=no_progress, total=len(SIGHTINGS), desc="mentions", unit="name"
+            verbosity, hidden=no_progress, total=len(SIGHTINGS), desc="mentions", unit=" names"
         ) as bar:
             mentions = self.mention(written, bar.update)
         _, token = self.curator()
