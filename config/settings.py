@@ -303,6 +303,9 @@ LOGGING = {
         # it: Sentry's logging integration (which ignores django.request, not django.security)
         # would report it as an error, and a request to a wrong host is a client's mistake.
         "django.security.DisallowedHost": {"filters": ["refusals"]},
+        # Not Django's own console handler too (DEBUG only): the records reach ours at the root,
+        # and each INFO line (`runserver`'s "Watching for file changes") was written twice.
+        "django": {"handlers": []},
         # The API's expected refusals (409 `nothing_to_apply`...) are the request's INFO line.
         "django.request": {"filters": ["expected_refusals"]},
     },

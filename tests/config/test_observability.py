@@ -137,6 +137,28 @@ def test_castellan_log_format_json_makes_every_line_json():
     assert (logged["message"], logged["level"], logged["request_id"]) == ("hi", "WARNING", "")
 
 
+def test_with_debug_on_a_django_info_line_is_written_once():
+    """`make run` and a DEBUG db_worker printed "Watching for file changes with StatReloader"
+    twice: Django's own console handler (DEBUG only) and ours, the record propagating to it."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "true"}
+    env.pop("SECRET_KEY", None)
+    script = (
+        "import django, logging; django.setup(); "
+        "logging.getLogger('django.utils.autoreload').info('Watching for file changes')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].endswith("INFO django.utils.autoreload []: Watching for file changes")
+
+
 def test_writes_are_counted_by_verdict_once_committed(api, django_capture_on_commit_callbacks):
     before = {v: writes(v) for v in ("new", "exact", "near", "normalized")}
     write(api, DECISION, django_capture_on_commit_callbacks)
