@@ -43,8 +43,8 @@ def curator(django_user_model, name: str):
 
 @pytest.fixture
 def palace(dedup_settings, django_user_model):
-    """Every kind of item (drawer link, entity pair, a sweep's proposal), a finished sweep, and
-    two decisions the second of which depends on the first (so a revert asks to confirm)."""
+    """Every kind of item (drawer link, entity pair, a sweep's proposal), a finished sweep applied
+    and reversed, and two decisions the second of which depends on the first (so a revert asks to confirm)."""
     ops = write.room_get_or_create(wing="ops", room="dev")
     people = write.room_get_or_create(wing="people", room="preferences")
     for room, text, variant in (
@@ -63,6 +63,9 @@ def palace(dedup_settings, django_user_model):
     run = sweep_services.execute(sweep_services.start(wing="ops", room="runbooks", threshold=0.9))
     cora = curator(django_user_model, "cora")
     curator(django_user_model, "otto")
+    # The sweep's page shows an application reversed since (its own style, checked too).
+    sweep_services.apply(run, threshold=0.9, actor=cora)
+    sweep_services.reverse(run, actor=cora)
     first = DrawerLink.objects.get(older__content=PORT)
     merged = decisions.decide(item=f"d{first.pk}", action="merge", actor=cora)
     third = write.drawer_write(room=ops, content=PORT.replace("8080", "8082"))

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from django.utils.html import escape
 from django_tasks_db.models import DBTaskResult
 
 from dedup import services as write
@@ -29,6 +30,24 @@ def test_an_application_reversed_since_says_so(as_curator, curator, legacy_palac
     page = as_curator.get(f"/sweeps/{run.pk}/").content.decode()
     assert "Reversed" in page
     assert "none of it is in force" in page
+
+
+def test_a_reversed_application_is_told_in_plain_text_not_struck_through(
+    as_curator,
+    curator,
+    legacy_palace,  # noqa: F811
+):
+    """The curator's trial: its explanation was struck through in red on pink (the diff's
+    deleted text), hard to read. It is marked by words, and shown as any text is."""
+    run = run_sweep(wing="ops")
+    applied = sweep_services.apply(run, threshold=0.9, actor=curator)
+    sweep_services.reverse(run, actor=curator)
+    page = as_curator.get(f"/sweeps/{run.pk}/").content.decode()
+    (item,) = page.split('<ul class="applications">')[1].split("</ul>")[0].split("<li")[1:]
+    assert "<del" not in item
+    assert 'class="reversed"' in item
+    assert "<strong>Reversed</strong>" in item
+    assert escape(applied.explained) in item
 
 
 def test_reversing_a_run_never_applied_says_there_is_nothing_to_reverse(
