@@ -9,11 +9,14 @@ a fault, shown as one."""
 from __future__ import annotations
 
 import logging
+import shlex
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
@@ -33,6 +36,30 @@ class CastellanCommand(BaseCommand):
             if failure is None:
                 raise
             raise CommandError(f"{failure[1]} ({str(error).strip()})") from error
+
+
+def command_line(*arguments: str) -> str:
+    """A `manage.py` command to print for the reader to run, as it runs from where they are:
+    this interpreter and the project's manage.py (relative to the working directory when under
+    it), with what the settings need in front: `DEBUG=true` on a development machine (as `make
+    run` runs them), `honcho run` beside a `.env` (as `make serve` reads it; README "Deploy"),
+    else the environment as it is. Each argument quoted for the shell (`'*'`)."""
+
+    def shown(path: Path) -> str:
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+    python = Path(sys.executable)
+    words = [shown(python), shown(Path(settings.BASE_DIR) / "manage.py"), *arguments]
+    if settings.DEBUG:
+        prefix = "DEBUG=true "
+    elif (Path.cwd() / ".env").exists():
+        prefix = f"{shlex.quote(shown(python.parent / 'honcho'))} run "
+    else:
+        prefix = ""
+    return prefix + shlex.join(words)
 
 
 # The write path's logger: a line a drawer stored and linked, an entity converged.

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from api.models import AGENTS_GROUP, AgentKey, split_names
-from dedup.commands import CastellanCommand
+from dedup.commands import CastellanCommand, command_line
 from dedup.validation import clean_username
 
 DURATION = re.compile(r"^([0-9]{1,6})([dhm])$")  # up to 999,999 days: within any date
@@ -122,9 +122,10 @@ class Command(CastellanCommand):
         if not active:
             return False
         prefixes = ", ".join(key.prefix for key in active)
+        again = command_line("agent_key", "create", agent, "--wings", wings, "--rights", rights)
         self.stdout.write(
             f"Agent {agent} has an active key ({prefixes}), shown when it was minted. "
-            f"Mint another: manage.py agent_key create {agent} --wings '{wings}' --rights {rights}"
+            f"Mint another: {again}"
         )
         return True
 
