@@ -4,7 +4,7 @@ Callers import from here: `from dedup import imports`."""
 
 from dedup.imports.export import FORMATS as EXPORT_FORMATS
 from dedup.imports.export import export_lines, mempalace_path
-from dedup.imports.formats import Unreadable, check_readable, records_in
+from dedup.imports.files import Unreadable, check_readable, records_in
 from dedup.imports.reversal_report import Reversal
 from dedup.imports.reverse import import_reverse
 from dedup.imports.run import (

@@ -90,7 +90,7 @@ class Tally:
     errors: list[dict[str, Any]] = field(default_factory=list)
     stopped: bool = False  # reversed while it ran: what it wrote is gone
     # Every record read, malformed or not, a drawer or another of a Castellan file's lines:
-    # what the progress counts (`formats.records_in` counts them before).
+    # what the progress counts (`files.records_in` counts them before).
     read: int = 0
 
     def summary(self) -> dict[str, int]:

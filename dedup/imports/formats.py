@@ -15,14 +15,13 @@
 
 A record that cannot be read is a `Malformed` with its file and line, never an exception; a file
 the system refuses to read (a device, a failing disk) is `Unreadable`, naming it, which ends the
-import: `check_readable` finds one before the import starts, where it can.
+import: `files.check_readable` finds one before the import starts, where it can.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,16 +30,10 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from dedup.imports.files import FILE_PATTERNS, reading, source_files
 from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
 
 DEFAULT_ROOM = "general"
-# The files each format reads in a directory.
-FILE_PATTERNS = {
-    "mempalace": "*.jsonl",
-    "mem0": "*.json",
-    "castellan": "*.jsonl",
-    "jsonl": "*.jsonl",
-}
 # What a mem0 record's provenance keeps besides its id and metadata.
 MEM0_KEPT = ("user_id", "agent_id", "run_id", "categories", "created_at", "updated_at")
 # The generic JSONL's mapping when the command line names no field: the same names as Castellan's.
@@ -95,55 +88,6 @@ class Other:
 Item = Record | Malformed | Other
 
 
-class Unreadable(Exception):
-    """A source file the system refuses to read: the import cannot read on, and says which file
-    and why."""
-
-    def __init__(self, file: Path, error: OSError) -> None:
-        super().__init__(f"cannot read {file}: {error.strerror or error}")
-        self.file = file
-
-
-@contextmanager
-def _reading(file: Path) -> Iterator[None]:
-    try:
-        yield
-    except OSError as error:
-        raise Unreadable(file, error) from error
-
-
-def check_readable(path: Path, format: str) -> None:
-    """Read a byte of every file an import of `path` in `format` reads, so that one the system
-    refuses (`Unreadable`) is refused before the import starts, not part-way through it."""
-    for file in source_files(path, FILE_PATTERNS[format]):
-        with _reading(file), file.open("rb") as stream:
-            stream.read(1)
-
-
-def records_in(path: Path, format: str) -> int | None:
-    """How many records an import of `path` in `format` reads, for its progress: the lines
-    holding anything of its JSON-lines files (a record each, malformed or not; one pass, no
-    parsing). None for mem0's JSON documents, whose records are known only once parsed, and
-    for a file that cannot be read: the import meets it, and says so."""
-    if format == "mem0":
-        return None
-    count = 0
-    try:
-        for file in source_files(path, FILE_PATTERNS[format]):
-            with file.open("rb") as lines:
-                count += sum(1 for raw in lines if raw.strip())
-    except OSError:
-        return None
-    return count
-
-
-def source_files(path: Path, pattern: str = "*.jsonl") -> list[Path]:
-    """The files an import reads: the file itself, or a directory's matching files, sorted."""
-    if path.is_dir():
-        return sorted(p for p in path.rglob(pattern) if p.is_file())
-    return [path]
-
-
 def dotted(obj: Any, path: str) -> Any:
     """`obj["a"]["b"]` for `a.b`; None where the path leads nowhere."""
     for part in path.split("."):
@@ -180,7 +124,7 @@ def _decoded(raw: bytes) -> tuple[Any, str | None]:
 
 def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, Any] | Malformed]]:
     name = str(path.relative_to(root)) if path != root else path.name
-    with _reading(path), path.open("rb") as lines:
+    with reading(path), path.open("rb") as lines:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -236,7 +180,7 @@ def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
 def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
     for file in source_files(path, FILE_PATTERNS["mem0"]):
         name = file.name
-        with _reading(file):
+        with reading(file):
             raw = file.read_bytes()
         document, problem = _decoded(raw)
         if problem is not None:
