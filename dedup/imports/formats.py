@@ -147,6 +147,25 @@ def _required(obj: Mapping[str, Any], path: str, name: str, line: int) -> str | 
     return str(value)
 
 
+# Said of a record without a wing: a store that kept none (a MemPalace export without
+# `metadata.wing`) is imported by naming one for every record.
+WING_WANTED = (
+    "give each record one, or file them all in one wing "
+    "(import_memories --wing; an API import's wing)"
+)
+
+
+def _wing(
+    obj: Mapping[str, Any], path: str, name: str, line: int, shown: str = ""
+) -> str | Malformed:
+    """The record's wing at `path`, or why it has none, naming the field (`shown`, else `path`)
+    and how to give every record one."""
+    value = _required(obj, path, name, line)
+    if isinstance(value, Malformed) and value.error == f"missing {path}":
+        return Malformed(name, line, f"missing {shown or path}: {WING_WANTED}")
+    return value
+
+
 def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
     root = path if path.is_dir() else path.parent
     for file in source_files(path):
@@ -158,7 +177,7 @@ def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
             fields = [
                 _required(obj, "id", name, line),
                 _required(obj, "document", name, line),
-                wing or _required(metadata, "wing", name, line),
+                wing or _wing(metadata, "wing", name, line, shown="metadata.wing"),
             ]
             broken = next((f for f in fields if isinstance(f, Malformed)), None)
             if broken is not None:
@@ -203,7 +222,7 @@ def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
     if isinstance(source_id, Malformed) or isinstance(content, Malformed):
         return source_id if isinstance(source_id, Malformed) else content  # type: ignore[return-value]
     if not owner:
-        return Malformed(name, position, "neither user_id nor agent_id")
+        return Malformed(name, position, f"neither user_id nor agent_id: {WING_WANTED}")
     metadata = _object(obj.get("metadata"))
     return Record(
         file=name,
@@ -244,7 +263,7 @@ def _mapped_record(
     obj: dict[str, Any], name: str, line: int, fields: Mapping[str, str], wing: str | None
 ) -> Item:
     required = [_required(obj, fields[key], name, line) for key in ("id", "content")]
-    required.append(wing or _required(obj, fields["wing"], name, line))
+    required.append(wing or _wing(obj, fields["wing"], name, line))
     broken = next((f for f in required if isinstance(f, Malformed)), None)
     if broken is not None:
         return broken
@@ -285,7 +304,7 @@ def read_castellan(path: Path, wing: str | None = None) -> Iterator[Item]:
 
 def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | None) -> Item:
     required = [_required(obj, key, name, line) for key in ("id", "content", "room")]
-    required.append(wing or _required(obj, "wing", name, line))
+    required.append(wing or _wing(obj, "wing", name, line))
     required.extend(_validity_problems(obj, name, line))
     broken = next((f for f in required if isinstance(f, Malformed)), None)
     if broken is not None:

@@ -1,6 +1,7 @@
 """Imports of each format from small fixture files written for these tests, their malformed
 records, re-imports that store nothing, dry runs, and reversal."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,38 @@ def test_the_admin_lists_and_reverses_imports(admin_client):
     )
     assert response.status_code == 302
     assert Drawer.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("format", "line", "field"),
+    [
+        ("mempalace", {"id": "1", "document": "Backups run nightly."}, "metadata.wing"),
+        (
+            "mempalace",
+            {"id": "1", "document": "Backups run nightly.", "metadata": {}},
+            "metadata.wing",
+        ),
+        ("jsonl", {"id": "1", "content": "Backups run nightly."}, "wing"),
+        ("castellan", {"type": "drawer", "id": "1", "content": "Backups.", "room": "r"}, "wing"),
+    ],
+    ids=["mempalace without metadata", "mempalace without a wing", "jsonl", "castellan"],
+)
+def test_a_record_without_a_wing_says_where_one_goes(tmp_path, format, line, field):
+    """An operator's trial: MemPalace records without `metadata.wing` were each refused as
+    "missing wing", naming neither the field nor the way to file them all in one wing."""
+    path = tmp_path / "export.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    _, tally = run(path, format)
+    (error,) = tally.errors
+    assert error["error"] == (
+        f"missing {field}: give each record one, or file them all in one wing "
+        "(import_memories --wing; an API import's wing)"
+    )
+
+
+def test_a_mem0_memory_of_no_user_or_agent_says_where_a_wing_goes(tmp_path):
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps({"results": [{"id": "1", "memory": "Backups run nightly."}]}))
+    _, tally = run(path, "mem0")
+    (error,) = tally.errors
+    assert error["error"].startswith("neither user_id nor agent_id: give each record one, or")
