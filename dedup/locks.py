@@ -17,7 +17,9 @@ lock whose holder waits on the bands); then row locks on drawers (or entities), 
 sweep's proposals, by id (its apply and reverse, and a revert of a judgement,
 `review.services.sweep_locks`, `reverts._hold`); then row locks on what they lead to, their links
 (similar_to and possibly_same_as), by id. A request that
-needs more than one lock of a kind takes them all up front (`hold_locks`, `rows_held`).
+needs more than one lock of a kind takes them all up front (`hold_locks`, `rows_held`); one
+past a lock's place in the order only tries it (`lock_taken`: an import's reversal, removing a
+wing it made).
 
 Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a
 request that starts from a link (a decision, its revert, a cluster's decision) reads the link
@@ -82,6 +84,19 @@ def hold_locks(keys: Iterable[int]) -> None:
     with connection.cursor() as cursor:
         # unnest yields the array in its order, so the locks are taken in that order.
         cursor.execute("SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k", [ordered])
+
+
+def lock_taken(key: int) -> bool:
+    """Take the lock if no one holds it, without waiting: False when another transaction does.
+    For a caller past the lock's place in the canonical order, which may not wait on it (a
+    reversal holding rooms' writes, which would remove a wing only if no one is creating a room
+    in it). On SQLite, whose writers are serial, always taken."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [key])
+        (taken,) = cursor.fetchone()
+    return bool(taken)
 
 
 def drawer_held(drawer_id: int) -> Drawer | None:

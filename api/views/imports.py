@@ -143,7 +143,8 @@ class ImportReverseView(APIView):
     @extend_schema(request=None, responses={200: s.ImportSerializer, **errors(401, 403, 404, 409)})
     def post(self, request: Request, import_id: int) -> Response:
         """Remove what the import created and linked; drawers built on since are kept and
-        listed in `summary.reversal.kept` with the reasons. An import still queued or running
+        listed in `summary.reversal.kept` with the reasons; the rooms and wings it created and
+        left empty go too (`rooms_removed`, `wings_removed`). An import still queued or running
         stops, writing nothing more; a failed one loses what it stored before it failed."""
         body_checked(request)
         imported = import_or_404(request, import_id)

@@ -6,7 +6,7 @@ it, megabytes in each answer."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 LISTED = 100
@@ -18,6 +18,9 @@ class Reversal:
     links_removed: int
     kept: list[dict[str, Any]]
     mentions_removed: list[dict[str, Any]]  # those it recorded on drawers it did not create
+    # The rooms ("wing/room") and wings it created and left empty, removed (`places`).
+    rooms_removed: list[str] = field(default_factory=list)
+    wings_removed: list[str] = field(default_factory=list)
 
     def as_dict(self, listed: int | None = None) -> dict[str, Any]:
         """Every list whole, or (`listed`) its first so many; with each list's count."""
@@ -25,6 +28,8 @@ class Reversal:
             "removed": self.removed,
             "kept": self.kept,
             "mentions_removed": self.mentions_removed,
+            "rooms_removed": self.rooms_removed,
+            "wings_removed": self.wings_removed,
         }
         shown = {
             name: items[:listed] if listed is not None else items for name, items in lists.items()

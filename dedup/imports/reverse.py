@@ -25,7 +25,8 @@ Keeping such a drawer loses nothing, and a curator can delete it by hand. Everyt
 import created goes, with the links the import made and the mentions it recorded: one audit row
 per drawer (`import.reverse`, holding what it held, its links and its mentions, as a deletion's
 row does) and one for the import, all in one transaction and one audit batch. The entities and
-aliases the import resolved stay: they belong to the whole store, not to the import's drawers.
+aliases the import resolved stay: they belong to the whole store, not to the import's drawers;
+the rooms and wings it created go if it leaves them empty (`places`).
 A removed drawer's id may be used again: importing the same file again stores it anew. A sweep's
 open proposal on a removed drawer loses that side, as for any deletion.
 
@@ -46,6 +47,7 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
+from dedup.imports.places import places_removed
 from dedup.imports.reversal_report import LISTED, Reversal
 from dedup.locks import room_writes_held
 from dedup.services import (
@@ -131,11 +133,17 @@ def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -
         removed = [drawer for drawer in drawers if drawer.pk not in kept]
         links_removed = _remove(imported, removed, actor)
         _hand_over(imported, heirs)
+        mentions_removed = _remove_mentions_elsewhere(imported)  # after its drawers went
+        rooms_removed, wings_removed = places_removed(
+            imported, (drawer.room for drawer in removed), actor
+        )
         reversal = Reversal(
             removed=[str(drawer.uuid) for drawer in removed],
             links_removed=links_removed,
             kept=[{"drawer": str(d.uuid), "reasons": kept[d.pk]} for d in drawers if d.pk in kept],
-            mentions_removed=_remove_mentions_elsewhere(imported),  # after its drawers went
+            mentions_removed=mentions_removed,
+            rooms_removed=rooms_removed,
+            wings_removed=wings_removed,
         )
         imported.status = Import.Status.REVERSED
         imported.summary = {**imported.summary, "reversal": reversal.as_dict(listed=LISTED)}

@@ -1,0 +1,127 @@
+"""Reversing an import removes the rooms and wings it created that the reversal leaves empty
+(an operator's trial: `GET /api/wings` still listed `alice/health` with no drawer), each room
+audited as a room's deletion is (`room.delete`) and both listed in the reversal; a place that
+was there before, that holds anything else, or that something else refers to, stays."""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from django.db import connection, connections, transaction
+
+from dedup import imports, services
+from dedup.locks import hold_locks, lock_key
+from palace.models import AuditEntry, Room, Wing
+from review.models import SweepPart, SweepRun
+
+pytestmark = pytest.mark.django_db
+
+
+def export(tmp_path: Path, *places: tuple[str, str]) -> Path:
+    path = tmp_path / "export.jsonl"
+    lines = [
+        {
+            "id": str(n),
+            "document": f"Fact {n}: the backups of host {n} run nightly.",
+            "metadata": {"wing": wing, "room": room},
+        }
+        for n, (wing, room) in enumerate(places)
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def imported_and_reversed(path: Path, actor=None) -> imports.Reversal:
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    return imports.import_reverse(imported=imported, actor=actor)
+
+
+def test_the_rooms_and_wings_it_made_go_with_it_audited(dedup_settings, tmp_path, admin_user):
+    path = export(tmp_path, ("alice", "health"), ("alice", "health"), ("alice", "travel"))
+    reversal = imported_and_reversed(path, actor=admin_user)
+    assert not Room.objects.exists()
+    assert not Wing.objects.exists()
+    assert (reversal.rooms_removed, reversal.wings_removed) == (
+        ["alice/health", "alice/travel"],
+        ["alice"],
+    )
+    deleted = AuditEntry.objects.filter(action="room.delete").order_by("pk")
+    assert [(e.actor, e.before) for e in deleted] == [
+        (admin_user, {"wing": "alice", "name": "health"}),
+        (admin_user, {"wing": "alice", "name": "travel"}),
+    ]
+    entry = AuditEntry.objects.get(action="import.reverse", target_type="import")
+    assert (entry.data["rooms_removed"], entry.data["wings_removed"]) == (
+        ["alice/health", "alice/travel"],
+        ["alice"],
+    )
+
+
+def test_a_place_that_was_there_before_stays(dedup_settings, tmp_path):
+    services.room_get_or_create(wing="alice", room="notes")  # the wing, before the import
+    services.room_get_or_create(wing="bob", room="health")  # an empty room, before it too
+    reversal = imported_and_reversed(export(tmp_path, ("alice", "health"), ("bob", "health")))
+    assert reversal.rooms_removed == ["alice/health"]
+    assert reversal.wings_removed == []
+    assert sorted(str(room) for room in Room.objects.all()) == ["alice/notes", "bob/health"]
+
+
+def test_a_room_written_into_since_stays_with_its_wing(dedup_settings, tmp_path):
+    path = export(tmp_path, ("alice", "health"))
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    services.drawer_write_in(wing="alice", room="health", content="Dentist on the 4th at nine.")
+    reversal = imports.import_reverse(imported=imported)
+    assert (reversal.rooms_removed, reversal.wings_removed) == ([], [])
+    assert Room.objects.get().drawers.count() == 1
+
+
+def test_a_room_a_sweep_swept_stays(dedup_settings, tmp_path):
+    """Deleting it would take the sweep's record of that part with it."""
+    path = export(tmp_path, ("alice", "health"), ("alice", "travel"))
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    run = SweepRun.objects.create(threshold=0.9, status="done")
+    health = Room.objects.get(name="health")
+    SweepPart.objects.create(run=run, number=1, room=health, low_pk=0, high_pk=10)
+    reversal = imports.import_reverse(imported=imported)
+    assert (reversal.rooms_removed, reversal.wings_removed) == (["alice/travel"], [])
+    assert list(Room.objects.all()) == [health]
+
+
+def test_the_wings_are_no_longer_listed(dedup_settings, tmp_path, api):
+    imported_and_reversed(export(tmp_path, ("alice", "health")))
+    assert "alice" not in [wing["name"] for wing in api.get("/api/wings").json()]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_wing_someone_is_making_a_room_in_stays_and_the_reversal_does_not_wait(tmp_path):
+    """The wing's creation lock comes before rooms' writes, which the reversal holds: it only
+    tries it. A writer holding it (creating a room there) keeps the wing, which it fills."""
+    path = export(tmp_path, ("alice", "health"))
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    holding, release = threading.Event(), threading.Event()
+
+    def creating_a_room() -> None:
+        try:
+            with transaction.atomic():
+                hold_locks([lock_key("wing", "alice")])  # as `rooms_get_or_create` does
+                holding.set()
+                release.wait(timeout=30)
+        finally:
+            connections.close_all()
+
+    writer = threading.Thread(target=creating_a_room)
+    writer.start()
+    try:
+        assert holding.wait(timeout=30)
+        reversal = imports.import_reverse(imported=imported)  # returns while the lock is held
+    finally:
+        release.set()
+        writer.join(timeout=30)
+    assert (reversal.rooms_removed, reversal.wings_removed) == (["alice/health"], [])
+    assert Wing.objects.filter(name="alice").exists()
