@@ -18,7 +18,7 @@ from review import services
 from review.curators import DECIDE_PERMISSION
 from review.items import Action
 from review.models import Proposal, SweepRun
-from review.selectors import without_deleted_content
+from review.selectors import sees_deleted_content, without_deleted_content
 
 
 class LinkAdmin(ReadOnlyAdmin):
@@ -160,6 +160,13 @@ class AuditEntryAdmin(ReadOnlyAdmin):
 
     def has_view_permission(self, request: HttpRequest, obj: AuditEntry | None = None) -> bool:
         return request.user.is_staff
+
+    def hidden_fields(self, request: HttpRequest) -> tuple[str, ...]:
+        """A deleted drawer's content is in a row's `before`; the changelist filters by none of
+        the states and evidence (`before`, `after`, `data`) for those who may not read it."""
+        if sees_deleted_content(request.user):
+            return ()
+        return ("before", "after", "data")
 
     def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None) -> Any:
         entry = super().get_object(request, object_id, from_field)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Collection
+from typing import Any, ClassVar
 
 from django.contrib import admin, messages
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from dedup.errors import DomainError
@@ -23,7 +25,27 @@ class ReadOnly:
         return False
 
 
-class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+class HiddenFieldLookups(admin.ModelAdmin):
+    """A changelist applies any lookup on the model's own fields a query string names (Django
+    lets them through): one into a field the pages hide from their reader would tell them, by the
+    count of rows found, what it holds (`?before__content__startswith=T`, then `Th`, spells a
+    deleted drawer's content). A lookup into a field `hidden_fields` names for the request is
+    refused as Django refuses a lookup it does not allow: 400 (`DisallowedModelAdminLookup`)."""
+
+    hidden: ClassVar[tuple[str, ...]] = ()
+
+    def hidden_fields(self, request: HttpRequest) -> Collection[str]:
+        """The fields whose values the pages do not show this reader."""
+        return self.hidden
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        field = lookup.split(LOOKUP_SEP, 1)[0]
+        if field in self.hidden_fields(request):
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+
+class ReadOnlyAdmin(ReadOnly, HiddenFieldLookups):
     pass
 
 

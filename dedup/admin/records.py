@@ -28,6 +28,7 @@ class ImportAdmin(ReadOnlyAdmin):
     list_select_related = ["created_by"]
     readonly_fields = ["created_drawers", "made_links", "recorded_mentions", "malformed"]
     exclude = ["upload", "drawers", "links", "mentions", "errors"]
+    hidden = ("upload", "errors")  # an upload's records, and the errors past the first shown
     actions = ["reverse"]
     shown = 20  # of an import's drawers, links and malformed records (one may hold 100,000s)
 
