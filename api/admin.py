@@ -1,7 +1,8 @@
 """Agent keys in the admin: creating one shows the key once; revoking is a checkbox (final).
 
 Rights are checkboxes and wings a comma-separated line, as `agent_key create` takes them; the
-model's `clean` (`api.models.clean_scope`) holds both to the command's rules."""
+model's `clean` (`api.models.clean_scope`, `refuse_a_person`) holds them and the key's user to
+the command's rules."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from api.models import RIGHTS, AgentKey, split_names
+from api.models import RIGHTS, AgentKey, agent_users, split_names
 
 
 class NamesField(forms.CharField):
@@ -35,6 +37,13 @@ class NamesField(forms.CharField):
 
 
 class AgentKeyForm(forms.ModelForm):
+    # Agents only (the model's `clean` refuses a person's login, as `agent_key create` does),
+    # and no "add a user" beside it: a user made there is a person's login.
+    user = forms.ModelChoiceField(
+        queryset=agent_users(),
+        help_text="An agent: its first key made it one (manage.py agent_key create NAME). "
+        "A person's login is never an agent.",
+    )
     wings = NamesField(help_text="Comma-separated wing names, or * for every wing.")
     rights = forms.MultipleChoiceField(
         choices=[(right, right) for right in RIGHTS], widget=forms.CheckboxSelectMultiple
@@ -63,3 +72,8 @@ class AgentKeyAdmin(APIKeyModelAdmin):
     list_filter = ("created", "revoked")  # type: ignore[assignment]
     search_fields = ("name", "prefix", "user__username")  # type: ignore[assignment]
     readonly_fields = ("last_used_at",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        """A key's agent is who it writes as: chosen once, when it is made."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return fields if obj is None else (*fields, "user")

@@ -81,6 +81,30 @@ def clean_scope(*, wings: object, rights: object) -> tuple[list[str], list[str]]
     return cleaned["wings"], cleaned["rights"]
 
 
+# --- a key's user: an agent, never a person's login -------------------------------------------
+
+
+def agent_users() -> models.QuerySet:
+    """The users a key may be made for in the admin: agents (their first key put them in the
+    agents' group)."""
+    return get_user_model().objects.filter(groups__name=AGENTS_GROUP).order_by("username")
+
+
+def refuse_a_person(user: object) -> None:
+    """The one rule of `agent_key create` and the admin: a key is made for an agent, or for a
+    name no one holds yet (the first key makes it an agent), never for a person's login (a
+    viewer, a curator, an admin, with a password or without): put in the agents' group they
+    could write and delete whatever their role, and the key would decide review items as them."""
+    stored = getattr(user, "pk", None) is not None
+    if stored and not user.groups.filter(name=AGENTS_GROUP).exists():  # type: ignore[attr-defined]
+        name = user.get_username()  # type: ignore[attr-defined]
+        raise ValidationError(
+            f"{name} is a person's login: made an agent, they could write and delete "
+            "whatever their role. Name the agent otherwise.",
+            code="person_login",
+        )
+
+
 class AgentKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet[AgentKey]:
         return super().get_usable_keys().select_related("user")
@@ -135,4 +159,9 @@ class AgentKey(AbstractAPIKey):
 
     def clean(self) -> None:
         super().clean()
+        if self._state.adding and self.user_id is not None:
+            try:
+                refuse_a_person(self.user)
+            except ValidationError as error:
+                raise ValidationError({"user": error}) from error
         self.wings, self.rights = clean_scope(wings=self.wings, rights=self.rights)

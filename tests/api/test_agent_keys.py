@@ -1,5 +1,6 @@
-"""An agent key's wings and rights: one rule for the admin, the `agent_key` command and the
-manager (`api.models.clean_scope`), and `agent_key list` shows whatever a row holds."""
+"""An agent key's wings, rights and user: one rule for the admin, the `agent_key` command and
+the manager (`api.models.clean_scope`, `refuse_a_person`), and `agent_key list` shows whatever a
+row holds."""
 
 from __future__ import annotations
 
@@ -14,23 +15,29 @@ from api.models import AgentKey
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def agent(django_user_model):
+    """An agent's user, as its first key made it (in the agents' group, no password)."""
+    key, _ = AgentKey.objects.issue(agent="scout", wings=["*"], rights=["read"])
+    key.delete()
+    return django_user_model.objects.get(username="scout")
+
+
 def add(client, **fields):
     data = {"name": "scout key", "wings": "ops", "rights": ["read"], "expiry_date": ""}
     return client.post("/admin/api/agentkey/add/", {**data, **fields})
 
 
-def test_the_admin_saves_a_key_of_a_valid_scope(admin_client, admin_user):
-    response = add(
-        admin_client, user=admin_user.pk, wings="ops, notes ,ops", rights=["write", "read"]
-    )
+def test_the_admin_saves_a_key_of_a_valid_scope(admin_client, agent):
+    response = add(admin_client, user=agent.pk, wings="ops, notes ,ops", rights=["write", "read"])
     assert response.status_code == 302
     key = AgentKey.objects.get()
     assert (key.wings, key.rights) == (["notes", "ops"], ["read", "write"])
 
 
-def test_the_admin_reads_wings_typed_as_json(admin_client, admin_user):
+def test_the_admin_reads_wings_typed_as_json(admin_client, agent):
     """As the field took them before it was a comma-separated line."""
-    assert add(admin_client, user=admin_user.pk, wings='["*"]').status_code == 302
+    assert add(admin_client, user=agent.pk, wings='["*"]').status_code == 302
     assert AgentKey.objects.get().wings == ["*"]
 
 
@@ -46,14 +53,14 @@ def test_the_admin_reads_wings_typed_as_json(admin_client, admin_user):
     ],
     ids=["unknown right", "no right", "only commas", "no wing", "JSON rights", "JSON wings"],
 )
-def test_the_admin_refuses_a_key_of_a_bad_scope(admin_client, admin_user, fields, field):
-    response = add(admin_client, user=admin_user.pk, **fields)
+def test_the_admin_refuses_a_key_of_a_bad_scope(admin_client, agent, fields, field):
+    response = add(admin_client, user=agent.pk, **fields)
     assert response.status_code == 200
     assert response.context["adminform"].form.errors[field]
     assert not AgentKey.objects.exists()
 
 
-def test_the_admin_shows_a_keys_scope_as_it_is_typed(admin_client, admin_user):
+def test_the_admin_shows_a_keys_scope_as_it_is_typed(admin_client):
     key, _ = AgentKey.objects.issue(agent="scout", wings=["ops", "notes"], rights=["read"])
     page = admin_client.get(f"/admin/api/agentkey/{key.pk}/change/").content.decode()
     assert 'value="notes, ops"' in page
@@ -79,9 +86,9 @@ def test_the_admin_shows_a_keys_scope_as_it_is_typed(admin_client, admin_user):
         *("a control character", "too long"),
     ],
 )
-def test_the_model_refuses_a_bad_scope(admin_user, wings, rights, field):
+def test_the_model_refuses_a_bad_scope(agent, wings, rights, field):
     """What the admin's JSON fields once took: the model's clean, whatever the form sends."""
-    key = AgentKey(user=admin_user, name="k", wings=wings, rights=rights)
+    key = AgentKey(user=agent, name="k", wings=wings, rights=rights)
     with pytest.raises(ValidationError) as refused:
         key.clean()
     assert list(refused.value.message_dict) == [field]
@@ -118,3 +125,35 @@ def test_the_list_shows_any_stored_row(admin_user):
     first, second = out.getvalue().splitlines()
     assert "wings=null,ops  rights=fly,5  active" in first
     assert 'wings="ops"  rights={"a": 1}  active' in second
+
+
+def test_the_admin_makes_no_key_for_a_person_s_login(admin_client, curator, agent):
+    """A curator's login made an agent's: its key decided review items as them. The admin offers
+    agents only, as `agent_key create` refuses a person's login."""
+    page = admin_client.get("/admin/api/agentkey/add/")
+    offered = list(page.context["adminform"].form.fields["user"].queryset)
+    assert offered == [agent]
+    response = add(admin_client, user=curator.pk)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["user"]
+    assert not AgentKey.objects.exists()
+    assert not curator.groups.filter(name="agents").exists()
+
+
+@pytest.mark.parametrize("person", ["curator", "admin_user"])
+def test_the_model_refuses_a_key_for_a_person_s_login(request, person):
+    """The rule `agent_key create` applies, for any form over the model."""
+    user = request.getfixturevalue(person)
+    key = AgentKey(user=user, name="k", wings=["*"], rights=["read"])
+    with pytest.raises(ValidationError) as refused:
+        key.clean()
+    (message,) = refused.value.message_dict["user"]
+    assert message.startswith(f"{user.username} is a person's login")
+
+
+def test_a_key_s_agent_is_not_changed_in_the_admin(admin_client, agent, curator):
+    key, _ = AgentKey.objects.issue(agent="scout", wings=["ops"], rights=["read"])
+    form = {"name": "k", "user": curator.pk, "wings": "ops", "rights": ["read"]}
+    response = admin_client.post(f"/admin/api/agentkey/{key.pk}/change/", form)
+    assert response.status_code == 302
+    assert AgentKey.objects.get(pk=key.pk).user == agent

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import AGENTS_GROUP, AgentKey, split_names
+from api.models import AgentKey, refuse_a_person, split_names
 from dedup.commands import CastellanCommand, command_line
 from dedup.validation import clean_username
 
@@ -38,14 +38,6 @@ def shown(value: object) -> str:
     if isinstance(value, list):
         return ",".join(item if isinstance(item, str) else json.dumps(item) for item in value)
     return json.dumps(value)
-
-
-def _is_a_person(username: str) -> bool:
-    """A user who is not an agent: a viewer, a curator, an admin, whether they sign in with a
-    password or not (single sign-on, a password turned off). An agent's user is made by the
-    first key minted for it, in the agents' group."""
-    user = get_user_model().objects.filter(username=username).first()
-    return user is not None and not user.groups.filter(name=AGENTS_GROUP).exists()
 
 
 class Command(CastellanCommand):
@@ -87,11 +79,10 @@ class Command(CastellanCommand):
         limit = AgentKey._meta.get_field("name").max_length or 0
         if len(name) > limit:
             raise CommandError(f"--name: at most {limit} characters.")
-        if _is_a_person(agent):
-            raise CommandError(
-                f"{agent} is a person's login: made an agent, they could write and delete "
-                "whatever their role. Name the agent otherwise."
-            )
+        try:  # the admin's rule too
+            refuse_a_person(get_user_model().objects.filter(username=agent).first())
+        except ValidationError as error:
+            raise CommandError(error.message) from error
         if unless_active and self.tell_active(agent, wings, rights):
             return
         expires_at = timezone.now() + duration(expires) if expires else None
