@@ -13,6 +13,7 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import APIKey
 
 from api.models import RIGHTS, AgentKey, agent_users, split_names
 
@@ -52,6 +53,12 @@ class AgentKeyForm(forms.ModelForm):
     class Meta:
         model = AgentKey
         fields = ("name", "user", "wings", "rights", "expiry_date", "revoked")
+
+
+# The library's own key (importing its admin registered it) authenticates no route: a key made
+# there was shown once, then every request with it was 401. Agent keys are the only keys.
+if admin.site.is_registered(APIKey):
+    admin.site.unregister(APIKey)
 
 
 @admin.register(AgentKey)

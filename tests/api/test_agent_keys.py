@@ -157,3 +157,13 @@ def test_a_key_s_agent_is_not_changed_in_the_admin(admin_client, agent, curator)
     response = admin_client.post(f"/admin/api/agentkey/{key.pk}/change/", form)
     assert response.status_code == 302
     assert AgentKey.objects.get(pk=key.pk).user == agent
+
+
+def test_the_admin_has_one_kind_of_key(admin_client):
+    """djangorestframework-api-key's own admin made keys no route accepts (each request 401):
+    keys are the agent keys only."""
+    index = admin_client.get("/admin/").content.decode()
+    assert "/admin/api/agentkey/" in index
+    assert "/admin/rest_framework_api_key/" not in index
+    assert admin_client.get("/admin/rest_framework_api_key/apikey/").status_code == 404
+    assert admin_client.get("/admin/rest_framework_api_key/apikey/add/").status_code == 404
