@@ -7,6 +7,8 @@ request's host read as HTTP/1.1 has it where gunicorn hands on what Django would
 - An HTTP/1.1 request without a Host header is refused 400 (RFC 9112, 3.2: a server must), in
   JSON as gunicorn's own refusals are; gunicorn handed it on and Django took the server's own
   name for the host. The MCP process refuses both the same (h11, and `config.asgi`).
+
+And a body is read to its Content-Length or not at all (`WholeBody`).
 """
 
 import os
@@ -21,6 +23,49 @@ django_application = get_wsgi_application()
 from api.refusals import absolute_form, refusal, refusal_headers  # noqa: E402 - after Django's setup
 
 MISSING_HOST = "Missing Host header (an HTTP/1.1 request must name its host)"
+
+
+class WholeBody:
+    """`wsgi.input`, which ends where its Content-Length says or fails. gunicorn's reader (and
+    wsgiref's) ends at the end of the connection: a client that half-closed its side
+    (`shutdown(SHUT_WR)`) after part of its body had that part read as the whole body, and a part
+    that is valid JSON was stored. An end before Content-Length raises OSError here, as a reset
+    connection's read does, which Django makes `UnreadablePostError`: 400 `invalid` (the API's
+    `exception_handler`, the console's `config.middleware`), nothing written."""
+
+    def __init__(self, stream: Any, length: int) -> None:
+        self.stream = stream
+        self.left = length
+
+    def read(self, size: int | None = -1) -> bytes:
+        wanted = self.left if size is None or size < 0 else min(size, self.left)
+        chunks = []
+        while wanted > 0:  # a short read is the end only once a read brings nothing
+            chunk = self.stream.read(wanted)
+            if not chunk:
+                raise self.cut_short()
+            chunks.append(chunk)
+            wanted -= len(chunk)
+            self.left -= len(chunk)
+        return b"".join(chunks)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        wanted = self.left if size is None or size < 0 else min(size, self.left)
+        if wanted == 0:
+            return b""
+        line = self.stream.readline(wanted)
+        self.left -= len(line)
+        if len(line) < wanted and not line.endswith(b"\n"):
+            raise self.cut_short()
+        return line
+
+    def cut_short(self) -> OSError:
+        return OSError(f"the body ended {self.left} bytes short of its Content-Length")
+
+
+def content_length(environ: dict[str, Any]) -> int:
+    raw = environ.get("CONTENT_LENGTH") or ""
+    return int(raw) if raw.isascii() and raw.isdigit() else 0
 
 
 def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -39,4 +84,6 @@ def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> 
     target = absolute_form(environ.get("RAW_URI", ""))
     if target is not None:
         environ["HTTP_HOST"] = target.netloc
+    if length := content_length(environ):
+        environ["wsgi.input"] = WholeBody(environ["wsgi.input"], length)
     return django_application(environ, start_response)

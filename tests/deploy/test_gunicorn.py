@@ -29,7 +29,7 @@ import dj_database_url
 import pytest
 
 from tests.browser.conftest import ARGS, CHROMIUM
-from tests.raw_http import exchange
+from tests.raw_http import exchange, read_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres_only]
 
@@ -391,6 +391,32 @@ def test_a_body_cut_short_by_a_client_that_left_is_a_400_not_a_500(deployed: Ser
     logged = logged_line(deployed, "deploy-test-cut")
     assert logged["status"] == 400
     assert "Internal Server Error" not in deployed.errors.read_text()
+
+
+def test_a_body_cut_short_by_a_half_closed_connection_is_a_400_and_stores_nothing(
+    deployed: Server,
+):
+    """A valid JSON body under a Content-Length 20 bytes longer, then `shutdown(SHUT_WR)`:
+    gunicorn's read ended at the connection's end without an error, and the part was stored
+    (201). The connection is still open for the answer."""
+    token = manage(deployed.env, "drf_create_token", "curator").split()[2]
+    content = f"Half a body, {secrets.token_hex(4)}."
+    sent = json.dumps({"content": content}).encode()
+    head = (
+        "POST /api/wings/ops/rooms/cut/drawers HTTP/1.1\r\nHost: localhost\r\n"
+        f"X-Forwarded-Proto: https\r\nAuthorization: Token {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(sent) + 20}\r\n\r\n"
+    )
+    host, port = deployed.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head.encode() + sent)
+        sock.shutdown(socket.SHUT_WR)
+        status, _, answer = read_answer(sock)
+    assert status.split()[1] == "400"
+    assert json.loads(answer)["code"] == "invalid"
+    headers = {**PROXIED, "Authorization": f"Token {token}"}
+    _, _, listed = get(f"{deployed.url}/api/wings/ops/rooms/cut/drawers", headers)
+    assert content.encode() not in listed
 
 
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
