@@ -110,6 +110,17 @@ def unserved_host(host: str) -> str:
     return f"This server does not answer for the host {host[:HOST_QUOTED_MAX]!r} (ALLOWED_HOSTS)."
 
 
+def unreadable_body(exc: BaseException) -> str:
+    """Why a body could not be read: the connection closed early, or the body did not arrive
+    within gunicorn's deadline for it (config/gunicorn.py, `BodyDeadline`: a TimeoutError)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, TimeoutError):
+            return f"The body could not be read: {cause}."
+        cause = cause.__cause__
+    return UNREADABLE_BODY
+
+
 def body(message: str, code: str, details: dict | None = None) -> dict:
     payload: dict[str, Any] = {"error": message, "code": code}
     if details:
@@ -135,7 +146,7 @@ def exception_handler(exc, context):
         _refusal_noted(context, exc.status_code, exc.error_code)
         return Response(body(str(exc.detail), exc.error_code, exc.details), status=exc.status_code)
     if isinstance(exc, UnreadablePostError):  # the client left before sending all of it
-        return Response(body(UNREADABLE_BODY, "invalid"), status=status.HTTP_400_BAD_REQUEST)
+        return Response(body(unreadable_body(exc), "invalid"), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             body("The request body is too large.", "content_too_large"),

@@ -10,12 +10,15 @@ The access log goes to stdout and errors to stderr, for the process manager to c
 - `PROMETHEUS_MULTIPROC_DIR`: where each worker keeps its metrics for `/metrics` to add up
   (prometheus-client's multiprocess mode); emptied when gunicorn starts. Unset, a fresh
   temporary directory is used.
+- `GUNICORN_BODY_TIMEOUT` (default 30): seconds a request's body has to arrive whole, counted
+  from its head (`BodyDeadline`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +66,63 @@ access_log_format = '%(h)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"
 control_socket_disable = True
 # Give a write that takes the advisory lock time to finish on a restart before it is cut off.
 graceful_timeout = 30
+
+
+# A thread reads a request's body as it comes, with no limit of gunicorn's on how long: a client
+# that sent its head and part of a body, then nothing, held the thread for good, and a dozen
+# such held every thread (/healthz unanswered). Past the deadline the read fails, as a broken
+# connection's does: the app answers 400 `invalid` (the API saying why) and the connection
+# closes. The TLS proxy buffering each body (README, "Deploy") keeps slow clients off gunicorn.
+body_timeout = positive_int("GUNICORN_BODY_TIMEOUT", 30)
+
+
+class BodyDeadline:
+    """A request's socket as its body's reader sees it: every `recv` waits at most until the
+    deadline, then fails with TimeoutError (an OSError, which Django makes
+    `UnreadablePostError`). The socket's own timeout is put back after each read, so writing
+    the answer is left as gunicorn has it."""
+
+    def __init__(self, sock: Any, seconds: int) -> None:
+        self.sock = sock
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def recv(self, size: int) -> bytes:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise self.too_late()
+        before = self.sock.gettimeout()
+        self.sock.settimeout(remaining)
+        try:
+            return self.sock.recv(size)
+        except TimeoutError:
+            raise self.too_late() from None
+        finally:
+            self.sock.settimeout(before)
+
+    def too_late(self) -> TimeoutError:
+        return TimeoutError(
+            f"the whole body did not arrive within {self.seconds} seconds of the request's head"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+def pre_request(worker: Any, req: Any) -> None:
+    """The body's reader gets the deadline (the head is read already)."""
+    worker.log.debug("%s %s", req.method, req.path)
+    unreader = getattr(req, "unreader", None)
+    if unreader is not None and hasattr(unreader, "sock"):
+        unreader.sock = BodyDeadline(unreader.sock, body_timeout)
+
+
+def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
+    """The connection's next request (kept alive) is read without this one's deadline."""
+    unreader = getattr(req, "unreader", None)
+    wrapped = getattr(unreader, "sock", None)
+    if isinstance(wrapped, BodyDeadline):
+        unreader.sock = wrapped.sock  # type: ignore[union-attr]
 
 
 def on_starting(server: Any) -> None:

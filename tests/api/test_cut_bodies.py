@@ -36,8 +36,15 @@ class CutShort:
     readline = read
 
 
-def cut_short() -> dict:
-    return {"wsgi.input": CutShort(), "CONTENT_LENGTH": str(len(BODY))}
+class TooSlow(CutShort):
+    """One that did not arrive before gunicorn's deadline (config/gunicorn.py, BodyDeadline)."""
+
+    def read(self, *args: object) -> bytes:
+        raise TimeoutError("the whole body did not arrive within 30 seconds of the request's head")
+
+
+def cut_short(stream: CutShort | None = None) -> dict:
+    return {"wsgi.input": stream or CutShort(), "CONTENT_LENGTH": str(len(BODY))}
 
 
 @pytest.mark.parametrize(
@@ -50,6 +57,23 @@ def test_an_api_body_cut_short_is_invalid_and_writes_nothing(world, path):
     )
     assert response.status_code == 400
     assert response.json() == {"error": UNREADABLE_BODY, "code": "invalid"}
+    assert row_counts() == before
+
+
+def test_a_body_too_slow_to_arrive_is_invalid_saying_so(world):
+    before = row_counts()
+    response = api_client(world).post(
+        "/api/wings/ops/rooms/dev/drawers",
+        BODY,
+        content_type="application/json",
+        **cut_short(TooSlow()),
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "The body could not be read: the whole body did not arrive within 30 seconds "
+        "of the request's head.",
+        "code": "invalid",
+    }
     assert row_counts() == before
 
 

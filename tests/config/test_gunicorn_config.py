@@ -13,7 +13,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "gunicorn.py"
 
 
 def load(monkeypatch, **env: str) -> dict:
-    for name in ("BIND", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS"):
+    for name in ("BIND", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_BODY_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -42,6 +42,7 @@ def test_defaults(monkeypatch):
     assert (config["workers"], config["threads"], config["worker_class"]) == (2, 4, "gthread")
     assert (config["accesslog"], config["wsgi_app"]) == ("-", "config.wsgi:application")
     assert config["control_socket_disable"] is True
+    assert config["body_timeout"] == 30
 
 
 @pytest.mark.parametrize(
@@ -134,3 +135,41 @@ def test_a_quoted_request_reads_as_utf_8_where_it_is(message, quoted):
     from api.refusals import as_sent
 
     assert as_sent(message) == quoted
+
+
+def test_the_body_timeout_from_the_environment(monkeypatch):
+    assert load(monkeypatch, GUNICORN_BODY_TIMEOUT="5")["body_timeout"] == 5
+    with pytest.raises(SystemExit, match="GUNICORN_BODY_TIMEOUT must be a positive whole number"):
+        load(monkeypatch, GUNICORN_BODY_TIMEOUT="0")
+
+
+class Request:
+    """What the hooks read of gunicorn's request: its method, path and the body's reader."""
+
+    method, path = "POST", "/api/diary"
+
+    def __init__(self, sock):
+        self.unreader = type("Unreader", (), {"sock": sock})()
+
+
+def test_a_body_that_stops_coming_fails_at_the_deadline(monkeypatch):
+    """A real gunicorn's answer is in tests/deploy/test_gunicorn.py."""
+    import logging
+    import socket
+    import time
+
+    config = load(monkeypatch, GUNICORN_BODY_TIMEOUT="1")
+    worker = type("Worker", (), {"log": logging.getLogger("test")})()
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        request = Request(ours)
+        config["pre_request"](worker, request)
+        theirs.sendall(b'{"content": "slo')
+        assert request.unreader.sock.recv(100) == b'{"content": "slo'
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="did not arrive within 1 seconds"):
+            request.unreader.sock.recv(100)
+        assert 0.5 < time.monotonic() - started < 5
+        assert ours.gettimeout() is None  # the answer is written as gunicorn has it
+        config["post_request"](worker, request, {}, None)
+        assert request.unreader.sock is ours  # the next request on the connection: no deadline

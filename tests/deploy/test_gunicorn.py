@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # What the TLS proxy in front of gunicorn adds to every request it forwards.
 PROXIED = {"X-Forwarded-Proto": "https"}
 METRICS_TOKEN = secrets.token_urlsafe(24)
+BODY_TIMEOUT = 2  # seconds (30 by default): short, for the test of a body that stops coming
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "PYTHONUNBUFFERED": "1",
         "CASTELLAN_LOG_FORMAT": "json",
         "CASTELLAN_METRICS_TOKEN": METRICS_TOKEN,
+        "GUNICORN_BODY_TIMEOUT": str(BODY_TIMEOUT),
     }
     # Built before gunicorn starts: WhiteNoise indexes STATIC_ROOT when a worker boots.
     manage(env, "collectstatic", "--noinput")
@@ -417,6 +419,38 @@ def test_a_body_cut_short_by_a_half_closed_connection_is_a_400_and_stores_nothin
     headers = {**PROXIED, "Authorization": f"Token {token}"}
     _, _, listed = get(f"{deployed.url}/api/wings/ops/rooms/cut/drawers", headers)
     assert content.encode() not in listed
+
+
+def test_bodies_that_stop_coming_are_refused_at_the_deadline_and_free_their_threads(
+    deployed: Server,
+):
+    """Twelve connections each send a head with Content-Length: 100 and part of the body, then
+    nothing: each held a thread for good (here 2 workers x 2 threads), and /healthz was never
+    answered. Past GUNICORN_BODY_TIMEOUT each is answered 400 `invalid`, saying why, and
+    closed; /healthz is answered meanwhile."""
+    token = manage(deployed.env, "drf_create_token", "curator").split()[2]
+    head = (
+        "POST /api/wings/ops/rooms/slow/drawers HTTP/1.1\r\nHost: localhost\r\n"
+        f"X-Forwarded-Proto: https\r\nAuthorization: Token {token}\r\n"
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"content": "slo'
+    )
+    host, port = deployed.url.removeprefix("http://").split(":")
+    started = time.monotonic()
+    slow = [socket.create_connection((host, int(port)), timeout=60) for _ in range(12)]
+    try:
+        for sock in slow:
+            sock.sendall(head.encode())
+        assert get(f"{deployed.url}/healthz")[0] == 200
+        answers = [read_answer(sock) for sock in slow]
+    finally:
+        for sock in slow:
+            sock.close()
+    assert time.monotonic() - started < 60  # a few rounds of the threads, each BODY_TIMEOUT long
+    assert {status.split()[1] for status, _, _ in answers} == {"400"}
+    refusal = json.loads(answers[0][2])
+    assert refusal["code"] == "invalid"
+    assert f"did not arrive within {BODY_TIMEOUT} seconds" in refusal["error"]
+    assert "Internal Server Error" not in deployed.errors.read_text()
 
 
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
