@@ -101,7 +101,7 @@ def refuse_a_person(user: object) -> None:
         raise ValidationError(
             f"{name} is a person's login: made an agent, they could write and delete "
             "whatever their role. Name the agent otherwise.",
-            code="person_login",
+            code="invalid",
         )
 
 
