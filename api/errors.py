@@ -40,13 +40,33 @@ ERRORS = {
         "nothing was written.",
     ),
     401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
-    403: OpenApiResponse(ErrorSerializer, description="Permission denied."),
+    403: OpenApiResponse(
+        ErrorSerializer,
+        description="Permission denied: the role or key does not hold the right "
+        "(`permission_denied`), or the key does not reach the wing, or the route spans every "
+        "wing and the key reaches only some (`out_of_scope`, `details.wings`: those it does).",
+    ),
     404: OpenApiResponse(ErrorSerializer, description="Unknown id."),
     409: OpenApiResponse(ErrorSerializer, description="Conflict; nothing was written."),
+    411: OpenApiResponse(
+        ErrorSerializer,
+        description="A body sent with a transfer coding (chunked) and no Content-Length "
+        "(`unsupported_request`); nothing was written.",
+    ),
     414: OpenApiResponse(
         ErrorSerializer,
         description="The request line (its path and query) is too long for the server "
         "(`request_too_large`, answered by gunicorn before the application).",
+    ),
+    415: OpenApiResponse(
+        ErrorSerializer,
+        description="A body that is not `application/json` (`unsupported_media_type`); "
+        "nothing was written.",
+    ),
+    429: OpenApiResponse(
+        ErrorSerializer,
+        description="Too many writes from this key or user (`throttled`, with `Retry-After`: "
+        "CASTELLAN_WRITE_THROTTLE_RATE); nothing was written.",
     ),
     431: OpenApiResponse(
         ErrorSerializer,

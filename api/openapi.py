@@ -1,5 +1,6 @@
 """The API's schema and its docs: the agent key authentication in the schema (registered when
-`api.urls` imports this module), and the two views, read with GET or HEAD only."""
+`api.urls` imports this module), and the two views, read with GET or HEAD only. The schema's
+class, which adds the refusals every operation can meet, is `api.schema`."""
 
 from collections.abc import Callable
 from functools import wraps
