@@ -14,6 +14,8 @@ failure becomes.
   body, one cut short by a client that left) is refused with 400 `invalid`: Django raises again
   at every read of the form, the error page's own CSRF check included, so left to the error
   page it became a 500.
+- An API query parameter given more than once is refused with 400 `invalid`, naming it: each
+  takes one value, and a repeat was read as its last (`api.query`).
 - A database that cannot be reached answers 503 `database_unavailable`, and one that is busy
   (SQLite's "database is locked", a PostgreSQL lock timeout, deadlock or serialisation failure)
   503 `database_busy`, both with `Retry-After`: a client can retry, and nothing was written, since
@@ -32,8 +34,10 @@ from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from api.errors import body
-from config.errors import is_api
+from api.query import each_given_once
+from config.errors import API_PREFIX, is_api
 from dedup.database import database_failure
+from dedup.errors import InvalidInput
 from dedup.validation import UNSTORABLE_MESSAGE, unstorable
 
 logger = logging.getLogger("castellan.edge")
@@ -97,9 +101,11 @@ def undecodable_part(request: HttpRequest) -> str | None:
     return None
 
 
-def refusal(request: HttpRequest, message: str, code: str, status: int) -> HttpResponse:
+def refusal(
+    request: HttpRequest, message: str, code: str, status: int, details: dict | None = None
+) -> HttpResponse:
     if is_api(request):
-        return JsonResponse(body(message, code), status=status)
+        return JsonResponse(body(message, code, details), status=status)
     page = f"<!doctype html><title>{status}</title><h1>{status}</h1><p>{escape(message)}</p>"
     return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
 
@@ -119,6 +125,11 @@ class EdgeMiddleware:
         name = unstorable_parameter(request)
         if name is not None:
             return refusal(request, f"{name}: {UNSTORABLE_MESSAGE}", "invalid", 400)
+        if request.path.startswith(API_PREFIX):
+            try:
+                each_given_once(request.GET)
+            except InvalidInput as repeated:
+                return refusal(request, repeated.message, repeated.code, 400, repeated.details)
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

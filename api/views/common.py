@@ -15,6 +15,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from api.errors import ApiError, not_found
+from api.query import given_once
 from api.scopes import Scope
 from dedup.errors import InvalidInput
 from palace import selectors
@@ -68,12 +69,9 @@ def query_flag(request: Request, name: str) -> bool:
     """A yes/no query parameter: absent is no; a value that is neither is refused (400), and so
     is the parameter given twice (`dry_run=true&dry_run=false` wrote, where a proxy or a client
     reading the first value believed nothing was)."""
-    values = request.query_params.getlist(name)
-    if not values:
+    value = given_once(request.query_params, name)
+    if value is None:
         return False
-    if len(values) > 1:
-        raise InvalidInput(f"{name} must be given once.", details={"field": name, "value": values})
-    value = values[0]
     flag = FLAG_VALUES.get(value.lower())
     if flag is None:
         raise InvalidInput(
