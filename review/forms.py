@@ -12,8 +12,8 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.validators import MaxLengthValidator
 
-from dedup.errors import InvalidInput
-from dedup.validation import id_of
+from dedup import validation
+from dedup.errors import DomainError, InvalidInput, NotFound
 from palace.models import DECISION_PREFIX, AuditAction
 from review import selectors
 from review.models import SweepRun
@@ -121,14 +121,19 @@ class QueueFilterForm(forms.Form):
     def clean_q(self) -> str:
         return self.cleaned_data["q"][:SEARCH_LENGTH]
 
-    def clean_run(self) -> int | None:
-        raw = self.cleaned_data["run"]
-        if raw.strip() and id_of(raw) is None:
-            raise forms.ValidationError("run must be a sweep's number.")
+    def clean_kind(self) -> str:
+        """An entity kind as a write takes it: one no write can store matched nothing."""
         try:
-            return selectors.run_id(raw)
+            return validation.clean_kind(self.cleaned_data["kind"])
+        except DomainError as error:
+            raise forms.ValidationError(error.message, code=error.code) from error
+
+    def clean_run(self) -> int | None:
+        """A sweep's number (not a number, or 0: `invalid_id`)."""
+        try:
+            return selectors.run_id(self.cleaned_data["run"])
         except InvalidInput as error:
-            raise forms.ValidationError(error.message) from error
+            raise forms.ValidationError(error.message, code=error.code) from error
 
     def clean(self) -> dict[str, Any]:
         """Values each valid alone that together select nothing by mistake (issue 13)."""
@@ -147,9 +152,14 @@ class QueueFilterForm(forms.Form):
         return cleaned
 
     def filters(self) -> selectors.QueueFilters:
-        """The validated filters; an invalid form raises the first error as `InvalidInput`."""
+        """The validated filters; an invalid form raises its first error (`first_refusal`),
+        and then a sweep there is not 404 `sweep_not_found` (it listed nothing, as a sweep
+        without proposals does)."""
         if not self.is_valid():
-            raise InvalidInput(first_error(self))
+            raise first_refusal(self)
+        run = self.cleaned_data["run"]
+        if run is not None and not SweepRun.objects.filter(pk=run).exists():
+            raise NotFound(f"run names no sweep ({run}).", code="sweep_not_found")
         return selectors.QueueFilters(**self.cleaned_data)
 
 
@@ -220,6 +230,19 @@ def first_error(form: forms.Form) -> str:
         if name in form.errors:
             return cast(str, form.errors[name][0])  # messages, as the form renders them
     return cast(str, next(iter(form.errors.values()))[0])
+
+
+def first_refusal(form: forms.Form) -> InvalidInput:
+    """The form's first error as the API answers it: `invalid_id` for a malformed id (as
+    anywhere), else `invalid`."""
+    message = first_error(form)
+    codes = {
+        error.code
+        for errors in form.errors.as_data().values()
+        for error in errors
+        if message in error.messages
+    }
+    return InvalidInput(message, code="invalid_id" if "invalid_id" in codes else None)
 
 
 def queue_filters(params: Mapping[str, str]) -> selectors.QueueFilters:

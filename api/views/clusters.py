@@ -34,7 +34,7 @@ CLUSTER_ID = OpenApiParameter(
 CLUSTER_PARAMETERS = [
     OpenApiParameter("wing", str),
     OpenApiParameter("room", str),
-    OpenApiParameter("kind", str, description="Entity kind."),
+    OpenApiParameter("kind", str, description="Entity kind, as a write takes it (else 400)."),
     OpenApiParameter("rule", str, enum=[*selectors.DRAWER_RULES, *selectors.ENTITY_RULES]),
     OpenApiParameter("min_similarity", float),
     OpenApiParameter("max_similarity", float),
@@ -56,7 +56,7 @@ class ClusterListView(APIView):
     @extend_schema(
         operation_id="review_clusters_list",
         parameters=CLUSTER_PARAMETERS,
-        responses={200: ClusterListSerializer, **errors(401)},
+        responses={200: ClusterListSerializer, **errors(401, 404)},
     )
     def get(self, request: Request) -> Response:
         """Clusters of the open links the filter selects (connected groups of three or more:

@@ -17,6 +17,7 @@ from api.serializers import entities as es
 from api.views.common import ENTITY_ID, body_checked, entity_or_404, parsed
 from dedup import services
 from dedup.errors import InvalidInput
+from dedup.validation import clean_kind
 from palace import selectors
 
 
@@ -26,14 +27,20 @@ class EntityListView(GenericAPIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("kind", str, description="Only entities of this kind."),
+            OpenApiParameter(
+                "kind",
+                str,
+                description="Only entities of this kind: a kind as a write takes it (a short "
+                "lowercase word, read lowercased); another is 400.",
+            ),
             OpenApiParameter("name", str, description="Name or alias contains this text."),
         ],
         responses={200: es.EntitySerializer(many=True), **errors(401, paginated=True)},
     )
     def get(self, request: Request) -> Response:
         queryset = selectors.entities_search(
-            kind=request.query_params.get("kind"),
+            # A kind no write can store is refused, as a write refuses it: it matched nothing.
+            kind=clean_kind(request.query_params.get("kind")) or None,
             name=request.query_params.get("name"),
             wings=scope_of(request).wings,
         )

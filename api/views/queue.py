@@ -23,14 +23,17 @@ QUEUE_PARAMETERS = [
     ),
     OpenApiParameter("wing", str),
     OpenApiParameter("room", str),
-    OpenApiParameter("kind", str, description="Entity kind."),
+    OpenApiParameter("kind", str, description="Entity kind, as a write takes it (else 400)."),
     OpenApiParameter("min_similarity", float),
     OpenApiParameter("max_similarity", float),
     OpenApiParameter("status", str, enum=list(selectors.STATUSES)),
     OpenApiParameter("q", str, description="Text in either side."),
     OpenApiParameter("order", str, enum=list(selectors.ORDERS)),
     OpenApiParameter(
-        "run", int, description="A sweep's number: its proposals instead of links (no type)."
+        "run",
+        int,
+        description="A sweep's number: its proposals instead of links (no type). Not a "
+        "number (or 0): 400 `invalid_id`; no such sweep: 404 `sweep_not_found`.",
     ),
     OpenApiParameter("cursor", str),
 ]
@@ -44,7 +47,7 @@ class QueueView(APIView):
     permission_classes = [CanDecide]
 
     @extend_schema(
-        parameters=QUEUE_PARAMETERS, responses={200: QueueSerializer, **errors(400, 401)}
+        parameters=QUEUE_PARAMETERS, responses={200: QueueSerializer, **errors(400, 401, 404)}
     )
     def get(self, request: Request) -> Response:
         """Open similar_to and possibly_same_as links, filtered and ordered like the page; with

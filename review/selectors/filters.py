@@ -121,8 +121,8 @@ def run_id(raw: str | None) -> int | None:
     if not raw:
         return None
     run = id_of(raw)
-    if run is None:
-        raise InvalidInput("run must be a sweep's number.")
+    if not run:  # no number, or 0: a sweep's id is 1 or more
+        raise InvalidInput("run must be a sweep's number.", code="invalid_id")
     return run
 
 

@@ -60,12 +60,20 @@ def in_console_words(message: str, form: forms.Form) -> str:
     return _FIELD_WORDS.sub(lambda found: quoted(found.group(1)) or found.group(0), message)
 
 
-def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
-    """The form's filters, or the defaults and the first error (in the console's words)."""
+def filters_or_refusal(
+    form: QueueFilterForm,
+) -> tuple[selectors.QueueFilters, DomainError | None]:
+    """The form's filters, or the defaults and the first error."""
     try:
         return form.filters(), None
     except DomainError as error:
-        return selectors.QueueFilters(), in_console_words(error.message, form)
+        return selectors.QueueFilters(), error
+
+
+def filters_or_defaults(form: QueueFilterForm) -> tuple[selectors.QueueFilters, str | None]:
+    """The form's filters, or the defaults and the first error (in the console's words)."""
+    filters, refusal = filters_or_refusal(form)
+    return filters, None if refusal is None else in_console_words(refusal.message, form)
 
 
 def query_without(request: HttpRequest, *names: str) -> str:

@@ -19,7 +19,8 @@ from review.models import SweepRun
 from review.selectors import holds as hold_selectors
 from review.views.common import (
     HtmxHttpRequest,
-    filters_or_defaults,
+    filters_or_refusal,
+    in_console_words,
     post_or_show,
     query_without,
     require_decide,
@@ -35,7 +36,9 @@ from review.views.offers import offer
 @never_cache  # Back refetches it, so items decided since are not shown open from a cache
 def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET)
-    filters, error = filters_or_defaults(form)
+    filters, refusal = filters_or_refusal(form)
+    error = None if refusal is None else in_console_words(refusal.message, form)
+    status = 200 if refusal is None else refusal.status  # a sweep there is not: 404
     try:
         # An invalid filter lists nothing: the unfiltered list would pass for the filtered one.
         page = (
@@ -44,7 +47,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
             else selectors.queue_page(filters, cursor=request.GET.get("cursor"))
         )
     except DomainError as failure:
-        error, page = failure.message, selectors.QueuePage([], None)
+        error, page, status = failure.message, selectors.QueuePage([], None), failure.status
     form.offer_runs(SweepRun.objects.filter(status="done").order_by("-pk")[:RECENT_RUNS])
     context = {
         "form": form,
@@ -69,7 +72,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         results = "review/_cluster_results.html"
     context["results"] = results
     template = results if wants_partial(request) else "review/queue.html"
-    return render(request, template, context, status=400 if error else 200)
+    return render(request, template, context, status=status)
 
 
 @login_required

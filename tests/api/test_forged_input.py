@@ -140,11 +140,17 @@ def test_a_forged_search_cursor_is_refused(world, value):
     assert response.json()["code"] == "invalid_cursor"
 
 
-@pytest.mark.parametrize("url", ["/api/entities?page_size={huge}", "/api/review/queue?run={huge}"])
-def test_a_number_of_thousands_of_digits_in_a_query_is_refused(world, url):
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("/api/entities?page_size={huge}", "invalid"),
+        ("/api/review/queue?run={huge}", "invalid_id"),  # a sweep's id, malformed
+    ],
+)
+def test_a_number_of_thousands_of_digits_in_a_query_is_refused(world, url, code):
     response = api_client(world).get(url.format(huge=HUGE))
     assert response.status_code == 400
-    assert response.json()["code"] == "invalid"
+    assert response.json()["code"] == code
 
 
 @pytest.mark.parametrize("keyword", ["Token", "Bearer"])

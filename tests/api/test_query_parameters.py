@@ -1,6 +1,7 @@
 """Query parameters read as what they say, or refused: every parameter of the API takes one value
 (a repeat was read as its last: `?wing=beta&wing=alpha` searched alpha, `?alias=a&alias=b`
-removed b, where `dry_run` and `all` refused a repeat)."""
+removed b, where `dry_run` and `all` refused a repeat), an entity kind no write can store is no
+filter, and a queue's `run` names a sweep there is (0 and 999999 listed nothing)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from drf_spectacular.generators import SchemaGenerator
 from api.models import AgentKey
 from dedup import services
 from palace.models import EntityAlias
+from review.services import sweeps
+from tests.conftest import person_client
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +65,48 @@ def test_an_alias_named_twice_takes_back_neither(api, dedup_settings):
     response = api.delete(f"/api/entities/{entity.uuid}/aliases?alias=Kat&alias=Kate")
     assert response.status_code == 400
     assert EntityAlias.objects.filter(entity=entity).count() == 2
+
+
+@pytest.mark.parametrize("kind", ["Person Name", "person!", "x" * 33])
+def test_an_entity_kind_no_write_takes_is_no_filter(api, dedup_settings, kind):
+    response = api.get("/api/entities", {"kind": kind})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert response.json()["details"] == {"field": "kind"}
+
+
+def test_an_entity_kind_is_read_as_a_write_reads_it(api, dedup_settings):
+    services.entity_resolve(name="Katarina", kind="person")
+    page = api.get("/api/entities", {"kind": " Person "}).json()
+    names = [entity["name"] for entity in page["results"]]
+    assert names == ["Katarina"]
+    assert api.get("/api/entities", {"kind": ""}).status_code == 200
+
+
+@pytest.fixture
+def run(curator, dedup_settings):
+    return sweeps.execute(sweeps.start(threshold=0.9, actor=curator))
+
+
+@pytest.mark.parametrize(
+    ("value", "status", "code"),
+    [("0", 400, "invalid_id"), ("abc", 400, "invalid_id"), ("999999", 404, "sweep_not_found")],
+)
+def test_a_queue_s_run_is_a_sweep_there_is(curator, run, value, status, code):
+    response = person_client(curator).get("/api/review/queue", {"run": value})
+    assert response.status_code == status
+    assert response.json()["code"] == code
+
+
+def test_a_queue_of_a_sweep_there_is_is_listed(curator, run):
+    response = person_client(curator).get("/api/review/queue", {"run": str(run.pk)})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(("value", "status"), [("0", 400), ("999999", 404)])
+def test_the_console_says_so_too(curator, run, value, status):
+    client = Client()
+    client.force_login(curator)
+    response = client.get("/", {"run": value})
+    assert response.status_code == status
+    assert "“Sweep proposals”" in response.content.decode()
