@@ -15,6 +15,8 @@ import json
 from wsgiref.util import setup_testing_defaults
 
 import pytest
+from django.core.signals import request_started
+from django.db import close_old_connections
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -112,7 +114,13 @@ def served(world, path: str, sent: bytes, length: int, content_type: str) -> tup
     )
     environ["wsgi.input"] = Trickle(sent)
     started: list[str] = []
-    answer = b"".join(application(environ, lambda status, headers: started.append(status)))
+    # As Django's test client does: the test's transaction is its connection, which a request's
+    # start would close (PostgreSQL; SQLite's in-memory database survives it).
+    request_started.disconnect(close_old_connections)
+    try:
+        answer = b"".join(application(environ, lambda status, headers: started.append(status)))
+    finally:
+        request_started.connect(close_old_connections)
     return int(started[0].split()[0]), answer
 
 
