@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from dedup import candidates, metrics, policy
 from dedup.errors import DomainError, InvalidInput
@@ -203,9 +203,29 @@ def drawer_check_at(*, room: Room, **check: Any) -> DrawerCheck:
 
 def drawer_write_in(*, wing: str, room: str, as_named: bool = False, **write: Any) -> DrawerWrite:
     """`drawer_write` into a wing and room named by the caller, created on first use (`as_named`:
-    `rooms_get_or_create`); a write that is refused leaves no new wing or room behind."""
+    `rooms_get_or_create`); a write that is refused leaves no new wing or room behind.
+
+    The room is found before its write lock is taken, so an empty room deleted in between (by
+    an admin, or an import's reversal removing the places it made) fails the drawer's foreign
+    key when the transaction commits. A write that owns its transaction is then made again,
+    once, into the room made again, as if it had come after the deletion; inside a caller's
+    transaction the error is the caller's."""
+    owns_transaction = not transaction.get_connection().in_atomic_block
+    found: list[Room] = []
+    try:
+        return _write_in(wing, room, as_named, write, found)
+    except IntegrityError:
+        if not owns_transaction or not found or Room.objects.filter(pk=found[0].pk).exists():
+            raise
+    return _write_in(wing, room, as_named, write, [])
+
+
+def _write_in(
+    wing: str, room: str, as_named: bool, write: dict[str, Any], found: list[Room]
+) -> DrawerWrite:
     with transaction.atomic():
         place = room_get_or_create(wing=wing, room=room, as_named=as_named)
+        found.append(place)
         return drawer_write(room=place, **write)
 
 
