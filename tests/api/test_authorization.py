@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from api.models import AgentKey
+from api.models import RIGHTS, AgentKey
 from dedup import imports, services
 from palace.models import AuditEntry, Checkpoint, Drawer, EntityAlias, Mention
 from tests.api.conftest import rest_of
@@ -159,9 +159,21 @@ def test_a_refusal_to_decide_names_what_was_refused(world, url, act):
     response = agent_client("scout", wings=["*"]).post(url, {}, format="json")
     assert response.status_code == 403
     assert response.json() == {
-        "error": f"{act} needs the curators' decide permission.",
+        "error": f"{act} needs the curators' decide permission, which no agent key has.",
         "code": "permission_denied",
     }
+
+
+def test_a_key_made_for_a_curators_login_decides_nothing(world, django_user_model):
+    """Made before the admin refused a person's login as a key's agent, such a key decided review
+    items as the curator."""
+    key, secret = AgentKey.objects.issue(agent="scout", wings=["*"], rights=list(RIGHTS))
+    AgentKey.objects.filter(pk=key.pk).update(user=django_user_model.objects.get(username="cora"))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+    response = client.post("/api/review/items/d1/decisions", {"action": "dismiss"}, format="json")
+    assert response.status_code == 403
+    assert response.json()["code"] == "permission_denied"
 
 
 def test_forged_agent_is_refused_and_the_agents_own_entry_is_stored(world):
