@@ -8,7 +8,9 @@ REST API's `invalid`. Here such a message is read as the REST API reads a body a
 surrogate refused as a NUL is, as `invalid` naming where: in a tool call's arguments as a tool
 error (`calls.refusal`), elsewhere as a JSON-RPC error -32602 whose data is the REST error body,
 as a resource's refusal is. A line that is no JSON is a -32700 parse error, one that is JSON
-but no JSON-RPC message -32600, each with the REST error body as data too.
+but no JSON-RPC message -32600, each with the REST error body as data too. So is a message the
+SDK reads but the REST API would refuse as a body (NaN, nested deeper than `MAX_DEPTH`, a NUL
+anywhere), which the SDK never sees: the same rule over MCP as over REST.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ from rest_framework.utils.json import strict_constant
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.mcp_server.calls import check_arguments, error_body, refusal
-from api.parsers import check_document, json_problem
+from api.parsers import check_document
 from dedup.errors import InvalidInput
+from dedup.json_text import TOO_DEEP, json_problem
 from dedup.validation import unstorable
 
 logger = logging.getLogger("castellan.mcp")
@@ -66,8 +69,8 @@ def answer_to_text(text: str | bytes) -> JSONRPCMessage | None:
         # sender's terms.
         decoded = text.decode() if isinstance(text, bytes) else text
         document = json.loads(decoded, parse_constant=strict_constant)
-    except RecursionError as exc:  # nested too deep for Python
-        return failure(None, PARSE_ERROR, exceptions.ParseError(NOT_JSON.format(exc)))
+    except RecursionError:  # nested too deep for Python: far deeper than the REST API reads
+        return failure(None, PARSE_ERROR, exceptions.ParseError(TOO_DEEP))
     except ValueError as exc:
         return failure(None, PARSE_ERROR, exceptions.ParseError(NOT_JSON.format(json_problem(exc))))
     return answer_to_document(document)
@@ -92,18 +95,35 @@ def answer_to_document(document: Any) -> JSONRPCMessage | None:
     if message.method == "tools/call" and isinstance(arguments, dict):
         try:
             check_arguments(arguments)
-        except exceptions.ValidationError as exc:  # as the tool itself refuses its arguments
+        except (exceptions.ValidationError, exceptions.ParseError) as exc:  # as the tool does
             if request_id is None:  # a result needs an id: only an error can go without one
                 return failure(None, INVALID_PARAMS, exc)
             result = refusal(exc).model_dump(by_alias=True, exclude_unset=True, mode="json")
             return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)
     try:
-        check_document(document)
+        check_document(envelope(document))
     except exceptions.ValidationError as exc:
         return failure(request_id, INVALID_PARAMS, exc)
     except exceptions.ParseError as exc:  # too deep
         return failure(request_id, PARSE_ERROR, exc)
     return failure(request_id, PARSE_ERROR, exceptions.ParseError(NOT_READABLE))
+
+
+def tool_arguments(document: Any) -> dict[str, Any] | None:
+    """A tool call's arguments: the tool's own body, judged on their own (`check_arguments`, as
+    the tool judges them: nested 32 levels below `arguments`, as a REST body below its top)."""
+    params = document.get("params") if isinstance(document, dict) else None
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    called = isinstance(document, dict) and document.get("method") == "tools/call"
+    return arguments if called and isinstance(arguments, dict) else None
+
+
+def envelope(document: Any) -> Any:
+    """The message without a tool call's arguments (`tool_arguments`): what is judged as a
+    REST body is, around them."""
+    if tool_arguments(document) is None:
+        return document
+    return {**document, "params": {**document["params"], "arguments": {}}}
 
 
 def id_of_request(document: Any) -> str | int | None:
@@ -257,16 +277,28 @@ def answer_to_body(body: bytes) -> JSONRPCMessage | None:
         message = jsonrpc_message_adapter.validate_json(body, by_name=False)
     except ValidationError:
         return answer_to_text(body)
-    if not _strict_json(body):  # read by the SDK, but not JSON as the REST API reads it (NaN)
+    if not _strict_json(body):  # read by the SDK, but not a body the REST API reads (NaN)
         return answer_to_text(body)
     return answer_to_misread(message, body)
 
 
 def _strict_json(body: bytes) -> bool:
-    """Whether the body is JSON as `answer_to_text` reads it: UTF-8, no NaN or Infinity."""
+    """Whether the body is a JSON document the REST API would read as a body: UTF-8, no NaN or
+    Infinity, nested at most `MAX_DEPTH` levels, no NUL or lone surrogate in any string
+    (`check_document`; a tool call's arguments as the tool judges them, `tool_arguments`). The
+    SDK's reader takes NaN, 254 levels and NULs anywhere in a message (`_meta`, a resource's
+    parameters); such a message is answered by `answer_to_text`, in the REST API's words, and
+    never handed to it."""
     try:
-        json.loads(body.decode(), parse_constant=strict_constant)
+        document = json.loads(body.decode(), parse_constant=strict_constant)
     except (ValueError, RecursionError):
+        return False
+    arguments = tool_arguments(document)
+    try:
+        check_document(envelope(document))
+        if arguments is not None:
+            check_arguments(arguments)
+    except (exceptions.ValidationError, exceptions.ParseError):
         return False
     return True
 

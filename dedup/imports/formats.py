@@ -31,6 +31,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dedup.imports.files import FILE_PATTERNS, reading, source_files
+from dedup.json_text import json_problem
 from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
 
 DEFAULT_ROOM = "general"
@@ -105,14 +106,24 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+# A file's line may start with one where a text editor saved it so (a body over a network may not).
+LINE_BYTE_ORDER_MARK = (
+    "a byte order mark (U+FEFF) before the JSON: save the file as UTF-8 without one."
+)
+
+
 def _decoded(raw: bytes) -> tuple[Any, str | None]:
-    """A JSON text's document, or why it cannot be one a record is read from: not UTF-8 or not
-    JSON (an integer past Python's 4,300 digits is a ValueError too), nested past the decoder's
-    or `MAX_DEPTH`'s depth, or holding a NUL or a lone surrogate (PostgreSQL stores neither)."""
+    """A JSON text's document, or why it cannot be one a record is read from, in the words the
+    REST API refuses a body in (`json_text.json_problem`; Python's own named its codec, told to
+    decode with utf-8-sig or raise `sys.set_int_max_str_digits`): not UTF-8 or not JSON, nested
+    past the decoder's or `MAX_DEPTH`'s depth, or holding a NUL or a lone surrogate (PostgreSQL
+    stores neither)."""
     try:
         document = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as error:  # UnicodeDecodeError, JSONDecodeError too
-        return None, f"not JSON: {str(error)[:200]}"
+    except RecursionError:
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    except ValueError as error:  # UnicodeDecodeError, JSONDecodeError too
+        return None, f"not JSON: {json_problem(error, LINE_BYTE_ORDER_MARK)[:200]}"
     problem = document_problem(document)
     if problem is None:
         return document, None

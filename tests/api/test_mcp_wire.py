@@ -169,6 +169,18 @@ UNDECODABLE = {
 }
 
 
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+# Nested past Python's own limit, a message was answered "maximum recursion depth exceeded while
+# decoding a JSON array from a unicode string" (the attack trial): no id can be read from it.
+UNDECODABLE["nested 3,000 levels"] = (
+    f'{{"jsonrpc": "2.0", "id": 912, "method": "ping", "params": {{"a": {nested(3000)}}}}}'.encode(),
+    "JSON nested deeper than 32 levels.",
+)
+
+
 @pytest.mark.parametrize(("line", "words"), UNDECODABLE.values(), ids=UNDECODABLE.keys())
 def test_stdio_a_line_the_decoder_refuses_is_a_parse_error_saying_why(stdio: Stdio, line, words):
     answer = stdio.answer(line)
@@ -345,3 +357,91 @@ def test_the_screened_stdin_leaves_the_process_s_stdin_open() -> None:
     del screened
     gc.collect()
     assert not buffer.closed
+
+
+# Messages the SDK reads (it takes 254 levels, and a NUL anywhere) but the REST API would refuse
+# as a body: refused in its words, never handed to the SDK. A tool's arguments are its body,
+# judged below `arguments` as the tool judges them.
+REFUSED_AS_A_BODY = {
+    "_meta nested 40 levels": (
+        {"jsonrpc": "2.0", "id": 920, "method": "ping", "params": {"_meta": {"a": nested(40)}}},
+        (400, -32700, "invalid_json", "JSON nested deeper than 32 levels."),
+    ),
+    "a member nested 300 levels": (
+        {"jsonrpc": "2.0", "id": 921, "method": "ping", "x": nested(300)},
+        (400, -32700, "invalid_json", "JSON nested deeper than 32 levels."),
+    ),
+    "a NUL in _meta": (
+        {"jsonrpc": "2.0", "id": 922, "method": "ping", "params": {"_meta": {"a": "x\u0000"}}},
+        (200, -32602, "invalid", f"params._meta.a: {NUL_MESSAGE}"),
+    ),
+    "a NUL in a resource's uri": (
+        {"jsonrpc": "2.0", "id": 923, "method": "resources/read", "params": {"uri": "x\u0000"}},
+        (200, -32602, "invalid", f"params.uri: {NUL_MESSAGE}"),
+    ),
+}
+
+
+def message(document: dict[str, Any]) -> bytes:
+    """The message's JSON, with its nested arrays (`nested`) as written, not as strings."""
+    text = json.dumps(document)
+    for depth in (40, 300):
+        text = text.replace(json.dumps(nested(depth)), nested(depth))
+    return text.encode()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("document", "refused"), REFUSED_AS_A_BODY.values(), ids=REFUSED_AS_A_BODY)
+def test_http_a_message_refused_as_a_rest_body_would_be(bearer: str, document, refused) -> None:
+    status, content = post(message(document), bearer)
+    answer = json.loads(content)
+    assert (status, answer["id"], answer["error"]["code"]) == (
+        refused[0],
+        document["id"],
+        refused[1],
+    )
+    assert answer["error"]["data"]["code"] == refused[2]
+    assert answer["error"]["data"]["error"] == refused[3]
+
+
+@pytest.mark.parametrize(("document", "refused"), REFUSED_AS_A_BODY.values(), ids=REFUSED_AS_A_BODY)
+def test_stdio_a_message_refused_as_a_rest_body_would_be(stdio: Stdio, document, refused) -> None:
+    answer = stdio.answer(message(document))
+    assert (answer["id"], answer["error"]["code"]) == (document["id"], refused[1])
+    assert answer["error"]["data"]["error"] == refused[3]
+
+
+def search_with(extra: str) -> bytes:
+    return (
+        '{"jsonrpc": "2.0", "id": 930, "method": "tools/call", "params": {"name": "search", '
+        f'"arguments": {{"query": "x", "z": {extra}}}}}}}'
+    ).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("depth", [40, 300])
+def test_http_a_tools_arguments_nested_too_deep_are_its_error(bearer: str, depth: int) -> None:
+    """At 300 levels the SDK refused the message and the check of its arguments crashed here:
+    no answer over stdio, a failed task group over HTTP."""
+    status, content = post(search_with(nested(depth)), bearer)
+    assert status == 200
+    body = tool_refusal(json.loads(content))
+    assert body == {"error": "JSON nested deeper than 32 levels.", "code": "invalid_json"}
+
+
+@pytest.mark.parametrize("depth", [40, 300])
+def test_stdio_a_tools_arguments_nested_too_deep_are_its_error(stdio: Stdio, depth: int) -> None:
+    body = tool_refusal(stdio.answer(search_with(nested(depth))))
+    assert body == {"error": "JSON nested deeper than 32 levels.", "code": "invalid_json"}
+
+
+def test_stdio_arguments_nested_32_levels_below_arguments_are_read(stdio: Stdio) -> None:
+    """As a REST body nested 32 levels is: the envelope around them does not count."""
+    source = f'{{"a": {nested(30)}}}'  # source, a, then 30 arrays: 32 levels
+    line = (
+        '{"jsonrpc": "2.0", "id": 931, "method": "tools/call", "params": {"name": "add_drawer", '
+        '"arguments": {"wing": "alpha", "room": "deep", "content": "Nested thirty levels.", '
+        f'"source": {source}}}}}}}'
+    ).encode()
+    answer = stdio.answer(line)
+    assert answer["result"]["isError"] is False
