@@ -20,7 +20,6 @@ import: `files.check_readable` finds one before the import starts, where it can.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,8 +30,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dedup.imports.files import FILE_PATTERNS, reading, source_files
-from dedup.json_text import json_problem
-from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
+from dedup.imports.lines import WING_WANTED, Fields, Malformed, decoded, dotted
+
+__all__ = ["Fields", "Malformed", "dotted"]  # the lines' readers, where callers found them
 
 DEFAULT_ROOM = "general"
 # What a mem0 record's provenance keeps besides its id and metadata.
@@ -68,16 +68,6 @@ class Record:
 
 
 @dataclass(frozen=True)
-class Malformed:
-    file: str
-    line: int
-    error: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "error": self.error}
-
-
-@dataclass(frozen=True)
 class Other:
     """A Castellan line that is not a drawer (a link, an entity, a mention, a decision)."""
 
@@ -89,48 +79,8 @@ class Other:
 Item = Record | Malformed | Other
 
 
-def dotted(obj: Any, path: str) -> Any:
-    """`obj["a"]["b"]` for `a.b`; None where the path leads nowhere."""
-    for part in path.split("."):
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(part)
-    return obj
-
-
 def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-# A file's line may start with one where a text editor saved it so (a body over a network may not).
-LINE_BYTE_ORDER_MARK = (
-    "a byte order mark (U+FEFF) before the JSON: save the file as UTF-8 without one."
-)
-
-
-def _decoded(raw: bytes) -> tuple[Any, str | None]:
-    """A JSON text's document, or why it cannot be one a record is read from, in the words the
-    REST API refuses a body in (`json_text.json_problem`; Python's own named its codec, told to
-    decode with utf-8-sig or raise `sys.set_int_max_str_digits`): not UTF-8 or not JSON, nested
-    past the decoder's or `MAX_DEPTH`'s depth, or holding a NUL or a lone surrogate (PostgreSQL
-    stores neither)."""
-    try:
-        document = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        return None, f"nested deeper than {MAX_DEPTH} levels"
-    except ValueError as error:  # UnicodeDecodeError, JSONDecodeError too
-        return None, f"not JSON: {json_problem(error, LINE_BYTE_ORDER_MARK)[:200]}"
-    problem = document_problem(document)
-    if problem is None:
-        return document, None
-    path, what = problem
-    if what == "deep":
-        return None, f"nested deeper than {MAX_DEPTH} levels"
-    return None, f"{path or 'the record'}: {UNSTORABLE_MESSAGE}"
 
 
 def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, Any] | Malformed]]:
@@ -139,7 +89,7 @@ def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, An
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
-            obj, problem = _decoded(raw)
+            obj, problem = decoded(raw)
             if problem is not None:
                 yield name, number, Malformed(name, number, problem)
                 continue
@@ -149,62 +99,33 @@ def _json_lines(path: Path, root: Path) -> Iterator[tuple[str, int, dict[str, An
             yield name, number, obj
 
 
-def _required(obj: Mapping[str, Any], path: str, name: str, line: int) -> str | Malformed:
-    value = dotted(obj, path)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return Malformed(name, line, f"missing {path}")
-    if not isinstance(value, str | int | float):
-        return Malformed(name, line, f"{path} is not text")
-    return str(value)
-
-
-# Said of a record without a wing: a store that kept none (a MemPalace export without
-# `metadata.wing`) is imported by naming one for every record.
-WING_WANTED = (
-    "give each record one, or file them all in one wing "
-    "(import_memories --wing; an API import's wing)"
-)
-
-
-def _wing(
-    obj: Mapping[str, Any], path: str, name: str, line: int, shown: str = ""
-) -> str | Malformed:
-    """The record's wing at `path`, or why it has none, naming the field (`shown`, else `path`)
-    and how to give every record one."""
-    value = _required(obj, path, name, line)
-    if isinstance(value, Malformed) and value.error == f"missing {path}":
-        return Malformed(name, line, f"missing {shown or path}: {WING_WANTED}")
-    return value
-
-
 def read_mempalace(path: Path, wing: str | None = None) -> Iterator[Item]:
     root = path if path.is_dir() else path.parent
     for file in source_files(path):
         for name, line, obj in _json_lines(file, root):
-            if isinstance(obj, Malformed):
-                yield obj
-                continue
-            metadata = _object(obj.get("metadata"))
-            fields = [
-                _required(obj, "id", name, line),
-                _required(obj, "document", name, line),
-                wing or _wing(metadata, "wing", name, line, shown="metadata.wing"),
-            ]
-            broken = next((f for f in fields if isinstance(f, Malformed)), None)
-            if broken is not None:
-                yield broken
-                continue
-            source_id, content, wing_name = (str(f) for f in fields)
-            yield Record(
-                file=name,
-                line=line,
-                source_id=source_id,
-                content=content,
-                wing=wing_name,
-                room=_text(metadata.get("room")) or DEFAULT_ROOM,
-                agent=_text(metadata.get("added_by")),
-                source={"format": "mempalace", "id": source_id, "metadata": metadata},
-            )
+            yield obj if isinstance(obj, Malformed) else _mempalace_record(obj, name, line, wing)
+
+
+def _mempalace_record(obj: dict[str, Any], name: str, line: int, wing: str | None) -> Item:
+    """MemPalace's importer discards a `metadata` that is no object whole, as this does."""
+    metadata = _object(obj.get("metadata"))
+    fields = Fields({**obj, "metadata": metadata}, name, line)
+    source_id, content = fields.source_id("id"), fields.text("document", required=True)
+    wing_name = wing or fields.wing("wing", within="metadata")
+    room = fields.text("room", within="metadata")
+    agent = fields.text("added_by", within="metadata")
+    if fields.problem is not None:
+        return fields.problem
+    return Record(
+        file=name,
+        line=line,
+        source_id=source_id,
+        content=content,
+        wing=wing_name,
+        room=room or DEFAULT_ROOM,
+        agent=agent,
+        source={"format": "mempalace", "id": source_id, "metadata": metadata},
+    )
 
 
 def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
@@ -212,7 +133,7 @@ def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
         name = file.name
         with reading(file):
             raw = file.read_bytes()
-        document, problem = _decoded(raw)
+        document, problem = decoded(raw)
         if problem is not None:
             yield Malformed(name, 1, problem)
             continue
@@ -225,24 +146,30 @@ def read_mem0(path: Path, wing: str | None = None) -> Iterator[Item]:
 
 
 def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
+    """mem0's own fields are strings; its `metadata` is the user's, free-form: a `category` that
+    is no string names no room (the memory files under its `categories`, or `general`)."""
     if not isinstance(obj, dict):
         return Malformed(name, position, "not a JSON object")
-    source_id = _required(obj, "id", name, position)
-    content = _required(obj, "memory", name, position)
-    owner = wing or _text(obj.get("user_id")) or _text(obj.get("agent_id"))
-    if isinstance(source_id, Malformed) or isinstance(content, Malformed):
-        return source_id if isinstance(source_id, Malformed) else content  # type: ignore[return-value]
+    fields = Fields(obj, name, position)
+    source_id, content = fields.source_id("id"), fields.text("memory", required=True)
+    user, agent = fields.text("user_id"), fields.text("agent_id")
+    if fields.problem is not None:
+        return fields.problem
+    owner = wing or user or agent
     if not owner:
         return Malformed(name, position, f"neither user_id nor agent_id: {WING_WANTED}")
     metadata = _object(obj.get("metadata"))
+    category = metadata.get("category")
     return Record(
         file=name,
         line=position,
         source_id=source_id,
         content=content,
         wing=owner,
-        room=_text(metadata.get("category")) or _first(obj.get("categories")) or DEFAULT_ROOM,
-        agent=_text(obj.get("agent_id")),
+        room=(category if isinstance(category, str) else "")
+        or _first(obj.get("categories"))
+        or DEFAULT_ROOM,
+        agent=agent,
         source={
             "format": "mem0",
             "id": source_id,
@@ -254,7 +181,8 @@ def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
 
 def _first(values: Any) -> str:
     """The first of a list of labels (mem0's platform tags each memory with `categories`)."""
-    return _text(values[0]) if isinstance(values, list) and values else ""
+    first = values[0] if isinstance(values, list) and values else None
+    return first if isinstance(first, str) else ""
 
 
 def read_jsonl(
@@ -271,24 +199,27 @@ def read_jsonl(
 
 
 def _mapped_record(
-    obj: dict[str, Any], name: str, line: int, fields: Mapping[str, str], wing: str | None
+    obj: dict[str, Any], name: str, line: int, mapping: Mapping[str, str], wing: str | None
 ) -> Item:
-    required = [_required(obj, fields[key], name, line) for key in ("id", "content")]
-    required.append(wing or _wing(obj, fields["wing"], name, line))
-    broken = next((f for f in required if isinstance(f, Malformed)), None)
-    if broken is not None:
-        return broken
-    source_id, content, wing_name = (str(f) for f in required)
+    fields = Fields(obj, name, line)
+    source_id = fields.source_id(mapping["id"])
+    content = fields.text(mapping["content"], required=True)
+    wing_name = wing or fields.wing(mapping["wing"])
+    room, drawer_name, kind, agent = (
+        fields.text(mapping[key]) for key in ("room", "name", "kind", "agent")
+    )
+    if fields.problem is not None:
+        return fields.problem
     return Record(
         file=name,
         line=line,
         source_id=source_id,
         content=content,
         wing=wing_name,
-        room=_text(dotted(obj, fields["room"])) or DEFAULT_ROOM,
-        name=_text(dotted(obj, fields["name"])) or None,
-        kind=_text(dotted(obj, fields["kind"])),
-        agent=_text(dotted(obj, fields["agent"])),
+        room=room or DEFAULT_ROOM,
+        name=drawer_name or None,
+        kind=kind,
+        agent=agent,
         source={"format": "jsonl", "id": source_id},
     )
 
@@ -314,14 +245,17 @@ def read_castellan(path: Path, wing: str | None = None) -> Iterator[Item]:
 
 
 def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | None) -> Item:
-    required = [_required(obj, key, name, line) for key in ("id", "content", "room")]
-    required.append(wing or _wing(obj, "wing", name, line))
-    required.extend(_validity_problems(obj, name, line))
-    broken = next((f for f in required if isinstance(f, Malformed)), None)
+    fields = Fields(obj, name, line)
+    source_id = fields.source_id("id")
+    content, room = (fields.text(key, required=True) for key in ("content", "room"))
+    wing_name = wing or fields.wing("wing")
+    drawer_name, kind, agent = (fields.text(key) for key in ("name", "kind", "agent"))
+    source = obj.get("source")
+    if source is not None and not isinstance(source, dict):
+        fields.problem = fields.problem or Malformed(name, line, "source must be a JSON object")
+    broken = fields.problem or next(iter(_validity_problems(obj, name, line)), None)
     if broken is not None:
         return broken
-    source_id, content, room, wing_name = (str(f) for f in required)
-    source = obj.get("source")
     return Record(
         file=name,
         line=line,
@@ -329,10 +263,10 @@ def _castellan_drawer(obj: dict[str, Any], name: str, line: int, wing: str | Non
         content=content,
         wing=wing_name,
         room=room,
-        name=_text(obj.get("name")) or None,
-        kind=_text(obj.get("kind")),
-        agent=_text(obj.get("agent")),
-        source=source if isinstance(source, dict) else {},
+        name=drawer_name or None,
+        kind=kind,
+        agent=agent,
+        source=source or {},
         data={k: obj.get(k) for k in ("valid_from", "valid_to", "superseded_by")},
     )
 

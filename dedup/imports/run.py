@@ -192,7 +192,7 @@ def _apply_other(
     aliases = imported.options.get("aliases", True)  # a key of every wing's (or a command's)
     try:
         if data.get("type") == "entity":
-            name, kind = str(data["name"]), str(data["kind"])
+            name, kind = _text(data, "name"), _text(data, "kind")
             entity = entity_resolve(name=name, kind=kind, record_alias=aliases).entity
             recorded = _person_aliases(imported, data.get("aliases") or [])
             if recorded and not aliases:
@@ -202,12 +202,12 @@ def _apply_other(
                     entity=entity, alias=alias, source=source, actor=imported.created_by
                 )
         elif data.get("type") == "mention":
-            drawer = _mentioned_drawer(imported, str(data["drawer"]), file_drawers)
+            drawer = _mentioned_drawer(imported, _text(data, "drawer"), file_drawers)
             written = mention_add(
                 drawer=drawer,
-                name=str(data["name"]),
-                kind=str(data["kind"]),
-                provenance=data.get("provenance") or {},
+                name=_text(data, "name"),
+                kind=_text(data, "kind"),
+                provenance=data.get("provenance"),
                 record_alias=aliases,
             )
             if written.created:  # one made before is not the import's
@@ -222,6 +222,15 @@ ALIASES_NEED_EVERY_WING = (
     "The entity is recorded, its aliases are not: an alias steers the entity's sightings in "
     "every wing, and this import's key reaches only some."
 )
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    """A line's text field, a string as in a REST body (`str()` stored a number, or a list as
+    Python writes one); KeyError if it is missing."""
+    value = data[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
 
 
 def _reason(error: Exception) -> str:
@@ -239,13 +248,13 @@ def _mentioned_drawer(imported: Import, file_id: str, file_drawers: FileDrawers)
     return drawer
 
 
-def _person_aliases(
-    imported: Import, aliases: list[dict[str, Any]]
-) -> list[tuple[str, EntityAlias.Source]]:
+def _person_aliases(imported: Import, aliases: Any) -> list[tuple[str, EntityAlias.Source]]:
     """The aliases of an entity line a person recorded, each with the source it is recorded
     under; a convergence's come back with the mentions."""
+    if not (isinstance(aliases, list) and all(isinstance(alias, dict) for alias in aliases)):
+        raise ValueError("aliases must be a list of objects {alias, source}")
     sourced = [
-        (str(alias["alias"]), _alias_source(imported, EntityAlias.Source(alias["source"])))
+        (_text(alias, "alias"), _alias_source(imported, EntityAlias.Source(alias["source"])))
         for alias in aliases
     ]
     return [(alias, source) for alias, source in sourced if source in PERSON_ALIAS_SOURCES]

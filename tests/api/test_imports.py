@@ -114,3 +114,19 @@ def test_export_of_a_wing_that_does_not_exist_is_a_404(api):
     response = api.get("/api/export?wing=nosuch")
     assert response.status_code == 404
     assert response.json()["code"] == "wing_not_found"
+
+
+def test_an_uploaded_line_is_held_to_a_body_s_rules(api):
+    """A REST body refuses NaN anywhere and a number for `content`; an import stored both (the
+    attack trial)."""
+    lines = [
+        '{"id": "a", "content": "Kept apart.", "wing": "w", "x": NaN}',
+        '{"id": "b", "content": 5, "wing": "w"}',
+    ]
+    body = {"format": "jsonl", "data": "\n".join(lines)}
+    detail = api.get(f"/api/imports/{api.post('/api/imports', body, format='json').json()['id']}")
+    assert [m["error"] for m in detail.json()["malformed"]] == [
+        "not JSON: Out of range float values are not JSON compliant: 'NaN'",
+        "content must be a string",
+    ]
+    assert not Drawer.objects.exists()
