@@ -157,21 +157,27 @@ def clean_entity_name(value: object, field: str) -> str:
     return name
 
 
-def clean_place_name(value: object, field: str) -> str:
+UNSCOPABLE_WING = "wing must not be '*' nor contain ',' (an agent key's wings are written so)."
+
+
+def unscopable(wing: str) -> bool:
+    """A wing no agent key can be made for: `*` is every wing to a key, `,` separates its wings."""
+    return wing == "*" or "," in wing
+
+
+def clean_place_name(value: object, field: str, *, restored: bool = False) -> str:
     """The name a new wing or room is given (`clean_label`, then `label_form`), which the API's
     paths and a key's wings must be able to name: no `/` (a path's separator), and a wing
-    neither `*` (every wing, to a key) nor holding `,` (between a key's wings). Names made before
-    stay reachable as they are."""
+    neither `*` (every wing, to a key) nor holding `,` (between a key's wings). `restored` (an
+    import's record, its store's names kept) allows the `/` a path cannot name, never what a
+    key cannot. Names made before stay reachable as they are."""
     label = label_form(clean_label(value, field))
     if not label:  # only fillers, which `clean_label` cannot tell from letters
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
-    if "/" in label:
+    if "/" in label and not restored:
         raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
-    if field == "wing" and (label == "*" or "," in label):
-        raise InvalidInput(
-            "wing must not be '*' nor contain ',' (an agent key's wings are written so).",
-            details={"field": field},
-        )
+    if field == "wing" and unscopable(label):
+        raise InvalidInput(UNSCOPABLE_WING, details={"field": field})
     return label
 
 

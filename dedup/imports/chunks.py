@@ -240,7 +240,7 @@ class ChunkWriter:
         }
         room = self.rooms.get(record_place(record))
         try:
-            if room is None:  # a file's names kept as they are: a backup restores whole
+            if room is None:  # a file's "/" kept (a backup restores whole), "*" and "," not
                 result = drawer_write_in(wing=record.wing, room=record.room, as_named=True, **write)
                 self.rooms[record_place(record)] = result.drawer.room
             else:

@@ -12,7 +12,7 @@ from dedup.imports.chunks import CHUNK_SIZE, Tally, look_up_rooms, record_place
 from dedup.imports.ids import record_ids
 from dedup.services import WriteMode, drawer_check_at
 from dedup.services.rooms import Place
-from dedup.validation import place_name
+from dedup.validation import clean_place_name, place_name
 from palace.models import Import, Room, Wing
 
 
@@ -24,6 +24,7 @@ class ChunkChecker:
         self.imported = imported
         self.tally = tally
         self.rooms: dict[Place, Room] = {}  # those that exist (a dry run makes none)
+        self.wings: dict[str, Wing | None] = {}  # the stored wing of a name, once each
         self.pending: list[formats.Record] = []
 
     def add(self, record: formats.Record) -> bool:
@@ -45,7 +46,7 @@ class ChunkChecker:
         for record, room, drawer_id in zip(records, rooms, ids, strict=True):
             try:
                 check = drawer_check_at(
-                    room=room or _room_to_make(record),
+                    room=room or self._room_to_make(record),
                     content=record.content,
                     mode=WriteMode.MEMORY,
                     name=record.name,
@@ -61,8 +62,14 @@ class ChunkChecker:
                 continue
             self.tally.count(stored=check.would_store, linked=bool(check.similar))
 
-
-def _room_to_make(record: formats.Record) -> Room:
-    """The room a record's write would create (unsaved); DomainError for a name it refuses."""
-    wing = place_name(record.wing, "wing")
-    return Room(wing=Wing(name=wing), name=place_name(record.room, "room"))
+    def _room_to_make(self, record: formats.Record) -> Room:
+        """The room a record's write would create (unsaved), in the stored wing of its name if
+        there is one, its names given as `rooms_get_or_create` gives a file's
+        (`clean_place_name`, restored); DomainError for a name it refuses."""
+        wing_name = place_name(record.wing, "wing")
+        if wing_name not in self.wings:
+            self.wings[wing_name] = Wing.objects.filter(name=wing_name).first()
+        wing = self.wings[wing_name] or Wing(
+            name=clean_place_name(wing_name, "wing", restored=True)
+        )
+        return Room(wing=wing, name=clean_place_name(record.room, "room", restored=True))

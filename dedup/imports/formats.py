@@ -31,6 +31,7 @@ from django.utils.dateparse import parse_datetime
 
 from dedup.imports.files import FILE_PATTERNS, reading, source_files
 from dedup.imports.lines import WING_WANTED, Fields, Malformed, decoded, dotted
+from dedup.validation import UNSCOPABLE_WING, lookup_form, unscopable
 
 __all__ = ["Fields", "Malformed", "dotted"]  # the lines' readers, where callers found them
 
@@ -158,6 +159,8 @@ def _mem0_record(obj: Any, name: str, position: int, wing: str | None) -> Item:
     owner = wing or user or agent
     if not owner:
         return Malformed(name, position, f"neither user_id nor agent_id: {WING_WANTED}")
+    if unscopable(lookup_form(owner)):  # its wing: `Fields.wing`
+        return Malformed(name, position, UNSCOPABLE_WING)
     metadata = _object(obj.get("metadata"))
     category = metadata.get("category")
     return Record(

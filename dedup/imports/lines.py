@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from dedup import json_text
-from dedup.validation import MAX_DEPTH, UNSTORABLE_MESSAGE, document_problem
+from dedup.validation import (
+    MAX_DEPTH,
+    UNSCOPABLE_WING,
+    UNSTORABLE_MESSAGE,
+    document_problem,
+    lookup_form,
+    unscopable,
+)
 
 
 @dataclass(frozen=True)
@@ -100,11 +107,14 @@ class Fields:
         return value or ""
 
     def wing(self, path: str, *, within: str = "") -> str:
-        """A record's wing (`text`, required); a record without one is told which field it
-        lacks, `within` included ("missing metadata.wing"), and how to give every record one
+        """A record's wing: one an agent key can name (`validation.unscopable`). A wing '*' or
+        holding ',' was created by an import, where a write refuses it, and no key could be
+        scoped to it (nor to the import writing it). A record without one is told which field
+        it lacks, `within` included ("missing metadata.wing"), and how to give every record one
         (`WING_WANTED`)."""
         field = f"{within}.{path}" if within else path
         value = dotted(self.obj, field)
         if value is None or (isinstance(value, str) and not value.strip()):
             return self._refuse(f"missing {field}: {WING_WANTED}")
-        return self.text(path, within=within)
+        wing = self.text(path, within=within)
+        return self._refuse(UNSCOPABLE_WING) if unscopable(lookup_form(wing)) else wing

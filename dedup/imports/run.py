@@ -38,6 +38,7 @@ from dedup.imports.supersessions import apply_supersessions
 from dedup.services import entity_resolve, mention_add
 from dedup.services.config import Actor
 from dedup.services.entity_aliases import entity_alias_add
+from dedup.services.rooms import wing_to_import_into
 from dedup.validation import place_name
 from palace.models import (
     DECIDE_PERMISSION,
@@ -313,9 +314,10 @@ def record_wings(
     takes them (trimmed; a record whose wing it refuses names none): what an API key must be
     allowed to write to before the import is queued, and what every import records
     (`import_create`), so that a key sees an import when it reaches every wing it writes to. A
-    wing given for the whole file is checked as a record's is."""
+    wing given for the whole file is checked as a write's (`wing_to_import_into`): a stored
+    one, or a new wing's name, else DomainError, before anything is recorded."""
     if wing:  # "" (or None) is no wing for the whole file, as the readers take it
-        return {place_name(wing, "wing")}
+        return {wing_to_import_into(wing)}
     arguments: dict[str, Any] = {"mapping": mapping} if format == Import.Format.JSONL else {}
     named = {
         item.wing for item in READERS[format](path, **arguments) if isinstance(item, formats.Record)

@@ -3,6 +3,7 @@ curator in the admin) through `wing_rename` and `room_change`, each audited."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from django.db import transaction
@@ -11,7 +12,7 @@ from django.db.models import Q
 from dedup.errors import Conflict, NotFound
 from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
 from dedup.services.config import Actor
-from dedup.validation import clean_place_name, place_name
+from dedup.validation import clean_place_name, place_name, unscopable
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
@@ -32,11 +33,11 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
 
     Names are found in the form a client's every name is (`place_name`: composed, so a file or
     a request naming "cafe\u0301" writes into the wing "café"). A new wing or room is given
-    that name checked by `clean_place_name`, or, `as_named` (an import restoring a store's
-    names), as it is: what a path cannot name is kept (a backup of a room holding '/' restores
-    whole).
+    that name checked by `clean_place_name`, `restored` when `as_named` (an import restoring a
+    store's names): a '/' a path cannot name is kept (a backup of a room holding one restores
+    whole), but a blank name, or a wing no key can be made for, is refused as any new one.
     """
-    given = (lambda name, _: name) if as_named else clean_place_name
+    given = functools.partial(clean_place_name, restored=as_named)
     cleaned = {
         place: (place_name(place[0], "wing"), place_name(place[1], "room")) for place in places
     }
@@ -58,6 +59,18 @@ def rooms_get_or_create(places: Iterable[Place], *, as_named: bool = False) -> d
                     wing=wing_obj, name=given(room_name, "room")
                 )
     return {place: found[names] for place, names in cleaned.items()}
+
+
+def wing_to_import_into(name: object) -> str:
+    """The wing an import files every record into (the API's `wing`, `import_memories --wing`),
+    checked as a write's: a stored wing of that name (`place_name`) is written into as it is
+    named, unless no key can name it (`unscopable`), which an import never writes to; any other
+    is a new wing's name (`clean_place_name`: not blank, no '/', '*' nor ','), refused before
+    the import is recorded."""
+    wing = place_name(name, "wing")
+    if unscopable(wing) or not Wing.objects.filter(name=wing).exists():
+        return clean_place_name(name, "wing")
+    return wing
 
 
 def rooms_named(names: set[Place]) -> dict[Place, Room]:

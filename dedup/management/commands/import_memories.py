@@ -12,7 +12,7 @@ from django.db import InterfaceError, OperationalError
 from dedup import imports
 from dedup.commands import CastellanCommand, progress_bar
 from dedup.database import database_failure
-from dedup.validation import place_name
+from dedup.services.rooms import wing_to_import_into
 from palace.models import Import
 
 
@@ -31,11 +31,12 @@ def parse_mapping(pairs: list[str]) -> dict[str, str]:
 
 
 def checked_wing(wing: str | None) -> str | None:
-    """The --wing given, checked once as the write path checks every record's wing: given but
-    blank, it would be ignored ("") or refuse every record (spaces)."""
+    """The --wing given, checked once as a write's wing (`wing_to_import_into`, as the API's
+    `wing`): given but blank, it would be ignored ("") or refuse every record (spaces); `*`,
+    `a,b` or `x/y` made a wing a write refuses."""
     if wing is None:
         return None
-    return place_name(wing, "wing")
+    return wing_to_import_into(wing)
 
 
 def recorded_wings(path: Path, arguments: dict[str, Any]) -> set[str]:

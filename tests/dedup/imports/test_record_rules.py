@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dedup import imports
-from palace.models import Drawer
+from palace.models import Drawer, Import, Room, Wing
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +155,30 @@ def test_a_mempalace_record_s_room_is_a_string(tmp_path):
     path.write_text(json.dumps(line) + "\n")
     tally = run(path, format="mempalace")
     assert tally.errors == [{"file": "export.jsonl", "line": 1, "error": "room must be a string"}]
+
+
+def test_a_dry_run_refuses_the_names_the_import_refuses(tmp_path):
+    """A new wing or room of fillers only is blank, a wing no key can name is refused; a wing
+    stored so before is written into, a new room in it made (a dry run made no wing: it looks
+    the stored one up)."""
+    Wing.objects.create(name="\u3164")  # stored before new names lost their fillers
+    records = [
+        {**GOOD, "id": "star", "wing": "*"},
+        {**GOOD, "id": "blank wing", "wing": "\u3164\u3164"},
+        {**GOOD, "id": "blank room", "room": "\u115f"},
+        {**GOOD, "id": "slash", "wing": "x/y", "room": "a/b"},
+        {**GOOD, "id": "stored", "wing": "\u3164", "room": "new"},
+    ]
+    path = jsonl(tmp_path, *map(json.dumps, records))
+    checked = imports.import_run(Import(source="x", format="jsonl"), path=path, dry_run=True)
+    written = run(path)
+    reasons = [(e["line"], e["error"]) for e in written.errors]
+    assert reasons == [
+        (1, "wing must not be '*' nor contain ',' (an agent key's wings are written so)."),
+        (2, "wing must not be blank."),
+        (3, "room must not be blank."),
+    ]
+    assert [(e["line"], e["error"]) for e in checked.errors] == reasons
+    assert (checked.created, written.created) == (2, 2)
+    rooms = set(Room.objects.values_list("wing__name", "name"))
+    assert rooms == {("x/y", "a/b"), ("\u3164", "new")}
