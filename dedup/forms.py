@@ -14,7 +14,7 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
-    clean_label,
+    clean_name,
     clean_optional_label,
 )
 from palace.models import Drawer, Room, Wing
@@ -58,14 +58,14 @@ class DrawerAddForm(forms.ModelForm):
 
 class _NamedForm(forms.ModelForm):
     """A wing's or a room's name, added or changed, checked as the write path checks it
-    (`clean_label`: no control characters, not only invisible ones): the admin saved names the
-    API refuses, and a rename's refusal was a 500."""
+    (`clean_name`: no control characters, not one that shows nothing): the admin saved names
+    the API refuses, and a rename's refusal was a 500."""
 
     label = ""
 
     def clean_name(self) -> str:
         try:
-            return clean_label(self.cleaned_data["name"], self.label)
+            return clean_name(self.cleaned_data["name"], self.label)
         except DomainError as error:
             raise forms.ValidationError(error.message) from error
 

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from dedup.errors import ContentTooLarge, EmptyLabel, InvalidInput
+from dedup.invisible import shows_nothing, visible
 from palace.models import LABEL_MAX_LENGTH
 
 KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -71,39 +72,6 @@ def clean_content(content: object) -> str:
     return content
 
 
-# Characters that show nothing in a name, taken out of a new one, so that "no\u200btes" is
-# "notes" rather than a second wing that looks the same: Unicode's format characters (a soft
-# hyphen, zero-width spaces, word joiners, a byte order mark, the bidirectional controls such as
-# U+202E, which shows the text after it reversed, tags) and the characters that are letters or
-# marks only by category (the Hangul fillers, the combining grapheme joiner, Khmer's inherent
-# vowels). Kept: the joiners that scripts and emoji need (U+200C, U+200D), the variation
-# selectors, which choose how an emoji is drawn, the format characters that are drawn (the
-# prepended concatenation marks: Arabic's number signs, the end of ayah), and the tags after a
-# black flag, which make a region's flag (England's, Scotland's).
-_FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
-_JOINERS = frozenset("\u200c\u200d")
-_DRAWN = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2")
-_DRAWN |= {"\U000110bd", "\U000110cd"}
-_KEPT_FORMAT = _JOINERS | _DRAWN
-_BLACK_FLAG, _TAGS = "\U0001f3f4", ("\U000e0020", "\U000e007f")
-
-
-def visible(value: str) -> str:
-    """The value without the characters that show nothing (above)."""
-    kept: list[str] = []
-    flag = False  # in the tags after a black flag
-    for c in value:
-        if _TAGS[0] <= c <= _TAGS[1]:
-            if flag:
-                kept.append(c)
-            continue
-        flag = c == _BLACK_FLAG
-        if c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT):
-            continue
-        kept.append(c)
-    return "".join(kept)
-
-
 def label_form(value: str) -> str:
     """The name a new wing or room is given (`clean_place_name`): trimmed, in Unicode's composed
     form (NFC: "café" typed with a combining accent names the same new wing as "café"), without
@@ -148,11 +116,22 @@ def clean_label(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH
     return label
 
 
+def clean_name(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH) -> str:
+    """A name something is given, as it is stored (a drawer's, an agent's; a wing's or room's
+    in the admin): `clean_label`, and not one that shows nothing (`shows_nothing`: only a
+    variation selector, a joiner, the Braille blank or a Hangul filler, which `clean_label`
+    takes for letters so that a name stored so before is still found by it)."""
+    label = clean_label(value, field, max_length=max_length)
+    if shows_nothing(label):
+        raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
+    return label
+
+
 def clean_entity_name(value: object, field: str) -> str:
-    """An entity's name or alias as it is recorded: `clean_label`, without the characters that
+    """An entity's name or alias as it is recorded: `clean_name`, without the characters that
     show nothing (`visible`: a name holding U+202E showed reversed in the console)."""
     name = visible(clean_label(value, field, max_length=NAME_MAX_LENGTH)).strip()
-    if not name:
+    if shows_nothing(name):
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     return name
 
@@ -172,7 +151,7 @@ def clean_place_name(value: object, field: str, *, restored: bool = False) -> st
     import's record, its store's names kept) allows the `/` a path cannot name, never what a
     key cannot. Names made before stay reachable as they are."""
     label = label_form(clean_label(value, field))
-    if not label:  # only fillers, which `clean_label` cannot tell from letters
+    if shows_nothing(label):  # only fillers or selectors, which `clean_label` takes for letters
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if "/" in label and not restored:
         raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
@@ -182,9 +161,17 @@ def clean_place_name(value: object, field: str, *, restored: bool = False) -> st
 
 
 def clean_optional_label(value: object, field: str, *, max_length: int) -> str:
+    """An optional name something is given (`clean_name`): None or "" is none."""
     if value is None or value == "":
         return ""
-    return clean_label(value, field, max_length=max_length)
+    return clean_name(value, field, max_length=max_length)
+
+
+def optional_place_name(value: object, field: str) -> str:
+    """An optional wing or room a request names (`place_name`): None or "" is none."""
+    if value is None or value == "":
+        return ""
+    return place_name(value, field)
 
 
 def clean_kind(value: object, field: str = "kind", *, default: str = "") -> str:
@@ -195,7 +182,7 @@ def clean_kind(value: object, field: str = "kind", *, default: str = "") -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string.", details={"field": field})
     kind = value.strip().lower()
-    if not kind:
+    if shows_nothing(kind):
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if not KIND_PATTERN.match(kind):
         raise InvalidInput(
@@ -220,13 +207,16 @@ CURSOR_MAX_CHARACTERS = 512  # a cursor the app made is under 100
 def clean_username(value: str, field: str = "username") -> str:
     """A user's name (a curator's, an agent's) as the user model's field accepts it: its length
     and its characters (letters, digits and @.+-_), where a command saved whatever it was given
-    (and PostgreSQL refused one past its column with an error)."""
+    (and PostgreSQL refused one past its column with an error); not one that shows nothing."""
     try:
-        return get_user_model()._meta.get_field("username").clean(value, None)
+        name = get_user_model()._meta.get_field("username").clean(value, None)
     except ValidationError as error:
         raise InvalidInput(
             f"{field}: {' '.join(error.messages)}", details={"field": field}
         ) from None
+    if shows_nothing(name):  # a Hangul filler is a letter to the user model: an agent unseen
+        raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
+    return name
 
 
 def unstorable(text: str) -> bool:

@@ -14,9 +14,8 @@ from django.db import IntegrityError, transaction
 
 from dedup.errors import Conflict, DomainError, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
-from dedup.validation import clean_optional_label, lookup_form
+from dedup.validation import optional_place_name
 from palace.models import (
-    LABEL_MAX_LENGTH,
     AuditAction,
     AuditEntry,
     AuditTarget,
@@ -52,8 +51,8 @@ def start(
     An entity sweep covers every entity (entities belong to no wing): a wing or room with it is
     refused, not dropped, so no one takes its run for a sweep of that wing."""
     # Found as every read finds a wing or room: composed ("cafe\u0301" is café).
-    wing = lookup_form(clean_optional_label(wing, "wing", max_length=LABEL_MAX_LENGTH))
-    room = lookup_form(clean_optional_label(room, "room", max_length=LABEL_MAX_LENGTH))
+    wing = optional_place_name(wing, "wing")
+    room = optional_place_name(room, "room")
     if entities and (wing or room):
         raise InvalidInput(
             "An entity sweep covers every entity (entities belong to no wing): leave out the "

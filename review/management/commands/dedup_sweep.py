@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import CommandParser
 
 from dedup.commands import CastellanCommand, progress_bar
-from dedup.validation import clean_label
+from dedup.validation import place_name
 from review.services import sweeps
 from review.tasks import run_sweep
 
@@ -64,7 +64,7 @@ class Command(CastellanCommand):
     ) -> None:
         for field, value in (("wing", wing), ("room", room)):
             if value is not None:  # given, even empty: not the whole store by a typo
-                clean_label(value, field)
+                place_name(value, field)
         if resume is not None and background:  # as the page's Resume: never its work twice
             run = sweeps.queue_resumed(resume, run_sweep.enqueue)
             self.stdout.write(f"sweep {run.pk} queued to resume; `manage.py db_worker` runs it")
