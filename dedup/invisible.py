@@ -1,9 +1,11 @@
-"""Characters that show nothing in a name: those a new name is given without (`visible`), and
-the names that are blank to the eye (`shows_nothing`). Pure functions of the text: the one name
-rule built on them is `dedup.validation`'s (`label_form`, `lookup_form`, `clean_place_name`)."""
+"""Characters that show nothing in a name: those a new name is given without (`visible`), the
+spaces its ends are trimmed of (`trimmed`), and the names that are blank to the eye
+(`shows_nothing`). Pure functions of the text: the one name rule built on them is
+`dedup.validation`'s (`label_form`, `lookup_form`, `clean_place_name`)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Characters that show nothing in a name, taken out of a new one, so that "no\u200btes" is
@@ -11,10 +13,11 @@ import unicodedata
 # hyphen, zero-width spaces, word joiners, a byte order mark, the bidirectional controls such as
 # U+202E, which shows the text after it reversed, tags) and the characters that are letters or
 # marks only by category (the Hangul fillers, the combining grapheme joiner, Khmer's inherent
-# vowels). Kept: the joiners that scripts and emoji need (U+200C, U+200D), the variation
-# selectors, which choose how an emoji is drawn, the format characters that are drawn (the
-# prepended concatenation marks: Arabic's number signs, the end of ayah), and the tags after a
-# black flag, which make a region's flag (England's, Scotland's).
+# vowels). Kept: the joiners that scripts and emoji need (U+200C, U+200D) and the variation
+# selectors, which choose how an emoji is drawn, where they can change what is drawn (below),
+# the format characters that are drawn (the prepended concatenation marks: Arabic's number
+# signs, the end of ayah), and the tags after a black flag, which make a region's flag
+# (England's, Scotland's).
 _FILLERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0")
 _JOINERS = frozenset("\u200c\u200d")
 _DRAWN = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2")
@@ -22,26 +25,20 @@ _DRAWN |= {"\U000110bd", "\U000110cd"}
 _KEPT_FORMAT = _JOINERS | _DRAWN
 _BLACK_FLAG, _TAGS = "\U0001f3f4", ("\U000e0020", "\U000e007f")
 
-
-def visible(value: str) -> str:
-    """The value without the characters that show nothing (above)."""
-    kept: list[str] = []
-    flag = False  # in the tags after a black flag
-    for c in value:
-        if _TAGS[0] <= c <= _TAGS[1]:
-            if flag:
-                kept.append(c)
-            continue
-        flag = c == _BLACK_FLAG
-        if c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT):
-            continue
-        kept.append(c)
-    return "".join(kept)
-
-
 # Drawn as a blank cell, a space to the eye but not to Python (`str.isspace`): the Braille
-# pattern blank, which made a wing that showed as nothing.
+# pattern blank, which made a wing that showed as nothing, or as "alpha" ("alpha\u2800").
 BLANKS = frozenset("\u2800")
+_ENDS = re.compile(r"^[\s\u2800]+|[\s\u2800]+$")
+
+# Where a joiner or a variation selector can change nothing that is drawn, it is taken out, so
+# that "alpha\u200d", "al\u200cpha" and "alpha\ufe0f" are "alpha". Latin, Greek and Cyrillic
+# letters are neither joined nor formed into conjuncts, and no variation sequence starts with
+# one (a ZWNJ between two Latin letters can keep a font from a ligature, "Auf\u200clage": a
+# nuance given up, as "al\u200cpha" looked like "alpha"); no ASCII character is either, but
+# the digits, # and *, which start keycaps (U+FE0F) and the slashed zero (U+FE00).
+_PLAIN_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
+_SEQUENCE_STARTS = frozenset("0123456789#*")
+_EDGE, _PLAIN, _LETTER, _OTHER = range(4)
 
 
 def selector(c: str) -> bool:
@@ -55,16 +52,101 @@ def selector(c: str) -> bool:
     )
 
 
+def _unseen(c: str) -> bool:
+    """Drawn as nothing on its own: a filler, a format character that is not drawn, a joiner,
+    a variation selector."""
+    return (
+        c in _FILLERS
+        or selector(c)
+        or (unicodedata.category(c) == "Cf" and c not in _DRAWN)  # a joiner, a tag too
+    )
+
+
+def _plain(c: str) -> bool:
+    """ASCII, or a Latin, Greek or Cyrillic letter (the words of its Unicode name say which:
+    "LATIN SMALL LETTER A", "FULLWIDTH LATIN CAPITAL LETTER A")."""
+    if c.isascii():
+        return True
+    if not unicodedata.category(c).startswith("L"):
+        return False
+    return not _PLAIN_SCRIPTS.isdisjoint(unicodedata.name(c, "").split())
+
+
+def _base(value: str, index: int) -> str | None:
+    """The character a mark at `index` is drawn on: the first before it that is no mark."""
+    while index >= 0 and unicodedata.category(value[index]).startswith("M"):
+        index -= 1
+    return value[index] if index >= 0 else None
+
+
+def _side(c: str | None) -> int:
+    if c is None or c.isspace() or c in BLANKS:
+        return _EDGE
+    if _plain(c):
+        return _PLAIN
+    return _LETTER if unicodedata.category(c).startswith("L") else _OTHER
+
+
+def _joins(value: str, index: int) -> bool:
+    """Whether the joiner at `index` can change what is drawn: beside a letter of a script
+    that joins or forms conjuncts (Arabic and Persian, Devanagari and the other Indic scripts,
+    a mark on such a letter: a virama), or between two characters of neither kind (an emoji
+    ZWJ sequence: "👩\u200d💻"). Beside an end, a space, or a Latin, Greek or Cyrillic letter
+    or ASCII on both sides, it shapes nothing: "alpha\u200d", "👍\u200d". Characters that show
+    nothing beside it are looked past."""
+    before, after = index - 1, index + 1
+    while before >= 0 and _unseen(value[before]):
+        before -= 1
+    while after < len(value) and _unseen(value[after]):
+        after += 1
+    left = _side(_base(value, before) if before >= 0 else None)
+    right = _side(value[after] if after < len(value) else None)  # a mark: other
+    return _LETTER in (left, right) or left == right == _OTHER
+
+
+def _selects(value: str, index: int) -> bool:
+    """Whether the variation selector at `index` can change what is drawn: right after a
+    character a variation sequence can start with (an emoji, a CJK ideograph, a letter of
+    Myanmar or Mongolian, a digit, # or *). At the start, after a space, a mark, another
+    character that shows nothing, or a Latin, Greek or Cyrillic letter or other ASCII, it
+    selects nothing: "alpha\ufe0f", "\ufe0f" alone."""
+    if index == 0:
+        return False
+    before = value[index - 1]
+    if before in _SEQUENCE_STARTS:
+        return True
+    if _unseen(before) or unicodedata.category(before).startswith("M"):
+        return False
+    return _side(before) in (_LETTER, _OTHER)
+
+
+def visible(value: str) -> str:
+    """The value without the characters that show nothing (above)."""
+    kept: list[str] = []
+    flag = False  # in the tags after a black flag
+    for index, c in enumerate(value):
+        if _TAGS[0] <= c <= _TAGS[1]:
+            if flag:
+                kept.append(c)
+            continue
+        flag = c == _BLACK_FLAG
+        if c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT):
+            continue
+        if c in _JOINERS and not _joins(value, index):
+            continue
+        if selector(c) and not _selects(value, index):
+            continue
+        kept.append(c)
+    return "".join(kept)
+
+
+def trimmed(value: str) -> str:
+    """The value without spaces at its ends, the Braille blank's too."""
+    return _ENDS.sub("", value)
+
+
 def shows_nothing(value: str) -> bool:
     """Whether a text is blank to the eye: nothing but spaces (the Braille blank too) and
     characters drawn as nothing on their own (those `visible` takes out, a joiner, a variation
     selector, which shape or choose how the character beside them is drawn). "" is blank."""
-    return all(
-        c.isspace()
-        or c in BLANKS
-        or c in _FILLERS
-        or c in _JOINERS
-        or selector(c)
-        or (unicodedata.category(c) == "Cf" and c not in _DRAWN)
-        for c in value
-    )
+    return all(c.isspace() or c in BLANKS or _unseen(c) for c in value)

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from dedup.errors import ContentTooLarge, EmptyLabel, InvalidInput
-from dedup.invisible import shows_nothing, visible
+from dedup.invisible import shows_nothing, trimmed, visible
 from palace.models import LABEL_MAX_LENGTH
 
 KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -73,16 +73,18 @@ def clean_content(content: object) -> str:
 
 
 def label_form(value: str) -> str:
-    """The name a new wing or room is given (`clean_place_name`): trimmed, in Unicode's composed
-    form (NFC: "café" typed with a combining accent names the same new wing as "café"), without
-    invisible characters."""
-    return unicodedata.normalize("NFC", visible(value)).strip()
+    """The name a new wing or room is given (`clean_place_name`): trimmed (of the Braille blank
+    too), in Unicode's composed form (NFC: "café" typed with a combining accent names the same
+    new wing as "café"), without invisible characters (`visible`: a joiner or a variation
+    selector where it changes nothing drawn, "alpha\u200d" is "alpha")."""
+    return trimmed(unicodedata.normalize("NFC", visible(value)))
 
 
 def lookup_form(value: str) -> str:
     """The name a wing or room a client names is found by, and an agent key's wing is judged
     by: its composed form (`label_form`), the form every new wing and room is given and every
-    stored one has had since `api/0002`; a name of fillers alone, which composes to nothing, as
+    stored one has had since `api/0002` (and `api/0003`: look-alikes by a joiner, a variation
+    selector, the Braille blank); a name of fillers alone, which composes to nothing, as
     given, trimmed. One rule for writes, reads, dry runs, searches and keys: a read of
     "cafe\u0301" finds "café", and a key made for "beta\u200b" reaches the wing "beta" its
     writes land in, and no other."""
@@ -127,10 +129,17 @@ def clean_name(value: object, field: str, *, max_length: int = LABEL_MAX_LENGTH)
     return label
 
 
+def entity_form(name: str) -> str:
+    """An entity's name or alias as it is recorded, and as one is found to take it back: without
+    the characters that show nothing (`visible`), trimmed (of the Braille blank too), otherwise
+    as written: "Redis\u200d" sighted is "Redis", not an alias of it."""
+    return trimmed(visible(name))
+
+
 def clean_entity_name(value: object, field: str) -> str:
     """An entity's name or alias as it is recorded: `clean_name`, without the characters that
     show nothing (`visible`: a name holding U+202E showed reversed in the console)."""
-    name = visible(clean_label(value, field, max_length=NAME_MAX_LENGTH)).strip()
+    name = entity_form(clean_label(value, field, max_length=NAME_MAX_LENGTH))
     if shows_nothing(name):
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     return name

@@ -34,7 +34,7 @@ from api.views.common import (
 )
 from dedup import services
 from dedup.errors import Conflict
-from dedup.validation import lookup_form, visible
+from dedup.validation import entity_form, lookup_form
 from palace import selectors
 from palace.models import Drawer, Entity, EntityLink
 
@@ -288,7 +288,7 @@ def mention_note(
         return f"{said}; this drawer's mention of it is recorded."
     said = f"{given!r} resolved to entity {entity.name!r} ({entity.kind})"
     said += f" by rule {resolution.rule}"
-    if visible(given).strip() != entity.name:  # as the alias is recorded
+    if entity_form(given) != entity.name:  # as the alias is recorded
         said += " and is one of its aliases" if aliases else " (kept by the mention, not an alias)"
     if result.created:
         return f"{said}; this drawer's mention of it is recorded."

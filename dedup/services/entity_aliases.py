@@ -11,7 +11,7 @@ from dedup.errors import Conflict
 from dedup.services.config import Actor
 from dedup.services.entities import key_of
 from dedup.services.inserts import signatures_insert
-from dedup.validation import NAME_MAX_LENGTH, clean_entity_name, clean_label, visible
+from dedup.validation import NAME_MAX_LENGTH, clean_entity_name, clean_label, entity_form
 from palace.models import (
     AuditAction,
     AuditEntry,
@@ -72,7 +72,7 @@ def entity_alias_remove(*, entity: Entity, alias: str, actor: Actor = None) -> t
         # alias is recorded now (`clean_entity_name`): what was added is taken back by the same.
         recorded = (
             entity.alias_set.filter(alias=alias).first()
-            or entity.alias_set.filter(alias=visible(alias).strip()).first()
+            or entity.alias_set.filter(alias=entity_form(alias)).first()
         )
         if recorded is None:
             return entity, False

@@ -16,6 +16,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from api.models import AgentKey
 from dedup import policy, services
+from dedup.invisible import selector
 from dedup.validation import label_form
 from palace.models import AuditEntry, Drawer, Entity, Room, Wing
 from review.models import SweepRun
@@ -229,7 +230,10 @@ SAMPLES = [
 
 
 @pytest.mark.django_db(transaction=False)
-def test_the_frozen_rule_is_today_s_label_form():
+def test_the_frozen_rule_was_the_label_form_of_its_day():
+    """Today's `label_form` is api 0003's, held to it in test_migration_look_alikes; 0002's is
+    history, and differs only where 0003 renamed: joiners, variation selectors, U+2800."""
     for sample, (before, after) in itertools.product(SAMPLES, [("", ""), ("a", "b"), (" e", "")]):
         text = f"{before}{sample}{after}"
-        assert MIGRATION.label_form(text) == label_form(text), ascii(text)
+        if not any(c in text for c in "\u200c\u200d\u2800") and not any(map(selector, text)):
+            assert MIGRATION.label_form(text) == label_form(text), ascii(text)

@@ -3,7 +3,11 @@ drawer's name, an agent, an entity's name or alias, a kind. Besides spaces and t
 a new name is given without, that is a variation selector (U+FE0F, U+E0100), a joiner, the
 Braille blank (U+2800) and the Hangul fillers, alone or together: each made a wing, a name or an
 entity that showed as nothing (the attack trial). A wing or room stored so before is still
-written into and read by its name."""
+written into and read by its name.
+
+And a name that looks like another is that name: a joiner or a variation selector where it
+changes nothing drawn, and the Braille blank at an end, are not part of it (`dedup.invisible`),
+for writes, reads and keys alike (stored names were given that form by api 0003)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,12 @@ import urllib.parse
 import pytest
 from django.core.management import CommandError, call_command
 
+from api.models import AgentKey
 from dedup import services
 from dedup.errors import EmptyLabel
 from dedup.forms import WingForm
 from palace.models import Drawer, Entity, Wing
+from tests.conftest import agent_client
 
 pytestmark = pytest.mark.django_db
 
@@ -110,3 +116,69 @@ def test_an_agent_key_for_an_agent_that_shows_nothing_is_refused():
     """The user model takes a Hangul filler for a letter."""
     with pytest.raises(CommandError, match="agent must not be blank"):
         call_command("agent_key", "create", "\u3164", "--wings", "notes")
+
+
+# Names that look like another are that name ----------------------------------------------------
+
+LOOK_ALIKES = {
+    "ZWJ at the end": "alpha\u200d",
+    "ZWNJ inside": "al\u200cpha",
+    "VS16 after a letter": "alpha\ufe0f",
+    "VS17 after a letter": "alpha\U000e0100",
+    "a Braille blank at the end": "alpha\u2800",
+    "all of them": "\u2800\u200dal\u200cpha\ufe0f\u2800",
+}
+look_alike = pytest.mark.parametrize("name", LOOK_ALIKES.values(), ids=LOOK_ALIKES.keys())
+
+
+@look_alike
+def test_a_wing_that_looks_like_alpha_is_alpha(api, name):
+    """Each was a wing of its own that showed as "alpha" (the attack trial)."""
+    api.post(drawers_url("alpha"), {"content": "The first."}, format="json")
+    response = api.post(drawers_url(name), {"content": "The second."}, format="json")
+    assert response.status_code == 201
+    assert response.json()["wing"] == "alpha"
+    assert list(Wing.objects.values_list("name", flat=True)) == ["alpha"]
+
+
+@look_alike
+def test_a_key_for_alpha_reaches_the_wing_its_look_alike_names(user, dedup_settings, name):
+    client = agent_client(user.username, wings=["alpha"])
+    response = client.post(drawers_url(name), {"content": "Through the key."}, format="json")
+    assert response.status_code == 201
+    assert Drawer.objects.get().room.wing.name == "alpha"
+
+
+@look_alike
+def test_a_key_made_for_a_look_alike_is_a_key_for_alpha(name):
+    key, _ = AgentKey.objects.issue(agent="scout", wings=[name], rights=["read", "write"])
+    assert key.wings == ["alpha"]
+
+
+@pytest.mark.parametrize("name", ["Redis\u200d", "Redis\u2800", "Redis\ufe0f", "\u200cRedis"])
+def test_an_entity_sighted_with_a_look_alike_name_is_it_without_an_alias(name):
+    """Convergence recorded "Redis\u200d" and "Redis⠀" as aliases of Redis."""
+    redis = services.entity_resolve(name="Redis", kind="tool").entity
+    found = services.entity_resolve(name=name, kind="tool")
+    assert found.entity == redis
+    assert found.rule == "exact"
+    assert not redis.alias_set.exists()
+
+
+KEPT = {
+    "Persian ZWNJ": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    "Devanagari half form (ZWJ after a virama)": "\u0915\u094d\u200d\u0937",
+    "a virama's ZWJ at the end": "\u0915\u094d\u200d",
+    "Arabic joining form forced": "\u0628\u200d",
+    "emoji ZWJ sequence": "team \U0001f469\u200d\U0001f4bb",
+    "emoji presentation": "\u2764\ufe0f",
+    "a keycap": "room 1\ufe0f\u20e3",
+    "an ideographic variant": "\u845b\U000e0100",
+}
+
+
+@pytest.mark.parametrize("name", KEPT.values(), ids=KEPT.keys())
+def test_a_joiner_or_selector_that_changes_what_is_drawn_is_kept(name):
+    written = services.drawer_write_in(wing=name, room=name, content="Kept as drawn.")
+    assert (written.drawer.room.wing.name, written.drawer.room.name) == (name, name)
+    assert services.entity_resolve(name=name, kind="other").entity.name == name
