@@ -137,8 +137,9 @@ def entity_form(name: str) -> str:
 
 
 def clean_entity_name(value: object, field: str) -> str:
-    """An entity's name or alias as it is recorded: `clean_name`, without the characters that
-    show nothing (`visible`: a name holding U+202E showed reversed in the console)."""
+    """An entity's name or alias as it is recorded (`entity_form`: without the characters that
+    show nothing, `visible`; a name holding U+202E showed reversed in the console), checked
+    (`clean_label`) and not one that shows nothing."""
     name = entity_form(clean_label(value, field, max_length=NAME_MAX_LENGTH))
     if shows_nothing(name):
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})

@@ -30,10 +30,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from dedup.imports.files import FILE_PATTERNS, reading, source_files
-from dedup.imports.lines import WING_WANTED, Fields, Malformed, decoded, dotted
+from dedup.imports.lines import WING_WANTED, Fields, Malformed, decoded
 from dedup.validation import UNSCOPABLE_WING, lookup_form, unscopable
-
-__all__ = ["Fields", "Malformed", "dotted"]  # the lines' readers, where callers found them
 
 DEFAULT_ROOM = "general"
 # What a mem0 record's provenance keeps besides its id and metadata.
