@@ -4,8 +4,9 @@ Every record still goes through the write path (`drawer_write`), in file order, 
 savepoint, so a record the write path refuses rolls back alone and is counted as malformed. What
 is done once per chunk instead of once per record is the import's bookkeeping: one transaction
 (its commit), the import's rows for the drawers and links it stored (one bulk insert each), its
-progress, and the look-up of the rooms the records name (cached for the whole import; rooms are
-never deleted). The chunk's write locks are taken up front in the canonical order
+progress, and the look-up of the rooms the records name (kept for the whole import: an empty
+room deleted meanwhile, by an admin or another import's reversal, fails the chunk's commit, and
+the import is marked failed, to be run again, which replays what it wrote). The chunk's write locks are taken up front in the canonical order
 (`hold_write_locks`), as a checkpoint's are, so a chunk and any other writer never wait on each
 other in a cycle.
 
@@ -111,14 +112,33 @@ class Tally:
         self.similar += int(linked)
 
 
-class ChunkWriter:
-    """Takes an import's records one by one and writes them in chunks (see the module)."""
+class ChunkQueue:
+    """Takes an import's records one by one and hands them to `flush` a chunk at a time, where
+    the rooms they name are looked up together (`rooms`, kept for the import)."""
 
     def __init__(self, imported: Import, tally: Tally) -> None:
         self.imported = imported
         self.tally = tally
         self.rooms: dict[Place, Room] = {}
         self.pending: list[formats.Record] = []
+
+    def add(self, record: formats.Record) -> bool:
+        """Queue a record; True when that handled a chunk."""
+        self.pending.append(record)
+        if len(self.pending) < CHUNK_SIZE:
+            return False
+        self.flush()
+        return True
+
+    def flush(self) -> None:  # pragma: no cover - each kind of queue has its own
+        raise NotImplementedError
+
+
+class ChunkWriter(ChunkQueue):
+    """Writes an import's records in chunks (see the module)."""
+
+    def __init__(self, imported: Import, tally: Tally) -> None:
+        super().__init__(imported, tally)
         self.supersessions: list[Supersession] = []
         self.written = 0
         # The drawer holding each record, so a Castellan file's own lines about it (a mention,
@@ -126,14 +146,6 @@ class ChunkWriter:
         # exact copy of a drawer under another id). Only a Castellan file's lines name drawers.
         self.file_drawers = FileDrawers(imported)
         self.names_drawers = imported.format == Import.Format.CASTELLAN
-
-    def add(self, record: formats.Record) -> bool:
-        """Queue a record; True when that wrote a chunk."""
-        self.pending.append(record)
-        if len(self.pending) < CHUNK_SIZE:
-            return False
-        self.flush()
-        return True
 
     def flush(self) -> None:
         """Write every queued record, in order."""

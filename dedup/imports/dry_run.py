@@ -8,32 +8,19 @@ from __future__ import annotations
 
 from dedup.errors import DomainError
 from dedup.imports import formats
-from dedup.imports.chunks import CHUNK_SIZE, Tally, look_up_rooms, record_place
+from dedup.imports.chunks import ChunkQueue, Tally, look_up_rooms, record_place
 from dedup.imports.ids import record_ids
 from dedup.services import WriteMode, drawer_check_at
-from dedup.services.rooms import Place
 from dedup.validation import clean_place_name, place_name
 from palace.models import Import, Room, Wing
 
 
-class ChunkChecker:
-    """Takes an import's records one by one and checks them in chunks, as `ChunkWriter` writes
-    them: the same `add` and `flush`."""
+class ChunkChecker(ChunkQueue):
+    """Checks an import's records in chunks, as `ChunkWriter` writes them."""
 
     def __init__(self, imported: Import, tally: Tally) -> None:
-        self.imported = imported
-        self.tally = tally
-        self.rooms: dict[Place, Room] = {}  # those that exist (a dry run makes none)
+        super().__init__(imported, tally)  # its rooms: those that exist (a dry run makes none)
         self.wings: dict[str, Wing | None] = {}  # the stored wing of a name, once each
-        self.pending: list[formats.Record] = []
-
-    def add(self, record: formats.Record) -> bool:
-        """Queue a record; True when that checked a chunk."""
-        self.pending.append(record)
-        if len(self.pending) < CHUNK_SIZE:
-            return False
-        self.flush()
-        return True
 
     def flush(self) -> None:
         """Check every queued record, in order."""
