@@ -6,9 +6,9 @@ is done once per chunk instead of once per record is the import's bookkeeping: o
 (its commit), the import's rows for the drawers and links it stored (one bulk insert each), its
 progress, and the look-up of the rooms the records name (kept for the whole import: an empty
 room deleted meanwhile, by an admin or another import's reversal, fails the chunk's commit, and
-the import is marked failed, to be run again, which replays what it wrote). The chunk's write locks are taken up front in the canonical order
-(`hold_write_locks`), as a checkpoint's are, so a chunk and any other writer never wait on each
-other in a cycle.
+the import is marked failed, to be run again, which replays what it wrote). The chunk's write
+locks are taken up front in the canonical order (`hold_write_locks`), as a checkpoint's are, so
+a chunk and any other writer never wait on each other in a cycle.
 
 Each record is written under its drawer id (`dedup.imports.ids.record_ids`: keyed, its wing's,
 or the one it was imported under before ids were keyed), the key and the old ids read once per
