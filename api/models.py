@@ -90,13 +90,18 @@ def agent_users() -> models.QuerySet:
     return get_user_model().objects.filter(groups__name=AGENTS_GROUP).order_by("username")
 
 
+def is_agent(user: object) -> bool:
+    """Whether a stored user is an agent's (in the agents' group), not a person's login."""
+    return user.groups.filter(name=AGENTS_GROUP).exists()  # type: ignore[attr-defined]
+
+
 def refuse_a_person(user: object) -> None:
     """The one rule of `agent_key create` and the admin: a key is made for an agent, or for a
     name no one holds yet (the first key makes it an agent), never for a person's login (a
     viewer, a curator, an admin, with a password or without): put in the agents' group they
     could write and delete whatever their role, and the key would decide review items as them."""
     stored = getattr(user, "pk", None) is not None
-    if stored and not user.groups.filter(name=AGENTS_GROUP).exists():  # type: ignore[attr-defined]
+    if stored and not is_agent(user):
         name = user.get_username()  # type: ignore[attr-defined]
         raise ValidationError(
             f"{name} is a person's login: made an agent, they could write and delete "

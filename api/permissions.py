@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rest_framework import permissions
 from rest_framework.request import Request
 
-from api.models import DELETE, READ, WRITE, AgentKey
+from api.models import DELETE, READ, WRITE, AgentKey, is_agent
 from api.scopes import Scope, scope_of
 from dedup.errors import DomainError, NotFound
 from review.curators import DECIDE_PERMISSION
@@ -128,10 +128,10 @@ class CanDecide(ScopedAccess):
         if request.method in permissions.SAFE_METHODS:
             return True
         act = getattr(view, "decide_act", "Deciding review items")
-        # Never by an agent key, whoever its user: a key the admin made for a person's login
-        # before it refused one would decide as that person.
-        if isinstance(request.auth, AgentKey):
-            raise refused(f"{act} needs the curators' decide permission, which no agent key has.")
+        # An agent key decides only as an agent granted the permission: a key the admin made
+        # for a person's login, before it refused one, would decide as that person.
+        if isinstance(request.auth, AgentKey) and not is_agent(request.user):
+            raise refused(f"{act} is not done with a key made for a person's login.")
         if request.user.has_perm(DECIDE_PERMISSION):
             return True
         raise refused(f"{act} needs the curators' decide permission.")

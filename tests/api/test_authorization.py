@@ -159,7 +159,7 @@ def test_a_refusal_to_decide_names_what_was_refused(world, url, act):
     response = agent_client("scout", wings=["*"]).post(url, {}, format="json")
     assert response.status_code == 403
     assert response.json() == {
-        "error": f"{act} needs the curators' decide permission, which no agent key has.",
+        "error": f"{act} needs the curators' decide permission.",
         "code": "permission_denied",
     }
 
