@@ -35,9 +35,10 @@ _ENDS = re.compile(r"^[\s\u2800]+|[\s\u2800]+$")
 # letters are neither joined nor formed into conjuncts, and no variation sequence starts with
 # one (a ZWNJ between two Latin letters can keep a font from a ligature, "Auf\u200clage": a
 # nuance given up, as "al\u200cpha" looked like "alpha"); no ASCII character is either, but
-# the digits, # and *, which start keycaps (U+FE0F) and the slashed zero (U+FE00).
+# the digits, # and *, which start keycaps (U+FE0F, then U+20E3), kept only there.
 _PLAIN_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
 _SEQUENCE_STARTS = frozenset("0123456789#*")
+KEYCAP = "\u20e3"
 _EDGE, _PLAIN, _LETTER, _OTHER = range(4)
 
 
@@ -107,14 +108,15 @@ def _joins(value: str, index: int) -> bool:
 def _selects(value: str, index: int) -> bool:
     """Whether the variation selector at `index` can change what is drawn: right after a
     character a variation sequence can start with (an emoji, a CJK ideograph, a letter of
-    Myanmar or Mongolian, a digit, # or *). At the start, after a space, a mark, another
+    Myanmar or Mongolian; a digit, # or * only in a keycap, "db-2\ufe0f" being "db-2" to the
+    eye). At the start, after a space, a mark, another
     character that shows nothing, or a Latin, Greek or Cyrillic letter or other ASCII, it
     selects nothing: "alpha\ufe0f", "\ufe0f" alone."""
     if index == 0:
         return False
     before = value[index - 1]
-    if before in _SEQUENCE_STARTS:
-        return True
+    if before in _SEQUENCE_STARTS:  # a keycap ("1\ufe0f\u20e3"); "1\ufe0f" alone looks like 1
+        return value[index + 1 : index + 2] == KEYCAP
     if _unseen(before) or unicodedata.category(before).startswith("M"):
         return False
     return _side(before) in (_LETTER, _OTHER)

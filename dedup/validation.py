@@ -77,7 +77,12 @@ def label_form(value: str) -> str:
     too), in Unicode's composed form (NFC: "café" typed with a combining accent names the same
     new wing as "café"), without invisible characters (`visible`: a joiner or a variation
     selector where it changes nothing drawn, "alpha\u200d" is "alpha")."""
-    return trimmed(unicodedata.normalize("NFC", visible(value)))
+    form = trimmed(unicodedata.normalize("NFC", visible(value)))
+    # Composing can make a letter beside which a joiner changes nothing ("\u2126\u200d", the
+    # Ohm sign, is "Ω\u200d"): again until nothing changes, so a name is its own form.
+    while (again := trimmed(unicodedata.normalize("NFC", visible(form)))) != form:
+        form = again
+    return form
 
 
 def lookup_form(value: str) -> str:

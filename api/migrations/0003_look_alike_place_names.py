@@ -59,9 +59,10 @@ _ENDS = re.compile(r"^[\s\u2800]+|[\s\u2800]+$")
 # letters are neither joined nor formed into conjuncts, and no variation sequence starts with
 # one (a ZWNJ between two Latin letters can keep a font from a ligature, "Auf\u200clage": a
 # nuance given up, as "al\u200cpha" looked like "alpha"); no ASCII character is either, but
-# the digits, # and *, which start keycaps (U+FE0F) and the slashed zero (U+FE00).
+# the digits, # and *, which start keycaps (U+FE0F, then U+20E3), kept only there.
 _PLAIN_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
 _SEQUENCE_STARTS = frozenset("0123456789#*")
+KEYCAP = "\u20e3"
 _EDGE, _PLAIN, _LETTER, _OTHER = range(4)
 
 
@@ -137,8 +138,8 @@ def _selects(value: str, index: int) -> bool:
     if index == 0:
         return False
     before = value[index - 1]
-    if before in _SEQUENCE_STARTS:
-        return True
+    if before in _SEQUENCE_STARTS:  # a keycap ("1\ufe0f\u20e3"); "1\ufe0f" alone looks like 1
+        return value[index + 1 : index + 2] == KEYCAP
     if _unseen(before) or unicodedata.category(before).startswith("M"):
         return False
     return _side(before) in (_LETTER, _OTHER)
@@ -177,7 +178,10 @@ def shows_nothing(value: str) -> bool:
 
 
 def label_form(value):
-    return trimmed(unicodedata.normalize("NFC", visible(value)))
+    form = trimmed(unicodedata.normalize("NFC", visible(value)))
+    while (again := trimmed(unicodedata.normalize("NFC", visible(form)))) != form:
+        form = again
+    return form
 
 
 def _composed(name):

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from dedup.errors import InvalidInput
 from dedup.policy import numerals
+from dedup.policy.text import normalize_text
 from dedup.policy.word_flags import WordFlag, changed_words, differing_words
 
 DRAWER_TIERS = ("exact", "normalized", "near")
@@ -146,7 +147,9 @@ def text_differences(a: str, b: str, *, other_words: bool = True) -> Differences
     a, b = unicodedata.normalize("NFC", a), unicodedata.normalize("NFC", b)
     only_a, only_b = differing_numbers(a, b)
     flags = differing_words(a, b)
-    if other_words and (other := changed_words(a, b)) is not None:
+    # The same words to `normalize_text` (case, punctuation, spacing aside) change no word.
+    same_words = normalize_text(a) == normalize_text(b)
+    if other_words and not same_words and (other := changed_words(a, b)) is not None:
         flags.append(other)
     return Differences(tuple(only_a), tuple(only_b), tuple(flags))
 

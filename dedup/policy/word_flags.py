@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex
+
 from dedup.policy import calendar_words, numerals
 from dedup.policy.number_words import number_words
 from dedup.policy.similarity import edit_distance
 from dedup.policy.text import fold, unspaced_runs
 
-WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+# A word: letters and the marks drawn on them (Devanagari's and Thai's vowel signs: "दिन" is not
+# "दीन"), with apostrophes and hyphens inside.
+WORD = regex.compile(r"[\p{Alphabetic}\p{M}]+(?:['\u2019-][\p{Alphabetic}\p{M}]+)*")
 _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
 # Weekdays and months in many languages: `calendar_words`. English months that are also common
 # words count only when capitalised ("May", not "may"). Numbers written as words, English's and
@@ -151,8 +155,9 @@ def _unflagged(text: str) -> str:
 def _spellings(text: str) -> dict[str, str]:
     """A text's words by their folded form, with their first spelling, in text order."""
     spellings: dict[str, str] = {}
-    for word in WORD.findall(text):
-        spellings.setdefault(fold(word), word)
+    for word in WORD.findall(text):  # "Don\u2019t" is "Don't", "follow-up" is "follow up"
+        for part in word.replace("\u2019", "'").split("-"):
+            spellings.setdefault(fold(part), part)
     return spellings
 
 

@@ -122,13 +122,14 @@ def room_change(*, room: Room, name: str, wing: Wing, actor: Actor = None) -> Ro
     name = clean_place_name(name, "room")
     with transaction.atomic():
         hold_locks([lock_key("room", wing.name, name)])
-        room = Room.objects.select_for_update().select_related("wing").get(pk=room.pk)
+        room = Room.objects.select_for_update(of=("self",)).select_related("wing").get(pk=room.pk)
         if (room.wing.name, room.name) == (wing.name, name):
             return room
         if Room.objects.filter(wing=wing, name=name).exclude(pk=room.pk).exists():
             raise Conflict(f"{wing.name} already has a room named {name!r}.")
         if room.wing_id != wing.pk:
             refuse_splitting_supersessions([room], wing)
+            hold_destination(wing)
         _change(room, wing, name, actor)
     return room
 
@@ -145,15 +146,28 @@ def rooms_move(*, rooms: Iterable[Room], wing: Wing, actor: Actor = None) -> lis
     with transaction.atomic():
         names = dict(Room.objects.filter(pk__in=wanted).values_list("pk", "name"))
         hold_locks(lock_key("room", wing.name, name) for name in names.values())
-        held = Room.objects.select_for_update().select_related("wing").filter(pk__in=wanted)
+        held = Room.objects.select_for_update(of=("self",)).select_related("wing")
+        held = held.filter(pk__in=wanted)
         moving = [room for room in held.order_by("pk") if room.wing_id != wing.pk]
         if any(names.get(room.pk) != room.name for room in moving):
             raise Conflict("A room was renamed meanwhile: choose the rooms again.")
         _refuse_taken_names(moving, wing)
         refuse_splitting_supersessions(moving, wing)
+        if moving:
+            hold_destination(wing)
         for room in moving:
             _change(room, wing, room.name, actor)
     return moving
+
+
+def hold_destination(wing: Wing) -> None:
+    """Hold the wing rooms move into until the move commits (FOR NO KEY UPDATE, after the
+    rooms: a move locks rooms' rows only, never their wings, so opposite moves never wait on
+    each other), so an import's reversal removing the wings it made and left empty skips it
+    rather than deleting it under the move; one deleted already is `wing_not_found`."""
+    held = Wing.objects.select_for_update(no_key=True).filter(pk=wing.pk)
+    if held.values_list("pk", flat=True).first() is None:
+        raise NotFound("The wing was deleted meanwhile.", code="wing_not_found")
 
 
 def _refuse_taken_names(moving: list[Room], wing: Wing) -> None:
@@ -234,7 +248,12 @@ def room_delete(*, room: Room, actor: Actor = None) -> None:
     one deleted meanwhile is `room_not_found`."""
     with transaction.atomic():
         hold_lock(room_writes(room.pk))
-        held = Room.objects.select_for_update().select_related("wing").filter(pk=room.pk).first()
+        held = (
+            Room.objects.select_for_update(of=("self",))
+            .select_related("wing")
+            .filter(pk=room.pk)
+            .first()
+        )
         if held is None:
             raise NotFound("The room was deleted already.", code="room_not_found")
         if Drawer.objects.filter(room=held).exists():

@@ -20,6 +20,7 @@ from api.models import AgentKey
 from dedup import services
 from dedup.errors import EmptyLabel
 from dedup.forms import WingForm
+from dedup.validation import lookup_form
 from palace.models import Drawer, Entity, Wing
 from tests.conftest import agent_client
 
@@ -128,6 +129,8 @@ LOOK_ALIKES = {
     "a Braille blank at the end": "alpha\u2800",
     "all of them": "\u2800\u200dal\u200cpha\ufe0f\u2800",
 }
+# Ending in a digit: a selector after it is kept in a keycap only (a review found "db-2\ufe0f").
+DIGIT_LOOK_ALIKES = ["db-2\ufe0f", "db-2\ufe0e", "db-2\ufe00", "db-2#\ufe0f"]
 look_alike = pytest.mark.parametrize("name", LOOK_ALIKES.values(), ids=LOOK_ALIKES.keys())
 
 
@@ -182,3 +185,28 @@ def test_a_joiner_or_selector_that_changes_what_is_drawn_is_kept(name):
     written = services.drawer_write_in(wing=name, room=name, content="Kept as drawn.")
     assert (written.drawer.room.wing.name, written.drawer.room.name) == (name, name)
     assert services.entity_resolve(name=name, kind="other").entity.name == name
+
+
+@pytest.mark.parametrize("name", DIGIT_LOOK_ALIKES)
+def test_a_selector_after_a_digit_outside_a_keycap_is_not_part_of_the_name(name):
+    assert lookup_form(name) == name[:-1]
+
+
+# Composing can make a letter beside which a joiner changes nothing (the Ohm sign is Omega, the
+# Kelvin sign K, the Angstrom sign A with a ring): a review found a key for "\u2126\u200d"
+# writing into "Ω" and reading nothing there.
+COMPOSED_INTO_PLAIN = ["\u2126\u200d", "\u212a\ufe0f", "\u212b\u200cb", "e\u200d\u0301x"]
+
+
+@pytest.mark.parametrize("name", COMPOSED_INTO_PLAIN)
+def test_a_name_is_its_own_form(name):
+    form = lookup_form(name)
+    assert lookup_form(form) == form
+
+
+@pytest.mark.parametrize("name", COMPOSED_INTO_PLAIN[:1])
+def test_a_key_for_a_name_composed_into_greek_reads_what_it_writes(user, dedup_settings, name):
+    client = agent_client(user.username, wings=[name])
+    written = client.post(drawers_url(name), {"content": "Ohm's law."}, format="json")
+    assert written.status_code == 201
+    assert client.get(f"/api/drawers/{written.json()['id']}").status_code == 200

@@ -4,11 +4,15 @@ move could span two wings (a key of one was shown a drawer id it cannot read, wh
 admin's form and in the service; rooms joined by supersessions move together
 (`rooms_move`, the room list's action), each audited."""
 
-import pytest
-from django.db import connection
+import json
+import threading
 
-from dedup import services
+import pytest
+from django.db import connection, connections
+
+from dedup import imports, services
 from dedup.errors import Conflict
+from dedup.services import rooms
 from palace.models import AuditAction, AuditEntry, Drawer, Room, Wing
 from tests.races import race_codes
 
@@ -177,3 +181,82 @@ def test_a_supersession_racing_a_move_never_spans_two_wings(dedup_settings):
             ["ok", "room_move_splits_supersessions"],
             ["ok", "supersede_across_wings"],
         ), round_
+
+
+def both(*works):
+    """Each work's ("ok", result) or (error type, first line), each in its own thread and
+    connection; anything but a domain error would be a 500."""
+    results: list = [None] * len(works)
+
+    def one(index, work):
+        try:
+            results[index] = ("ok", work())
+        except Exception as error:
+            results[index] = (type(error).__name__, str(error).splitlines()[0])
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=one, args=item) for item in enumerate(works)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_opposite_moves_between_two_wings_never_deadlock(dedup_settings, monkeypatch):
+    """Each move held its rooms' wings FOR UPDATE (a join locked), and the other's foreign key
+    needed one of them at commit: a deadlock (a review's reproduction)."""
+    a = services.room_get_or_create(wing="one", room="a")
+    b = services.room_get_or_create(wing="two", room="b")
+    one, two = Wing.objects.get(name="one"), Wing.objects.get(name="two")
+    barrier = threading.Barrier(2, timeout=20)
+    real = rooms.refuse_splitting_supersessions
+
+    def after_the_row_locks(held, wing):
+        barrier.wait()  # both hold their rooms
+        return real(held, wing)
+
+    monkeypatch.setattr(rooms, "refuse_splitting_supersessions", after_the_row_locks)
+    results = both(
+        lambda: services.rooms_move(rooms=[a], wing=two),
+        lambda: services.rooms_move(rooms=[b], wing=one),
+    )
+    assert [result[0] for result in results] == ["ok", "ok"], results
+    assert (room("two", "a").pk, room("one", "b").pk) == (a.pk, b.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_a_reversal_leaves_the_wing_a_room_is_moving_into(dedup_settings, tmp_path, monkeypatch):
+    """An import's reversal removed the empty wing it had made while a room moved into it, and
+    the move failed its foreign key at commit (a 500; a review's reproduction)."""
+    path = tmp_path / "export.jsonl"
+    record = {"id": "1", "document": "Fact one.", "metadata": {"wing": "alice", "room": "health"}}
+    path.write_text(json.dumps(record) + "\n")
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    notes = services.room_get_or_create(wing="bob", room="notes")
+    alice = Wing.objects.get(name="alice")
+    moved, go_on = threading.Event(), threading.Event()
+    real_change = rooms._change
+
+    def change_then_wait(*arguments):
+        real_change(*arguments)
+        moved.set()
+        go_on.wait(timeout=20)  # moved, not committed
+
+    monkeypatch.setattr(rooms, "_change", change_then_wait)
+
+    def reverse():
+        assert moved.wait(timeout=20)
+        try:
+            return imports.import_reverse(imported=imported)
+        finally:
+            go_on.set()
+
+    results = both(lambda: services.room_change(room=notes, name="notes", wing=alice), reverse)
+    assert [result[0] for result in results] == ["ok", "ok"], results
+    assert room("alice", "notes").pk == notes.pk

@@ -101,3 +101,33 @@ def test_a_typo_is_one_edit_in_a_long_word_its_first_letter_kept(a, b, typo):
 def test_names_differ_in_numbers_alone():
     assert name_differences("server-01", "server-02").warns
     assert not name_differences("Ada", "Ada L.").warns
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Don't restart the nightly job.", "Don\u2019t restart the nightly job."),
+        ("Book a follow-up call.", "Book a follow up call."),
+        ("We co-operate with ops.", "We co\u2010operate with ops."),
+    ],
+)
+def test_a_normalised_copy_differs_in_no_word(a, b):
+    """An apostrophe or a hyphen is punctuation: a review found such copies held back."""
+    assert text_differences(a, b).words == ()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "\u0935\u0939 \u0926\u093f\u0928 \u0925\u093e",
+            "\u0935\u0939 \u0926\u0940\u0928 \u0925\u093e",
+        ),
+        ("forest \u0e1b\u0e48\u0e32 here", "forest \u0e1b\u0e49\u0e32 here"),
+    ],
+    ids=["Devanagari vowel sign", "Thai tone mark"],
+)
+def test_a_word_differing_in_its_marks_is_a_changed_word(a, b):
+    """A vowel sign or a tone mark makes another word ("दिन" day, "दीन" poor): the word's marks
+    are its own."""
+    assert text_differences(a, b).reason == "the texts differ in a word"
