@@ -17,7 +17,7 @@ from dedup.validation import (
     clean_name,
     clean_optional_label,
 )
-from palace.models import Drawer, Room, Wing
+from palace.models import LABEL_MAX_LENGTH, Drawer, Room, Wing
 
 
 class DrawerAddForm(forms.ModelForm):
@@ -102,6 +102,5 @@ class RoomForm(_NamedForm):
 class RoomMoveForm(ActionForm):
     """The room list's action bar, with the wing its move action takes the rooms to."""
 
-    wing = forms.ModelChoiceField(
-        queryset=Wing.objects.order_by("name"), required=False, label="To wing"
-    )
+    # A name, not a menu of every wing (an import of mem0 makes a wing per user).
+    wing = forms.CharField(required=False, max_length=LABEL_MAX_LENGTH, label="To wing")

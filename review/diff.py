@@ -67,10 +67,12 @@ def excerpt(text: str, other: str, width: int = 50) -> str:
     other = composed(other)
     pairs = enumerate(zip(text, other, strict=False))  # to the shorter's end
     first = next((i for i, (x, y) in pairs if x != y), min(len(text), len(other)))
-    if first < width - width // 4:  # shown with a few characters after it
+    if first < width - width // 4 or first >= len(text):  # early, or no difference in it
         return text[: width - 1].rstrip() + "…"
-    start = min(max(first - width // 3, 0), len(text) - (width - 1))
-    if (space := text.find(" ", start, first)) >= 0:  # from the start of a word
+    start = min(max(first - width // 3, 0), len(text) - (width - 2))
+    # From the start of a word, if one starts soon enough to leave what comes before the
+    # difference to read.
+    if (space := text.find(" ", start, min(first, start + width // 6))) >= 0:
         start = space + 1
     end = start + width - 2
     return "…" + text[start:end].rstrip() + ("…" if end < len(text) else "")

@@ -17,7 +17,7 @@ from dedup import services
 from dedup.admin.base import RefusalsAsMessages
 from dedup.errors import DomainError
 from dedup.forms import DrawerAddForm, RoomForm, RoomMoveForm, WingForm
-from dedup.validation import id_of
+from dedup.validation import place_name
 from palace.models import Drawer, DrawerRestatement, Room, Wing
 
 if TYPE_CHECKING:
@@ -104,10 +104,15 @@ class RoomAdmin(RefusalsAsMessages):
     def move_to_wing(self, request: HttpRequest, queryset: QuerySet[Room]) -> None:
         """Through `rooms_move`, as one change: rooms whose drawers supersede each other's,
         refused one by one, go together."""
-        chosen = id_of(request.POST.get("wing", ""))
-        wing = Wing.objects.filter(pk=chosen).first() if chosen is not None else None
+        try:
+            named = place_name(request.POST.get("wing", ""), "wing")
+        except DomainError:
+            named = ""
+        wing = Wing.objects.filter(name=named).first() if named else None
         if wing is None:
-            self.message_user(request, "Choose the wing to move the rooms to.", messages.ERROR)
+            self.message_user(
+                request, "Name a wing that exists to move the rooms to.", messages.ERROR
+            )
             return
         try:
             moved = services.rooms_move(rooms=queryset, wing=wing, actor=request.user)

@@ -194,8 +194,8 @@ def _apply_other(
     try:
         if data.get("type") == "entity":
             name, kind = _text(data, "name"), _text(data, "kind")
+            recorded = _person_aliases(imported, data.get("aliases") or [])  # malformed: nothing
             entity = entity_resolve(name=name, kind=kind, record_alias=aliases).entity
-            recorded = _person_aliases(imported, data.get("aliases") or [])
             if recorded and not aliases:
                 raise ValueError(ALIASES_NEED_EVERY_WING)
             for alias, source in recorded:

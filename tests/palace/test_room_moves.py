@@ -130,7 +130,7 @@ def test_the_room_lists_action_moves_them_together(admin_client, archive):
         {
             "action": "move_to_wing",
             "_selected_action": [old.room_id, new.room_id],
-            "wing": archive.pk,
+            "wing": "archive",
         },
         follow=True,
     )
@@ -138,22 +138,34 @@ def test_the_room_lists_action_moves_them_together(admin_client, archive):
     assert Room.objects.filter(wing=archive).count() == 2
 
 
-def test_the_action_without_a_wing_moves_nothing(admin_client, archive):
-    old, _ = superseded_across_rooms()
+def test_the_action_finds_the_wing_as_a_write_names_it(admin_client, archive):
+    plain = write("ops", "notes", "Ops notes.").room
     response = admin_client.post(
         "/admin/palace/room/",
-        {"action": "move_to_wing", "_selected_action": [old.room_id], "wing": ""},
+        {"action": "move_to_wing", "_selected_action": [plain.pk], "wing": " archive\ufe0f"},
         follow=True,
     )
-    assert "Choose the wing to move the rooms to." in response.content.decode()
-    assert not Room.objects.filter(wing=archive).exists()
+    assert "Moved 1 room to archive." in response.content.decode()
+    assert room("archive", "notes").pk == plain.pk
+
+
+@pytest.mark.parametrize("wing", ["", "nowhere", "arch\u200bive!"], ids=["none", "unknown", "odd"])
+def test_the_action_into_no_wing_moves_nothing(admin_client, archive, wing):
+    plain = write("ops", "notes", "Ops notes.").room
+    response = admin_client.post(
+        "/admin/palace/room/",
+        {"action": "move_to_wing", "_selected_action": [plain.pk], "wing": wing},
+        follow=True,
+    )
+    assert "Name a wing that exists to move the rooms to." in response.content.decode()
+    assert room("ops", "notes").pk == plain.pk
 
 
 def test_the_actions_refusal_is_a_message(admin_client, archive):
     old, _ = superseded_across_rooms()
     response = admin_client.post(
         "/admin/palace/room/",
-        {"action": "move_to_wing", "_selected_action": [old.room_id], "wing": archive.pk},
+        {"action": "move_to_wing", "_selected_action": [old.room_id], "wing": "archive"},
         follow=True,
     )
     assert "ops/restores" in response.content.decode()

@@ -501,6 +501,10 @@ DISK = "Disk usage alerts fire at eighty percent on the database volume."
             "…percent on a database volume. Page the on-call e…",
             id="differs-in-the-middle",
         ),
+        pytest.param("x" * 60, "x" * 60, "x" * 49 + "…", id="the-same-from-the-start"),
+        pytest.param(
+            "x" * 100 + " y", "x" * 100 + " z", "…" + "x" * 46 + " y", id="one-space-before-it"
+        ),
     ],
 )
 def test_a_list_s_excerpt_shows_where_a_text_differs(text, other, shown):

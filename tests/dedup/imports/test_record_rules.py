@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dedup import imports
-from palace.models import Drawer, Import, Room, Wing
+from palace.models import Drawer, Entity, Import, Room, Wing
 
 pytestmark = pytest.mark.django_db
 
@@ -182,3 +182,16 @@ def test_a_dry_run_refuses_the_names_the_import_refuses(tmp_path):
     assert (checked.created, written.created) == (2, 2)
     rooms = set(Room.objects.values_list("wing__name", "name"))
     assert rooms == {("x/y", "a/b"), ("\u3164", "new")}
+
+
+@pytest.mark.parametrize(
+    "aliases",
+    [[{"alias": "Ada L."}], [{"alias": "Ada L.", "source": "bogus"}], "Ada L."],
+    ids=["no source", "an unknown source", "not a list"],
+)
+def test_an_entity_line_whose_aliases_are_malformed_records_nothing(tmp_path, aliases):
+    """The line was reported malformed but its entity recorded (a review found it)."""
+    line = {"type": "entity", "name": "Ada Lovelace", "kind": "person", "aliases": aliases}
+    tally = run(jsonl(tmp_path, json.dumps(line)), format="castellan")
+    assert [error["line"] for error in tally.errors] == [1]
+    assert not Entity.objects.exists()
