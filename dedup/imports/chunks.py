@@ -133,6 +133,27 @@ class ChunkQueue:
     def flush(self) -> None:  # pragma: no cover - each kind of queue has its own
         raise NotImplementedError
 
+    def write_arguments(self, record: formats.Record, drawer_id: uuid.UUID | None) -> dict:
+        """What the write path is given for a record (written, or checked by a dry run)."""
+        return {
+            "content": record.content,
+            "mode": WriteMode.MEMORY,
+            "name": record.name,
+            "kind": record.kind,
+            **self._agent_and_source(record),
+            "drawer_id": drawer_id,
+        }
+
+    def _agent_and_source(self, record: formats.Record) -> dict[str, Any]:
+        """The agent a record is written as: the one it names, unless the import's own agent
+        writes every record (an agent's key imports as itself; the named one is kept in the
+        source, as provenance)."""
+        options = self.imported.options or {}
+        own = options.get("agent", "")
+        if not options.get("agent_only") or record.agent in ("", own):
+            return {"agent": record.agent or own, "source": record.source}
+        return {"agent": own, "source": {**record.source, "agent": record.agent}}
+
 
 class ChunkWriter(ChunkQueue):
     """Writes an import's records in chunks (see the module)."""
@@ -228,26 +249,11 @@ class ChunkWriter(ChunkQueue):
             ignore_conflicts=True,  # found again (a record twice in the file, or a resume)
         )
 
-    def _agent_and_source(self, record: formats.Record) -> dict[str, Any]:
-        """The agent a record is written as: the one it names, unless the import's own agent
-        writes every record (an agent's key imports as itself; the named one is kept in the
-        source, as provenance)."""
-        options = self.imported.options or {}
-        own = options.get("agent", "")
-        if not options.get("agent_only") or record.agent in ("", own):
-            return {"agent": record.agent or own, "source": record.source}
-        return {"agent": own, "source": {**record.source, "agent": record.agent}}
-
     def _write(self, record: formats.Record, drawer_id: uuid.UUID | None) -> DrawerWrite | None:
         """One record through the write path, in a savepoint, under its drawer id (None: its
         wing is refused, and so is the write); None when it is refused."""
-        write: dict[str, Any] = {
-            "content": record.content,
-            "mode": WriteMode.MEMORY,
-            "name": record.name,
-            "kind": record.kind,
-            **self._agent_and_source(record),
-            "drawer_id": drawer_id,
+        write = {
+            **self.write_arguments(record, drawer_id),
             "restates": False,  # what it finds is kept as `Import.found` instead
         }
         room = self.rooms.get(record_place(record))

@@ -10,7 +10,7 @@ from dedup.errors import DomainError
 from dedup.imports import formats
 from dedup.imports.chunks import ChunkQueue, Tally, look_up_rooms, record_place
 from dedup.imports.ids import record_ids
-from dedup.services import WriteMode, drawer_check_at
+from dedup.services import drawer_check_at
 from dedup.validation import clean_place_name, place_name
 from palace.models import Import, Room, Wing
 
@@ -34,13 +34,7 @@ class ChunkChecker(ChunkQueue):
             try:
                 check = drawer_check_at(
                     room=room or self._room_to_make(record),
-                    content=record.content,
-                    mode=WriteMode.MEMORY,
-                    name=record.name,
-                    kind=record.kind,
-                    agent=record.agent,
-                    source=record.source,
-                    drawer_id=drawer_id,
+                    **self.write_arguments(record, drawer_id),
                 )
             except DomainError as error:
                 self.tally.errors.append(

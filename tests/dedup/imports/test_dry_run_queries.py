@@ -63,3 +63,19 @@ def test_its_refusals_are_the_imports_in_file_order():
     assert [(e["file"], e["line"]) for e in checked.errors] == [
         (e["file"], e["line"]) for e in written.errors
     ]
+
+
+def test_it_writes_as_the_import_would_its_agent_included(tmp_path):
+    """An agent key's import writes every record as its own agent, the named one kept in the
+    source; the dry run checked each as its named agent, and refused one the write takes."""
+    line = {
+        "id": "r1",
+        "document": "A record whose agent no write would take.",
+        "metadata": {"wing": "w", "room": "notes", "added_by": "a" * 300},
+    }
+    path = tmp_path / "agent.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    options = {"source": "x", "format": "mempalace", "agent": "scout", "agent_only": True}
+    checked = imports.import_run(imports.import_create(**options), path=path, dry_run=True)
+    written = imports.import_run(imports.import_create(**options), path=path)
+    assert (checked.created, checked.errors) == (written.created, written.errors) == (1, [])
