@@ -81,6 +81,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "request_too_large": ErrorCode(
         (414, 431), "The request line or headers are over the server's limits (gunicorn's)."
     ),
+    "request_timeout": ErrorCode(
+        (408,), "The request's head did not arrive in time (gunicorn's head deadline)."
+    ),
     "revert_blocked": ErrorCode((409,), "Later decisions depend on it, or the item changed."),
     "revert_target_deleted": ErrorCode(
         (409,), "A side of the item was deleted after the decision."

@@ -16,6 +16,7 @@ from urllib.parse import SplitResult, urlsplit
 REFUSAL_CODES = {
     400: "invalid",
     403: "permission_denied",
+    408: "request_timeout",
     414: "request_too_large",
     417: "unsupported_request",
     431: "request_too_large",

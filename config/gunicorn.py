@@ -10,15 +10,15 @@ The access log goes to stdout and errors to stderr, for the process manager to c
 - `PROMETHEUS_MULTIPROC_DIR`: where each worker keeps its metrics for `/metrics` to add up
   (prometheus-client's multiprocess mode); emptied when gunicorn starts. Unset, a fresh
   temporary directory is used.
-- `GUNICORN_BODY_TIMEOUT` (default 30): seconds a request's body has to arrive whole, counted
-  from its head (`BodyDeadline`).
+- `GUNICORN_HEAD_TIMEOUT` (default 10): seconds a request's head has to arrive whole, counted
+  from its first bytes; `GUNICORN_BODY_TIMEOUT` (default 30): its body, counted from its head
+  (config/http_deadlines.py).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,7 @@ from gunicorn import util
 from prometheus_client import multiprocess
 
 from api.refusals import refusal
-
-
-def positive_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise SystemExit(f"{name} must be a positive whole number, not {raw!r}.")
-    return int(raw)
+from config.http_deadlines import body_read, body_seconds, head_seconds, positive_int, reading_body
 
 
 def bind_address() -> str:
@@ -55,8 +47,9 @@ wsgi_app = "config.wsgi:application"
 bind = [bind_address()]
 workers = positive_int("WEB_CONCURRENCY", 2)
 threads = positive_int("GUNICORN_THREADS", 4)
-# With threads > 1 gunicorn uses its threaded worker; name it so the choice is visible.
-worker_class = "gthread" if threads > 1 else "sync"
+# With threads > 1, gunicorn's threaded worker, reading each head within its deadline; with one,
+# its sync worker, whose process gunicorn restarts when a request holds it past `timeout`.
+worker_class = "config.http_deadlines.DeadlineThreadWorker" if threads > 1 else "sync"
 accesslog = "-"
 errorlog = "-"
 # The request line with the time it took in microseconds, after the usual combined format.
@@ -68,61 +61,24 @@ control_socket_disable = True
 graceful_timeout = 30
 
 
-# A thread reads a request's body as it comes, with no limit of gunicorn's on how long: a client
-# that sent its head and part of a body, then nothing, held the thread for good, and a dozen
-# such held every thread (/healthz unanswered). Past the deadline the read fails, as a broken
-# connection's does: the app answers 400 `invalid` (the API saying why) and the connection
-# closes. The TLS proxy buffering each body (README, "Deploy") keeps slow clients off gunicorn.
-body_timeout = positive_int("GUNICORN_BODY_TIMEOUT", 30)
-
-
-class BodyDeadline:
-    """A request's socket as its body's reader sees it: every `recv` waits at most until the
-    deadline, then fails with TimeoutError (an OSError, which Django makes
-    `UnreadablePostError`). The socket's own timeout is put back after each read, so writing
-    the answer is left as gunicorn has it."""
-
-    def __init__(self, sock: Any, seconds: int) -> None:
-        self.sock = sock
-        self.seconds = seconds
-        self.deadline = time.monotonic() + seconds
-
-    def recv(self, size: int) -> bytes:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise self.too_late()
-        before = self.sock.gettimeout()
-        self.sock.settimeout(remaining)
-        try:
-            return self.sock.recv(size)
-        except TimeoutError:
-            raise self.too_late() from None
-        finally:
-            self.sock.settimeout(before)
-
-    def too_late(self) -> TimeoutError:
-        return TimeoutError(
-            f"the whole body did not arrive within {self.seconds} seconds of the request's head"
-        )
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sock, name)
+# Each thread reads a request's head and body within deadlines (config/http_deadlines.py).
+head_timeout = head_seconds()
+body_timeout = body_seconds()
 
 
 def pre_request(worker: Any, req: Any) -> None:
-    """The body's reader gets the deadline (the head is read already)."""
+    """The head is read: the body's reader gets its deadline."""
     worker.log.debug("%s %s", req.method, req.path)
     unreader = getattr(req, "unreader", None)
     if unreader is not None and hasattr(unreader, "sock"):
-        unreader.sock = BodyDeadline(unreader.sock, body_timeout)
+        reading_body(unreader, body_timeout)
 
 
 def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
     """The connection's next request (kept alive) is read without this one's deadline."""
     unreader = getattr(req, "unreader", None)
-    wrapped = getattr(unreader, "sock", None)
-    if isinstance(wrapped, BodyDeadline):
-        unreader.sock = wrapped.sock  # type: ignore[union-attr]
+    if unreader is not None and hasattr(unreader, "sock"):
+        body_read(unreader)
 
 
 def on_starting(server: Any) -> None:

@@ -13,7 +13,10 @@ CONFIG = Path(__file__).resolve().parents[2] / "config" / "gunicorn.py"
 
 
 def load(monkeypatch, **env: str) -> dict:
-    for name in ("BIND", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_BODY_TIMEOUT"):
+    for name in (
+        *("BIND", "PORT", "WEB_CONCURRENCY", "GUNICORN_THREADS"),
+        *("GUNICORN_HEAD_TIMEOUT", "GUNICORN_BODY_TIMEOUT"),
+    ):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -39,10 +42,21 @@ def test_the_mcp_process_holds_a_request_to_gunicorn_s_own_limits(monkeypatch):
 def test_defaults(monkeypatch):
     config = load(monkeypatch)
     assert config["bind"] == ["127.0.0.1:8000"]
-    assert (config["workers"], config["threads"], config["worker_class"]) == (2, 4, "gthread")
+    assert (config["workers"], config["threads"]) == (2, 4)
+    assert config["worker_class"] == "config.http_deadlines.DeadlineThreadWorker"
     assert (config["accesslog"], config["wsgi_app"]) == ("-", "config.wsgi:application")
     assert config["control_socket_disable"] is True
     assert config["body_timeout"] == 30
+    assert config["head_timeout"] == 10
+
+
+def test_the_worker_class_is_gunicorn_s_threaded_worker(monkeypatch):
+    from gunicorn.config import Config
+    from gunicorn.workers.gthread import ThreadWorker
+
+    settings = Config()
+    settings.set("worker_class", load(monkeypatch)["worker_class"])
+    assert issubclass(settings.worker_class, ThreadWorker)
 
 
 @pytest.mark.parametrize(
@@ -137,10 +151,12 @@ def test_a_quoted_request_reads_as_utf_8_where_it_is(message, quoted):
     assert as_sent(message) == quoted
 
 
-def test_the_body_timeout_from_the_environment(monkeypatch):
-    assert load(monkeypatch, GUNICORN_BODY_TIMEOUT="5")["body_timeout"] == 5
-    with pytest.raises(SystemExit, match="GUNICORN_BODY_TIMEOUT must be a positive whole number"):
-        load(monkeypatch, GUNICORN_BODY_TIMEOUT="0")
+@pytest.mark.parametrize("name", ["GUNICORN_HEAD_TIMEOUT", "GUNICORN_BODY_TIMEOUT"])
+def test_the_timeouts_from_the_environment(monkeypatch, name):
+    setting = name.removeprefix("GUNICORN_").lower()
+    assert load(monkeypatch, **{name: "5"})[setting] == 5
+    with pytest.raises(SystemExit, match=f"{name} must be a positive whole number"):
+        load(monkeypatch, **{name: "0"})
 
 
 class Request:
@@ -173,3 +189,70 @@ def test_a_body_that_stops_coming_fails_at_the_deadline(monkeypatch):
         assert ours.gettimeout() is None  # the answer is written as gunicorn has it
         config["post_request"](worker, request, {}, None)
         assert request.unreader.sock is ours  # the next request on the connection: no deadline
+
+
+def test_a_head_that_stops_coming_is_answered_408_at_the_deadline(monkeypatch):
+    """A real gunicorn's answer is in tests/deploy/test_gunicorn.py."""
+    import json
+    import socket
+    import time
+
+    from config.http_deadlines import HeadDeadline
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        head = HeadDeadline(ours)
+        head.arm(1)
+        theirs.sendall(b"GET /api/wings HTTP/1.1\r\nHost: lo")
+        assert head.recv(100) == b"GET /api/wings HTTP/1.1\r\nHost: lo"
+        started = time.monotonic()
+        assert head.recv(100) == b""  # read as a client that closed: gunicorn closes quietly
+        assert 0.5 < time.monotonic() - started < 5
+        assert ours.gettimeout() is None  # the socket as gunicorn had it
+        ours.shutdown(socket.SHUT_WR)
+        status, headers, body = read_answer(theirs)
+    assert status == "HTTP/1.1 408 Request Timeout"
+    assert headers["Connection"] == "close"
+    answer = json.loads(body)
+    assert answer["code"] == "request_timeout"
+    assert answer["error"] == (
+        "Request Timeout: the request's head did not arrive within 1 seconds"
+    )
+
+
+def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(monkeypatch):
+    """Once the head is read its deadline is off; the body has its own; the next request on a
+    kept-alive connection is read through the same (disarmed) head deadline, armed again by
+    the worker when it takes the connection up."""
+    import logging
+    import socket
+    import time
+
+    from config.http_deadlines import DeadlineThreadWorker, HeadDeadline
+
+    config = load(monkeypatch, GUNICORN_BODY_TIMEOUT="1")
+    worker = type("Worker", (), {"log": logging.getLogger("test")})()
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        head = HeadDeadline(ours)
+        head.arm(1)
+        request = Request(head)
+        time.sleep(0.6)
+        config["pre_request"](worker, request)
+        assert head.deadline is None
+        time.sleep(0.6)  # past the head's deadline, within the body's (from the head)
+        theirs.sendall(b'{"content"')
+        assert request.unreader.sock.recv(100) == b'{"content"'
+        with pytest.raises(TimeoutError, match="did not arrive within 1 seconds"):
+            request.unreader.sock.recv(100)
+        config["post_request"](worker, request, {}, None)
+        assert request.unreader.sock is head
+        connection = type(
+            "Conn", (), {"parser": type("Parser", (), {"unreader": request.unreader})}
+        )()
+        assert DeadlineThreadWorker._head_deadline(connection) is head
+        fresh = type("Conn", (), {"parser": None, "sock": ours})()
+        wrapped = DeadlineThreadWorker._head_deadline(fresh)
+        assert fresh.sock is wrapped
+        assert wrapped.sock is ours
+        assert DeadlineThreadWorker._head_deadline(fresh) is wrapped  # one for the connection

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROXIED = {"X-Forwarded-Proto": "https"}
 METRICS_TOKEN = secrets.token_urlsafe(24)
 BODY_TIMEOUT = 2  # seconds (30 by default): short, for the test of a body that stops coming
+HEAD_TIMEOUT = 2  # seconds (10 by default): short, for the test of a head that stops coming
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ def server(fresh_database: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "CASTELLAN_LOG_FORMAT": "json",
         "CASTELLAN_METRICS_TOKEN": METRICS_TOKEN,
         "GUNICORN_BODY_TIMEOUT": str(BODY_TIMEOUT),
+        "GUNICORN_HEAD_TIMEOUT": str(HEAD_TIMEOUT),
     }
     # Built before gunicorn starts: WhiteNoise indexes STATIC_ROOT when a worker boots.
     manage(env, "collectstatic", "--noinput")
@@ -451,6 +453,35 @@ def test_bodies_that_stop_coming_are_refused_at_the_deadline_and_free_their_thre
     assert refusal["code"] == "invalid"
     assert f"did not arrive within {BODY_TIMEOUT} seconds" in refusal["error"]
     assert "Internal Server Error" not in deployed.errors.read_text()
+
+
+def test_heads_that_stop_coming_are_answered_408_at_the_deadline_and_free_their_threads(
+    deployed: Server,
+):
+    """Twelve connections each send part of a request's head, then nothing: each held a thread
+    for good (here 2 workers x 2 threads), and /healthz was never answered. Past
+    GUNICORN_HEAD_TIMEOUT each is answered 408 `request_timeout` and closed; /healthz is
+    answered meanwhile; the next connection's whole request is served as before."""
+    partial = "GET /api/wings HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-Pro"
+    host, port = deployed.url.removeprefix("http://").split(":")
+    started = time.monotonic()
+    slow = [socket.create_connection((host, int(port)), timeout=60) for _ in range(12)]
+    try:
+        for sock in slow:
+            sock.sendall(partial.encode())
+        assert get(f"{deployed.url}/healthz")[0] == 200
+        answers = [read_answer(sock) for sock in slow]
+    finally:
+        for sock in slow:
+            sock.close()
+    assert time.monotonic() - started < 60  # a few rounds of the threads, each HEAD_TIMEOUT long
+    assert {status for status, _, _ in answers} == {"HTTP/1.1 408 Request Timeout"}
+    refusal = json.loads(answers[0][2])
+    assert refusal["code"] == "request_timeout"
+    assert f"did not arrive within {HEAD_TIMEOUT} seconds" in refusal["error"]
+    assert get(f"{deployed.url}/healthz")[0] == 200
+    assert log_holds(deployed.errors, "Closed a connection: the request's head did not arrive")
+    assert "Traceback" not in deployed.errors.read_text()
 
 
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:

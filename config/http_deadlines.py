@@ -1,0 +1,165 @@
+"""How long gunicorn's threads wait for a client: a request's head (`HeadDeadline`, armed by
+`DeadlineThreadWorker`) and its body (`BodyDeadline`, config/gunicorn.py's `pre_request`).
+
+A gthread worker waits for a new connection's first bytes without a thread (gunicorn puts it
+back on its poller), but once they come, a thread reads the rest of the head, then the body, as
+they come, with no limit of gunicorn's on how long: a client that sent part of either, then
+nothing, held the thread for good, and a dozen such held every thread (/healthz unanswered).
+Past a deadline the read stops: a head is answered 408 `request_timeout` and its connection
+closed; a body's read fails as a broken connection's does (the app answers 400 `invalid`). The
+TLS proxy buffering each request (README, "Deploy") keeps slow clients off gunicorn; these
+bound what reaches it anyway.
+
+No Django here: gunicorn's configuration imports it before Django is set up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from typing import Any
+
+from gunicorn import util
+from gunicorn.workers.gthread import ThreadWorker
+
+from api.refusals import refusal
+
+log = logging.getLogger("castellan.gunicorn")
+
+
+def positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise SystemExit(f"{name} must be a positive whole number, not {raw!r}.")
+    return int(raw)
+
+
+def head_seconds() -> int:
+    """`GUNICORN_HEAD_TIMEOUT` (default 10): seconds a request's head has to arrive whole,
+    counted from its first bytes. A client sends its head in one packet or a few."""
+    return positive_int("GUNICORN_HEAD_TIMEOUT", 10)
+
+
+def body_seconds() -> int:
+    """`GUNICORN_BODY_TIMEOUT` (default 30): seconds a request's body has to arrive whole,
+    counted from its head."""
+    return positive_int("GUNICORN_BODY_TIMEOUT", 30)
+
+
+class _Deadline:
+    """A socket as a request's reader sees it: every `recv` waits at most until the deadline.
+    The socket's own timeout is put back after each read, so writing the answer is left as
+    gunicorn has it; everything but `recv` is the socket's."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.seconds = 0
+        self.deadline: float | None = None
+
+    def recv(self, size: int) -> bytes:
+        if self.deadline is None:
+            return self.sock.recv(size)
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            return self.too_late()
+        before = self.sock.gettimeout()
+        self.sock.settimeout(remaining)
+        try:
+            return self.sock.recv(size)
+        except TimeoutError:
+            return self.too_late()
+        finally:
+            self.sock.settimeout(before)
+
+    def too_late(self) -> bytes:
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+class BodyDeadline(_Deadline):
+    """Past the deadline a read fails with TimeoutError (an OSError, which Django makes
+    `UnreadablePostError`: the API answers 400 `invalid`, saying why)."""
+
+    def __init__(self, sock: Any, seconds: int) -> None:
+        super().__init__(sock)
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def too_late(self) -> bytes:
+        raise TimeoutError(
+            f"the whole body did not arrive within {self.seconds} seconds of the request's head"
+        )
+
+
+class HeadDeadline(_Deadline):
+    """The connection's socket as gunicorn's parser reads it, one for the connection's life:
+    armed when a thread takes the connection up to read a head, disarmed once the head is read
+    (`pre_request`). Past the deadline the client is answered 408 and the read ends as if the
+    client had closed, which gunicorn takes quietly and closes the connection."""
+
+    def arm(self, seconds: int) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def disarm(self) -> None:
+        self.deadline = None
+
+    def too_late(self) -> bytes:
+        message = f"the request's head did not arrive within {self.seconds} seconds"
+        log.warning("Closed a connection: %s.", message)
+        reason, body = refusal(408, "Request Timeout", message)
+        head = (
+            f"HTTP/1.1 408 {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        self.disarm()
+        with contextlib.suppress(OSError):  # the client is gone: nothing to tell it
+            util.write_nonblock(self.sock, head.encode("latin-1") + body)
+        return b""
+
+
+class DeadlineThreadWorker(ThreadWorker):
+    """gunicorn's threaded worker, reading each request's head through the connection's
+    `HeadDeadline`. The parser reads the socket it is given when the connection is first
+    taken up, so a new connection's socket is wrapped before that, and a kept-alive one's
+    reader holds the wrapper already. Only `recv` is wrapped: gunicorn's own TLS (not used
+    here: the proxy ends TLS) would need the socket itself, so it is left alone."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.head_seconds = head_seconds()
+
+    def handle(self, conn: Any) -> Any:
+        if not self.cfg.is_ssl:
+            self._head_deadline(conn).arm(self.head_seconds)
+        return super().handle(conn)
+
+    @staticmethod
+    def _head_deadline(conn: Any) -> HeadDeadline:
+        reader = getattr(conn.parser, "unreader", None)
+        holder, name = (reader, "sock") if reader is not None else (conn, "sock")
+        sock = getattr(holder, name)
+        if not isinstance(sock, HeadDeadline):
+            sock = HeadDeadline(sock)
+            setattr(holder, name, sock)
+        return sock
+
+
+def reading_body(reader: Any, seconds: int) -> None:
+    """The head is read: its deadline is disarmed, and the body's reader gets its own."""
+    sock = reader.sock
+    if isinstance(sock, HeadDeadline):
+        sock.disarm()
+    reader.sock = BodyDeadline(sock, seconds)
+
+
+def body_read(reader: Any) -> None:
+    """The connection's next request (kept alive) is read without this one's body deadline."""
+    if isinstance(reader.sock, BodyDeadline):
+        reader.sock = reader.sock.sock
