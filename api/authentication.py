@@ -37,6 +37,23 @@ def _note_use(key: AgentKey, now: datetime) -> None:
         logger.warning("could not record the last use of agent key %s", key.prefix, exc_info=True)
 
 
+class KeyNotForAgent(exceptions.PermissionDenied):
+    """403 `key_not_for_agent` (`api.errors`): an agent key whose user is a person's login (a
+    curator, a staff member), made before the admin and `agent_key create` were held to agents
+    (`api.models.refuse_a_person`). Such a key wrote drawers and entities as that person: it is
+    refused for everything, on REST and MCP alike, until an admin replaces it."""
+
+
+def key_not_for_agent(key: AgentKey) -> KeyNotForAgent:
+    return KeyNotForAgent(
+        f"This agent key ({key.prefix}) was made for a person's login, not for an agent, and "
+        "is refused for everything: ask an admin for a key made for an agent. The admin "
+        f"revokes this one (`manage.py agent_key revoke {key.prefix}`, or the admin's Agent "
+        "keys page) and makes one with `manage.py agent_key create AGENT --wings ... --rights "
+        "...`, AGENT being a name no person's login holds."
+    )
+
+
 class AgentKeyAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[object, object] | None:
         parts = get_authorization_header(request).split()
@@ -64,6 +81,8 @@ class AgentKeyAuthentication(BaseAuthentication):
             raise exceptions.AuthenticationFailed("This key has expired.")
         if not key.user.is_active:
             raise exceptions.AuthenticationFailed("The key's agent is inactive.")
+        if not getattr(key, "for_agent", False):  # annotated by `get_usable_keys`
+            raise key_not_for_agent(key)
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
             _note_use(key, now)

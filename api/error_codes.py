@@ -67,6 +67,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
     "job_running": ErrorCode(
         (409,), "Cancelling a sweep's Apply or Reverse a worker is doing (all of it or none)."
     ),
+    "key_not_for_agent": ErrorCode(
+        (403,),
+        "The agent key was made for a person's login, not an agent: refused for everything. "
+        "An admin revokes it and makes one for an agent (`agent_key create`).",
+    ),
     "method_not_allowed": ErrorCode((405,), "The path does not take that method."),
     "no_job_waiting": ErrorCode((409,), "Cancelling where no Apply or Reverse of the run waits."),
     "not_acceptable": ErrorCode((406,), "No answer in a media type the client accepts."),

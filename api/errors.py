@@ -25,6 +25,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from api.authentication import KeyNotForAgent
 from api.serializers.common import ErrorSerializer
 from config.observability import refusal_noted
 from dedup.errors import DomainError
@@ -44,7 +45,9 @@ ERRORS = {
         ErrorSerializer,
         description="Permission denied: the role or key does not hold the right "
         "(`permission_denied`), or the key does not reach the wing, or the route spans every "
-        "wing and the key reaches only some (`out_of_scope`, `details.wings`: those it does).",
+        "wing and the key reaches only some (`out_of_scope`, `details.wings`: those it does), "
+        "or the agent key was made for a person's login, not an agent, and is refused for "
+        "everything until an admin replaces it (`key_not_for_agent`).",
     ),
     404: OpenApiResponse(ErrorSerializer, description="Unknown id."),
     409: OpenApiResponse(ErrorSerializer, description="Conflict; nothing was written."),
@@ -84,7 +87,9 @@ CURSOR_NOT_FOUND = OpenApiResponse(
     ErrorSerializer, description="Unknown id, or a `cursor` that names no page (`not_found`)."
 )
 
+# In order: a subclass before the class it refines.
 _DRF_CODES = {
+    KeyNotForAgent: "key_not_for_agent",
     exceptions.ParseError: "invalid_json",
     exceptions.NotAuthenticated: "not_authenticated",
     exceptions.AuthenticationFailed: "authentication_failed",

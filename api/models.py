@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.db.models import Exists, OuterRef
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
@@ -95,6 +96,15 @@ def is_agent(user: object) -> bool:
     return user.groups.filter(name=AGENTS_GROUP).exists()  # type: ignore[attr-defined]
 
 
+def key_for_agent() -> Exists:
+    """`is_agent` of a key's user, as an expression on agent keys: a key is read with it in
+    the one query that signs it in (`AgentKeyManager.get_usable_keys`)."""
+    memberships = get_user_model().groups.through.objects.filter(
+        user_id=OuterRef("user_id"), group__name=AGENTS_GROUP
+    )
+    return Exists(memberships)
+
+
 def refuse_a_person(user: object) -> None:
     """The one rule of `agent_key create` and the admin: a key is made for an agent, or for a
     name no one holds yet (the first key makes it an agent), never for a person's login (a
@@ -112,7 +122,10 @@ def refuse_a_person(user: object) -> None:
 
 class AgentKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet[AgentKey]:
-        return super().get_usable_keys().select_related("user")
+        """With its user, and whether that user is an agent (`for_agent`): a key the admin made
+        for a person's login, before it refused one, is refused at sign-in
+        (`api.authentication`)."""
+        return super().get_usable_keys().select_related("user").annotate(for_agent=key_for_agent())
 
     def issue(
         self,

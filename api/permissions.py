@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rest_framework import permissions
 from rest_framework.request import Request
 
-from api.models import DELETE, READ, WRITE, AgentKey, is_agent
+from api.models import DELETE, READ, WRITE
 from api.scopes import Scope, scope_of
 from dedup.errors import DomainError, NotFound
 from review.curators import DECIDE_PERMISSION
@@ -129,9 +129,8 @@ class CanDecide(ScopedAccess):
             return True
         act = getattr(view, "decide_act", "Deciding review items")
         # An agent key decides only as an agent granted the permission: a key the admin made
-        # for a person's login, before it refused one, would decide as that person.
-        if isinstance(request.auth, AgentKey) and not is_agent(request.user):
-            raise refused(f"{act} is not done with a key made for a person's login.")
+        # for a person's login, before it refused one, is refused at sign-in
+        # (`api.authentication.KeyNotForAgent`).
         if request.user.has_perm(DECIDE_PERMISSION):
             return True
         raise refused(f"{act} needs the curators' decide permission.")

@@ -37,7 +37,8 @@ def world(django_user_model, dedup_settings):
         return client
 
     def viewer_key():
-        # A key whose user is a viewer (not an agent): its write right is capped by the role.
+        # A key whose user is a viewer (a person's login, not an agent): refused for everything
+        # (`key_not_for_agent`, tests/api/test_person_keys.py).
         _, secret = AgentKey.objects.create_key(
             user=viewer, name="v", wings=["*"], rights=["read", "write", "delete"]
         )
@@ -166,14 +167,14 @@ def test_a_refusal_to_decide_names_what_was_refused(world, url, act):
 
 def test_a_key_made_for_a_curators_login_decides_nothing(world, django_user_model):
     """Made before the admin refused a person's login as a key's agent, such a key decided review
-    items as the curator."""
+    items as the curator (it is refused for everything: tests/api/test_person_keys.py)."""
     key, secret = AgentKey.objects.issue(agent="scout", wings=["*"], rights=list(RIGHTS))
     AgentKey.objects.filter(pk=key.pk).update(user=django_user_model.objects.get(username="cora"))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
     response = client.post("/api/review/items/d1/decisions", {"action": "dismiss"}, format="json")
     assert response.status_code == 403
-    assert response.json()["code"] == "permission_denied"
+    assert response.json()["code"] == "key_not_for_agent"
 
 
 def test_forged_agent_is_refused_and_the_agents_own_entry_is_stored(world):
@@ -289,13 +290,14 @@ def test_an_import_reversals_removed_content_is_for_curators_only(world, tmp_pat
     imports.import_run(imported, path=path)
     imports.import_reverse(imported=imported)
     rows = {}
-    for role in ("viewer", "viewer_key", "curator", "admin"):
+    for role in ("viewer", "curator", "admin"):
         entries = world["clients"][role]().get("/api/review/decisions?action=import.reverse")
         rows[role] = [
             e["before"] for e in entries.json()["results"] if e["target_type"] == "drawer"
         ]
+    keyed = world["clients"]["viewer_key"]().get("/api/review/decisions?action=import.reverse")
+    assert keyed.json()["code"] == "key_not_for_agent"  # a person's key reads nothing at all
     assert rows["viewer"] == [None]
-    assert rows["viewer_key"] == [None]
     assert [before["content"] for before in rows["curator"]] == ["The vault code is 4471."]
     assert [before["content"] for before in rows["admin"]] == ["The vault code is 4471."]
 
