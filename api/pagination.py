@@ -3,13 +3,15 @@ writes land."""
 
 from __future__ import annotations
 
+import binascii
 from base64 import b64decode
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
-from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
+from rest_framework.utils.urls import replace_query_param
 
+from dedup.cursors import sealed, unsealed
 from dedup.errors import InvalidInput
 from dedup.validation import id_of, malformed_cursor
 
@@ -35,33 +37,37 @@ class NewestFirst(CursorPagination):
             )
         return min(size, self.max_page_size)
 
+    def encode_cursor(self, cursor: Cursor) -> str:
+        """DRF's link, its cursor sealed (`dedup.cursors`): a position is the store's own id,
+        global (the newest drawer's tells how many the whole store holds)."""
+        link = super().encode_cursor(cursor)
+        (token,) = parse_qs(urlsplit(link).query)[self.cursor_query_param]
+        return replace_query_param(link, self.cursor_query_param, sealed(token))
+
     def decode_cursor(self, request: Request) -> Cursor | None:
-        """DRF's, with its position an id (every list is ordered by id), else 400
-        `invalid_cursor` as the queue's and the search's cursors: DRF answered 404 for a cursor
-        it could not decode and filtered by whatever a decoded one held, so a forged position
-        (`p=2026-12-05`, base64) answered 500."""
-        if request.query_params.get(self.cursor_query_param) == "":
+        """The position of a cursor `encode_cursor` sealed, an id, else 400 `invalid_cursor` as
+        the queue's and the search's cursors: DRF answered 404 for a cursor it could not decode
+        and filtered by whatever a decoded one held, so a forged position (`p=2026-12-05`,
+        base64) answered 500. An unsealed cursor (DRF's own, or one given before cursors were
+        sealed) is refused alike."""
+        encoded = request.query_params.get(self.cursor_query_param)
+        if not encoded:
             return None  # `cursor=` with nothing: a client's URL template with no cursor yet
-        try:
-            cursor = super().decode_cursor(request)
-            valid = cursor is None or (
-                self._as_written(request.query_params[self.cursor_query_param])
-                and (cursor.position is None or id_of(str(cursor.position)) is not None)
-            )
-        except NotFound:  # DRF's answer to a cursor it cannot decode
-            valid = False
-        if not valid:
+        cursor = self._as_written(unsealed(encoded))
+        if cursor is None or (cursor.position is not None and id_of(str(cursor.position)) is None):
             raise malformed_cursor()
         return cursor
 
-    def _as_written(self, encoded: str) -> bool:
-        """Whether the cursor holds what DRF writes in one: some of an offset (`o`, at most the
-        cutoff), a direction (`r`) and a position (`p`), and nothing else. DRF reads any base64
-        text as a cursor, and one holding none of them (`"x"`) as the first page, an offset past
-        its cutoff as the cutoff."""
-        tokens = parse_qs(b64decode(encoded.encode("ascii")).decode("ascii"))
+    def _as_written(self, token: str) -> Cursor | None:
+        """The cursor DRF wrote in `token`: some of an offset (`o`, at most the cutoff), a
+        direction (`r`) and a position (`p`), and nothing else; None for any other text. Sealed,
+        a token is the app's own: these checks hold only if the seal's key leaked."""
+        try:
+            tokens = parse_qs(b64decode(token.encode("ascii"), validate=True).decode("ascii"))
+        except (ValueError, binascii.Error):  # not ASCII (a UnicodeError), not base64
+            return None
         offset = tokens.get("o", ["0"])[0]
-        return (
+        written = (
             bool(tokens)
             and set(tokens) <= {"o", "r", "p"}
             and all(len(values) == 1 for values in tokens.values())
@@ -69,6 +75,12 @@ class NewestFirst(CursorPagination):
             and int(offset) <= self.offset_cutoff
             and tokens.get("r", ["0"])[0] in ("0", "1")
         )
+        if not written:
+            return None
+        position = tokens.get("p", [None])[0]
+        reverse = tokens.get("r") == ["1"]
+        # DRF's own decode keeps the position as the text it read (its stubs say an int).
+        return Cursor(offset=int(offset), reverse=reverse, position=position)  # type: ignore[arg-type]
 
 
 class OldestFirst(NewestFirst):

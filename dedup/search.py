@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from dedup import candidates, policy, validation
+from dedup import candidates, cursors, policy, validation
 from dedup.errors import InvalidInput
 from palace import selectors
 
@@ -119,11 +119,12 @@ def query_groups(query: object) -> list[list[str]]:
 
 
 def _encode_cursor(hit: selectors.SearchHit) -> str:
-    return validation.cursor_of([hit.matched, hit.drawer.pk])
+    """Sealed (`dedup.cursors`): the drawer's id is the store's, global, not the client's."""
+    return cursors.cursor_for([hit.matched, hit.drawer.pk])
 
 
 def _decode_cursor(cursor: str) -> tuple[int, int]:
-    matched, pk = validation.cursor_values(cursor, 2)
+    matched, pk = cursors.values_of(cursor, 2)
     if type(matched) is not int or not 0 <= matched <= validation.ID_MAX:
         raise validation.malformed_cursor()
     return matched, validation.cursor_id(pk)

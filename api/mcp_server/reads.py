@@ -28,8 +28,9 @@ from api.views.common import drawer_or_404
 from api.views.drawers import DrawerDetailView, DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView, reached_wing, reached_wings
+from dedup.cursors import cursor_for, values_of
 from dedup.search import drawers_search
-from dedup.validation import cursor_id, cursor_of, cursor_values, lookup_form
+from dedup.validation import cursor_id, lookup_form
 from palace import selectors
 
 MAX_LIMIT = a.MAX_LIMIT
@@ -109,14 +110,14 @@ def list_drawers(
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)
     if data.get("cursor"):
-        (before,) = cursor_values(data["cursor"], 1)
+        (before,) = values_of(data["cursor"], 1)
         drawers = drawers.filter(pk__lt=cursor_id(before))
     page = list(drawers.order_by("-id")[: data["limit"] + 1])
     more = len(page) > data["limit"]
     page = page[: data["limit"]]
     return {
         "drawers": plain(all_shown(s.DrawerSerializer(page, many=True).data)),
-        "next_cursor": cursor_of([page[-1].pk]) if more else None,
+        "next_cursor": cursor_for([page[-1].pk]) if more else None,  # sealed: the id is global
     }
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from dedup import validation
+from dedup import cursors, validation
 from palace.models import DrawerLink, EntityLink
 from review.diff import Segment, compact
 from review.items import ItemKind, ItemRef
@@ -81,13 +81,13 @@ class QueuePage:
 
 def _encode(item: QueueItem) -> str:
     key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
-    return validation.cursor_of([key, item.ref.kind, item.ref.pk])
+    return cursors.cursor_for([key, item.ref.kind, item.ref.pk])  # sealed, as every cursor
 
 
 def _decode(cursor: str, order: str) -> Cursor:
     """The position a cursor `_encode` made holds, or InvalidInput `invalid_cursor` (each value
     checked, so a forged one is refused as one that does not decode)."""
-    key, kind, pk = validation.cursor_values(cursor, 3)
+    key, kind, pk = cursors.values_of(cursor, 3)
     try:
         item_kind = ItemKind(kind)
     except (ValueError, TypeError):  # not a kind's letter (a list, an object...)

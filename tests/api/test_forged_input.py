@@ -2,7 +2,8 @@
 the app never wrote, ids of thousands of digits, documents nested past any bound, URLs urllib
 refuses. Each is refused as any bad input is (a 4xx, or a form's error) and changes nothing;
 none answers 500. Random fuzzing (schemathesis) seldom reaches them: a random cursor does not
-decode at all."""
+decode at all. Every cursor is sealed (`dedup.cursors`): these are sealed with the app's key, as
+if it had leaked, so what they hold is read and refused by the checks behind the seal."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from django.test import Client
 
 from dedup import services as write
+from dedup.cursors import sealed
 from palace.models import AuditEntry, DrawerLink
 from tests.api.conftest import api_client, row_counts
 
@@ -24,14 +26,14 @@ DEEP = "[" * 1000 + "]" * 1000
 
 
 def cursor(value: str) -> str:
-    """A cursor as the app writes them (base64url without padding) of any text."""
-    return quote(base64.urlsafe_b64encode(value.encode()).decode().rstrip("="))
+    """A cursor as the app writes them (base64url without padding) of any text, sealed."""
+    return quote(sealed(base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")))
 
 
 def list_cursor(value: str) -> str:
-    """A cursor as DRF writes a list's (base64 with padding) of any text: written otherwise, DRF
-    cannot decode it at all, and the test would not reach what it holds."""
-    return quote(base64.b64encode(value.encode()).decode())
+    """A cursor as DRF writes a list's (base64 with padding) of any text, sealed: written
+    otherwise, DRF cannot decode it at all, and the test would not reach what it holds."""
+    return quote(sealed(base64.b64encode(value.encode()).decode()))
 
 
 LIST_CURSORS = {

@@ -1,0 +1,73 @@
+"""Sealed cursors (`dedup.cursors`): what they hold reads back, a client reads nothing of it, and
+a cursor changed, forged or sealed under another key is `invalid_cursor`."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from dedup import cursors, validation
+from dedup.errors import InvalidInput
+
+VALUES = [3, 4242]
+
+
+def invalid(cursor: str) -> str:
+    with pytest.raises(InvalidInput) as refused:
+        cursors.values_of(cursor, len(VALUES))
+    return refused.value.code
+
+
+def test_a_cursor_reads_back_what_it_holds():
+    assert cursors.values_of(cursors.cursor_for(VALUES), 2) == VALUES
+
+
+def test_a_cursor_holds_no_readable_value():
+    """Before, base64 of "[3, 4242]": the drawer's global id, read by anyone."""
+    raw = base64.urlsafe_b64decode(cursors.cursor_for(VALUES) + "==")
+    assert validation.cursor_of(VALUES).encode() not in raw
+
+
+def test_a_cursor_is_no_longer_plain_json():
+    with pytest.raises(InvalidInput):
+        validation.cursor_values(cursors.cursor_for(VALUES), 2)
+
+
+def test_the_same_position_is_sealed_anew_each_time():
+    assert cursors.cursor_for(VALUES) != cursors.cursor_for(VALUES)
+
+
+@pytest.mark.parametrize("at", [0, 5, 20])
+def test_a_cursor_changed_by_one_character_is_refused(at):
+    cursor = cursors.cursor_for(VALUES)
+    changed = cursor[:at] + ("A" if cursor[at] != "A" else "B") + cursor[at + 1 :]
+    assert invalid(changed) == "invalid_cursor"
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [validation.cursor_of(VALUES), "", "!!!", "é" * 40, "A" * 600, "AAAA"],
+    ids=["unsealed", "empty", "not base64", "not ascii", "too long", "too short"],
+)
+def test_a_cursor_the_app_did_not_seal_is_refused(cursor):
+    assert invalid(cursor) == "invalid_cursor"
+
+
+def test_a_cursor_sealed_under_another_key_is_refused(settings):
+    cursor = cursors.cursor_for(VALUES)
+    settings.SECRET_KEY = "another-secret-key-" * 3
+    assert invalid(cursor) == "invalid_cursor"
+
+
+def test_a_cursor_sealed_before_a_key_rotation_still_reads(settings):
+    cursor = cursors.cursor_for(VALUES)
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "another-secret-key-" * 3
+    assert cursors.values_of(cursor, 2) == VALUES
+
+
+def test_a_long_text_is_sealed_whole():
+    """Longer than one block of the keystream (the queue's cursors hold a time)."""
+    values = ["2026-12-07T10:27:32.148000+00:00", "d", 7, "x" * 200]
+    assert cursors.values_of(cursors.cursor_for(values), 4) == values
