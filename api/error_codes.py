@@ -82,6 +82,11 @@ ERROR_CODES: dict[str, ErrorCode] = {
     ),
     "out_of_scope": ErrorCode((403,), "The agent key does not reach the wing."),
     "permission_denied": ErrorCode((403,), "The user may not do that."),
+    "query_too_short": ErrorCode(
+        (400,),
+        "A search of one character of Chinese, Japanese, Thai... or Korean alone: give two or "
+        "more (the index holds pairs of characters).",
+    ),
     "remembered_distinct": ErrorCode((409,), "A curator said the two are distinct."),
     "request_too_large": ErrorCode(
         (414, 431), "The request line or headers are over the server's limits (gunicorn's)."

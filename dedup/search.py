@@ -34,6 +34,18 @@ PAIR_GROUPS = 8
 # where a longer run of the scripts above is a sentence: it is asked by its pairs too, the first
 # KOREAN_PAIRS_MAX of them (every drawer holding the word holds them; more would only narrow).
 KOREAN_PAIRS_MAX = 24
+# A query of one such character ("東", "の", "서") alone is refused (400 `query_too_short`), not
+# answered empty: the index holds a run's pairs, the pieces of a long one and a lone character,
+# so a character is found by its index only where it starts a term ("東*"), never where it ends
+# one ("関東": its pair only), which no index of terms (FTS5, a GIN tsvector) looks up without
+# reading every term. Indexed alone, a character as common as "の" would be a posting list of
+# nearly every Japanese drawer, read whole for each search (on PostgreSQL a GIN index cannot
+# stop at the newest); two characters are a pair, which the index holds.
+SINGLE_CHARACTER = (
+    "q holds a single character of a script written without spaces (Chinese, Japanese, "
+    "Thai...) or of Korean, and no word to search by: search finds two characters or more "
+    "(e.g. 東京, not 東), since its index holds pairs of neighbouring characters, not single ones."
+)
 
 
 @dataclass(frozen=True)
@@ -107,6 +119,8 @@ def query_groups(query: object) -> list[list[str]]:
     paired = [run for run in runs if len(run) <= policy.UNSPACED_PIECE_MAX] + korean + stems
     pairs = [policy.character_pairs(run)[:KOREAN_PAIRS_MAX] for run in dict.fromkeys(paired)]
     groups += pairs[:PAIR_GROUPS]
+    if not groups and _single_characters(normalized):
+        raise InvalidInput(SINGLE_CHARACTER, code="query_too_short", details={"field": "q"})
     if not groups:
         raise InvalidInput(
             "q has no word to search by: a word of three letters or digits or more (in any "
@@ -116,6 +130,13 @@ def query_groups(query: object) -> list[list[str]]:
             details={"field": "q"},
         )
     return groups
+
+
+def _single_characters(normalized: str) -> bool:
+    """Whether the text holds a lone character of a script written without spaces or of
+    Korean: one the index cannot find (`SINGLE_CHARACTER`)."""
+    runs = [*policy.unspaced_runs(normalized), *policy.hangul_runs(normalized)]
+    return any(len(run) == 1 for run in runs)
 
 
 def _encode_cursor(hit: selectors.SearchHit) -> str:

@@ -191,3 +191,9 @@ def test_a_scoped_keys_checkpoint_keeps_each_items_destination(dedup_settings) -
     for outcome, item in zip(answer["drawers"], items, strict=True):
         source = Drawer.objects.get(uuid=outcome["drawer"]).source
         assert source["destination"] == item["destination"]
+
+
+@pytest.mark.parametrize("query", ["東", "の"])
+def test_a_search_of_one_character_is_refused_as_rest_refuses_it(dedup_settings, query) -> None:
+    answer = reads.search(context(), query=query)
+    assert refusal(answer)["code"] == "query_too_short"

@@ -126,6 +126,8 @@ def test_pages_follow_the_cursor_without_repeats_or_gaps(api):
         ({"q": "   "}, "invalid"),
         ({"q": "deploy\x00"}, "invalid"),
         ({"q": "a an of"}, "invalid"),
+        ({"q": "東"}, "query_too_short"),
+        ({"q": "の"}, "query_too_short"),
         ({"q": "deploy", "limit": "0"}, "invalid"),
         ({"q": "deploy", "limit": "201"}, "invalid"),
         ({"q": "deploy", "limit": "ten"}, "invalid"),

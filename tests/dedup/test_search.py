@@ -50,7 +50,7 @@ def test_a_page_ends_where_the_next_begins(dedup_settings):
         ({"query": ""}, "invalid"),
         ({"query": None}, "invalid"),
         ({"query": "the and"}, "invalid"),
-        ({"query": "猫"}, "invalid"),  # one character of a script without spaces
+        ({"query": "猫"}, "query_too_short"),  # one character of a script without spaces
         ({"query": "storage", "limit": 0}, "invalid"),
         ({"query": "storage", "limit": True}, "invalid"),
         ({"query": "storage", "cursor": "bm90IGpzb24"}, "invalid_cursor"),
@@ -60,6 +60,37 @@ def test_bad_input_is_refused(dedup_settings, arguments, code):
     with pytest.raises(InvalidInput) as refused:
         drawers_search(**arguments)
     assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["東", "の", "서", "東 の", "ab 東", "ไ"],
+    ids=["han", "hiragana", "hangul", "two alone", "with a short word", "thai"],
+)
+def test_a_single_character_is_refused_as_too_short(dedup_settings, query):
+    """The index holds pairs of characters: one alone is found only where it starts one, so
+    searching it would answer some of the drawers holding it, or read every term."""
+    services.drawer_write_in(wing="notes", room="entries", content="東京の会議は東で")
+    with pytest.raises(InvalidInput) as refused:
+        drawers_search(query=query)
+    assert refused.value.code == "query_too_short"
+
+
+def test_the_refusal_says_two_characters_are_needed(dedup_settings):
+    with pytest.raises(InvalidInput) as refused:
+        drawers_search(query="東")
+    assert "two characters or more" in refused.value.message
+    assert refused.value.details == {"field": "q"}
+
+
+def test_a_single_character_beside_a_word_searches_by_the_word(dedup_settings):
+    stored = services.drawer_write_in(wing="notes", room="entries", content="東京 storage").drawer
+    assert [hit.drawer for hit in drawers_search(query="東 storage").hits] == [stored]
+
+
+def test_two_characters_find_the_drawer_holding_them(dedup_settings):
+    stored = services.drawer_write_in(wing="notes", room="entries", content="東京の会議").drawer
+    assert [hit.drawer for hit in drawers_search(query="東京").hits] == [stored]
 
 
 MIGRATION = "我们决定把数据库迁移到新的服务器上因为旧的服务器的磁盘空间已经不够用了"
