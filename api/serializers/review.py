@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from drf_spectacular.utils import (
+    PolymorphicProxySerializer,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 
 from api.serializers.common import (
@@ -153,8 +157,17 @@ class QueueItemField(serializers.Field):
         return self.entity_link.to_representation(item)
 
 
+@extend_schema_serializer(deprecate_fields=["items"])
 class QueueSerializer(serializers.Serializer):
-    items = serializers.ListField(child=QueueItemField())
+    """A page of the queue. Its list is `results`, the key of every other list of the API (the
+    paginated lists and the search); `items`, the same list, is kept for the clients written
+    before and is deprecated. `next` is the next page's cursor itself (pass it as `cursor`),
+    not a link as the paginated lists' `next` is."""
+
+    results = serializers.ListField(child=QueueItemField(), source="items")
+    items = serializers.ListField(
+        child=QueueItemField(), help_text="Deprecated: the same list as `results`; read that."
+    )
     next = serializers.CharField(source="next_cursor", allow_null=True)
     counts = serializers.DictField(child=serializers.IntegerField())
     counts_at_least = serializers.SerializerMethodField(
@@ -165,6 +178,17 @@ class QueueSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_counts_at_least(self, page) -> list[str]:
         return sorted(name for name, count in page.counts.items() if isinstance(count, AtLeast))
+
+    @property
+    def _readable_fields(self) -> list[serializers.Field]:
+        """Every field but `items`, which `to_representation` fills with `results`' list."""
+        return [field for field in super()._readable_fields if field.field_name != "items"]
+
+    def to_representation(self, page) -> dict[str, Any]:
+        """The items are shown once (the queue's costliest work), under both keys."""
+        data = super().to_representation(page)
+        data["items"] = data["results"]
+        return data
 
 
 # --- decisions ---------------------------------------------------------------------------------
