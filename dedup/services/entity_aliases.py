@@ -89,14 +89,16 @@ def entity_alias_remove(*, entity: Entity, alias: str, actor: Actor = None) -> t
             )
         before = list(entity.alias_set.values_list("alias", flat=True))
         recorded.delete()  # its signatures go with it
+        # The alias as it was stored, not as it was given: one taken back by a look-alike
+        # spelling ("Countess\u2066 Lovelace" for "Countess Lovelace") was still listed after.
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.ENTITY_ALIAS_REMOVE,
             target_type=AuditTarget.ENTITY,
             target_id=entity.uuid,
             before={"aliases": before},
-            after={"aliases": [a for a in before if a != alias]},
-            data={"alias": alias},
+            after={"aliases": [a for a in before if a != recorded.alias]},
+            data={"alias": recorded.alias},
         )
     return entity, True
 

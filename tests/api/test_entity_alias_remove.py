@@ -85,3 +85,17 @@ def test_the_service_refuses_a_convergences_alias(dedup_settings):
     with pytest.raises(Conflict) as refused:
         services.entity_alias_remove(entity=entity, alias="Surreal")
     assert refused.value.code == "alias_not_removable"
+
+
+def test_an_alias_taken_back_by_a_look_alike_spelling_leaves_the_audit_without_it():
+    """Recorded without its invisible character, it is taken back by the spelling it was given
+    with; the audit's `after` listed it still (it compared the given spelling)."""
+    entity = services.entity_resolve(name="Ada Lovelace", kind="person").entity
+    services.entity_alias_add(entity=entity, alias="Countess Lovelace")
+    services.entity_alias_add(entity=entity, alias="Enchantress of Numbers")
+    _, removed = services.entity_alias_remove(entity=entity, alias="Countess\u2066 Lovelace")
+    assert removed is True
+    entry = AuditEntry.objects.get(action="entity.alias_remove")
+    assert entry.before == {"aliases": ["Countess Lovelace", "Enchantress of Numbers"]}
+    assert entry.after == {"aliases": ["Enchantress of Numbers"]}
+    assert entry.data == {"alias": "Countess Lovelace"}
