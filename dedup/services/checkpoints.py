@@ -20,7 +20,7 @@ from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
-from dedup.validation import NAME_MAX_LENGTH, clean_label, label_form, lookup_form
+from dedup.validation import NAME_MAX_LENGTH, clean_name, label_form, lookup_form
 from palace.models import DIARY_ROOM, Checkpoint, Drawer, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
@@ -106,7 +106,9 @@ def checkpoint_write(
 
     Returns (result, replayed).
     """
-    key = clean_label(key, "id", max_length=NAME_MAX_LENGTH)
+    # Not one that shows nothing (`clean_name`: a Braille blank, a selector alone), as a name is;
+    # otherwise as given: an id is matched as it was written, so one stored before still replays.
+    key = clean_name(key, "id", max_length=NAME_MAX_LENGTH)
     _refuse_too_much(items)
     payload_hash = checkpoint_payload_hash(items)
     user = acting_user(actor)
