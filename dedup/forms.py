@@ -14,8 +14,8 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
-    clean_name,
     clean_optional_label,
+    clean_place_name,
 )
 from palace.models import LABEL_MAX_LENGTH, Drawer, Room, Wing
 
@@ -57,15 +57,21 @@ class DrawerAddForm(forms.ModelForm):
 
 
 class _NamedForm(forms.ModelForm):
-    """A wing's or a room's name, added or changed, checked as the write path checks it
-    (`clean_name`: no control characters, not one that shows nothing): the admin saved names
-    the API refuses, and a rename's refusal was a 500."""
+    """A wing's or a room's name, added or changed, checked and given its form as a write gives
+    a new one (`clean_place_name`: no control characters, not one that shows nothing, no '/',
+    a wing neither '*' nor holding ','; "beta\u200d" is "beta"), which the renaming services
+    check again: the admin saved names the API refuses, or no key can name, and a rename's
+    refusal was a 500. A row nothing was changed in keeps its name as stored (a room an import
+    restored with its '/', a twin `api/0003` left apart), so its wing's other rows still save."""
 
     label = ""
 
     def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if self.instance.pk is not None and not self.has_changed():
+            return name
         try:
-            return clean_name(self.cleaned_data["name"], self.label)
+            return clean_place_name(name, self.label)
         except DomainError as error:
             raise forms.ValidationError(error.message) from error
 

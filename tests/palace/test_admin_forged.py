@@ -9,6 +9,8 @@ from django.db import connection
 from django.test import Client
 
 from dedup import services
+from dedup.forms import WingForm
+from dedup.validation import UNSCOPABLE_WING
 from palace.models import AuditEntry, Drawer, DrawerLink, Room, Wing
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +110,82 @@ def test_two_rooms_swapping_names_in_the_wing_s_rows_is_a_message(staff, dedup_s
 
 def _no_rooms() -> dict[str, str]:
     return {"rooms-TOTAL_FORMS": "0", "rooms-INITIAL_FORMS": "0"}
+
+
+# A name no path or key can name ('/' in a path, '*' and ',' in a key's wings): the write path
+# and imports refused them, the admin's add and change stored them.
+UNNAMEABLE = {"slash": "a/b", "every wing": "*", "comma": "ops,secret"}
+
+
+@pytest.mark.parametrize("name", UNNAMEABLE.values(), ids=UNNAMEABLE.keys())
+def test_a_wing_no_path_or_key_can_name_is_a_form_error(staff, linked, name):
+    wing = Wing.objects.get(name="ops")
+    for url in ["/admin/palace/wing/add/", f"/admin/palace/wing/{wing.pk}/change/"]:
+        response = staff.post(url, {"name": name, **_no_rooms()})
+        assert response.status_code == 200, url  # the form again, with its error
+        assert "errornote" in response.content.decode(), url
+    assert list(Wing.objects.values_list("name", flat=True)) == ["ops"]
+    assert not AuditEntry.objects.filter(action="wing.rename").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [
+        ("a/b", "wing must not contain '/'."),
+        ("*", UNSCOPABLE_WING),
+        ("ops,secret", UNSCOPABLE_WING),
+    ],
+)
+def test_the_wing_form_says_why(name, error):
+    form = WingForm(data={"name": name})
+    assert not form.is_valid()
+    assert form.errors["name"] == [error]
+
+
+def test_a_room_with_a_slash_is_a_form_error(staff, linked):
+    wing = Wing.objects.get(name="ops")
+    room = Room.objects.get(name="dev")
+    inline = {
+        "name": "ops",
+        "rooms-TOTAL_FORMS": "1",
+        "rooms-INITIAL_FORMS": "0",
+        "rooms-0-wing": wing.pk,
+        "rooms-0-name": "q1/q2",
+    }
+    for url, form in [
+        ("/admin/palace/room/add/", {"name": "q1/q2", "wing": wing.pk}),
+        (f"/admin/palace/room/{room.pk}/change/", {"name": "q1/q2", "wing": wing.pk}),
+        (f"/admin/palace/wing/{wing.pk}/change/", inline),
+    ]:
+        response = staff.post(url, form)
+        assert response.status_code == 200, url
+        assert "room must not contain &#x27;/&#x27;." in response.content.decode(), url
+    assert list(Room.objects.values_list("name", flat=True)) == ["dev"]
+
+
+def test_a_wing_added_as_a_look_alike_gets_the_name_a_write_gives(staff, linked):
+    """ "ops\u200d" is "ops", taken: refused as a twin, not stored beside it; "beta\u200d" is beta."""
+    response = staff.post("/admin/palace/wing/add/", {"name": "ops\u200d", **_no_rooms()})
+    assert response.status_code == 200
+    staff.post("/admin/palace/wing/add/", {"name": "beta\u200d", **_no_rooms()})
+    assert sorted(Wing.objects.values_list("name", flat=True)) == ["beta", "ops"]
+
+
+def test_a_room_stored_before_with_a_slash_does_not_stop_its_wing_being_saved(staff, linked):
+    """An import restores a room's '/' (a backup's room "2024/q1"); the wing's other rows and
+    its name still save, that room's row unchanged."""
+    wing = Wing.objects.get(name="ops")
+    restored = services.room_get_or_create(wing="ops", room="2024/q1", as_named=True)
+    rows = {
+        "rooms-TOTAL_FORMS": "2",
+        "rooms-INITIAL_FORMS": "2",
+        **{
+            f"rooms-{index}-{field}": value
+            for index, room in enumerate([Room.objects.get(name="dev"), restored])
+            for field, value in [("id", room.pk), ("wing", wing.pk), ("name", room.name)]
+        },
+    }
+    response = staff.post(f"/admin/palace/wing/{wing.pk}/change/", {"name": "ops2", **rows})
+    assert response.status_code == 302
+    assert Wing.objects.get().name == "ops2"
+    assert Room.objects.get(pk=restored.pk).name == "2024/q1"
