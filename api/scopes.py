@@ -38,8 +38,9 @@ class Scope:
 
     def holds(self, stored: str | None) -> bool:
         """The wing named as it is stored (a drawer's) is one of the key's, as stored: exactly,
-        so a look-alike wing `api/0002` or `0003` left apart (its name not in the form a new one
-        is given) is held only by a key made for that very name, and `wing_filter` agrees."""
+        so a look-alike wing `api/0002`, `0003` or `0004` left apart (its name not in the form a
+        new one is given) is held only by a key made for that very name, and `wing_filter`
+        agrees."""
         return self.wings is None or stored is None or stored in self.wings
 
     def wing_filter(self, path: str) -> Q:

@@ -36,7 +36,31 @@ _ENDS = re.compile(r"^[\s\u2800]+|[\s\u2800]+$")
 # one (a ZWNJ between two Latin letters can keep a font from a ligature, "Auf\u200clage": a
 # nuance given up, as "al\u200cpha" looked like "alpha"); no ASCII character is either, but
 # the digits, # and *, which start keycaps (U+FE0F, then U+20E3), kept only there.
-_PLAIN_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
+#
+# Nor are the letters of Han, Hiragana, Katakana and Hangul (its syllables and its letters that
+# do not conjoin; the conjoining jamo, which a joiner can keep from forming a syllable, are not
+# plain): "東京\u200d" and "東京\ufe0f" are "東京". A variation selector after a Han ideograph
+# can choose a glyph: the ideographic ones (VS17 to VS256, the Ideographic Variation Database's
+# "葛\U000e0100") and VS1 to VS3 (the variants of compatibility ideographs). It is taken out
+# all the same, a look-alike folded: the variant is the same character to a reader, and a font
+# without it draws the ideograph as it is, one variant of it, so "葛\U000e0100" and "葛" look
+# the same in one font or the other; a sequence no database registers ("東\U000e0100") changes
+# nothing anywhere, and which are registered is not the rule's to know. Unicode folds them out
+# of identifiers too (NFKC_Casefold drops every variation selector, IDNA refuses them), and NFC
+# already gives a compatibility ideograph its unified character ("\ufa47" is "漢"). What is
+# given up is the registered glyph in a name, as the ligature was. An emoji's selector after a
+# CJK symbol ("㊗\ufe0f", drawn as an emoji) is kept: a symbol is no letter.
+_PLAIN_SCRIPTS = frozenset(
+    {"LATIN", "GREEK", "CYRILLIC", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HENTAIGANA"}
+    | {"IDEOGRAPHIC"}  # Han's iteration and closing marks, letters: "々"
+)
+_PLAIN_NAMES = (  # the start of a plain letter's name where no word of it says its script
+    "CJK UNIFIED IDEOGRAPH-",
+    "CJK COMPATIBILITY IDEOGRAPH-",
+    "HANGUL SYLLABLE ",
+    "HANGUL LETTER ",
+    "HALFWIDTH HANGUL LETTER ",
+)
 _SEQUENCE_STARTS = frozenset("0123456789#*")
 KEYCAP = "\u20e3"
 _EDGE, _PLAIN, _LETTER, _OTHER = range(4)
@@ -64,13 +88,15 @@ def _unseen(c: str) -> bool:
 
 
 def _plain(c: str) -> bool:
-    """ASCII, or a Latin, Greek or Cyrillic letter (the words of its Unicode name say which:
-    "LATIN SMALL LETTER A", "FULLWIDTH LATIN CAPITAL LETTER A")."""
+    """ASCII, or a letter of Latin, Greek, Cyrillic, Han, Hiragana, Katakana or Hangul (not a
+    conjoining jamo); its Unicode name says which: "LATIN SMALL LETTER A", "FULLWIDTH LATIN
+    CAPITAL LETTER A", "HIRAGANA LETTER A", "CJK UNIFIED IDEOGRAPH-6771", "HANGUL SYLLABLE GA"."""
     if c.isascii():
         return True
     if not unicodedata.category(c).startswith("L"):
         return False
-    return not _PLAIN_SCRIPTS.isdisjoint(unicodedata.name(c, "").split())
+    name = unicodedata.name(c, "")
+    return name.startswith(_PLAIN_NAMES) or not _PLAIN_SCRIPTS.isdisjoint(name.split())
 
 
 def _base(value: str, index: int) -> str | None:
@@ -92,9 +118,9 @@ def _joins(value: str, index: int) -> bool:
     """Whether the joiner at `index` can change what is drawn: beside a letter of a script
     that joins or forms conjuncts (Arabic and Persian, Devanagari and the other Indic scripts,
     a mark on such a letter: a virama), or between two characters of neither kind (an emoji
-    ZWJ sequence: "👩\u200d💻"). Beside an end, a space, or a Latin, Greek or Cyrillic letter
-    or ASCII on both sides, it shapes nothing: "alpha\u200d", "👍\u200d". Characters that show
-    nothing beside it are looked past."""
+    ZWJ sequence: "👩\u200d💻"). Beside an end, a space, or a plain letter (`_plain`: Latin,
+    Greek, Cyrillic, CJK) or ASCII on both sides, it shapes nothing: "alpha\u200d",
+    "東\u200d京", "👍\u200d". Characters that show nothing beside it are looked past."""
     before, after = index - 1, index + 1
     while before >= 0 and _unseen(value[before]):
         before -= 1
@@ -107,11 +133,11 @@ def _joins(value: str, index: int) -> bool:
 
 def _selects(value: str, index: int) -> bool:
     """Whether the variation selector at `index` can change what is drawn: right after a
-    character a variation sequence can start with (an emoji, a CJK ideograph, a letter of
+    character a variation sequence can start with (an emoji, a CJK symbol, a letter of
     Myanmar or Mongolian; a digit, # or * only in a keycap, "db-2\ufe0f" being "db-2" to the
-    eye). At the start, after a space, a mark, another
-    character that shows nothing, or a Latin, Greek or Cyrillic letter or other ASCII, it
-    selects nothing: "alpha\ufe0f", "\ufe0f" alone."""
+    eye). At the start, after a space, a mark, another character that shows nothing, a plain
+    letter (`_plain`; a Han ideograph's variant is folded, above) or other ASCII, it selects
+    nothing to tell apart: "alpha\ufe0f", "東京\U000e0100", "\ufe0f" alone."""
     if index == 0:
         return False
     before = value[index - 1]

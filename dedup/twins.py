@@ -1,13 +1,13 @@
 """Wings and rooms whose names look alike but are stored apart (`manage.py name_twins`).
 
 A new wing or room is given its name by `label_form` (composed, NFC, without the characters that
-show nothing), and api 0002 (and 0003, for a joiner, a variation selector or the Braille blank
-that changed nothing drawn) gave every wing and room stored before that name, unless another
-held it already: "cafe\u0301" (decomposed) created before, and "café" created beside it by a
-write that did not find it; "alpha\u200d" beside "alpha". Such twins are left apart, since
-joining them moves drawers between wings or rooms, a curator's decision; this lists them, so
-that one can be moved into the other (the admin moves a room to another wing) or renamed.
-Nothing is changed here.
+show nothing), and api 0002 (and 0003 and 0004, for a joiner, a variation selector or the Braille
+blank that changed nothing drawn, 0004 beside a CJK letter) gave every wing and room stored
+before that name, unless another held it already: "cafe\u0301" (decomposed) created before,
+and "café" created beside it by a write that did not find it; "alpha\u200d" beside "alpha".
+Such twins are left apart, since joining them moves drawers between wings or rooms, a curator's
+decision; this lists them, so that one can be moved into the other (the admin moves a room to
+another wing) or renamed. Nothing is changed here.
 
 Rows are read once, by id, in chunks; only the names that are not in their composed form are kept
 in memory, and the composed names they would take are looked up in batches.

@@ -89,10 +89,10 @@ def lookup_form(value: str) -> str:
     """The name a wing or room a client names is found by, and an agent key's wing is judged
     by: its composed form (`label_form`), the form every new wing and room is given and every
     stored one has had since `api/0002` (and `api/0003`: look-alikes by a joiner, a variation
-    selector, the Braille blank); a name of fillers alone, which composes to nothing, as
-    given, trimmed. One rule for writes, reads, dry runs, searches and keys: a read of
-    "cafe\u0301" finds "café", and a key made for "beta\u200b" reaches the wing "beta" its
-    writes land in, and no other."""
+    selector, the Braille blank; `api/0004`: by one beside a CJK letter); a name of fillers
+    alone, which composes to nothing, as given, trimmed. One rule for writes, reads, dry runs,
+    searches and keys: a read of "cafe\u0301" finds "café", and a key made for "beta\u200b"
+    reaches the wing "beta" its writes land in, and no other."""
     return label_form(value) or value.strip()
 
 

@@ -15,6 +15,7 @@ from api.models import AgentKey
 from dedup import services
 from dedup.validation import label_form
 from palace.models import AuditEntry, Drawer, Room, Wing
+from tests.api.test_migration_cjk_look_alikes import cjk_joined
 from tests.api.test_migrations import SAMPLES, made_before, migrate, names
 from tests.conftest import agent_client
 
@@ -99,7 +100,11 @@ CONTEXTS = [("", ""), ("a", "b"), (" e", ""), ("\u0915\u094d", ""), ("\U0001f44d
 
 
 @pytest.mark.django_db(transaction=False)
-def test_the_frozen_rule_is_today_s_label_form():
+def test_the_frozen_rule_was_the_label_form_of_its_day():
+    """Today's `label_form` is api 0004's, held to it in test_migration_cjk_look_alikes; 0003's
+    is history, and differs only where 0004 renamed: a joiner or a selector beside a CJK
+    letter (`cjk_joined`)."""
     for sample, (before, after) in itertools.product(SAMPLES, CONTEXTS):
         text = f"{before}{sample}{after}"
-        assert MIGRATION.label_form(text) == label_form(text), ascii(text)
+        if not cjk_joined(text):
+            assert MIGRATION.label_form(text) == label_form(text), ascii(text)
