@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from api.models import DELETE, READ, WRITE
 from api.scopes import Scope, scope_of
 from dedup.errors import DomainError, NotFound
+from dedup.validation import label_form
 from review.curators import DECIDE_PERMISSION
 
 if TYPE_CHECKING:  # rest_framework.views imports this module (the default permission class)
@@ -140,7 +141,8 @@ def agent_for(request: Request, agent: str | None) -> str:
     """The key's agent (or the person) writes as themselves unless allowed to write as another
     agent."""
     own = scope_of(request).agent
-    if not agent or agent == own:
+    # In the form a write gives it (`optional_written_name`): "scout\u200d" is scout's own.
+    if not agent or agent == own or label_form(agent) == own:
         return own
     if not request.user.has_perm(WRITE_AS_ANY_AGENT):
         raise refused(f"Writing as agent {agent!r} needs the write_as_any_agent permission.")

@@ -14,8 +14,8 @@ from dedup.validation import (
     NAME_MAX_LENGTH,
     clean_content,
     clean_kind,
-    clean_optional_label,
     clean_place_name,
+    optional_written_name,
 )
 from palace.models import LABEL_MAX_LENGTH, Drawer, Room, Wing
 
@@ -27,9 +27,9 @@ class DrawerAddForm(forms.ModelForm):
 
     CHECKS = {
         "content": clean_content,
-        "name": lambda value: clean_optional_label(value, "name", max_length=NAME_MAX_LENGTH),
+        "name": lambda value: optional_written_name(value, "name", max_length=NAME_MAX_LENGTH),
         "kind": clean_kind,
-        "agent": lambda value: clean_optional_label(value, "agent", max_length=AGENT_MAX_LENGTH),
+        "agent": lambda value: optional_written_name(value, "agent", max_length=AGENT_MAX_LENGTH),
     }
 
     class Meta:

@@ -182,6 +182,26 @@ def clean_optional_label(value: object, field: str, *, max_length: int) -> str:
     return clean_name(value, field, max_length=max_length)
 
 
+def optional_written_name(value: object, field: str, *, max_length: int) -> str:
+    """A drawer's name or the agent a write is made as (`clean_optional_label`: None or "" is
+    none), in the form a new wing is given (`label_form`): "scout\u200d" is the agent "scout",
+    "notes\ufe0f" the drawer named "notes", not a second one beside it that looks the same.
+
+    Given that form, not refused: an agent is who a memory is from, not who may write it (a key
+    writes as its own agent, whose name, a username, holds no joiner nor selector; writing as
+    another needs `write_as_any_agent`), so folding a look-alike into the agent it looks like
+    widens no one's reach, where a 400 would stop an import or a client whose agent was written
+    with a stray joiner. Rows stored before keep their agent and name as written: a named write
+    still finds a drawer stored under its name before (`earlier_drawer`)."""
+    label = clean_optional_label(value, field, max_length=max_length)
+    form = label_form(label) if label else ""
+    if len(form) > max_length:  # composed, a name can lengthen: U+0958 is two characters
+        raise InvalidInput(
+            f"{field} must be at most {max_length} characters.", details={"field": field}
+        )
+    return form
+
+
 def optional_place_name(value: object, field: str) -> str:
     """An optional wing or room a request names (`place_name`): None or "" is none."""
     if value is None or value == "":

@@ -33,6 +33,7 @@ from dedup.validation import (
     clean_kind,
     clean_metadata,
     clean_optional_label,
+    optional_written_name,
     place_name,
 )
 from palace.models import (
@@ -66,6 +67,7 @@ class _CheckedWrite:
     text: policy.Text
     mode: WriteMode
     name: str | None
+    name_as_given: str | None  # a drawer stored under it before is found by it too
     kind: str
     agent: str
     source: dict[str, Any] | None
@@ -243,9 +245,10 @@ def _checked(
 ) -> _CheckedWrite:
     """Refuse bad input before anything is read or written."""
     content = clean_content(content)
-    name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH) or None
+    name_as_given = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH) or None
+    name = optional_written_name(name, "name", max_length=NAME_MAX_LENGTH) or None
     kind = clean_kind(kind)
-    agent = clean_optional_label(agent, "agent", max_length=AGENT_MAX_LENGTH)
+    agent = optional_written_name(agent, "agent", max_length=AGENT_MAX_LENGTH)
     source = clean_metadata(source, "source")
     if mode.per_agent and not agent:
         raise InvalidInput("a diary entry needs an agent.", details={"field": "agent"})
@@ -255,6 +258,7 @@ def _checked(
         text=policy.Text.of(content),
         mode=mode,
         name=name,
+        name_as_given=name_as_given,
         kind=kind,
         agent=agent,
         source=source,
@@ -271,7 +275,7 @@ def hold_write_locks(writes: Iterable[tuple[Room, str, str | None]]) -> None:
     names, rooms = set(), set()
     for room, content, name in writes:
         try:
-            name = clean_optional_label(name, "name", max_length=NAME_MAX_LENGTH)
+            name = optional_written_name(name, "name", max_length=NAME_MAX_LENGTH)
             clean_content(content)
         except DomainError:
             continue
@@ -303,7 +307,11 @@ def _take_locks(write: _CheckedWrite) -> int | None:
 
 def _earlier(write: _CheckedWrite) -> Drawer | None:
     return earlier_drawer(
-        room=write.room, content=write.content, name=write.name, drawer_id=write.drawer_id
+        room=write.room,
+        content=write.content,
+        name=write.name,
+        name_as_given=write.name_as_given,
+        drawer_id=write.drawer_id,
     )
 
 

@@ -19,10 +19,19 @@ from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room
 
 
 def earlier_drawer(
-    *, room: Room, content: str, name: str | None, drawer_id: uuid_module.UUID | None
+    *,
+    room: Room,
+    content: str,
+    name: str | None,
+    drawer_id: uuid_module.UUID | None,
+    name_as_given: str | None = None,
 ) -> Drawer | None:
     """The drawer an earlier write already stored for this one: the same id replayed, or the
-    room's drawer of the same name and content. None when this write is new."""
+    room's drawer of the same name and content. None when this write is new.
+
+    A name is found in the form a new drawer is given it (`optional_written_name`), or else as
+    it was given (`name_as_given`): a drawer stored under "notes\u200d" before that form is
+    still the one a write naming it means, not a reason to store a second beside it."""
     if drawer_id is not None:
         replayed = id_replayed(drawer_id, room)
         if replayed is not None:
@@ -35,14 +44,16 @@ def earlier_drawer(
             return replayed
     if name is None:
         return None
-    named = Drawer.objects.current().filter(room=room, name=name).first()
+    names = {name} if name_as_given is None else {name, name_as_given}
+    found = Drawer.objects.current().filter(room=room, name__in=names)
+    named = min(found, key=lambda drawer: drawer.name != name, default=None)
     if named is None:
         return None
     if named.content == content:
         return named
     raise DrawerNameTaken(
-        f"The room already holds a drawer named {name!r} with other content.",
-        details={"drawer": str(named.uuid), "name": name},
+        f"The room already holds a drawer named {named.name!r} with other content.",
+        details={"drawer": str(named.uuid), "name": named.name},
     )
 
 
