@@ -4,11 +4,14 @@ Every record still goes through the write path (`drawer_write`), in file order, 
 savepoint, so a record the write path refuses rolls back alone and is counted as malformed. What
 is done once per chunk instead of once per record is the import's bookkeeping: one transaction
 (its commit), the import's rows for the drawers and links it stored (one bulk insert each), its
-progress, and the look-up of the rooms the records name (kept for the whole import: an empty
-room deleted meanwhile, by an admin or another import's reversal, fails the chunk's commit, and
-the import is marked failed, to be run again, which replays what it wrote). The chunk's write
-locks are taken up front in the canonical order (`hold_write_locks`), as a checkpoint's are, so
-a chunk and any other writer never wait on each other in a cycle.
+progress, and the look-up of the rooms the records name (kept for the whole import). The
+chunk's write locks are taken up front in the canonical order (`hold_write_locks`), as a
+checkpoint's are, so a chunk and any other writer never wait on each other in a cycle. Holding
+them, the chunk asks whether its rooms are still there: an empty room deleted since it was
+looked up (by an admin, or another import's reversal removing the places it made) is forgotten,
+the chunk rolls back before writing anything, and its records are written again, those of the
+room gone as records of a new place, which make it again (as `drawer_write_in` makes one write
+again).
 
 Each record is written under its drawer id (`dedup.imports.ids.record_ids`: keyed, its wing's,
 or the one it was imported under before ids were keyed), the key and the old ids read once per
@@ -59,6 +62,11 @@ class Supersession(NamedTuple):
     data: dict[str, Any]
     file: str
     line: int
+
+
+class _RoomsGone(Exception):
+    """Rooms a chunk's records were to be written into were deleted since they were looked up:
+    the chunk's transaction rolls back, having written nothing."""
 
 
 class ImportStopped(Exception):
@@ -174,6 +182,12 @@ class ChunkWriter(ChunkQueue):
         if not records:
             return
         look_up_rooms(records, self.rooms)
+        self._write_in_order(records)
+        maintenance.analysed_if_grown()  # the plans follow the tables as they grow
+
+    def _write_in_order(self, records: list[formats.Record]) -> None:
+        """The records in runs of those whose rooms are known, each run one transaction; the
+        first record of a new place alone, creating its room."""
         run: list[formats.Record] = []
         for record in records:
             if record_place(record) in self.rooms:
@@ -181,13 +195,20 @@ class ChunkWriter(ChunkQueue):
                 continue
             self._commit(run)
             run = []
-            self._commit([record])  # the first record of a new place creates its room
+            self._commit([record])
         self._commit(run)
-        maintenance.analysed_if_grown()  # the plans follow the tables as they grow
 
     def _commit(self, records: list[formats.Record]) -> None:
         if not records:
             return
+        try:
+            self._commit_run(records)
+        except _RoomsGone:
+            # Rolled back before any record was written or counted: the records whose rooms
+            # went are now records of new places, each written alone, making its room again.
+            self._write_in_order(records)
+
+    def _commit_run(self, records: list[formats.Record]) -> None:
         drawers: list[int] = []
         links: list[int] = []
         found: list[int] = []
@@ -198,6 +219,7 @@ class ChunkWriter(ChunkQueue):
                 for r in records
                 if record_place(r) in self.rooms
             )
+            self._forget_rooms_gone(records)
             rooms = [self.rooms.get(record_place(record)) for record in records]
             ids = record_ids(self.imported.format, records, rooms)
             for record, drawer_id in zip(records, ids, strict=True):
@@ -209,6 +231,23 @@ class ChunkWriter(ChunkQueue):
                     found.append(result.drawer.pk)
             self._keep(drawers, links, len(records))
             self._keep_found(found, own=set(drawers))
+
+    def _forget_rooms_gone(self, records: list[formats.Record]) -> None:
+        """Raise _RoomsGone, having forgotten them, if rooms the records were to be written into
+        were deleted since they were looked up (an empty room, by an admin or another import's
+        reversal): a drawer written into one would fail the foreign key at commit, and the
+        import with it. Asked once the rooms' writes are held, which a deletion holds too
+        (`room_delete`): one deleted before is seen gone (each statement reads what was
+        committed before it), one not deleted yet waits for this chunk, and finds drawers."""
+        wanted = {self.rooms[record_place(r)].pk for r in records if record_place(r) in self.rooms}
+        there = set(Room.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+        if wanted <= there:
+            return
+        # Every place that names a room gone, this chunk's or not ("ops" and " ops" name one).
+        gone = [place for place, room in self.rooms.items() if room.pk in wanted - there]
+        for place in gone:
+            del self.rooms[place]
+        raise _RoomsGone(gone)
 
     def _keep(self, drawers: list[int], links: list[int], records: int) -> None:
         """The import's record of what it stored, how far it got and what it counted, in the
