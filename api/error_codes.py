@@ -124,6 +124,7 @@ ERROR_CODES: dict[str, ErrorCode] = {
         "sent chunked, without a Content-Length (411).",
     ),
     "unsupported_media_type": ErrorCode((415,), "The body is not `application/json`."),
+    "wing_not_empty": ErrorCode((409,), "The wing has rooms; delete or move them first."),
     "wing_not_found": ErrorCode((404,), "No wing with that name."),
 }
 

@@ -12,6 +12,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.defaultfilters import pluralize
+from django.utils.text import capfirst
 
 from dedup import services
 from dedup.admin.base import RefusalsAsMessages
@@ -39,11 +40,43 @@ class RoomInline(admin.TabularInline):
         return super().get_queryset(request).select_related("wing")  # each row shows wing/room
 
 
+class DeletedThroughService(RefusalsAsMessages):
+    """A deletion (on the object's page, or the list's action) goes through the service that
+    audits it (`delete_one`): one it refuses (a row made meanwhile that the confirmation page
+    did not list as protected) is said here, not a 500, and the others go."""
+
+    def delete_one(self, request: HttpRequest, obj: Any) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        self.delete_queryset(request, [obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Any]) -> None:
+        for obj in queryset:
+            try:
+                self.delete_one(request, obj)
+            except DomainError as refusal:
+                name = capfirst(self.opts.verbose_name)
+                self.message_user(request, f"{name} {obj}: {refusal.message}", messages.ERROR)
+            else:  # the admin's history says deleted only what was
+                super().log_deletions(request, cast(Any, [obj]))
+
+    def log_deletions(self, request: HttpRequest, queryset: Any) -> Any:
+        """Django logs a deletion before it asks for it: `delete_queryset` logs each one the
+        service deleted instead."""
+        return []
+
+    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: int) -> HttpResponse:
+        if self.model._default_manager.filter(pk=obj_id).exists():  # refused: said why
+            return redirect(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
+        return super().response_delete(request, obj_display, obj_id)
+
+
 @admin.register(Wing)
-class WingAdmin(RefusalsAsMessages):
-    """A rename (of the wing, or of a room in its inline) and a room's deletion go through the
-    services that audit them; adding a wing or a room is a plain create, as the write path's
-    first use is."""
+class WingAdmin(DeletedThroughService):
+    """A rename (of the wing, or of a room in its inline), a room's deletion and the wing's own
+    go through the services that audit them; adding a wing or a room is a plain create, as the
+    write path's first use is."""
 
     form = WingForm
     list_display = ["name", "room_count", "created_at"]
@@ -78,9 +111,14 @@ class WingAdmin(RefusalsAsMessages):
     def room_count(self, wing: WithAnnotations[Wing, _RoomCount]) -> int:
         return wing.room_count
 
+    def delete_one(self, request: HttpRequest, obj: Wing) -> None:
+        """Through `wing_delete`: a wing a room was made or moved into meanwhile is refused (the
+        confirmation page lists a wing's rooms as protected)."""
+        services.wing_delete(wing=obj, actor=request.user)
+
 
 @admin.register(Room)
-class RoomAdmin(RefusalsAsMessages):
+class RoomAdmin(DeletedThroughService):
     """Renaming a room, moving it to another wing or deleting it goes through the service that
     audits it."""
 
@@ -125,30 +163,10 @@ class RoomAdmin(RefusalsAsMessages):
             messages.SUCCESS,
         )
 
-    def delete_model(self, request: HttpRequest, obj: Room) -> None:
-        self.delete_queryset(request, [obj])
-
-    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Room]) -> None:
-        """Through `room_delete`, audited: a room a drawer was written into meanwhile is refused
-        and said here (the confirmation page lists rooms holding drawers as protected), not a
-        500; the others go."""
-        for room in queryset:
-            try:
-                services.room_delete(room=room, actor=request.user)
-            except DomainError as refusal:
-                self.message_user(request, f"Room {room}: {refusal.message}", messages.ERROR)
-            else:  # the admin's history says deleted only what was
-                super().log_deletions(request, cast(Any, [room]))
-
-    def log_deletions(self, request: HttpRequest, queryset: Any) -> Any:
-        """Django logs a deletion before it asks for it: `delete_queryset` logs each room
-        `room_delete` deleted instead."""
-        return []
-
-    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: int) -> HttpResponse:
-        if Room.objects.filter(pk=obj_id).exists():  # refused: `delete_model` said why
-            return redirect("admin:palace_room_changelist")
-        return super().response_delete(request, obj_display, obj_id)
+    def delete_one(self, request: HttpRequest, obj: Room) -> None:
+        """Through `room_delete`: a room a drawer was written into meanwhile is refused (the
+        confirmation page lists rooms holding drawers as protected)."""
+        services.room_delete(room=obj, actor=request.user)
 
 
 @admin.register(Drawer)

@@ -5,13 +5,16 @@ its rooms with no drawer).
 A room goes when it was created since the import was (its `created_at`), holds no drawer once
 the import's are removed, and nothing else refers to it (a sweep's part, which its deletion would
 take with it): through `room_delete`, audited as any room's deletion (`room.delete`). A wing goes
-when it was created since the import was and has no room left. A place that was there before
-the import, or that holds anyone else's drawer, stays.
+when it was created since the import was and has no room left: through `wing_delete_if_empty`,
+audited as any wing's deletion (`wing.delete`). Each has its own audit row, in the reversal's
+transaction, beside the reversal's own (`import.reverse`, which lists them too). A place that
+was there before the import, or that holds anyone else's drawer, stays.
 
 Locks: the reversal holds the writes of the import's rooms already (`room_delete` takes that
 lock again, held). A wing's creation lock comes before rooms' writes in the canonical order
-(`dedup.locks`), so it is only tried, and its row only taken if no one holds it: a wing that
-someone is creating a room in, or moving one into, is not empty and stays. Agent keys name wings
+(`dedup.locks`), so it is only tried, and its row only taken if no one holds it
+(`wing_delete_if_empty`): a wing that someone is creating a room in, or moving one into, is not
+empty and stays. Agent keys name wings
 by name, not by row: a key of a removed wing still reaches it (`GET /api/wings` shows it with no
 room), and its next write makes it again.
 """
@@ -23,10 +26,8 @@ from collections.abc import Iterable
 from django.db.models import ForeignObjectRel
 
 from dedup.errors import DomainError
-from dedup.locks import lock_key, lock_taken
-from dedup.services import room_delete
+from dedup.services import room_delete, wing_delete_if_empty
 from dedup.services.config import Actor
-from dedup.validation import lookup_form
 from palace.models import Drawer, Import, Room, Wing
 
 
@@ -50,7 +51,9 @@ def places_removed(
         removed.append(str(room))
     wings = {room.wing.pk: room.wing for room in made if str(room) in removed}
     return removed, [
-        wing.name for wing in sorted(wings.values(), key=str) if _wing_removed(wing, imported)
+        wing.name
+        for wing in sorted(wings.values(), key=str)
+        if _wing_removed(wing, imported, actor)
     ]
 
 
@@ -66,14 +69,8 @@ def _referred_to(room: Room) -> bool:
     return False
 
 
-def _wing_removed(wing: Wing, imported: Import) -> bool:
+def _wing_removed(wing: Wing, imported: Import, actor: Actor) -> bool:
     """Delete the wing if the import made it and it has no room now, no one making one in it."""
-    if wing.created_at < imported.created_at or not lock_taken(
-        lock_key("wing", lookup_form(wing.name))
-    ):
+    if wing.created_at < imported.created_at:
         return False
-    held = Wing.objects.select_for_update(skip_locked=True).filter(pk=wing.pk).first()
-    if held is None or Room.objects.filter(wing=held).exists():
-        return False
-    held.delete()
-    return True
+    return wing_delete_if_empty(wing=wing, actor=actor)

@@ -5,7 +5,7 @@ Each public function owns one transaction: the candidate queries, the verdicts, 
 and the audit entry commit together or not at all. The modules, by concern:
 
 - `config`: the settings a write runs under (`DedupConfig`), who writes (`WriteMode`), who acts.
-- `rooms`: wings and rooms, created on first use; renamed and moved with an audit row.
+- `rooms`: wings and rooms, created on first use; renamed, moved and deleted with an audit row.
 - `drawers`: the write path, `drawer_write`, phase by phase.
 - `drawer_changes`: links, supersessions and deletions of stored drawers.
 - `similarity`: a text's candidates and their verdicts (the write path's and the sweeps').
@@ -69,6 +69,8 @@ from dedup.services.rooms import (
     room_delete,
     room_get_or_create,
     rooms_move,
+    wing_delete,
+    wing_delete_if_empty,
     wing_rename,
 )
 from dedup.services.similarity import MAX_LINKS_PER_WRITE, assess_candidates, candidates_for_text
@@ -120,6 +122,8 @@ __all__ = [
     "room_delete",
     "room_get_or_create",
     "rooms_move",
+    "wing_delete",
+    "wing_delete_if_empty",
     "wing_rename",
     "wings_of_rooms",
 ]

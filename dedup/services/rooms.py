@@ -1,5 +1,6 @@
-"""Wings and rooms: created on first use, by whichever write names them; renamed and moved (by a
-curator in the admin) through `wing_rename` and `room_change`, each audited."""
+"""Wings and rooms: created on first use, by whichever write names them; renamed, moved and
+deleted (by a curator in the admin, an empty one by an import's reversal) through `wing_rename`,
+`room_change`, `rooms_move`, `room_delete` and `wing_delete`, each audited."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from django.db import transaction
 from django.db.models import Q
 
 from dedup.errors import Conflict, NotFound
-from dedup.locks import hold_lock, hold_locks, lock_key, room_writes
+from dedup.locks import hold_lock, hold_locks, lock_key, lock_taken, room_writes
 from dedup.services.config import Actor
-from dedup.validation import clean_place_name, place_name, unscopable
+from dedup.validation import clean_place_name, lookup_form, place_name, unscopable
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room, Wing
 
 # A place as a caller names it: (wing, room).
@@ -268,3 +269,55 @@ def room_delete(*, room: Room, actor: Actor = None) -> None:
             before={"wing": held.wing.name, "name": held.name},
         )
         held.delete()
+
+
+def wing_delete(*, wing: Wing, actor: Actor = None) -> None:
+    """Delete a wing that has no room, audited (`wing.delete`, its name before). The lock a
+    write creating a room in it holds is held first (its name's, `rooms_get_or_create`), then
+    its row (which a room moving into it holds, `hold_destination`): a wing holding a room (one
+    made or moved there meanwhile included) is refused (409 `wing_not_empty`), never the rooms'
+    foreign key failing; one deleted meanwhile is `wing_not_found`."""
+    with transaction.atomic():
+        name = Wing.objects.filter(pk=wing.pk).values_list("name", flat=True).first()
+        if name is not None:
+            hold_lock(_wing_creation(name))
+        held = Wing.objects.select_for_update().filter(pk=wing.pk).first()
+        if held is None:
+            raise NotFound("The wing was deleted already.", code="wing_not_found")
+        if held.name != name:  # its lock was another name's: a room may be made in it now
+            raise Conflict("The wing was renamed meanwhile: delete it again.")
+        if Room.objects.filter(wing=held).exists():
+            raise Conflict(f"{held} has rooms: delete or move them first.", code="wing_not_empty")
+        _wing_deleted(held, actor)
+
+
+def wing_delete_if_empty(*, wing: Wing, actor: Actor = None) -> bool:
+    """`wing_delete` for a caller past the wing's lock in the canonical order (an import's
+    reversal, holding rooms' writes, removing a wing it made), which may not wait on it: the
+    wing is deleted, audited the same, only if no one holds its lock or its row (creating a
+    room in it, moving one into it) and it has no room. Whether it was deleted."""
+    with transaction.atomic():
+        if not lock_taken(_wing_creation(wing.name)):
+            return False
+        held = Wing.objects.select_for_update(skip_locked=True).filter(pk=wing.pk).first()
+        if held is None or held.name != wing.name or Room.objects.filter(wing=held).exists():
+            return False
+        _wing_deleted(held, actor)
+    return True
+
+
+def _wing_creation(name: str) -> int:
+    """The lock a write creating a room in the wing of that name holds (`rooms_get_or_create`:
+    by the name looked up)."""
+    return lock_key("wing", lookup_form(name))
+
+
+def _wing_deleted(wing: Wing, actor: Actor) -> None:
+    AuditEntry.objects.record(
+        actor=actor,
+        action=AuditAction.WING_DELETE,
+        target_type=AuditTarget.WING,
+        target_id=wing.pk,
+        before={"name": wing.name},
+    )
+    wing.delete()

@@ -38,6 +38,7 @@ class AuditAction(models.TextChoices):
     SWEEP_REVERSE = "sweep.reverse"
     SWEEP_SAMPLE = "sweep.sample"
     WING_RENAME = "wing.rename"
+    WING_DELETE = "wing.delete", "wing.delete (an empty wing)"
     ROOM_RENAME = "room.rename"
     ROOM_MOVE = "room.move", "room.move (to another wing, perhaps renamed too)"
     ROOM_DELETE = "room.delete", "room.delete (an empty room)"

@@ -1,7 +1,8 @@
 """Reversing an import removes the rooms and wings it created that the reversal leaves empty
 (an operator's trial: `GET /api/wings` still listed `alice/health` with no drawer), each room
-audited as a room's deletion is (`room.delete`) and both listed in the reversal; a place that
-was there before, that holds anything else, or that something else refers to, stays."""
+audited as a room's deletion is (`room.delete`), each wing as a wing's (`wing.delete`), and both
+listed in the reversal; a place that was there before, that holds anything else, or that
+something else refers to, stays."""
 
 import json
 import threading
@@ -11,6 +12,7 @@ import pytest
 from django.db import connection, connections, transaction
 
 from dedup import imports, services
+from dedup.imports import reverse as reverse_module
 from dedup.locks import hold_locks, lock_key
 from palace.models import AuditEntry, Room, Wing
 from review.models import SweepPart, SweepRun
@@ -125,3 +127,44 @@ def test_a_wing_someone_is_making_a_room_in_stays_and_the_reversal_does_not_wait
         writer.join(timeout=30)
     assert (reversal.rooms_removed, reversal.wings_removed) == (["alice/health"], [])
     assert Wing.objects.filter(name="alice").exists()
+
+
+def test_each_wing_removed_has_its_own_audit_row(dedup_settings, tmp_path, admin_user):
+    path = export(tmp_path, ("alice", "health"), ("bob", "travel"))
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    wings = dict(Wing.objects.values_list("name", "pk"))
+    imports.import_reverse(imported=imported, actor=admin_user)
+    deleted = AuditEntry.objects.filter(action="wing.delete").order_by("pk")
+    assert [(e.actor, e.target_type, e.target_id, e.before) for e in deleted] == [
+        (admin_user, "wing", str(wings["alice"]), {"name": "alice"}),
+        (admin_user, "wing", str(wings["bob"]), {"name": "bob"}),
+    ]
+    reversal = AuditEntry.objects.get(action="import.reverse", target_type="import")
+    assert reversal.data["wings_removed"] == ["alice", "bob"]  # the reversal's own row keeps them
+
+
+def test_a_wing_kept_has_no_audit_row(dedup_settings, tmp_path):
+    services.room_get_or_create(wing="alice", room="notes")  # the wing, before the import
+    imported_and_reversed(export(tmp_path, ("alice", "health")))
+    assert not AuditEntry.objects.filter(action="wing.delete").exists()
+
+
+def test_a_reversal_that_fails_removes_no_place_and_audits_none(
+    dedup_settings, tmp_path, monkeypatch
+):
+    """The places' rows and their audit rows are written in the reversal's transaction."""
+    path = export(tmp_path, ("alice", "health"))
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    removed = reverse_module.places_removed
+
+    def remove_then_fail(*arguments):
+        removed(*arguments)
+        raise RuntimeError("the reversal fails after removing the places")
+
+    monkeypatch.setattr(reverse_module, "places_removed", remove_then_fail)
+    with pytest.raises(RuntimeError):
+        imports.import_reverse(imported=imported)
+    assert [str(room) for room in Room.objects.all()] == ["alice/health"]
+    assert not AuditEntry.objects.filter(action__in=["room.delete", "wing.delete"]).exists()
