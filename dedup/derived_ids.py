@@ -22,6 +22,12 @@ it leaks or someone leaves (it signs sessions), which would turn every replay in
 The table's key moves with the data it keyed (a dump restored holds both), is never rotated,
 and tells whoever can read it nothing the drawers themselves do not.
 
+A name in the scope is the name a place had when the write was made: a wing or room renamed
+since (by `api/0002` and `api/0003`, which gave stored names the form a write gives them, or by
+a curator; a room moved to another wing) derives other ids from the same write. A caller that
+replays writes into a room asks for its former names (`former_names`, from the audit log) and
+uses an id derived under one where that room holds it, as below.
+
 A store upgraded holds drawers under the ids derived before (`legacy_id`: uuid5 of the bare
 name). A write that would replay one of those in its own room is given the old id instead
 (`legacy_ids_here`), so importing or mining the same files again after the upgrade still stores
@@ -92,3 +98,32 @@ def legacy_ids_here(wanted: Iterable[tuple[uuid.UUID, Room]]) -> set[tuple[uuid.
         drawer_id = uuid.UUID(target)
         here |= {(drawer_id, room.pk) for room in rooms[drawer_id] if str(room) == named}
     return {pair for pair in here if any(room.pk == pair[1] for room in rooms[pair[0]])}
+
+
+def former_names(room: Room) -> set[tuple[str, str]]:
+    """The (wing, room) names the room may have been written into under, other than its names
+    now: those its renames and moves (`room.rename`, `room.move`) and its wings' renames
+    (`wing.rename`: a wing it is or was in, renamed before or after) left in the audit log, by
+    `api/0002`, `api/0003` or a curator. Every wing name is paired with every room name: a
+    pair it never had derives ids no room holds. Two queries, and one more per round of
+    wings' renames followed back."""
+    now = (room.wing.name, room.name)
+    wings, rooms = {now[0]}, {now[1]}
+    changes = AuditEntry.objects.filter(
+        target_type=AuditTarget.ROOM,
+        target_id=str(room.pk),
+        action__in=[AuditAction.ROOM_RENAME, AuditAction.ROOM_MOVE],
+    ).values_list("before", "after")
+    for before, after in changes:
+        for names in (before or {}, after or {}):
+            wings.add(names.get("wing") or now[0])
+            rooms.add(names.get("name") or now[1])
+    renames = AuditEntry.objects.filter(
+        action=AuditAction.WING_RENAME, target_type=AuditTarget.WING
+    )
+    wanted = set(wings)
+    while wanted:  # each round follows the renames into the names found in the one before
+        found = renames.filter(after__name__in=sorted(wanted)).values_list("before", flat=True)
+        wanted = {before["name"] for before in found if before and "name" in before} - wings
+        wings |= wanted
+    return {(wing, name) for wing in wings for name in rooms} - {now}

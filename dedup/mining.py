@@ -7,7 +7,10 @@ the wing and room, the file, its position and its text, keyed with the installat
 whether a wing holds a given text), so mining unchanged files again is a replay that stores
 nothing; chunks that a changed file no longer contains are superseded. A chunk mined before ids
 were keyed keeps its old id (uuid5 of the same parts) where its room holds it, so mining again
-after the upgrade stores nothing new either, and supersedes nothing.
+after the upgrade stores nothing new either, and supersedes nothing. So does a chunk mined before
+its room or wing was renamed (by `api/0002` or `api/0003`, which gave stored names the form a
+write gives them, or by a curator) or its room moved: its room holds it under the id its former
+names derive (`former_names`), which mining again uses.
 
 A file that is not UTF-8 text, or holds a chunk the write path would refuse (a NUL byte), is
 skipped whole, with a warning naming it. The room is created with the first chunk stored in it,
@@ -26,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from dedup import services
-from dedup.derived_ids import SEPARATOR, derivation_key, derived_id, legacy_id, legacy_ids_here
+from dedup.derived_ids import (
+    SEPARATOR,
+    derivation_key,
+    derived_id,
+    former_names,
+    legacy_id,
+    legacy_ids_here,
+)
 from dedup.errors import DomainError
 from dedup.services.rooms import Place, rooms_named
 from dedup.validation import clean_content, place_name
@@ -147,6 +157,9 @@ class _Target:
     def __init__(self, place: Place) -> None:
         self.wing, self.room_name = place
         self.room: Room | None = rooms_named({place}).get(place)
+        # The names it was mined into under before, renamed since (`former_names`); a room made
+        # by this run has none.
+        self.former = sorted(former_names(self.room)) if self.room is not None else []
 
     def write(self, **write: Any) -> services.DrawerWrite:
         if self.room is not None:
@@ -159,23 +172,34 @@ class _Target:
 
 
 def _chunk_ids(target: _Target, relative: str, pieces: list[str]) -> list[uuid.UUID]:
-    """Each chunk's drawer id: keyed (`derived_id`), or the id it was mined under before ids
-    were keyed when its room holds that one (`legacy_ids_here`)."""
+    """Each chunk's drawer id: keyed under the names mined into (`derived_id`), unless its room
+    holds the chunk under the id it was mined under before: keyed under a name the room or its
+    wing had then (`former_names`: renamed since by `api/0002`, `api/0003` or a curator, or
+    moved), or, before ids were keyed, unkeyed (`legacy_ids_here`)."""
     key = derivation_key()
-    parts = [
-        (target.wing, target.room_name, relative, str(i), hashlib.sha256(p.encode()).hexdigest())
-        for i, p in enumerate(pieces)
+    facts = [
+        (relative, str(i), hashlib.sha256(p.encode()).hexdigest()) for i, p in enumerate(pieces)
     ]
-    new = [derived_id(key, MINING_NAMESPACE, *part) for part in parts]
+    new = [derived_id(key, MINING_NAMESPACE, target.wing, target.room_name, *f) for f in facts]
     if target.room is None:  # a room not made yet holds no chunk mined before
         return new
-    old = [legacy_id(MINING_NAMESPACE, SEPARATOR.join(part)) for part in parts]
     room = target.room
-    here = legacy_ids_here((drawer_id, room) for drawer_id in old if drawer_id is not None)
+    names = [(target.wing, target.room_name), *target.former]
+    renamed = [[derived_id(key, MINING_NAMESPACE, *n, *f) for n in target.former] for f in facts]
+    old = [[legacy_id(MINING_NAMESPACE, SEPARATOR.join((*n, *f))) for n in names] for f in facts]
+    held = _held_in(room, [drawer_id for ids in renamed for drawer_id in ids])
+    here = legacy_ids_here((i, room) for ids in old for i in ids if i is not None)
     return [
-        then if then is not None and (then, room.pk) in here else now
-        for now, then in zip(new, old, strict=True)
+        next((then for then in keyed if then in held), None)
+        or next((then for then in unkeyed if then is not None and (then, room.pk) in here), now)
+        for now, keyed, unkeyed in zip(new, renamed, old, strict=True)
     ]
+
+
+def _held_in(room: Room, drawer_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    if not drawer_ids:
+        return set()
+    return set(Drawer.objects.filter(room=room, uuid__in=drawer_ids).values_list("uuid", flat=True))
 
 
 def _mine_document(
