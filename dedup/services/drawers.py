@@ -210,8 +210,9 @@ def drawer_write_in(*, wing: str, room: str, as_named: bool = False, **write: An
     The room is found before its write lock is taken, so an empty room deleted in between (by
     an admin, or an import's reversal removing the places it made) fails the drawer's foreign
     key when the transaction commits. A write that owns its transaction is then made again,
-    once, into the room made again, as if it had come after the deletion; inside a caller's
-    transaction the error is the caller's."""
+    once, into the room made again, as if it had come after the deletion (counted once: the
+    first try's count, `metrics`, waits for a commit that never comes, and its rollback drops
+    it); inside a caller's transaction the error is the caller's."""
     owns_transaction = not transaction.get_connection().in_atomic_block
     found: list[Room] = []
     try:

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 from django.db import IntegrityError, connection, connections, transaction
+from prometheus_client import REGISTRY
 
-from dedup import services
+from dedup import metrics, services
 from dedup.services import drawers as drawer_writes
 from palace.models import Drawer, Room
 
@@ -67,3 +68,34 @@ def test_inside_a_callers_transaction_the_error_is_the_callers(dedup_settings, m
     with pytest.raises(IntegrityError), transaction.atomic():
         services.drawer_write_in(wing="ops", room="scratch", content="Scratch notes.")
     assert not Drawer.objects.exists()
+
+
+def written(verdict: str) -> float:
+    return REGISTRY.get_sample_value("castellan_drawer_writes_total", {"verdict": verdict}) or 0.0
+
+
+def test_a_write_made_again_counts_once(dedup_settings, monkeypatch):
+    """The first try's count is a callback run at commit (`metrics._count`), which the failed
+    commit's rollback discards: the write is counted once, by the try that stored it, in the
+    metrics and in the request's tally."""
+    services.room_get_or_create(wing="ops", room="scratch")
+    found = drawer_writes.room_get_or_create
+    deleted: list[int] = []
+
+    def find_then_lose(**names):
+        room = found(**names)
+        if not deleted:
+            deleted.append(room.pk)
+            delete_elsewhere(room)
+        return room
+
+    monkeypatch.setattr(drawer_writes, "room_get_or_create", find_then_lose)
+    before = written("new")
+    tally = metrics.request_tally_start()
+    try:
+        services.drawer_write_in(wing="ops", room="scratch", content="Scratch notes.")
+    finally:
+        metrics.request_tally_stop()
+    assert len(deleted) == 1  # the first try failed at commit, the second stored the drawer
+    assert written("new") == before + 1
+    assert tally == {"new": 1}
