@@ -61,6 +61,7 @@ class _Deadline:
         self.deadline: float | None = None
 
     def recv(self, size: int) -> bytes:
+        self._start()
         if self.deadline is None:
             return self.sock.recv(size)
         remaining = self.deadline - time.monotonic()
@@ -77,6 +78,9 @@ class _Deadline:
 
     def too_late(self) -> bytes:
         raise NotImplementedError
+
+    def _start(self) -> None:
+        """The deadline is counted from now (the body's starts when it is made)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.sock, name)
@@ -101,14 +105,28 @@ class HeadDeadline(_Deadline):
     """The connection's socket as gunicorn's parser reads it, one for the connection's life:
     armed when a thread takes the connection up to read a head, disarmed once the head is read
     (`pre_request`). Past the deadline the client is answered 408 and the read ends as if the
-    client had closed, which gunicorn takes quietly and closes the connection."""
+    client had closed, which gunicorn takes quietly and closes the connection.
+
+    Counted from the head's first read, not from `arm`: gunicorn's worker, once it has taken a
+    new connection up, waits for its first bytes (up to 5 s, then gives it back to its poller,
+    holding no thread); a deadline counted from before that wait answered 408 to a head that
+    had just arrived whole (at once, with a deadline under that wait)."""
+
+    armed = False  # a deadline to start at the next read
 
     def arm(self, seconds: int) -> None:
         self.seconds = seconds
-        self.deadline = time.monotonic() + seconds
+        self.deadline = None
+        self.armed = True
 
     def disarm(self) -> None:
         self.deadline = None
+        self.armed = False
+
+    def _start(self) -> None:
+        if self.armed:
+            self.deadline = time.monotonic() + self.seconds
+            self.armed = False
 
     def too_late(self) -> bytes:
         message = f"the request's head did not arrive within {self.seconds} seconds"

@@ -220,6 +220,33 @@ def test_a_head_that_stops_coming_is_answered_408_at_the_deadline(monkeypatch):
     )
 
 
+def test_the_head_s_deadline_is_counted_from_its_first_read_not_from_the_worker_taking_it_up():
+    """gunicorn's worker takes a new connection up, then waits up to 5 s for its first bytes
+    (`DEFAULT_WORKER_DATA_TIMEOUT`): a head arriving whole after a second of that wait, the
+    deadline being a second, was answered 408 at its first read."""
+    import socket
+    import time
+
+    from config.http_deadlines import HeadDeadline
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        head = HeadDeadline(ours)
+        head.arm(1)  # `DeadlineThreadWorker.handle`, before gunicorn's wait for data
+        time.sleep(1.2)
+        request = b"GET /healthz HTTP/1.1\r\nHost: lo\r\n\r\n"
+        theirs.sendall(request)
+        assert head.recv(100) == request
+        theirs.setblocking(False)
+        with pytest.raises(BlockingIOError):  # no 408 written
+            theirs.recv(100)
+        theirs.sendall(b"GET /healthz HTTP/1.1\r\nHo")  # the next head, within its second
+        assert head.recv(100) == b"GET /healthz HTTP/1.1\r\nHo"
+        started = time.monotonic()
+        assert head.recv(100) == b""  # then nothing: 408 a second after its first read
+        assert time.monotonic() - started < 1.5
+
+
 def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(monkeypatch):
     """Once the head is read its deadline is off; the body has its own; the next request on a
     kept-alive connection is read through the same (disarmed) head deadline, armed again by
@@ -240,6 +267,7 @@ def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(mon
         time.sleep(0.6)
         config["pre_request"](worker, request)
         assert head.deadline is None
+        assert not head.armed
         time.sleep(0.6)  # past the head's deadline, within the body's (from the head)
         theirs.sendall(b'{"content"')
         assert request.unreader.sock.recv(100) == b'{"content"'
