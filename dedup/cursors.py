@@ -28,6 +28,11 @@ from dedup import validation
 SALT = "castellan.cursor"
 NONCE_BYTES = 12  # AES-GCM's own size
 TAG_BYTES = 16  # AES-GCM's tag, after the ciphertext
+# AES-GCM keeps a text's length: each is padded (with spaces, which base64 never holds) to at
+# least PADDED_MIN characters, then a multiple of PADDED_STEP, so a cursor's length does not
+# tell how many digits its id has (every list's and the search's cursor fits in PADDED_MIN).
+PADDED_MIN = 64
+PADDED_STEP = 32
 
 
 def cursor_for(values: list[Any]) -> str:
@@ -41,10 +46,12 @@ def values_of(cursor: str, count: int) -> list[Any]:
 
 
 def sealed(text: str) -> str:
-    """`text` (ASCII) encrypted and authenticated under the current SECRET_KEY, as base64url
-    without padding."""
+    """`text` (ASCII, no space) padded (`PADDED_MIN`), encrypted and authenticated under the
+    current SECRET_KEY, as base64url without padding."""
+    size = max(PADDED_MIN, len(text) + -len(text) % PADDED_STEP)
     nonce = secrets.token_bytes(NONCE_BYTES)
-    packed = nonce + _cipher(settings.SECRET_KEY).encrypt(nonce, text.encode("ascii"), None)
+    padded = text.ljust(size).encode("ascii")
+    packed = nonce + _cipher(settings.SECRET_KEY).encrypt(nonce, padded, None)
     return base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
 
 
@@ -63,7 +70,7 @@ def unsealed(cursor: str) -> str:
     nonce, sealed_text = packed[:NONCE_BYTES], packed[NONCE_BYTES:]
     for secret in [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]:
         try:
-            return _cipher(secret).decrypt(nonce, sealed_text, None).decode("ascii")
+            return _cipher(secret).decrypt(nonce, sealed_text, None).decode("ascii").rstrip(" ")
         except InvalidTag:
             continue
         except UnicodeError:  # sealed by this app from ASCII: never, but refused alike

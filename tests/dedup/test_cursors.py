@@ -71,3 +71,23 @@ def test_a_long_text_is_sealed_whole():
     """Longer than one block of the keystream (the queue's cursors hold a time)."""
     values = ["2026-12-07T10:27:32.148000+00:00", "d", 7, "x" * 200]
     assert cursors.values_of(cursors.cursor_for(values), 4) == values
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[3, 4242], [3, 42_420_000_000], [0, 9_223_372_036_854_775_807]],
+    ids=["4 digits", "11 digits", "19 digits"],
+)
+def test_a_cursor_s_length_tells_nothing_of_the_id_it_holds(values):
+    """AES-GCM keeps the text's length: unpadded, a cursor's length told how many digits the
+    store's global drawer id has (how many drawers the whole store holds, within a factor of
+    ten), which sealing was to hide."""
+    assert len(cursors.cursor_for(values)) == len(cursors.cursor_for([3, 1]))
+    assert cursors.values_of(cursors.cursor_for(values), 2) == values
+
+
+def test_a_drf_list_cursor_s_length_tells_nothing_of_its_position():
+    short = cursors.sealed(base64.b64encode(b"p=7").decode())
+    long = cursors.sealed(base64.b64encode(b"r=1&p=9223372036854775807&o=100").decode())
+    assert len(short) == len(long)
+    assert cursors.unsealed(long) == base64.b64encode(b"r=1&p=9223372036854775807&o=100").decode()
