@@ -1,10 +1,10 @@
 """How long gunicorn's threads wait for a client: a request's head (`HeadDeadline`, armed by
 `DeadlineThreadWorker`) and its body (`BodyDeadline`, config/gunicorn.py's `pre_request`).
 
-A gthread worker waits for a new connection's first bytes without a thread (gunicorn puts it
-back on its poller), but once they come, a thread reads the rest of the head, then the body, as
-they come, with no limit of gunicorn's on how long: a client that sent part of either, then
-nothing, held the thread for good, and a dozen such held every thread (/healthz unanswered).
+Once a connection's first bytes come, a gthread worker's thread reads the rest of the head,
+then the body, as they come, with no limit of gunicorn's on how long: a client that sent part
+of either, then nothing, held the thread for good, and a dozen such held every thread
+(/healthz unanswered).
 Past a deadline the read stops: a head is answered 408 `request_timeout` and its connection
 closed; a body's read fails as a broken connection's does (the app answers 400 `invalid`). The
 TLS proxy buffering each request (README, "Deploy") keeps slow clients off gunicorn; these
@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from gunicorn import util
+from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 
 from api.refusals import refusal
@@ -61,26 +62,21 @@ class _Deadline:
         self.deadline: float | None = None
 
     def recv(self, size: int) -> bytes:
-        self._start()
+        """What has arrived, waiting for more until the deadline; past it, only what has
+        arrived already (a request that waited for a thread is not refused for that)."""
         if self.deadline is None:
             return self.sock.recv(size)
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            return self.too_late()
         before = self.sock.gettimeout()
-        self.sock.settimeout(remaining)
+        self.sock.settimeout(max(self.deadline - time.monotonic(), 0))  # 0: do not wait
         try:
             return self.sock.recv(size)
-        except TimeoutError:
+        except (TimeoutError, BlockingIOError):
             return self.too_late()
         finally:
             self.sock.settimeout(before)
 
     def too_late(self) -> bytes:
         raise NotImplementedError
-
-    def _start(self) -> None:
-        """The deadline is counted from now (the body's starts when it is made)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.sock, name)
@@ -103,30 +99,19 @@ class BodyDeadline(_Deadline):
 
 class HeadDeadline(_Deadline):
     """The connection's socket as gunicorn's parser reads it, one for the connection's life:
-    armed when a thread takes the connection up to read a head, disarmed once the head is read
-    (`pre_request`). Past the deadline the client is answered 408 and the read ends as if the
-    client had closed, which gunicorn takes quietly and closes the connection.
-
-    Counted from the head's first read, not from `arm`: gunicorn's worker, once it has taken a
-    new connection up, waits for its first bytes (up to 5 s, then gives it back to its poller,
-    holding no thread); a deadline counted from before that wait answered 408 to a head that
-    had just arrived whole (at once, with a deadline under that wait)."""
-
-    armed = False  # a deadline to start at the next read
+    armed when the worker hands the connection to its threads with bytes to read (accepted, or
+    kept alive and readable again), disarmed once the head is read (`pre_request`). The time a
+    connection waits for a free thread counts: a client that trickles its head cannot make the
+    deadline start over each time a thread takes it up. Past the deadline the client is
+    answered 408 and the read ends as if the client had closed, which gunicorn takes quietly
+    and closes the connection."""
 
     def arm(self, seconds: int) -> None:
         self.seconds = seconds
-        self.deadline = None
-        self.armed = True
+        self.deadline = time.monotonic() + seconds
 
     def disarm(self) -> None:
         self.deadline = None
-        self.armed = False
-
-    def _start(self) -> None:
-        if self.armed:
-            self.deadline = time.monotonic() + self.seconds
-            self.armed = False
 
     def too_late(self) -> bytes:
         message = f"the request's head did not arrive within {self.seconds} seconds"
@@ -144,18 +129,30 @@ class HeadDeadline(_Deadline):
 
 class DeadlineThreadWorker(ThreadWorker):
     """gunicorn's threaded worker, reading each request's head through the connection's
-    `HeadDeadline`. The parser reads the socket it is given when the connection is first
-    taken up, so a new connection's socket is wrapped before that, and a kept-alive one's
-    reader holds the wrapper already. Only `recv` is wrapped: gunicorn's own TLS (not used
-    here: the proxy ends TLS) would need the socket itself, so it is left alone."""
+    `HeadDeadline`, armed as the connection is queued for a thread. The parser reads the
+    socket it is given when the connection is first taken up, so a new connection's socket is
+    wrapped before that, and a kept-alive one's reader holds the wrapper already. Only `recv`
+    is wrapped: gunicorn's own TLS (not used here: the proxy ends TLS) would need the socket
+    itself, so it is left alone.
+
+    A thread does not wait for a new connection's first bytes: gunicorn's worker waits up to
+    5 s in the thread before giving the connection back to its poller, so forty connections
+    that sent nothing held every thread (/healthz unanswered) for as long. Here a connection
+    with nothing to read yet goes back to the poller at once (gunicorn's own deferral, which
+    closes it after `keepalive` seconds), and comes back armed when its bytes arrive."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.head_seconds = head_seconds()
 
-    def handle(self, conn: Any) -> Any:
+    def enqueue_req(self, conn: Any) -> None:
         if not self.cfg.is_ssl:
             self._head_deadline(conn).arm(self.head_seconds)
+        super().enqueue_req(conn)
+
+    def handle(self, conn: Any) -> Any:
+        if not conn.initialized and not conn.data_ready and not conn.wait_for_data(0):
+            return gthread._DEFER  # back to the poller, no thread held (the class's own value)
         return super().handle(conn)
 
     @staticmethod

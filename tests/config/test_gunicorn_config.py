@@ -220,10 +220,10 @@ def test_a_head_that_stops_coming_is_answered_408_at_the_deadline(monkeypatch):
     )
 
 
-def test_the_head_s_deadline_is_counted_from_its_first_read_not_from_the_worker_taking_it_up():
-    """gunicorn's worker takes a new connection up, then waits up to 5 s for its first bytes
-    (`DEFAULT_WORKER_DATA_TIMEOUT`): a head arriving whole after a second of that wait, the
-    deadline being a second, was answered 408 at its first read."""
+def test_past_the_head_s_deadline_what_has_arrived_is_still_read():
+    """The deadline is armed as the connection is queued for a thread (`enqueue_req`), so the
+    time it waits for one counts; a head that arrived whole meanwhile is read, not refused,
+    and one that has not is answered 408 at once, without waiting again."""
     import socket
     import time
 
@@ -232,25 +232,48 @@ def test_the_head_s_deadline_is_counted_from_its_first_read_not_from_the_worker_
     ours, theirs = socket.socketpair()
     with ours, theirs:
         head = HeadDeadline(ours)
-        head.arm(1)  # `DeadlineThreadWorker.handle`, before gunicorn's wait for data
-        time.sleep(1.2)
+        head.arm(1)
         request = b"GET /healthz HTTP/1.1\r\nHost: lo\r\n\r\n"
         theirs.sendall(request)
+        time.sleep(1.2)  # waiting for a free thread
         assert head.recv(100) == request
         theirs.setblocking(False)
         with pytest.raises(BlockingIOError):  # no 408 written
             theirs.recv(100)
-        theirs.sendall(b"GET /healthz HTTP/1.1\r\nHo")  # the next head, within its second
+        head.arm(1)
+        theirs.sendall(b"GET /healthz HTTP/1.1\r\nHo")  # the next head, part of it
+        time.sleep(1.2)
         assert head.recv(100) == b"GET /healthz HTTP/1.1\r\nHo"
         started = time.monotonic()
-        assert head.recv(100) == b""  # then nothing: 408 a second after its first read
-        assert time.monotonic() - started < 1.5
+        assert head.recv(100) == b""  # then nothing: 408 at once
+        assert time.monotonic() - started < 0.5
+
+
+def test_a_thread_does_not_wait_for_a_new_connection_s_first_bytes():
+    """gunicorn's own worker waits up to 5 s in the thread; here it is given back to the
+    poller at once (gunicorn's deferral), and taken up when its bytes arrive."""
+    import socket
+    import time
+    from types import SimpleNamespace
+
+    from gunicorn.workers import gthread
+
+    from config.http_deadlines import DeadlineThreadWorker
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        conn = gthread.TConn(SimpleNamespace(), ours, ("127.0.0.1", 1), ("127.0.0.1", 2))
+        worker = DeadlineThreadWorker.__new__(DeadlineThreadWorker)
+        started = time.monotonic()
+        assert worker.handle(conn) is gthread._DEFER
+        assert time.monotonic() - started < 1
+        assert not conn.initialized
 
 
 def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(monkeypatch):
     """Once the head is read its deadline is off; the body has its own; the next request on a
     kept-alive connection is read through the same (disarmed) head deadline, armed again by
-    the worker when it takes the connection up."""
+    the worker when it queues the connection for a thread."""
     import logging
     import socket
     import time
@@ -267,7 +290,6 @@ def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(mon
         time.sleep(0.6)
         config["pre_request"](worker, request)
         assert head.deadline is None
-        assert not head.armed
         time.sleep(0.6)  # past the head's deadline, within the body's (from the head)
         theirs.sendall(b'{"content"')
         assert request.unreader.sock.recv(100) == b'{"content"'

@@ -458,23 +458,25 @@ def test_bodies_that_stop_coming_are_refused_at_the_deadline_and_free_their_thre
 def test_heads_that_stop_coming_are_answered_408_at_the_deadline_and_free_their_threads(
     deployed: Server,
 ):
-    """Twelve connections each send part of a request's head, then nothing: each held a thread
-    for good (here 2 workers x 2 threads), and /healthz was never answered. Past
-    GUNICORN_HEAD_TIMEOUT each is answered 408 `request_timeout` and closed; /healthz is
-    answered meanwhile; the next connection's whole request is served as before."""
+    """Twenty-four connections each send part of a request's head, then nothing: each held a
+    thread for good (here 2 workers x 2 threads), and /healthz was never answered; with a
+    deadline counted from each thread taking one up, they held them for six rounds of it.
+    Counted from when each was queued for a thread, all are answered 408 `request_timeout`
+    and closed within about one, /healthz meanwhile, and the next request is served."""
     partial = "GET /api/wings HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-Pro"
     host, port = deployed.url.removeprefix("http://").split(":")
     started = time.monotonic()
-    slow = [socket.create_connection((host, int(port)), timeout=60) for _ in range(12)]
+    slow = [socket.create_connection((host, int(port)), timeout=60) for _ in range(24)]
     try:
         for sock in slow:
             sock.sendall(partial.encode())
         assert get(f"{deployed.url}/healthz")[0] == 200
+        answered_healthz = time.monotonic() - started
         answers = [read_answer(sock) for sock in slow]
     finally:
         for sock in slow:
             sock.close()
-    assert time.monotonic() - started < 60  # a few rounds of the threads, each HEAD_TIMEOUT long
+    assert answered_healthz < HEAD_TIMEOUT + 4  # six rounds of HEAD_TIMEOUT before
     assert {status for status, _, _ in answers} == {"HTTP/1.1 408 Request Timeout"}
     refusal = json.loads(answers[0][2])
     assert refusal["code"] == "request_timeout"
@@ -482,6 +484,26 @@ def test_heads_that_stop_coming_are_answered_408_at_the_deadline_and_free_their_
     assert get(f"{deployed.url}/healthz")[0] == 200
     assert log_holds(deployed.errors, "Closed a connection: the request's head did not arrive")
     assert "Traceback" not in deployed.errors.read_text()
+
+
+def test_connections_that_send_nothing_hold_no_thread(deployed: Server):
+    """Forty connections opened and left silent: gunicorn's worker waited up to 5 s for each
+    one's first bytes in a thread, so /healthz went unanswered for rounds of that; now each
+    goes back to the poller at once, and /healthz is answered straight away."""
+    host, port = deployed.url.removeprefix("http://").split(":")
+    idle = [socket.create_connection((host, int(port)), timeout=60) for _ in range(40)]
+    try:
+        time.sleep(0.5)  # every one accepted and handed to a thread
+        # A silent one that speaks at last, within gunicorn's `keepalive`, is served.
+        whole = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        idle[-1].sendall(whole)
+        assert read_answer(idle[-1])[0] == "HTTP/1.1 200 OK"
+        started = time.monotonic()
+        assert get(f"{deployed.url}/healthz")[0] == 200
+        assert time.monotonic() - started < 3  # rounds of 5 s before
+    finally:
+        for sock in idle:
+            sock.close()
 
 
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
