@@ -148,10 +148,10 @@ def write_checkpoint(ctx: Context, id: a.CheckpointId, items: a.CheckpointItems)
     data = validated(cs.CheckpointSerializer, {"id": id, "items": items})
     for wing in cs.checkpoint_wings(data["items"]):
         caller.require(WRITE, wing)
-    batch = cs.checkpoint_items(
-        data["items"], agent_of=lambda item: caller.scope.agent, default_source=caller.source
+    batch = cs.checkpoint_items(data["items"], agent_of=lambda item: caller.scope.agent)
+    result, replayed = services.checkpoint_write(
+        key=data["id"], items=batch, actor=caller.user, default_source=caller.source
     )
-    result, replayed = services.checkpoint_write(key=data["id"], items=batch, actor=caller.user)
     return plain(cs.CheckpointResultSerializer({**result, "replayed": replayed}).data)
 
 

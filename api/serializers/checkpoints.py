@@ -26,9 +26,9 @@ def checkpoint_items(
     items: Iterable[dict[str, Any]],
     *,
     agent_of: Callable[[dict[str, Any]], str],
-    default_source: dict[str, Any] | None = None,
 ) -> list[CheckpointItem]:
-    """Validated checkpoint items as the write path takes them, for the API and MCP alike."""
+    """Validated checkpoint items as the write path takes them, for the API and MCP alike: as
+    given (a route's default source is `checkpoint_write`'s `default_source`, not the item's)."""
     return [
         CheckpointItem(
             content=item["content"],
@@ -37,7 +37,7 @@ def checkpoint_items(
             wing=item.get("wing"),
             name=item.get("name"),
             kind=item.get("kind") or "",
-            source=item.get("source") or default_source,
+            source=item.get("source") or None,  # {} is none, as it always was
         )
         for item in items
     ]

@@ -8,7 +8,7 @@ import hashlib
 import json
 import uuid as uuid_module
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -72,6 +72,9 @@ _DEFAULT_WINGS = {
 
 @dataclass(frozen=True)
 class CheckpointItem:
+    """An item as its caller gave it (its `source` None if it gave none), with the agent it is
+    written as."""
+
     content: str
     destination: Destination
     agent: str
@@ -82,6 +85,8 @@ class CheckpointItem:
 
 
 def checkpoint_payload_hash(items: Iterable[CheckpointItem]) -> str:
+    """What a replay must send again: the items as the caller gave them, and the agent each is
+    written as (the caller's own, whichever route it calls by)."""
     canonical = json.dumps(
         [[i.content, str(i.destination), i.agent, i.wing, i.name, i.kind, i.source] for i in items],
         sort_keys=True,
@@ -91,7 +96,11 @@ def checkpoint_payload_hash(items: Iterable[CheckpointItem]) -> str:
 
 
 def checkpoint_write(
-    *, key: str, items: list[CheckpointItem], actor: Actor = None
+    *,
+    key: str,
+    items: list[CheckpointItem],
+    actor: Actor = None,
+    default_source: dict[str, Any] | None = None,
 ) -> tuple[CheckpointResult, bool]:
     """Write a batch under a client-chosen id, in order, in one transaction: later items see
     earlier ones, an exact copy is not stored and is counted in `duplicates`, and a failing item
@@ -104,6 +113,10 @@ def checkpoint_write(
     one's): two agents that both choose "session-1" write two checkpoints, and neither replays
     nor is refused the other's.
 
+    `default_source` is the provenance an item giving none records (the MCP server's
+    `{"via": "mcp", ...}`): the route's, not the caller's, so not part of what a replay must
+    match (`checkpoint_payload_hash`), and the same call replays through either route.
+
     Returns (result, replayed).
     """
     # Not one that shows nothing (`clean_name`: a Braille blank, a selector alone), as a name is;
@@ -115,7 +128,7 @@ def checkpoint_write(
     owner = user.pk if user is not None else None
     with transaction.atomic():
         advisory_lock("checkpoint", owner, key)
-        replayed = _checkpoint_replayed(key, owner, payload_hash)
+        replayed = _checkpoint_replayed(key, owner, _replay_hashes(items, default_source))
         if replayed is not None:
             return _as_now(replayed), True
         _refuse_clashing_names(items)
@@ -123,7 +136,7 @@ def checkpoint_write(
         hold_write_locks((rooms[_place(item)], item.content, item.name) for item in items)
         secret = derivation_key()
         outcomes = [
-            _item_write(key, owner, index, item, rooms[_place(item)], secret)
+            _item_write(key, owner, index, item, rooms[_place(item)], secret, default_source)
             for index, item in enumerate(items)
         ]
         result = _checkpoint_result(key, outcomes)
@@ -133,13 +146,23 @@ def checkpoint_write(
     return result, False
 
 
-def _checkpoint_replayed(key: str, owner: int | None, payload_hash: str) -> CheckpointResult | None:
+def _replay_hashes(items: list[CheckpointItem], default_source: dict[str, Any] | None) -> set[str]:
+    """The payload hashes a replay of these items matches: the items as given, and (for a
+    checkpoint stored before the hash left the route's default out) the items with that default
+    filled in, as it was hashed then: an MCP checkpoint of then still replays over MCP."""
+    filled = [replace(item, source=item.source or default_source) for item in items]
+    return {checkpoint_payload_hash(items), checkpoint_payload_hash(filled)}
+
+
+def _checkpoint_replayed(
+    key: str, owner: int | None, payload_hashes: set[str]
+) -> CheckpointResult | None:
     """The first result of the caller's checkpoint id used before with the same items; None if
     unused."""
     existing = Checkpoint.objects.filter(key=key, created_by=owner).first()
     if existing is None:
         return None
-    if existing.payload_hash != payload_hash:
+    if existing.payload_hash not in payload_hashes:
         raise Conflict(
             "That checkpoint id was already used with other items.",
             code="checkpoint_id_taken",
@@ -192,7 +215,13 @@ def _refuse_clashing_names(items: list[CheckpointItem]) -> None:
 
 
 def _item_write(
-    key: str, owner: int | None, index: int, item: CheckpointItem, room: Room, secret: bytes
+    key: str,
+    owner: int | None,
+    index: int,
+    item: CheckpointItem,
+    room: Room,
+    secret: bytes,
+    default_source: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """Write one item under an id derived from its caller (one of no one's, a service's caller
     naming no user, is `-`'s), the checkpoint's id and its index, keyed with the installation's
@@ -216,7 +245,7 @@ def _item_write(
                 "checkpoint": key,
                 "item": index,
                 "destination": str(item.destination),
-                **(item.source or {}),
+                **(item.source or default_source or {}),
             },
             drawer_id=derived_id(secret, CHECKPOINT_NAMESPACE, owner_name, key, str(index)),
         )
