@@ -184,7 +184,7 @@ def clean_optional_label(value: object, field: str, *, max_length: int) -> str:
 
 def optional_written_name(value: object, field: str, *, max_length: int) -> str:
     """A drawer's name or the agent a write is made as (`clean_optional_label`: None or "" is
-    none), in the form a new wing is given (`label_form`): "scout\u200d" is the agent "scout",
+    none), in the form a new wing is given (`written_name`): "scout\u200d" is the agent "scout",
     "notes\ufe0f" the drawer named "notes", not a second one beside it that looks the same.
 
     Given that form, not refused: an agent is who a memory is from, not who may write it (a key
@@ -193,9 +193,17 @@ def optional_written_name(value: object, field: str, *, max_length: int) -> str:
     widens no one's reach, where a 400 would stop an import or a client whose agent was written
     with a stray joiner. Rows stored before keep their agent and name as written: a named write
     still finds a drawer stored under its name before (`earlier_drawer`)."""
-    label = clean_optional_label(value, field, max_length=max_length)
-    form = label_form(label) if label else ""
-    if len(form) > max_length:  # composed, a name can lengthen: U+0958 is two characters
+    if value is None or value == "":
+        return ""
+    return written_name(value, field, max_length=max_length)
+
+
+def written_name(value: object, field: str, *, max_length: int) -> str:
+    """A name something new is given (`clean_name`: not one that shows nothing) in the form a
+    new wing is given (`label_form`): a drawer's, an agent's, a checkpoint's id. A name past
+    `max_length` once composed is refused (U+0958 composes to two characters), not stored."""
+    form = label_form(clean_name(value, field, max_length=max_length))
+    if len(form) > max_length:
         raise InvalidInput(
             f"{field} must be at most {max_length} characters.", details={"field": field}
         )

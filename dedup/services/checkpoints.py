@@ -20,7 +20,7 @@ from dedup.locks import advisory_lock
 from dedup.services.config import Actor, WriteMode
 from dedup.services.drawers import drawer_write, hold_write_locks
 from dedup.services.rooms import Place, rooms_get_or_create
-from dedup.validation import NAME_MAX_LENGTH, clean_name, label_form, lookup_form
+from dedup.validation import NAME_MAX_LENGTH, clean_name, label_form, lookup_form, written_name
 from palace.models import DIARY_ROOM, Checkpoint, Drawer, Room, acting_user
 
 CHECKPOINT_NAMESPACE = uuid_module.UUID("6f1d6f2e-3c43-4c1e-9f55-2b1de0a4c0a1")
@@ -119,16 +119,21 @@ def checkpoint_write(
 
     Returns (result, replayed).
     """
-    # Not one that shows nothing (`clean_name`: a Braille blank, a selector alone), as a name is;
-    # otherwise as given: an id is matched as it was written, so one stored before still replays.
-    key = clean_name(key, "id", max_length=NAME_MAX_LENGTH)
+    # Not one that shows nothing (`clean_name`: a Braille blank, a selector alone), and in the
+    # form a name is given (`written_name`, `label_form`): matched as written, "cpx-3\u200d" and
+    # "cp-東京\ufe0f" were checkpoints beside "cpx-3" and "cp-東京" that look the same, so an
+    # agent whose id picked up a stray joiner wrote its batch twice. One stored before under
+    # its id as written is still found by it (`_checkpoint_replayed`), so it still replays.
+    as_written = clean_name(key, "id", max_length=NAME_MAX_LENGTH)
+    key = written_name(as_written, "id", max_length=NAME_MAX_LENGTH)
     _refuse_too_much(items)
     payload_hash = checkpoint_payload_hash(items)
     user = acting_user(actor)
     owner = user.pk if user is not None else None
     with transaction.atomic():
         advisory_lock("checkpoint", owner, key)
-        replayed = _checkpoint_replayed(key, owner, _replay_hashes(items, default_source))
+        hashes = _replay_hashes(items, default_source)
+        replayed = _checkpoint_replayed(key, as_written, owner, hashes)
         if replayed is not None:
             return _as_now(replayed), True
         _refuse_clashing_names(items)
@@ -155,13 +160,19 @@ def _replay_hashes(items: list[CheckpointItem], default_source: dict[str, Any] |
 
 
 def _checkpoint_replayed(
-    key: str, owner: int | None, payload_hashes: set[str]
+    key: str, as_written: str, owner: int | None, payload_hashes: set[str]
 ) -> CheckpointResult | None:
     """The first result of the caller's checkpoint id used before with the same items; None if
-    unused."""
-    existing = Checkpoint.objects.filter(key=key, created_by=owner).first()
-    if existing is None:
+    unused. The id is found in its form (`key`) or as written: one stored before ids were given
+    that form (under "cpx-3\u200d") is still the one its replay means; of two such rows, the
+    one the items match, the one stored as written first."""
+    rows = Checkpoint.objects.filter(key__in={key, as_written}, created_by=owner)
+    found = sorted(
+        rows, key=lambda row: (row.payload_hash not in payload_hashes, row.key != as_written)
+    )
+    if not found:
         return None
+    existing = found[0]
     if existing.payload_hash not in payload_hashes:
         raise Conflict(
             "That checkpoint id was already used with other items.",
