@@ -58,7 +58,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
         (400,),
         "The action or verdict does not apply to the item (`details.offered`: those it takes).",
     ),
-    "invalid_cursor": ErrorCode((400,), "A list's cursor is malformed."),
+    "invalid_cursor": ErrorCode(
+        (400,), "A list's cursor is malformed, blank, or another list's (or query's, or order's)."
+    ),
     "invalid_id": ErrorCode((400,), "A malformed id."),
     "invalid_json": ErrorCode((400,), "The body is not JSON (malformed, too deep, bad UTF-8)."),
     "item_not_found": ErrorCode(

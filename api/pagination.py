@@ -1,17 +1,19 @@
 """Keyset pagination for every list: a cursor, never an offset, so pages stay stable while
-writes land."""
+writes land; each cursor bound to its list (`list_identity`)."""
 
 from __future__ import annotations
 
 import binascii
 from base64 import b64decode
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
 
-from dedup.cursors import sealed, unsealed
+from dedup.cursors import list_identity, sealed, unsealed
 from dedup.errors import InvalidInput
 from dedup.validation import id_of, malformed_cursor
 
@@ -37,12 +39,32 @@ class NewestFirst(CursorPagination):
             )
         return min(size, self.max_page_size)
 
+    # The query parameters that do not define a list's sequence: a page's size changes where
+    # pages end, not what they cover.
+    unbound_params = ("cursor", "page_size")
+
+    def paginate_queryset(
+        self, queryset: Any, request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
+        self.bound = self.list_of(request)
+        return super().paginate_queryset(queryset, request, view)
+
+    def list_of(self, request: Request) -> bytes:
+        """The list a cursor is bound to (`dedup.cursors.list_identity`): the route as
+        requested (its wing, room, entity, run...; its view orders it) and every query
+        parameter but the cursor and the page's size, as written (its filters: the `next` link
+        carries them as they were): a cursor of another list, or of this one under other
+        filters, is `invalid_cursor`, not a position there."""
+        params = request.query_params
+        filters = {name: params.getlist(name) for name in params if name not in self.unbound_params}
+        return list_identity("list", path=request.path_info, filters=filters)
+
     def encode_cursor(self, cursor: Cursor) -> str:
         """DRF's link, its cursor sealed (`dedup.cursors`): a position is the store's own id,
         global (the newest drawer's tells how many the whole store holds)."""
         link = super().encode_cursor(cursor)
         (token,) = parse_qs(urlsplit(link).query)[self.cursor_query_param]
-        return replace_query_param(link, self.cursor_query_param, sealed(token))
+        return replace_query_param(link, self.cursor_query_param, sealed(token, bound=self.bound))
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         """The position of a cursor `encode_cursor` sealed, an id, else 400 `invalid_cursor` as
@@ -53,7 +75,7 @@ class NewestFirst(CursorPagination):
         encoded = request.query_params.get(self.cursor_query_param)
         if not encoded:
             return None  # `cursor=` with nothing: a client's URL template with no cursor yet
-        cursor = self._as_written(unsealed(encoded))
+        cursor = self._as_written(unsealed(encoded, bound=self.bound))
         if cursor is None or (cursor.position is not None and id_of(str(cursor.position)) is None):
             raise malformed_cursor()
         return cursor

@@ -71,7 +71,8 @@ def drawers_search(
     """Current drawers holding the query's words, best first, a page of `limit` at a time.
 
     `wings` is the caller's reach (None: every wing); `wing`, `room` and `agent` narrow the
-    search further. `cursor` is a previous page's `next_cursor`. Bad input (a blank query, a
+    search further. `cursor` is a previous page's `next_cursor` of the same query and filters
+    ("" is none). Bad input (a blank query, a
     NUL, a query with no word worth searching, a limit out of range) raises InvalidInput; a
     malformed cursor raises it with the code `invalid_cursor`.
     """
@@ -82,18 +83,33 @@ def drawers_search(
         raise InvalidInput(
             f"limit must be from 1 to {SEARCH_LIMIT_MAX}.", details={"field": "limit"}
         )
-    after = _decode_cursor(cursor) if cursor else None
+    wing = validation.lookup_form(wing) if wing else wing  # as the writes look names up
+    room = validation.lookup_form(room) if room else room
+    # A cursor is the search's of these word groups and filters (the sequence they define),
+    # whichever interface asks: another query's or another list's is `invalid_cursor`.
+    bound = search_identity(groups, wing=wing, room=room, agent=agent)
+    after = _decode_cursor(cursor, bound) if cursor else None
     hits = selectors.drawers_matching(
         groups=groups,
         wings=wings,
-        wing=validation.lookup_form(wing) if wing else wing,  # as the writes look names up
-        room=validation.lookup_form(room) if room else room,
+        wing=wing,
+        room=room,
         agent=agent,
         after=after,
         limit=limit + 1,
     )
-    next_cursor = _encode_cursor(hits[limit - 1]) if len(hits) > limit else None
+    next_cursor = _encode_cursor(hits[limit - 1], bound) if len(hits) > limit else None
     return SearchPage(groups=groups, hits=hits[:limit], next_cursor=next_cursor)
+
+
+def search_identity(
+    groups: list[list[str]], *, wing: str | None, room: str | None, agent: str | None
+) -> bytes:
+    """The search a cursor pages (`dedup.cursors.list_identity`): its word groups (what ranks
+    and finds) and its filters, a filter given "" as none (REST's `?wing=`, MCP's omitted)."""
+    return cursors.list_identity(
+        "search", groups=groups, wing=wing or None, room=room or None, agent=agent or None
+    )
 
 
 def query_groups(query: object) -> list[list[str]]:
@@ -139,13 +155,13 @@ def _single_characters(normalized: str) -> bool:
     return any(len(run) == 1 for run in runs)
 
 
-def _encode_cursor(hit: selectors.SearchHit) -> str:
+def _encode_cursor(hit: selectors.SearchHit, bound: bytes) -> str:
     """Sealed (`dedup.cursors`): the drawer's id is the store's, global, not the client's."""
-    return cursors.cursor_for([hit.matched, hit.drawer.pk])
+    return cursors.cursor_for([hit.matched, hit.drawer.pk], bound=bound)
 
 
-def _decode_cursor(cursor: str) -> tuple[int, int]:
-    matched, pk = cursors.values_of(cursor, 2)
+def _decode_cursor(cursor: str, bound: bytes) -> tuple[int, int]:
+    matched, pk = cursors.values_of(cursor, 2, bound=bound)
     if type(matched) is not int or not 0 <= matched <= validation.ID_MAX:
         raise validation.malformed_cursor()
     return matched, validation.cursor_id(pk)

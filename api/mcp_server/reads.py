@@ -28,7 +28,7 @@ from api.views.common import drawer_or_404
 from api.views.drawers import DrawerDetailView, DrawerDuplicatesView, RoomDrawersView
 from api.views.search import SearchView
 from api.views.wings import WingDetailView, WingListView, reached_wing, reached_wings
-from dedup.cursors import cursor_for, values_of
+from dedup.cursors import cursor_for, list_identity, values_of
 from dedup.search import drawers_search
 from dedup.validation import cursor_id, lookup_form
 from palace import selectors
@@ -48,7 +48,7 @@ class DrawerPageSerializer(serializers.Serializer):
     `page_size` clamps a larger one to 200, this argument's schema says its maximum)."""
 
     limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT)
-    cursor = serializers.CharField(required=False)
+    cursor = serializers.CharField(required=False, trim_whitespace=False)  # as REST reads one
 
 
 def left_out(value: str | None) -> str | None:
@@ -109,15 +109,18 @@ def list_drawers(
     if found is None:
         raise ApiError("No room with that name.", code="room_not_found", status_code=404)
     drawers = selectors.room_drawers(found, include_superseded=include_superseded)
+    # Bound to this room's list, current drawers or every one: another list's is refused.
+    bound = list_identity("room drawers", room=found.pk, include_superseded=include_superseded)
     if data.get("cursor"):
-        (before,) = values_of(data["cursor"], 1)
+        (before,) = values_of(data["cursor"], 1, bound=bound)
         drawers = drawers.filter(pk__lt=cursor_id(before))
     page = list(drawers.order_by("-id")[: data["limit"] + 1])
     more = len(page) > data["limit"]
     page = page[: data["limit"]]
     return {
         "drawers": plain(all_shown(s.DrawerSerializer(page, many=True).data)),
-        "next_cursor": cursor_for([page[-1].pk]) if more else None,  # sealed: the id is global
+        # Sealed: the id is global.
+        "next_cursor": cursor_for([page[-1].pk], bound=bound) if more else None,
     }
 
 

@@ -23,7 +23,14 @@ class SearchQuerySerializer(serializers.Serializer):
     room = LabelField(required=False)
     agent = AgentField(required=False)
     limit = QueryIntegerField(min_value=1, max_value=SEARCH_LIMIT_MAX, default=SEARCH_LIMIT_DEFAULT)
-    cursor = serializers.CharField(required=False, help_text="The `next` of the previous page.")
+    # As every list reads its cursor: "" is none (the first page), anything else exactly as
+    # given (" " or a cursor with a space added is 400 `invalid_cursor`, not trimmed).
+    cursor = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The `next` of the previous page (of the same query and filters).",
+    )
 
 
 class SearchHitSerializer(serializers.Serializer):

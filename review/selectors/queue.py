@@ -3,7 +3,7 @@ a constant number of queries whatever its size."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
@@ -79,20 +79,30 @@ class QueuePage:
     read: dict[str, tuple[int, bool]] = field(default_factory=dict)
 
 
-def _encode(item: QueueItem) -> str:
+def queue_identity(filters: QueueFilters) -> bytes:
+    """The queue a cursor pages (`dedup.cursors.list_identity`): its filters and order, which
+    define its sequence (the console's and the API's alike): a cursor of another order (a
+    similarity read as a distance from the threshold) or filter is `invalid_cursor`."""
+    return cursors.list_identity("queue", filters=asdict(filters))
+
+
+def _encode(item: QueueItem, filters: QueueFilters) -> str:
     key = item.sort_key.isoformat() if hasattr(item.sort_key, "isoformat") else item.sort_key
-    return cursors.cursor_for([key, item.ref.kind, item.ref.pk])  # sealed, as every cursor
+    # Sealed, as every cursor.
+    return cursors.cursor_for([key, item.ref.kind, item.ref.pk], bound=queue_identity(filters))
 
 
-def _decode(cursor: str, order: str) -> Cursor:
-    """The position a cursor `_encode` made holds, or InvalidInput `invalid_cursor` (each value
-    checked, so a forged one is refused as one that does not decode)."""
-    key, kind, pk = cursors.values_of(cursor, 3)
+def _decode(cursor: str, filters: QueueFilters) -> Cursor:
+    """The position a cursor `_encode` made for these filters holds, or InvalidInput
+    `invalid_cursor` (each value checked, so a forged one is refused as one that does not
+    decode)."""
+    key, kind, pk = cursors.values_of(cursor, 3, bound=queue_identity(filters))
     try:
         item_kind = ItemKind(kind)
     except (ValueError, TypeError):  # not a kind's letter (a list, an object...)
         raise validation.malformed_cursor() from None
-    position = validation.cursor_time(key) if order in BY_TIME else validation.cursor_number(key)
+    by_time = filters.order in BY_TIME
+    position = validation.cursor_time(key) if by_time else validation.cursor_number(key)
     return position, item_kind, validation.cursor_id(pk)
 
 
@@ -194,7 +204,7 @@ def queue_page(
     links), then the id.
     """
     threshold = settings.CASTELLAN_DEDUP_NEAR_THRESHOLD
-    after = _decode(cursor, filters.order) if cursor else None
+    after = _decode(cursor, filters) if cursor else None
     descending = filters.order in DESCENDING
     items: list[QueueItem] = []
     read: dict[str, tuple[int, bool]] = {}
@@ -232,7 +242,7 @@ def _page(items: list[QueueItem], filters: QueueFilters, size: int, descending: 
     last = page[-1]
     # The cursor keeps the raw column value (similarity or time), so bounds stay exact.
     raw = last.link.created_at if filters.order in BY_TIME else last.link.similarity
-    return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw)))
+    return QueuePage(page, _encode(QueueItem(last.ref, last.link, raw), filters))
 
 
 def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]:
@@ -260,7 +270,7 @@ def queue_refs(filters: QueueFilters, *, limit: int = MAX_BULK) -> list[ItemRef]
 def cursor_after(filters: QueueFilters, link: DrawerLink | EntityLink | Proposal) -> str:
     """The cursor of the queue's page that starts just after this item."""
     raw = link.created_at if filters.order in BY_TIME else link.similarity
-    return _encode(QueueItem(ItemRef.of(link), link, raw))
+    return _encode(QueueItem(ItemRef.of(link), link, raw), filters)
 
 
 # Counts are counted, capped, on the first page only. Counter rows kept by the services would

@@ -15,8 +15,11 @@ import pytest
 from django.test import Client
 
 from dedup import services as write
-from dedup.cursors import sealed
+from dedup.cursors import list_identity, sealed
+from dedup.search import query_groups, search_identity
 from palace.models import AuditEntry, DrawerLink
+from review.selectors.filters import QueueFilters
+from review.selectors.queue import queue_identity
 from tests.api.conftest import api_client, row_counts
 
 pytestmark = pytest.mark.django_db
@@ -25,15 +28,26 @@ HUGE = "9" * 4401  # past the 4,300 digits Python's int() reads from text
 DEEP = "[" * 1000 + "]" * 1000
 
 
-def cursor(value: str) -> str:
-    """A cursor as the app writes them (base64url without padding) of any text, sealed."""
-    return quote(sealed(base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")))
+def cursor(value: str, bound: bytes) -> str:
+    """A cursor as the app writes them (base64url without padding) of any text, sealed for its
+    list (`bound`): sealed for another, it would not open, and the test would not reach what it
+    holds."""
+    text = base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")
+    return quote(sealed(text, bound=bound))
 
 
-def list_cursor(value: str) -> str:
-    """A cursor as DRF writes a list's (base64 with padding) of any text, sealed: written
-    otherwise, DRF cannot decode it at all, and the test would not reach what it holds."""
-    return quote(sealed(base64.b64encode(value.encode()).decode()))
+def list_cursor(value: str, path: str) -> str:
+    """A cursor as DRF writes a list's (base64 with padding) of any text, sealed for the list at
+    `path` (no filter): written otherwise, DRF cannot decode it at all."""
+    bound = list_identity("list", path=path, filters={})
+    return quote(sealed(base64.b64encode(value.encode()).decode(), bound=bound))
+
+
+def queue_cursor(value: str, order: str) -> str:
+    return cursor(value, queue_identity(QueueFilters(order=order)))
+
+
+SEARCH_BOUND = search_identity(query_groups("local development"), wing=None, room=None, agent=None)
 
 
 LIST_CURSORS = {
@@ -57,7 +71,8 @@ LIST_CURSORS = {
 def test_a_forged_list_cursor_is_refused_as_a_malformed_one(world, path, position):
     """Positions that are no id answered 500 (DRF filters by whatever a cursor holds)."""
     before = row_counts()
-    response = api_client(world).get(f"{path.format(**world)}?cursor={list_cursor(position)}")
+    path = path.format(**world)
+    response = api_client(world).get(f"{path}?cursor={list_cursor(position, path)}")
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_cursor"
     assert row_counts() == before
@@ -104,12 +119,14 @@ QUEUE_CURSORS = {
 @pytest.mark.parametrize(("order", "value"), QUEUE_CURSORS.values(), ids=QUEUE_CURSORS.keys())
 def test_a_forged_queue_cursor_is_refused(world, order, value):
     before = row_counts()
-    response = api_client(world).get(f"/api/review/queue?order={order}&cursor={cursor(value)}")
+    response = api_client(world).get(
+        f"/api/review/queue?order={order}&cursor={queue_cursor(value, order)}"
+    )
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_cursor"
     console = Client(raise_request_exception=False)
     console.force_login(world["user"])
-    assert console.get(f"/?order={order}&cursor={cursor(value)}").status_code == 400
+    assert console.get(f"/?order={order}&cursor={queue_cursor(value, order)}").status_code == 400
     assert row_counts() == before
 
 
@@ -123,7 +140,9 @@ def test_queue_cursors_of_the_app_s_shape_still_page(world):
     }
     client = api_client(world)
     for order, value in shapes.items():
-        response = client.get(f"/api/review/queue?order={order}&cursor={cursor(value)}")
+        response = client.get(
+            f"/api/review/queue?order={order}&cursor={queue_cursor(value, order)}"
+        )
         assert response.status_code == 200, order
 
 
@@ -137,7 +156,8 @@ SEARCH_CURSORS = {
 
 @pytest.mark.parametrize("value", SEARCH_CURSORS.values(), ids=SEARCH_CURSORS.keys())
 def test_a_forged_search_cursor_is_refused(world, value):
-    response = api_client(world).get(f"/api/search?q=local+development&cursor={cursor(value)}")
+    forged = cursor(value, SEARCH_BOUND)
+    response = api_client(world).get(f"/api/search?q=local+development&cursor={forged}")
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_cursor"
 
