@@ -39,9 +39,11 @@ def _note_use(key: AgentKey, now: datetime) -> None:
 
 class KeyNotForAgent(exceptions.PermissionDenied):
     """403 `key_not_for_agent` (`api.errors`): an agent key whose user is a person's login (a
-    curator, a staff member), made before the admin and `agent_key create` were held to agents
-    (`api.models.refuse_a_person`). Such a key wrote drawers and entities as that person: it is
-    refused for everything, on REST and MCP alike, until an admin replaces it."""
+    curator, a staff member, a login with a password, even in the agents' group:
+    `api.models.agent_condition`), made before the admin and `agent_key create` were held to
+    agents, or whose login was made a person's since. Such a key wrote drawers and entities, and
+    decided review items, as that person: it is refused for everything, on REST and MCP alike,
+    until an admin replaces it."""
 
 
 def key_not_for_agent(key: AgentKey) -> KeyNotForAgent:

@@ -71,8 +71,9 @@ ERROR_CODES: dict[str, ErrorCode] = {
     ),
     "key_not_for_agent": ErrorCode(
         (403,),
-        "The agent key was made for a person's login, not an agent: refused for everything. "
-        "An admin revokes it and makes one for an agent (`agent_key create`).",
+        "The agent key's login is a person's, not an agent's (staff, a superuser, a password, "
+        "a curator, or not in the agents group): refused for everything. An admin revokes it "
+        "and makes one for an agent (`agent_key create`).",
     ),
     "method_not_allowed": ErrorCode((405,), "The path does not take that method."),
     "no_job_waiting": ErrorCode((409,), "Cancelling where no Apply or Reverse of the run waits."),

@@ -13,15 +13,17 @@ from typing import ClassVar, cast
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, ExpressionWrapper, OuterRef, Q
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
 from dedup.validation import place_name
 from palace.models import AGENTS_GROUP
+from review.curators import GROUP as CURATORS_GROUP
 
 READ, WRITE, DELETE = "read", "write", "delete"
 RIGHTS = (READ, WRITE, DELETE)
@@ -85,31 +87,51 @@ def clean_scope(*, wings: object, rights: object) -> tuple[list[str], list[str]]
 # --- a key's user: an agent, never a person's login -------------------------------------------
 
 
+def agent_condition(user: str = "") -> Q:
+    """An agent's login, as a condition on users (`user`: the path to one, e.g. "user__" from
+    a key): in the agents' group, and no person's: not staff, not a superuser, no password one
+    can sign in with (Django marks an unusable one with a leading "!"), not a curator (in the
+    curators' group; an agent granted the decide permission itself stays one). Put in the
+    agents' group, a person's login (carol, a curator with a password) got a key that decided
+    review items as her: a membership alone is no agent. One rule, in SQL, for the sign-in
+    (`key_for_agent`), the admin's list of agents, `agent_key create` and a person's rights
+    (`api.scopes`)."""
+    through = get_user_model().groups.through.objects
+    user_id = OuterRef(f"{user}id" if user else "pk")
+    return Q(
+        Exists(through.filter(user_id=user_id, group__name=AGENTS_GROUP)),
+        ~Exists(through.filter(user_id=user_id, group__name=CURATORS_GROUP)),
+        **{
+            f"{user}is_staff": False,
+            f"{user}is_superuser": False,
+            f"{user}password__startswith": UNUSABLE_PASSWORD_PREFIX,
+        },
+    )
+
+
 def agent_users() -> models.QuerySet:
-    """The users a key may be made for in the admin: agents (their first key put them in the
-    agents' group)."""
-    return get_user_model().objects.filter(groups__name=AGENTS_GROUP).order_by("username")
+    """The users a key may be made for in the admin: agents (`agent_condition`)."""
+    return get_user_model().objects.filter(agent_condition()).order_by("username")
 
 
 def is_agent(user: object) -> bool:
-    """Whether a stored user is an agent's (in the agents' group), not a person's login."""
-    return user.groups.filter(name=AGENTS_GROUP).exists()  # type: ignore[attr-defined]
+    """Whether a stored user is an agent's (`agent_condition`), not a person's login: one
+    query, whatever the user object holds (its fields may be older than its row)."""
+    pk = getattr(user, "pk", None)
+    return pk is not None and agent_users().filter(pk=pk).exists()
 
 
-def key_for_agent() -> Exists:
+def key_for_agent() -> ExpressionWrapper:
     """`is_agent` of a key's user, as an expression on agent keys: a key is read with it in
     the one query that signs it in (`AgentKeyManager.get_usable_keys`)."""
-    memberships = get_user_model().groups.through.objects.filter(
-        user_id=OuterRef("user_id"), group__name=AGENTS_GROUP
-    )
-    return Exists(memberships)
+    return ExpressionWrapper(agent_condition("user__"), output_field=models.BooleanField())
 
 
 def refuse_a_person(user: object) -> None:
     """The one rule of `agent_key create` and the admin: a key is made for an agent, or for a
     name no one holds yet (the first key makes it an agent), never for a person's login (a
-    viewer, a curator, an admin, with a password or without): put in the agents' group they
-    could write and delete whatever their role, and the key would decide review items as them."""
+    viewer, a curator, an admin, with a password or without, in the agents' group or not):
+    its key would write and delete whatever their role, and decide review items as them."""
     stored = getattr(user, "pk", None) is not None
     if stored and not is_agent(user):
         name = user.get_username()  # type: ignore[attr-defined]
@@ -122,9 +144,10 @@ def refuse_a_person(user: object) -> None:
 
 class AgentKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet[AgentKey]:
-        """With its user, and whether that user is an agent (`for_agent`): a key the admin made
-        for a person's login, before it refused one, is refused at sign-in
-        (`api.authentication`)."""
+        """With its user, and whether that user is an agent (`for_agent`, `agent_condition`): a
+        key whose login is a person's (the admin made it before it refused one, or the login
+        was since put in the curators' group, given a password or made staff) is refused at
+        sign-in (`api.authentication`), in the query that finds the key."""
         return super().get_usable_keys().select_related("user").annotate(for_agent=key_for_agent())
 
     def issue(
@@ -138,7 +161,9 @@ class AgentKeyManager(APIKeyManager):
     ) -> tuple[AgentKey, str]:
         """A new key for `agent` (a user, made on first use and put in the agents group) and
         the key itself, which is not stored and cannot be shown again. Wings or rights that
-        `clean_scope` refuses raise its ValidationError before anything is written."""
+        `clean_scope` refuses raise its ValidationError before anything is written. Who `agent`
+        may be is its callers' to ask (`refuse_a_person`): a login made here has no password,
+        and a person's login made an agent's here is still refused at sign-in."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
             user, created = get_user_model().objects.get_or_create(username=agent)

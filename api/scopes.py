@@ -1,7 +1,7 @@
 """What one request may do: its rights and the wings it reaches.
 
 A person's role gives their rights: a viewer reads; a curator and an admin read, write and
-delete (a curator also decides, see `CanDecide`). A member of the agents group writes too. An
+delete (a curator also decides, see `CanDecide`). An agent (`api.models.is_agent`) writes too. An
 agent key narrows its user's rights to the key's own rights and wings. The rules are applied by
 `api.permissions`; this object only answers questions.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import Q
 from rest_framework.request import Request
 
-from api.models import AGENTS_GROUP, ALL_WINGS, RIGHTS, AgentKey
+from api.models import ALL_WINGS, RIGHTS, AgentKey, is_agent
 from dedup.validation import lookup_form
 from review.curators import DECIDE_PERMISSION
 
@@ -49,15 +49,17 @@ class Scope:
 
 
 def person_rights(user: object, *, agent_key: bool = False) -> frozenset[str]:
-    """A viewer reads; curators, admins and agents may also write and delete. Signed in with an
-    agent key, the agents' group is asked first (one query, where the permission reads the
-    user's and their groups' permissions: two); otherwise the permission is."""
+    """A viewer reads; curators, admins and agents may also write and delete. An agent is
+    `is_agent`'s: a person's login put in the agents' group is no agent, and writes only by its
+    role. Signed in with an agent key, whether the user is an agent is asked first (one query,
+    where the permission reads the user's and their groups' permissions: two); otherwise the
+    permission is."""
     if not getattr(user, "is_authenticated", False):
         return frozenset()
     if user.is_superuser:  # type: ignore[attr-defined]
         return frozenset(RIGHTS)
     checks = [
-        lambda: user.groups.filter(name=AGENTS_GROUP).exists(),  # type: ignore[attr-defined]
+        lambda: is_agent(user),
         lambda: user.has_perm(DECIDE_PERMISSION),  # type: ignore[attr-defined]
     ]
     if not agent_key:

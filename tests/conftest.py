@@ -31,7 +31,9 @@ def curator(django_user_model):
 
 @pytest.fixture
 def user(django_user_model):
-    return django_user_model.objects.create_user("agent-smith", password="secret-pass-1")
+    """A login without a password, which `agent_client(user.username)` makes an agent's (one
+    with a password is a person's: `api.models.agent_condition`)."""
+    return django_user_model.objects.create_user("agent-smith")
 
 
 def agent_client(username: str, wings=(ALL_WINGS,), rights=RIGHTS) -> APIClient:

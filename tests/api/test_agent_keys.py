@@ -116,10 +116,10 @@ def test_the_command_refuses_a_bad_scope_by_the_same_rule(arguments, message):
     assert not AgentKey.objects.exists()
 
 
-def test_the_list_shows_any_stored_row(admin_user):
+def test_the_list_shows_any_stored_row(agent):
     """A row the admin saved before it checked the scope, e.g. rights ["fly", 5]."""
-    AgentKey.objects.create_key(user=admin_user, name="odd", wings=[None, "ops"], rights=["fly", 5])
-    AgentKey.objects.create_key(user=admin_user, name="odder", wings="ops", rights={"a": 1})
+    AgentKey.objects.create_key(user=agent, name="odd", wings=[None, "ops"], rights=["fly", 5])
+    AgentKey.objects.create_key(user=agent, name="odder", wings="ops", rights={"a": 1})
     out = StringIO()
     call_command("agent_key", "list", stdout=out)
     first, second = out.getvalue().splitlines()

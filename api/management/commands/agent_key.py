@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import AgentKey, refuse_a_person, split_names
+from api.models import AgentKey, key_for_agent, refuse_a_person, split_names
 from dedup.commands import CastellanCommand, command_line
 from dedup.validation import clean_username
 
@@ -121,11 +121,17 @@ class Command(CastellanCommand):
         return True
 
     def handle_list(self, *, agent: str | None, **_: Any) -> None:
-        keys = AgentKey.objects.select_related("user").order_by("created")
+        keys = (
+            AgentKey.objects.select_related("user")
+            .annotate(for_agent=key_for_agent())
+            .order_by("created")
+        )
         if agent:
             keys = keys.filter(user__username=agent)
         for key in keys:
             state = "revoked" if key.revoked else "expired" if key.has_expired else "active"
+            if state == "active" and not key.for_agent:  # refused at sign-in (`api.authentication`)
+                state = "refused: made for a person's login"
             self.stdout.write(
                 f"{key.prefix}  {key.user.get_username()}  wings={shown(key.wings)}  "
                 f"rights={shown(key.rights)}  {state}  expires={key.expiry_date or '-'}  "
