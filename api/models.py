@@ -21,7 +21,8 @@ from django.db.models import Exists, ExpressionWrapper, OuterRef, Q
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
-from dedup.validation import place_name
+from dedup.look_alikes import letter_scripts, reading_form
+from dedup.validation import label_form, place_name
 from palace.models import AGENTS_GROUP
 from review.curators import GROUP as CURATORS_GROUP
 
@@ -142,6 +143,46 @@ def refuse_a_person(user: object) -> None:
         )
 
 
+def refuse_a_look_alike(name: str) -> None:
+    """A new agent's name (no user holds it yet) that reads as another user's, refused: the same
+    as one's after the name rule (`label_form`), compatibility folding and case folding
+    (`reading_form`: "Carol" beside "carol"), or written in letters of two scripts
+    (`letter_scripts`: "c\u0430rol", a Cyrillic a among Latin letters). An audit row names its
+    actor by name alone: such an agent's rows would read as that person's. An agent that is
+    already one keeps its name, and its keys."""
+    users = get_user_model().objects
+    if users.filter(username=name).exists():
+        return
+    scripts = letter_scripts(name)
+    if len(scripts) > 1:
+        raise ValidationError(
+            f"{name!r} mixes the letters of {' and '.join(map(script_shown, sorted(scripts)))}:"
+            " it can pass for another name. Write an agent's name in one script.",
+            code="invalid",
+        )
+    # Every user's name is read (a store has its people and agents, not thousands): the
+    # database's own case folding is not Unicode's.
+    form = reading_form(label_form(name))
+    for taken in users.values_list("username", flat=True).iterator():
+        if reading_form(label_form(taken)) == form:
+            raise ValidationError(
+                f"{name!r} reads as the user {taken!r}: the audit log would not tell them "
+                "apart. Name the agent otherwise.",
+                code="invalid",
+            )
+
+
+def script_shown(script: str) -> str:
+    return script if script == "CJK" else script.title()
+
+
+def refuse_an_agent(name: str) -> None:
+    """What a key's agent named by `name` is held to, before anything is written: an agent, or
+    a new name that reads as no one's."""
+    refuse_a_person(get_user_model().objects.filter(username=name).first())
+    refuse_a_look_alike(name)
+
+
 class AgentKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet[AgentKey]:
         """With its user, and whether that user is an agent (`for_agent`, `agent_condition`): a
@@ -162,7 +203,7 @@ class AgentKeyManager(APIKeyManager):
         """A new key for `agent` (a user, made on first use and put in the agents group) and
         the key itself, which is not stored and cannot be shown again. Wings or rights that
         `clean_scope` refuses raise its ValidationError before anything is written. Who `agent`
-        may be is its callers' to ask (`refuse_a_person`): a login made here has no password,
+        may be is its callers' to ask (`refuse_an_agent`): a login made here has no password,
         and a person's login made an agent's here is still refused at sign-in."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():

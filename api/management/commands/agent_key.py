@@ -8,12 +8,11 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
-from api.models import AgentKey, key_for_agent, refuse_a_person, split_names
+from api.models import AgentKey, key_for_agent, refuse_an_agent, split_names
 from dedup.commands import CastellanCommand, command_line
 from dedup.validation import clean_username
 
@@ -79,10 +78,10 @@ class Command(CastellanCommand):
         limit = AgentKey._meta.get_field("name").max_length or 0
         if len(name) > limit:
             raise CommandError(f"--name: at most {limit} characters.")
-        try:  # the admin's rule too
-            refuse_a_person(get_user_model().objects.filter(username=agent).first())
+        try:  # the admin's rule too; asked first, so --unless-active tells a person nothing
+            refuse_an_agent(agent)
         except ValidationError as error:
-            raise CommandError(error.message) from error
+            raise CommandError(" ".join(error.messages)) from error
         if unless_active and self.tell_active(agent, wings, rights):
             return
         expires_at = timezone.now() + duration(expires) if expires else None
