@@ -22,7 +22,7 @@ from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
 from dedup.look_alikes import letter_scripts, reading_form
-from dedup.validation import label_form, place_name
+from dedup.validation import clean_place_name, label_form
 from palace.models import AGENTS_GROUP
 from review.curators import GROUP as CURATORS_GROUP
 
@@ -55,18 +55,24 @@ def clean_rights(value: object) -> list[str]:
 
 
 def clean_wings(value: object) -> list[str]:
-    """At least one wing name (`*`: every wing), trimmed, each once, sorted."""
+    """At least one wing name, trimmed, each once, sorted; or `*` alone (every wing: beside
+    another wing it is refused, not folded, as the key's reach would not be what was typed).
+    Each name by a write's rule for a new wing (`clean_place_name`): a key for a name no write
+    can make (a blank "\u2800", "*,alpha") showed its holder a wing that was none. A `/` is
+    allowed, as an import's restored wing has one (`restored`): keys name it, and MCP reaches
+    it, where a path cannot."""
     if not isinstance(value, list | tuple) or not all(isinstance(w, str) for w in value):
         raise ValidationError("Each wing is a name (text), or * for every wing.", code="invalid")
     if not value:
         raise ValidationError("Name at least one wing, or *.", code="invalid")
-    try:  # a wing's name by the write path's rule: a key for a wing no write can make is none
-        return sorted(
-            {
-                wing.strip() if wing.strip() == ALL_WINGS else place_name(wing, "wing")
-                for wing in value
-            }
-        )
+    if any(wing.strip() == ALL_WINGS for wing in value):
+        if {wing.strip() for wing in value} != {ALL_WINGS}:
+            raise ValidationError(
+                "* is every wing: give it alone, or name the wings without it.", code="invalid"
+            )
+        return [ALL_WINGS]
+    try:
+        return sorted({clean_place_name(wing, "wing", restored=True) for wing in value})
     except DomainError as error:
         raise ValidationError(error.message, code="invalid") from error
 

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from api.models import AgentKey
+from tests.api.conftest import rest_of
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +168,49 @@ def test_the_admin_has_one_kind_of_key(admin_client):
     assert "/admin/rest_framework_api_key/" not in index
     assert admin_client.get("/admin/rest_framework_api_key/apikey/").status_code == 404
     assert admin_client.get("/admin/rest_framework_api_key/apikey/add/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("wings", "message"),
+    [
+        ("\u2800", r"^--wings: wing must not be blank\.$"),  # a Braille blank: a wing unseen
+        ("\u3164", r"^--wings: wing must not be blank\.$"),  # a Hangul filler
+        ("*,alpha", r"^--wings: \* is every wing: give it alone"),
+        ("alpha, *", r"^--wings: \* is every wing: give it alone"),
+    ],
+    ids=["braille blank", "hangul filler", "every wing and one", "one and every wing"],
+)
+def test_the_command_holds_wings_to_a_writes_rule(wings, message):
+    """A key for "\u2800" listed a wing named so, where a write there is 400 `empty_label`;
+    `*,alpha` was stored and listed as it was typed."""
+    with pytest.raises(CommandError, match=message):
+        call_command("agent_key", "create", "scout", "--wings", wings)
+    assert not AgentKey.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("wings", "stored"),
+    [("*", ["*"]), (" * ", ["*"]), ("x/y", ["x/y"]), ("ops\u200d, ops", ["ops"])],
+    ids=["every wing", "every wing, spaced", "a restored wing's slash", "a look-alike"],
+)
+def test_the_command_stores_wings_as_a_write_names_them(wings, stored):
+    """A '/' is kept: an import restores a wing holding one, which a key names and MCP reaches."""
+    call_command("agent_key", "create", "scout", "--wings", wings, stdout=StringIO())
+    assert AgentKey.objects.get().wings == stored
+
+
+@pytest.mark.parametrize("wings", ["\u2800", "*, alpha", '["*", "alpha"]'])
+def test_the_admin_holds_wings_to_the_same_rule(admin_client, agent, wings):
+    response = add(admin_client, user=agent.pk, wings=wings)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["wings"]
+    assert not AgentKey.objects.exists()
+
+
+def test_a_key_made_before_of_every_wing_and_one_still_reaches_every_wing(agent):
+    """Stored so before the rule: `*` is every wing, whatever else the row holds."""
+    key, secret = AgentKey.objects.issue(agent="scout", wings=["*"], rights=["read"])
+    AgentKey.objects.filter(pk=key.pk).update(wings=["*", "alpha"])
+    response = rest_of(secret).get("/api/wings")
+    assert response.status_code == 200
+    assert response.json() == []
