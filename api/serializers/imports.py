@@ -51,8 +51,9 @@ class ImportSerializer(serializers.Serializer):
         help_text="{files, records, created, exact, similar, malformed}; after a reversal, "
         "`reversal`: {removed, links_removed, kept: [{drawer, reasons}], mentions_removed: "
         '[{drawer, entity, observation, provenance}], rooms_removed: ["wing/room"], '
-        "wings_removed (those it created and left empty), and each list's count "
-        "(removed_count...)}: each list its first 100 (the audit log holds every one)."
+        "wings_removed (those it, or an import reversed before it, created and left empty), "
+        "and each list's count (removed_count...)}: each list its first 100 (the audit log "
+        "holds every one)."
     )
     malformed = ImportErrorSerializer(source="errors", many=True)
     drawers = serializers.SerializerMethodField(

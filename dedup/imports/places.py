@@ -10,6 +10,14 @@ audited as any wing's deletion (`wing.delete`). Each has its own audit row, in t
 transaction, beside the reversal's own (`import.reverse`, which lists them too). A place that
 was there before the import, or that holds anyone else's drawer, stays.
 
+A place an import made that its reversal leaves (holding a drawer it handed to a later import
+that had found it stored, or another import's room) is recorded on the reversed import
+(`options["places_left"]`, by id: a name may change): the reversal that later leaves it empty
+removes it as one of its own, under the same rules. Reversing every import then leaves no place
+any of them made, in any order (a trial had reversed the first import of wing `imp`, whose
+rooms held drawers handed to the second, then the second: the rooms, made before the second,
+stayed empty).
+
 Locks: the reversal holds the writes of the import's rooms already (`room_delete` takes that
 lock again, held). A wing's creation lock comes before rooms' writes in the canonical order
 (`dedup.locks`), so it is only tried, and its row only taken if no one holds it
@@ -22,6 +30,7 @@ room), and its next write makes it again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.db.models import ForeignObjectRel
 
@@ -30,17 +39,31 @@ from dedup.services import room_delete, wing_delete_if_empty
 from dedup.services.config import Actor
 from palace.models import Drawer, Import, Room, Wing
 
+PLACES_LEFT = "places_left"  # the key of `Import.options` recording them: {"rooms", "wings"}
+
+
+@dataclass(frozen=True)
+class Places:
+    """What a reversal did to the places: the rooms ("wing/room") and wings removed, and the
+    ids of those the import made that stay (`left`, recorded on it: {"rooms", "wings"})."""
+
+    rooms_removed: list[str]
+    wings_removed: list[str]
+    left: dict[str, list[int]]
+
 
 def places_removed(
-    imported: Import, rooms: Iterable[Room], actor: Actor
-) -> tuple[list[str], list[str]]:
-    """Remove the rooms among `rooms` (those of the drawers the reversal removed) and their
-    wings that the import created and left empty; their names ("wing/room", "wing")."""
+    imported: Import, removed_drawers: Iterable[Drawer], actor: Actor, *, held: Iterable[Drawer]
+) -> Places:
+    """Remove the rooms of the drawers the reversal removed, and their wings, that the import,
+    or an import reversed before it, created and left empty. `held`: every drawer the import
+    held (their rooms and wings, those removed or not, are those it may have made)."""
+    earlier = _left_by_reversed(imported)
+    rooms = {drawer.room.pk: drawer.room for drawer in removed_drawers}
     made = sorted(
-        {room.pk: room for room in rooms if room.created_at >= imported.created_at}.values(),
-        key=str,
+        (room for room in rooms.values() if _made(room, imported, earlier["rooms"])), key=str
     )
-    removed: list[str] = []
+    removed: list[Room] = []
     for room in made:
         if Drawer.objects.filter(room=room).exists() or _referred_to(room):
             continue
@@ -48,13 +71,49 @@ def places_removed(
             room_delete(room=room, actor=actor)
         except DomainError:  # deleted meanwhile (by a curator)
             continue
-        removed.append(str(room))
-    wings = {room.wing.pk: room.wing for room in made if str(room) in removed}
-    return removed, [
-        wing.name
+        removed.append(room)
+    wings = {room.wing.pk: room.wing for room in removed}
+    wings_removed = [
+        wing
         for wing in sorted(wings.values(), key=str)
-        if _wing_removed(wing, imported, actor)
+        if _made(wing, imported, earlier["wings"]) and wing_delete_if_empty(wing=wing, actor=actor)
     ]
+    return Places(
+        rooms_removed=[str(room) for room in removed],
+        wings_removed=[wing.name for wing in wings_removed],
+        left=_left(
+            imported, [drawer.room for drawer in held], {room.pk for room in removed}, wings_removed
+        ),
+    )
+
+
+def _made(place: Room | Wing, imported: Import, left: set[int]) -> bool:
+    """Whether the import made the place (created since it was), or an import reversed before
+    it made it and left it (`PLACES_LEFT`)."""
+    return place.created_at >= imported.created_at or place.pk in left
+
+
+def _left_by_reversed(imported: Import) -> dict[str, set[int]]:
+    """The places the imports reversed before this one made and left, by id."""
+    left: dict[str, set[int]] = {"rooms": set(), "wings": set()}
+    reversed_ = Import.objects.filter(status=Import.Status.REVERSED).exclude(pk=imported.pk)
+    for options in reversed_.filter(options__has_key=PLACES_LEFT).values_list("options", flat=True):
+        for kind, ids in left.items():
+            ids.update(options[PLACES_LEFT].get(kind, []))
+    return left
+
+
+def _left(
+    imported: Import, rooms: list[Room], removed: set[int], wings_removed: list[Wing]
+) -> dict[str, list[int]]:
+    """The rooms and wings the import made (created since it was) that its reversal leaves."""
+    own = [room for room in rooms if room.created_at >= imported.created_at]
+    gone = {wing.pk for wing in wings_removed}
+    wings = {room.wing for room in rooms if room.wing.created_at >= imported.created_at}
+    return {
+        "rooms": sorted({room.pk for room in own} - removed),
+        "wings": sorted({wing.pk for wing in wings} - gone),
+    }
 
 
 def _referred_to(room: Room) -> bool:
@@ -67,10 +126,3 @@ def _referred_to(room: Room) -> bool:
         if relation.related_model._base_manager.filter(**{relation.field.name: room}).exists():
             return True
     return False
-
-
-def _wing_removed(wing: Wing, imported: Import, actor: Actor) -> bool:
-    """Delete the wing if the import made it and it has no room now, no one making one in it."""
-    if wing.created_at < imported.created_at:
-        return False
-    return wing_delete_if_empty(wing=wing, actor=actor)

@@ -47,7 +47,7 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from dedup.errors import Conflict
-from dedup.imports.places import places_removed
+from dedup.imports.places import PLACES_LEFT, places_removed
 from dedup.imports.reversal_report import LISTED, Reversal
 from dedup.locks import room_writes_held
 from dedup.services import (
@@ -134,21 +134,20 @@ def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -
         links_removed = _remove(imported, removed, actor)
         _hand_over(imported, heirs)
         mentions_removed = _remove_mentions_elsewhere(imported)  # after its drawers went
-        rooms_removed, wings_removed = places_removed(
-            imported, (drawer.room for drawer in removed), actor
-        )
+        places = places_removed(imported, removed, actor, held=drawers)
         reversal = Reversal(
             removed=[str(drawer.uuid) for drawer in removed],
             links_removed=links_removed,
             kept=[{"drawer": str(d.uuid), "reasons": kept[d.pk]} for d in drawers if d.pk in kept],
             mentions_removed=mentions_removed,
-            rooms_removed=rooms_removed,
-            wings_removed=wings_removed,
+            rooms_removed=places.rooms_removed,
+            wings_removed=places.wings_removed,
         )
         imported.status = Import.Status.REVERSED
         imported.summary = {**imported.summary, "reversal": reversal.as_dict(listed=LISTED)}
         imported.upload = ""  # a queued import's file: it will not be read now
-        imported.save(update_fields=["status", "summary", "upload"])
+        imported.options = {**imported.options, PLACES_LEFT: places.left}  # for a later one
+        imported.save(update_fields=["status", "summary", "upload", "options"])
         AuditEntry.objects.record(
             actor=actor,
             action=AuditAction.IMPORT_REVERSE,

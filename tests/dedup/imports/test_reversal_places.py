@@ -14,7 +14,7 @@ from django.db import connection, connections, transaction
 from dedup import imports, services
 from dedup.imports import reverse as reverse_module
 from dedup.locks import hold_locks, lock_key
-from palace.models import AuditEntry, Room, Wing
+from palace.models import AuditEntry, Drawer, Room, Wing
 from review.models import SweepPart, SweepRun
 
 pytestmark = pytest.mark.django_db
@@ -159,8 +159,8 @@ def test_a_reversal_that_fails_removes_no_place_and_audits_none(
     imports.import_run(imported, path=path)
     removed = reverse_module.places_removed
 
-    def remove_then_fail(*arguments):
-        removed(*arguments)
+    def remove_then_fail(*arguments, **keywords):
+        removed(*arguments, **keywords)
         raise RuntimeError("the reversal fails after removing the places")
 
     monkeypatch.setattr(reverse_module, "places_removed", remove_then_fail)
@@ -168,3 +168,84 @@ def test_a_reversal_that_fails_removes_no_place_and_audits_none(
         imports.import_reverse(imported=imported)
     assert [str(room) for room in Room.objects.all()] == ["alice/health"]
     assert not AuditEntry.objects.filter(action__in=["room.delete", "wing.delete"]).exists()
+
+
+def records(tmp_path: Path, name: str, *rows: tuple[str, str, int]) -> Path:
+    """A mempalace export of (wing, room, fact number) rows: the same number, the same text."""
+    path = tmp_path / name
+    lines = [
+        {
+            "id": f"fact-{n}",
+            "document": f"Fact {n}: the backups of host {n} run nightly.",
+            "metadata": {"wing": wing, "room": room},
+        }
+        for wing, room, n in rows
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def ran(path: Path):
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    return imported
+
+
+@pytest.mark.parametrize("order", ["first, then second", "second, then first"])
+def test_reversing_both_imports_of_the_same_rooms_leaves_no_place(dedup_settings, tmp_path, order):
+    """A production trial: the first import made wing `imp` and its rooms; the second, of the
+    same rooms, found some of its drawers stored. Reversing the first handed those to the
+    second (they stay, and so do their rooms); reversing the second then removed every drawer
+    but not the rooms, made before it, by the first: three empty rooms were listed."""
+    first = ran(records(tmp_path, "1.jsonl", *[("imp", f"r{n % 3}", n) for n in range(6)]))
+    second = ran(records(tmp_path, "2.jsonl", *[("imp", f"r{n % 3}", n) for n in range(3, 12)]))
+    assert second.found.count() == 3
+    wing = Wing.objects.get()
+    rooms = dict(Room.objects.values_list("name", "pk"))
+    both = [first, second] if order == "first, then second" else [second, first]
+    reversals = [imports.import_reverse(imported=imported) for imported in both]
+    assert not Drawer.objects.exists()
+    assert not Room.objects.exists()
+    assert not Wing.objects.exists()
+    assert sorted(name for r in reversals for name in r.rooms_removed) == [
+        "imp/r0",
+        "imp/r1",
+        "imp/r2",
+    ]
+    assert [name for r in reversals for name in r.wings_removed] == ["imp"]
+    audited = AuditEntry.objects.filter(action__in=["room.delete", "wing.delete"])
+    assert sorted(audited.values_list("action", "target_id")) == [
+        *sorted(("room.delete", str(pk)) for pk in rooms.values()),
+        ("wing.delete", str(wing.pk)),
+    ]
+
+
+@pytest.mark.parametrize("order", ["first, then second", "second, then first"])
+def test_reversing_both_imports_of_one_wing_leaves_no_wing(dedup_settings, tmp_path, order):
+    """The first import made the wing and a room, the second another room in it: reversing the
+    first left the wing (the second's room was in it); reversing the second removed its room
+    and left the wing, made before it, with no room and no `wing.delete` audited."""
+    first = ran(records(tmp_path, "3.jsonl", ("w", "a", 1), ("w", "a", 2)))
+    second = ran(records(tmp_path, "4.jsonl", ("w", "b", 3), ("w", "b", 4)))
+    wing = Wing.objects.get()
+    both = [first, second] if order == "first, then second" else [second, first]
+    reversals = [imports.import_reverse(imported=imported) for imported in both]
+    assert not Room.objects.exists()
+    assert not Wing.objects.exists()
+    assert [name for r in reversals for name in r.wings_removed] == ["w"]
+    audited = AuditEntry.objects.filter(action="wing.delete")
+    assert list(audited.values_list("target_id", "before")) == [(str(wing.pk), {"name": "w"})]
+
+
+def test_a_place_a_reversed_import_made_stays_while_it_holds_another_drawer(
+    dedup_settings, tmp_path
+):
+    """Reversing the second import removes its room; the wing the first made, reversed since,
+    goes only once no room is left in it: a room written into by an agent keeps it."""
+    first = ran(records(tmp_path, "1.jsonl", ("w", "a", 1)))
+    second = ran(records(tmp_path, "2.jsonl", ("w", "b", 2)))
+    services.drawer_write_in(wing="w", room="c", content="Dentist on the 4th at nine.")
+    imports.import_reverse(imported=first)
+    reversal = imports.import_reverse(imported=second)
+    assert (reversal.rooms_removed, reversal.wings_removed) == (["w/b"], [])
+    assert [str(room) for room in Room.objects.all()] == ["w/c"]
