@@ -110,6 +110,14 @@ TEMPLATES = [
 # held every web thread for minutes (the concurrency trial). Lock waits only, not work.
 LOCK_TIMEOUT = env_positive_int("CASTELLAN_LOCK_TIMEOUT", 20)
 
+# Seconds the MCP process (`manage.py mcp_server --transport http`, api/mcp_server/protocol.py)
+# gives a request's head to arrive whole, from its first bytes, and its body, from its head: as
+# gunicorn's GUNICORN_HEAD_TIMEOUT and GUNICORN_BODY_TIMEOUT for `web` (config/http_deadlines.py),
+# with the same defaults; its own names, as its address is (MCP_HOST, MCP_PORT): it is started,
+# and tuned, apart from `web`.
+MCP_HEAD_TIMEOUT = env_positive_int("MCP_HEAD_TIMEOUT", 10)
+MCP_BODY_TIMEOUT = env_positive_int("MCP_BODY_TIMEOUT", 30)
+
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",

@@ -31,8 +31,8 @@ from api.mcp_server import reads, writes
 from api.mcp_server.calls import error_answer, release_old_connections, signed_in
 from api.mcp_server.coded import coded_errors
 from api.mcp_server.resources import CastellanServer, add_resources
+from api.mcp_server.screen import AnswerUnreadable
 from api.mcp_server.shown import as_text
-from api.mcp_server.wire import AnswerUnreadable
 
 NAME = "castellan"
 
@@ -189,7 +189,7 @@ class RequireBearer:
     body (`key_refusal`); then any method but POST is answered 405 (a GET `NO_STREAM`, a DELETE
     `NO_SESSION`), a POST not typed JSON 415, and any other goes to the SDK's app, a body it
     cannot read answered on the way and the SDK's own refusals put in JSON with their code
-    (`wire.AnswerUnreadable`: a body too large 413, no JSON accepted 406).
+    (`screen.AnswerUnreadable`: a body too large 413, no JSON accepted 406).
     A path under /mcp other than /mcp is 404 before any of it. Each tool call signs in again,
     as it does over stdio (`api.mcp_server.calls`)."""
 

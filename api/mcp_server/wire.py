@@ -25,7 +25,6 @@ from typing import IO, Any, Self
 
 import anyio
 import pydantic_core
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_PARAMS,
@@ -42,7 +41,6 @@ from mcp.types import (
 from pydantic import ValidationError
 from rest_framework import exceptions
 from rest_framework.utils.json import strict_constant
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.mcp_server.calls import check_arguments, error_body, refusal
 from api.parsers import check_document
@@ -318,76 +316,3 @@ def _holds_an_id(body: str | bytes) -> bool:
     except ValueError:
         return False
     return isinstance(document, dict) and "id" in document
-
-
-class AnswerUnreadable:
-    """Over HTTP, answers a POSTed body that `answer_to_body` answers, and hands every other to
-    the SDK's app with its body as it came. The body is read whole once, within the SDK's own
-    limit on its size (a larger one is refused 413, as the SDK refuses it)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.limited = RequestBodyLimitMiddleware(self.screen, DEFAULT_MAX_REQUEST_BODY_SIZE)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.limited(scope, receive, refusals_in_json(send))
-
-    async def screen(self, scope: Scope, receive: Receive, send: Send) -> None:
-        first = await receive()  # the whole body, as the limit's middleware replays it
-        body = first.get("body", b"") if first["type"] == "http.request" else b""
-        answer = answer_to_body(body)
-        if answer is None:
-            await self.app(scope, replay(first, receive), send)
-            return
-        error = getattr(answer, "error", None)
-        # As the SDK answers: a message it cannot read 400, a refusal in an answer 200.
-        status = 400 if error is not None and error.code in (PARSE_ERROR, INVALID_REQUEST) else 200
-        content = answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
-        headers = [(b"content-type", b"application/json")]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": content})
-
-
-# The SDK's own refusals of a request it reads, as the REST API's bodies with their codes: a
-# body over its limit (plain text), and one whose `Accept` takes no JSON, which is all this
-# server answers (a JSON-RPC error without a code).
-SDK_REFUSALS = {
-    413: json.dumps(
-        {"error": "The request body is too large.", "code": "content_too_large"}
-    ).encode(),
-    406: json.dumps(
-        {
-            "error": "Accept application/json: this server answers every request as JSON.",
-            "code": "not_acceptable",
-        }
-    ).encode(),
-}
-
-
-def refusals_in_json(send: Send) -> Send:
-    """`send`, with the SDK's refusals (`SDK_REFUSALS`) answered as the REST API's, with the
-    same status."""
-    refusal: bytes | None = None
-
-    async def sent(message: Message) -> None:
-        nonlocal refusal
-        if message["type"] == "http.response.start" and message["status"] in SDK_REFUSALS:
-            refusal = SDK_REFUSALS[message["status"]]
-            headers = [(b"content-type", b"application/json")]
-            await send({**message, "headers": headers})
-        elif refusal is not None and message["type"] == "http.response.body":
-            await send({**message, "body": refusal if message.get("body") else b""})
-        else:
-            await send(message)
-
-    return sent
-
-
-def replay(first: Message, receive: Receive) -> Receive:
-    """`receive`, giving `first` (already read) once before what follows it."""
-    pending = [first]
-
-    async def replayed() -> Message:
-        return pending.pop() if pending else await receive()
-
-    return replayed
