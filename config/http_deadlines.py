@@ -21,6 +21,7 @@ import os
 import time
 from typing import Any
 
+import gunicorn
 from gunicorn import util
 from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
@@ -145,6 +146,20 @@ class DeadlineThreadWorker(ThreadWorker):
         super().__init__(*args, **kwargs)
         self.head_seconds = head_seconds()
 
+    @classmethod
+    def check_config(cls, cfg: Any, log: Any) -> None:
+        """Refuse to start on a gunicorn whose threaded worker cannot defer a connection to
+        its poller (`_DEFER`, `TConn.wait_for_data`, the pending connections' readiness: the
+        version constraints.txt pins has them, 23 had none): `handle` would fail every new
+        connection, closing it unanswered, where the arbiter can say why before any worker."""
+        super().check_config(cfg, log)
+        if not can_defer():
+            raise SystemExit(
+                f"{cls.__module__}.{cls.__name__} needs a gunicorn whose threaded worker defers a "
+                f"connection with nothing to read to its poller (gthread._DEFER); this is "
+                f"gunicorn {gunicorn.__version__}: install the version constraints.txt pins."
+            )
+
     def enqueue_req(self, conn: Any) -> None:
         if not self.cfg.is_ssl:
             self._head_deadline(conn).arm(self.head_seconds)
@@ -164,6 +179,15 @@ class DeadlineThreadWorker(ThreadWorker):
             sock = HeadDeadline(sock)
             setattr(holder, name, sock)
         return sock
+
+
+def can_defer() -> bool:
+    """Whether gunicorn's threaded worker has the deferral `DeadlineThreadWorker` uses."""
+    return (
+        hasattr(gthread, "_DEFER")
+        and hasattr(gthread.TConn, "wait_for_data")
+        and hasattr(ThreadWorker, "on_pending_socket_readable")  # it sets `data_ready`
+    )
 
 
 def reading_body(reader: Any, seconds: int) -> None:

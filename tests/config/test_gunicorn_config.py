@@ -306,3 +306,26 @@ def test_the_head_s_deadline_ends_with_the_head_and_the_body_s_with_the_body(mon
         assert fresh.sock is wrapped
         assert wrapped.sock is ours
         assert DeadlineThreadWorker._head_deadline(fresh) is wrapped  # one for the connection
+
+
+@pytest.mark.parametrize(
+    ("holder", "name"),
+    [("module", "_DEFER"), ("TConn", "wait_for_data"), ("worker", "on_pending_socket_readable")],
+)
+def test_the_worker_refuses_to_start_on_a_gunicorn_that_cannot_defer(monkeypatch, holder, name):
+    """`DeadlineThreadWorker.handle` gives a silent connection back to the poller with
+    gunicorn's private `_DEFER`, reading `TConn.data_ready`: pyproject.toml allowed a gunicorn
+    (23) without them, whose worker then failed every new connection without a word (an
+    AttributeError in the thread, the connection closed unanswered). It refuses to start."""
+    import logging
+
+    from gunicorn.config import Config
+    from gunicorn.workers import gthread
+
+    from config.http_deadlines import DeadlineThreadWorker
+
+    target = {"module": gthread, "TConn": gthread.TConn, "worker": gthread.ThreadWorker}[holder]
+    DeadlineThreadWorker.check_config(Config(), logging.getLogger("test"))  # as pinned: starts
+    monkeypatch.delattr(target, name)
+    with pytest.raises(SystemExit, match="defers a connection"):
+        DeadlineThreadWorker.check_config(Config(), logging.getLogger("test"))
