@@ -80,7 +80,10 @@ def scope_of(request: Request) -> Scope:
 def scope_for(user: Any, auth: object) -> Scope:
     """The scope of a user signed in with `auth` (an agent key, a token or a session): the one
     rule for the REST API and the MCP server alike."""
-    rights = person_rights(user, agent_key=isinstance(auth, AgentKey))
+    if isinstance(auth, AgentKey) and getattr(auth, "for_agent", False):
+        rights = frozenset(RIGHTS)  # an agent: the sign-in's own query said so (`for_agent`)
+    else:
+        rights = person_rights(user, agent_key=isinstance(auth, AgentKey))
     wings: frozenset[str] | None = None
     if isinstance(auth, AgentKey):
         rights &= frozenset(auth.rights)

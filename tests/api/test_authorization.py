@@ -326,6 +326,21 @@ def test_an_agents_rights_are_read_in_one_query(django_user_model, django_assert
     assert scope.rights == frozenset({"read", "write"})
 
 
+def test_a_signed_in_agent_key_s_rights_need_no_further_query(
+    django_user_model, django_assert_num_queries
+):
+    """The sign-in's own query judged the key's login an agent (`for_agent`): the scope is
+    worked out from it, no query more."""
+    from api.authentication import AgentKeyAuthentication
+    from api.scopes import scope_for
+
+    _, secret = AgentKey.objects.issue(agent="scribe", wings=["*"], rights=["read", "write"])
+    user, key = AgentKeyAuthentication().authenticate_key(secret)
+    with django_assert_num_queries(0):
+        scope = scope_for(user, key)
+    assert scope.rights == frozenset({"read", "write"})
+
+
 def test_a_curator_s_rights_are_read_by_the_permission_first(
     django_user_model, django_assert_num_queries
 ):
