@@ -180,7 +180,7 @@ def _chunk_ids(target: _Target, relative: str, pieces: list[str]) -> list[uuid.U
     facts = [
         (relative, str(i), hashlib.sha256(p.encode()).hexdigest()) for i, p in enumerate(pieces)
     ]
-    new = [derived_id(key, MINING_NAMESPACE, target.wing, target.room_name, *f) for f in facts]
+    new = _unclaimed(key, target, facts)
     if target.room is None:  # a room not made yet holds no chunk mined before
         return new
     room = target.room
@@ -194,6 +194,34 @@ def _chunk_ids(target: _Target, relative: str, pieces: list[str]) -> list[uuid.U
         or next((then for then in unkeyed if then is not None and (then, room.pk) in here), now)
         for now, keyed, unkeyed in zip(new, renamed, old, strict=True)
     ]
+
+
+# A wing renamed, and a new wing given its former name and mined from the same files: the ids
+# the names derive are the renamed wing's drawers'. Each chunk then takes the next id of its
+# sequence (the same names and facts, and the generation) that no other room holds, the same at
+# every run, so mining the new wing again is a replay; a name given over again and again stops
+# at the last generation with `drawer_id_taken`, as every run did before.
+ID_GENERATIONS = 8
+
+
+def _unclaimed(key: bytes, target: _Target, facts: list[tuple[str, str, str]]) -> list[uuid.UUID]:
+    """Each chunk's id under the names mined into: the first of its sequence no other room
+    holds (a deleted drawer's id is not passed over: what a curator deleted is not mined
+    back)."""
+    names = (target.wing, target.room_name)
+    ids = [derived_id(key, MINING_NAMESPACE, *names, *f) for f in facts]
+    for generation in range(1, ID_GENERATIONS):
+        elsewhere = Drawer.objects.filter(uuid__in=ids)
+        if target.room is not None:
+            elsewhere = elsewhere.exclude(room=target.room)
+        claimed = set(elsewhere.values_list("uuid", flat=True))
+        if not claimed:
+            break
+        ids = [
+            derived_id(key, MINING_NAMESPACE, *names, *f, f"#{generation}") if i in claimed else i
+            for i, f in zip(ids, facts, strict=True)
+        ]
+    return ids
 
 
 def _held_in(room: Room, drawer_ids: list[uuid.UUID]) -> set[uuid.UUID]:

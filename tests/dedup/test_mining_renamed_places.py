@@ -96,3 +96,30 @@ def test_a_changed_file_mined_again_after_a_rename_supersedes_what_it_no_longer_
 
     assert (again["created"], again["superseded"]) == ("1", "1")
     assert Drawer.objects.current().count() == Drawer.objects.count() - 1
+
+
+@pytest.mark.django_db
+def test_a_wing_s_former_name_mined_again_is_a_new_wing_beside_the_renamed_one(
+    folder, capsys, dedup_settings
+):
+    """A curator renames `docs` to `manuals`; mining `--wing docs` again makes a new wing of
+    that name. Its chunks' ids were the ones `manuals` holds (derived from the same names), so
+    the run stopped with `drawer_id_taken`; now each takes the next id of its sequence that no
+    other room holds, the same at every run, so mining it again is a replay."""
+    first = mine(folder, capsys, "docs", "notes")
+    stored = set(Drawer.objects.values_list("uuid", flat=True))
+    services.wing_rename(wing=Wing.objects.get(), name="manuals")
+
+    beside = mine(folder, capsys, "docs", "notes")
+    again = mine(folder, capsys, "docs", "notes")
+    renamed = mine(folder, capsys, "manuals", "notes")
+
+    assert beside["created"] == first["created"]
+    assert (again["created"], again["unchanged"]) == ("0", first["created"])
+    assert again["superseded"] == "0"
+    assert (renamed["created"], renamed["superseded"]) == ("0", "0")
+    assert (
+        set(Drawer.objects.filter(room__wing__name="manuals").values_list("uuid", flat=True))
+        == stored
+    )
+    assert Drawer.objects.current().filter(room__wing__name="docs").count() == len(stored)
