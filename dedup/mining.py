@@ -40,7 +40,7 @@ from dedup.derived_ids import (
 from dedup.errors import DomainError
 from dedup.services.rooms import Place, rooms_named
 from dedup.validation import clean_content, place_name
-from palace.models import Drawer, Room
+from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer, Room
 
 logger = logging.getLogger("castellan.mining")
 
@@ -60,6 +60,7 @@ class MiningResult:
     unchanged: int = 0
     superseded: int = 0
     skipped: int = 0
+    deleted: int = 0  # chunks a curator deleted since they were mined: not mined back
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -224,6 +225,18 @@ def _unclaimed(key: bytes, target: _Target, facts: list[tuple[str, str, str]]) -
     return ids
 
 
+def _deleted(drawer_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """The chunks' ids whose drawers were deleted (the audit names each): a curator deleted
+    what mining stored, and mining the file again does not write it back (the write would be
+    refused, `drawer_id_taken`, and stopped the run)."""
+    rows = AuditEntry.objects.filter(
+        target_type=AuditTarget.DRAWER,
+        action=AuditAction.DRAWER_DELETE,
+        target_id__in=[str(drawer_id) for drawer_id in drawer_ids],
+    ).values_list("target_id", flat=True)
+    return {uuid.UUID(target_id) for target_id in rows}
+
+
 def _held_in(room: Room, drawer_ids: list[uuid.UUID]) -> set[uuid.UUID]:
     if not drawer_ids:
         return set()
@@ -236,7 +249,11 @@ def _mine_document(
     pieces = list(chunks(text))
     ids = _chunk_ids(target, relative, pieces)
     kept = set(ids)
+    deleted = _deleted(ids)
     for index, (chunk, drawer_id) in enumerate(zip(pieces, ids, strict=True)):
+        if drawer_id in deleted:  # its id names that drawer for good (`id_replayed`)
+            result.deleted += 1
+            continue
         written = target.write(
             content=chunk,
             mode=services.WriteMode.MINED,

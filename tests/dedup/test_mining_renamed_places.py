@@ -123,3 +123,21 @@ def test_a_wing_s_former_name_mined_again_is_a_new_wing_beside_the_renamed_one(
         == stored
     )
     assert Drawer.objects.current().filter(room__wing__name="docs").count() == len(stored)
+
+
+@pytest.mark.django_db
+def test_a_chunk_a_curator_deleted_is_not_mined_back_and_the_run_goes_on(
+    folder, capsys, dedup_settings
+):
+    """Its id names the deleted drawer for good: mining the file again was refused
+    `drawer_id_taken` at that chunk, and every later run stopped there."""
+    first = mine(folder, capsys, "docs", "notes")
+    deleted = Drawer.objects.order_by("id").first()
+    services.drawer_delete(drawer=deleted)
+
+    again = mine(folder, capsys, "docs", "notes")
+
+    assert again["deleted"] == "1"
+    assert int(again["unchanged"]) == int(first["created"]) - 1
+    assert (again["created"], again["superseded"]) == ("0", "0")
+    assert not Drawer.objects.filter(uuid=deleted.uuid).exists()
