@@ -31,8 +31,14 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ.get(
 from gunicorn import util
 from prometheus_client import multiprocess
 
-from api.refusals import refusal
-from config.http_deadlines import body_read, body_seconds, head_seconds, positive_int, reading_body
+from config.http_deadlines import (
+    body_read,
+    body_seconds,
+    head_seconds,
+    positive_int,
+    reading_body,
+    write_json_error,
+)
 
 
 def bind_address() -> str:
@@ -100,17 +106,5 @@ def child_exit(server: Any, worker: Any) -> None:
 # of outside input is `{"error", "code"}` JSON here, so each worker replaces gunicorn's one writer
 # of those pages (`util.write_error`, called only by `Worker.handle_error`): the same status and
 # reason, a JSON body, whatever the path (the request was not read far enough to tell the API's).
-def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-    """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status, with
-    the status's own reason (`api.refusals`)."""
-    reason, body = refusal(status_int, reason, mesg)
-    head = (
-        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-        "Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    util.write_nonblock(sock, head.encode("latin-1") + body)
-
-
 def post_worker_init(worker: Any) -> None:
     util.write_error = write_json_error

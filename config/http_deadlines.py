@@ -40,6 +40,19 @@ def positive_int(name: str, default: int) -> int:
     return int(raw)
 
 
+def write_json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's `util.write_error`, answering JSON: `{"error", "code"}` and the status, with
+    the status's own reason (`api.refusals`); config/gunicorn.py puts it in gunicorn's place,
+    and a head past its deadline is answered by it too."""
+    reason, body = refusal(status_int, reason, mesg)
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        "Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
 def head_seconds() -> int:
     """`GUNICORN_HEAD_TIMEOUT` (default 10): seconds a request's head has to arrive whole,
     counted from its first bytes. A client sends its head in one packet or a few."""
@@ -117,14 +130,9 @@ class HeadDeadline(_Deadline):
     def too_late(self) -> bytes:
         message = f"the request's head did not arrive within {self.seconds} seconds"
         log.warning("Closed a connection: %s.", message)
-        reason, body = refusal(408, "Request Timeout", message)
-        head = (
-            f"HTTP/1.1 408 {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
         self.disarm()
         with contextlib.suppress(OSError):  # the client is gone: nothing to tell it
-            util.write_nonblock(self.sock, head.encode("latin-1") + body)
+            write_json_error(self.sock, 408, "Request Timeout", message)
         return b""
 
 
