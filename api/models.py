@@ -21,6 +21,7 @@ from django.db.models import Exists, ExpressionWrapper, OuterRef, Q
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
+from dedup.locks import advisory_lock
 from dedup.look_alikes import letter_scripts, reading_form
 from dedup.validation import clean_place_name, label_form
 from palace.models import AGENTS_GROUP
@@ -210,9 +211,17 @@ class AgentKeyManager(APIKeyManager):
         the key itself, which is not stored and cannot be shown again. Wings or rights that
         `clean_scope` refuses raise its ValidationError before anything is written. Who `agent`
         may be is its callers' to ask (`refuse_an_agent`): a login made here has no password,
-        and a person's login made an agent's here is still refused at sign-in."""
+        and a person's login made an agent's here is still refused at sign-in. A new agent's
+        name is asked again here, under a lock on how it reads: two made at once whose names
+        read alike ("Carol", "carol") had each passed the callers' check, made before either
+        was stored; now the second waits for the first and is refused."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
+            advisory_lock("agent name", reading_form(label_form(agent)))
+            try:
+                refuse_a_look_alike(agent)
+            except ValidationError as error:
+                raise ValidationError({"agent": error.messages}) from error
             user, created = get_user_model().objects.get_or_create(username=agent)
             if created:
                 user.set_unusable_password()

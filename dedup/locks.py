@@ -5,21 +5,21 @@ a row lock on a drawer that a new row is about to refer to. SQLite: nothing to d
 the connection opens every transaction IMMEDIATE, which takes the database's write lock before
 the first read.
 
-The canonical order, so that two requests never wait on each other in a cycle: import rows, by
-id (a chunk holds its own import's, FOR NO KEY UPDATE; a reversal its own, FOR UPDATE, with those
-of the imports that found its drawers, FOR KEY SHARE, `dedup.imports`); then a checkpoint's id; then
+The canonical order, so that two requests never wait on each other in a cycle: the reversals' turn
+(one key, which an import's reversal takes first: `dedup.imports.reverse`); then import rows, by id
+(a chunk holds its own import's, FOR NO KEY UPDATE; a reversal its own, FOR UPDATE, with those of
+the imports that found its drawers, FOR KEY SHARE, `dedup.imports`); then a checkpoint's id; then
 the wings, then the rooms a request creates on first use; then the drawer names; then the rooms'
 writes (`room_writes`), or an entity's key; each kind by sorted key; then the key bands of an
 entity about to be created (`creations_meanwhile`, by length; or of those an undo makes current
-again, `bands_counted`, all in one statement; a transaction creates one entity at most, or
-writes alone, as `seed_demo` before anyone else: holding bands, it would wait on another name's
-lock whose holder waits on the bands); then row locks on drawers (or entities), by id; then a
-sweep's proposals, by id (its apply and reverse, and a revert of a judgement,
+again, `bands_counted`, all in one statement; a transaction creates one entity at most, or writes
+alone, as `seed_demo` before anyone else: holding bands, it would wait on another name's lock whose
+holder waits on the bands); then row locks on drawers (or entities), by id; then a sweep's
+proposals, by id (its apply and reverse, and a revert of a judgement,
 `review.services.sweep_locks`, `reverts._hold`); then row locks on what they lead to, their links
-(similar_to and possibly_same_as), by id. A request that
-needs more than one lock of a kind takes them all up front (`hold_locks`, `rows_held`); one
-past a lock's place in the order only tries it (`lock_taken`: an import's reversal, removing a
-wing it made).
+(similar_to and possibly_same_as), by id. A request that needs more than one lock of a kind takes
+them all up front (`hold_locks`, `rows_held`); one past a lock's place in the order only tries it
+(`lock_taken`: an import's reversal, removing a wing it made).
 
 Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a
 request that starts from a link (a decision, its revert, a cluster's decision) reads the link

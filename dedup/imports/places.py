@@ -16,7 +16,8 @@ that had found it stored, or another import's room) is recorded on the reversed 
 removes it as one of its own, under the same rules. Reversing every import then leaves no place
 any of them made, in any order (a trial had reversed the first import of wing `imp`, whose
 rooms held drawers handed to the second, then the second: the rooms, made before the second,
-stayed empty).
+stayed empty). Reversals take turns (`reverse`), so each knows what those before it left: two at
+once, of imports sharing only a wing, each kept it for the other's room.
 
 Locks: the reversal holds the writes of the import's rooms already (`room_delete` takes that
 lock again, held). A wing's creation lock comes before rooms' writes in the canonical order

@@ -49,7 +49,7 @@ from django.db.models import Q, QuerySet
 from dedup.errors import Conflict
 from dedup.imports.places import PLACES_LEFT, places_removed
 from dedup.imports.reversal_report import LISTED, Reversal
-from dedup.locks import room_writes_held
+from dedup.locks import advisory_lock, room_writes_held
 from dedup.services import (
     LINK_FIELDS,
     MENTION_FIELDS,
@@ -100,8 +100,17 @@ class _NewFinders(Exception):
         self.finders = finders
 
 
+def _take_turn() -> None:
+    """Reversals take turns, first of all (the canonical order, `dedup.locks`): each decides
+    which places it removes knowing those the reversals before it left (`places`). Two at once,
+    of imports sharing only a wing, each kept it for the other's room, which the other removed:
+    the wing stayed with no room. Reversals are rare, and short beside imports."""
+    advisory_lock("import reversals")
+
+
 def _reverse(imported: Import, actor: Actor, finders: set[int], *, last: bool) -> Reversal:
     with transaction.atomic():
+        _take_turn()
         finders = finders | _finder_ids(imported)
         _imports_held(imported.pk, finders)
         imported = Import.objects.get(pk=imported.pk)

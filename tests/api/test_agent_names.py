@@ -5,11 +5,19 @@ before keeps its name and gets its next key."""
 
 from __future__ import annotations
 
-import pytest
-from django.core.management import CommandError, call_command
+import contextlib
+import threading
 
+import pytest
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+from django.db import connection, connections
+
+from api import models as api_models
 from api.models import ALL_WINGS, AgentKey
 from dedup.look_alikes import letter_scripts, reading_form
+from palace.models import AGENTS_GROUP
 from review.curators import curators_group
 
 pytestmark = pytest.mark.django_db
@@ -61,12 +69,13 @@ def test_a_new_agent_of_its_own_name_is_made(carol, agent):
 
 
 @pytest.mark.parametrize("agent", ["Carol", "c\u0430rol"])
-def test_an_agent_made_before_keeps_its_name(carol, agent):
-    """Made before the rule (by `issue`, which the command asks it before), it gets its next
-    key: the rule is for new names."""
-    AgentKey.objects.issue(agent=agent, wings=[ALL_WINGS], rights=["read"])
+def test_an_agent_made_before_keeps_its_name(carol, agent, django_user_model):
+    """Made before the rule (its login stored as `issue` stores one), it gets its next key:
+    the rule is for new names."""
+    made = django_user_model.objects.create_user(agent)  # no password: an agent's login
+    made.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
     create(agent)
-    assert AgentKey.objects.filter(user__username=agent).count() == 2
+    assert AgentKey.objects.filter(user__username=agent).count() == 1
 
 
 @pytest.mark.parametrize(
@@ -95,3 +104,37 @@ def test_a_names_reading_form(name, form):
 )
 def test_a_names_letter_scripts(name, scripts):
     assert letter_scripts(name) == scripts
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
+def test_two_agents_whose_names_read_alike_made_at_once_make_one(monkeypatch, django_user_model):
+    """Each, past the look-alike check, waits (up to a second) for the other to be past its
+    own: both were, as neither was stored yet, and `Carol` and `carol` were both made."""
+    checked = threading.Barrier(2, timeout=1)
+    refuse = api_models.refuse_a_look_alike
+
+    def refused_then_meeting(name: str) -> None:
+        refuse(name)
+        with contextlib.suppress(threading.BrokenBarrierError):  # the other waits for its turn
+            checked.wait()
+
+    monkeypatch.setattr(api_models, "refuse_a_look_alike", refused_then_meeting)
+    refusals: list[str] = []
+
+    def making(agent: str) -> None:
+        try:
+            AgentKey.objects.issue(agent=agent, wings=[ALL_WINGS], rights=["read"])
+        except ValidationError as error:
+            refusals.extend(error.message_dict["agent"])
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=making, args=(name,)) for name in ("Carol", "carol")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert django_user_model.objects.count() == 1
+    (refusal,) = refusals
+    assert "reads as the user" in refusal
