@@ -1,12 +1,18 @@
 """What the MCP tests share: a tool's context for a key, a tool call through the SDK's server
 in-process and a refusal's body; and, over real pipes and real HTTP, the project's `manage.py`
-run as a client's machine would, and the first message of every session."""
+run as a client's machine would, the first message of every session, and the Procfile's `mcp`
+process on a port of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -63,3 +69,49 @@ def manage(env: dict[str, str], *args: str) -> str:
         check=True,
     )
     return done.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited: {process.stderr.read()}")  # type: ignore[union-attr]
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
+def procfile_command(process: str) -> str:
+    for line in (ROOT / "Procfile").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"{process}:"):
+            return line.partition(":")[2].strip()
+    raise AssertionError(f"no {process} in the Procfile")
+
+
+@contextlib.contextmanager
+def procfile_mcp(env: dict[str, str], log: Path, **settings: str) -> Iterator[int]:
+    """The MCP process as the Procfile starts it, on a free port, with `settings` in its
+    environment beside `env`'s and its stderr (its log) in `log`: its port, until it is
+    stopped."""
+    port = free_port()
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {**env, "MCP_PORT": str(port), **settings, "PATH": path}
+    with log.open("w") as written:
+        process = subprocess.Popen(
+            ["sh", "-c", f"exec {procfile_command('mcp')}"], cwd=ROOT, env=env, stderr=written
+        )
+    try:
+        wait_for(port, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

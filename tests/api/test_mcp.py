@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -27,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from api.mcp_server.server import server_version
-from tests.api.mcp_support import INITIALIZE, ROOT, manage
+from tests.api.mcp_support import INITIALIZE, ROOT, free_port, manage, wait_for
 
 MEMORY = "The deploy pipeline runs the database migrations before the web processes restart."
 TYPO = "The deploy pipeline runs the databse migrations before the web processes restart."
@@ -61,25 +59,6 @@ def palace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     created = manage(env, "agent_key", "create", "agent-a", "--wings", "alpha")
     key = created.strip().splitlines()[-1]
     yield {"env": env, "key": key, "database": database}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {process.stderr.read()}")  # type: ignore[union-attr]
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
 
 
 @pytest.fixture(scope="module", params=["command", "asgi"])

@@ -6,10 +6,7 @@ real sockets, with the deadlines shortened (`MCP_HEAD_TIMEOUT`, `MCP_BODY_TIMEOU
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.mcp_support import ROOT
-from tests.api.test_mcp import free_port, palace, wait_for  # noqa: F401 - a module fixture
-from tests.api.test_mcp_refusals import procfile_command
+from tests.api.mcp_support import procfile_mcp
+from tests.api.test_mcp import palace  # noqa: F401 - a module fixture
 from tests.raw_http import read_answer
 
 HEAD_SECONDS = 2
@@ -34,24 +30,9 @@ def mcp_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def mcp_port(palace: dict[str, Any], mcp_log: Path) -> Iterator[int]:  # noqa: F811
-    port = free_port()
-    env = {
-        **palace["env"],
-        "MCP_PORT": str(port),
-        "MCP_HEAD_TIMEOUT": str(HEAD_SECONDS),
-        "MCP_BODY_TIMEOUT": str(BODY_SECONDS),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    with mcp_log.open("w") as log:
-        process = subprocess.Popen(
-            ["sh", "-c", f"exec {procfile_command('mcp')}"], cwd=ROOT, env=env, stderr=log
-        )
-    try:
-        wait_for(port, process)
+    timeouts = {"MCP_HEAD_TIMEOUT": str(HEAD_SECONDS), "MCP_BODY_TIMEOUT": str(BODY_SECONDS)}
+    with procfile_mcp(palace["env"], mcp_log, **timeouts) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def sent(port: int, raw: bytes) -> socket.socket:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,16 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.api.mcp_support import ROOT
-from tests.api.test_mcp import free_port, palace, wait_for  # noqa: F401 - a module fixture
+from tests.api.mcp_support import procfile_mcp
+from tests.api.test_mcp import palace  # noqa: F401 - a module fixture
 from tests.raw_http import exchange
-
-
-def procfile_command(process: str) -> str:
-    for line in (ROOT / "Procfile").read_text(encoding="utf-8").splitlines():
-        if line.startswith(f"{process}:"):
-            return line.partition(":")[2].strip()
-    raise AssertionError(f"no {process} in the Procfile")
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +25,8 @@ def mcp_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def mcp_port(palace: dict[str, Any], mcp_log: Path) -> Iterator[int]:  # noqa: F811
-    port = free_port()
-    env = {
-        **palace["env"],
-        "MCP_PORT": str(port),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    with mcp_log.open("w") as log:
-        process = subprocess.Popen(
-            ["sh", "-c", f"exec {procfile_command('mcp')}"], cwd=ROOT, env=env, stderr=log
-        )
-    try:
-        wait_for(port, process)
+    with procfile_mcp(palace["env"], mcp_log) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def answer(port: int, raw: bytes) -> tuple[str, dict[str, str], bytes]:
