@@ -6,7 +6,9 @@ then the body, as they come, with no limit of gunicorn's on how long: a client t
 of either, then nothing, held the thread for good, and a dozen such held every thread
 (/healthz unanswered).
 Past a deadline the read stops: a head is answered 408 `request_timeout` and its connection
-closed; a body's read fails as a broken connection's does (the app answers 400 `invalid`). The
+closed; a body's read fails as a broken connection's does (the app answers 400 `invalid`).
+A connection closed waits for its client to close its side on the worker's poller
+(`Lingering`), not on the one thread that accepts and hands on every connection. The
 TLS proxy buffering each request (README, "Deploy") keeps slow clients off gunicorn; these
 bound what reaches it anyway.
 
@@ -18,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import selectors
 import socket
 import time
+from collections import deque
 from typing import Any
 
 import gunicorn
@@ -92,12 +96,10 @@ class _Deadline:
             self.sock.settimeout(before)
 
     def read_no_more(self) -> None:
-        """Nothing more is read from this client: its answer is still written. gunicorn closes
-        a connection by waiting up to 2 s for the client to close its side first
-        (`util.close_graceful`), on the worker's one main thread, which meanwhile accepts
-        nothing and hands nothing on: 24 heads past their deadline were answered at once and
-        their connections closed one by one over 46 s. Shut for reading, the socket reads as
-        closed at once, and the connection is closed without that wait."""
+        """Nothing more is read from this client: its answer is still written. Shut for
+        reading, the socket reads as closed at once, so its close waits for no one: gunicorn's
+        own close waited up to 2 s for such a client on the worker's main thread (24 heads past
+        their deadline were closed one by one over 46 s); `Lingering` would wait as long."""
         with contextlib.suppress(OSError):  # the client is gone already
             self.sock.shutdown(socket.SHUT_RD)
 
@@ -165,6 +167,28 @@ class DeadlineThreadWorker(ThreadWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.head_seconds = head_seconds()
+        self.lingering: Lingering | None = None
+
+    def init_process(self) -> None:
+        self.lingering = Lingering()
+        super().init_process()  # it makes the poller, then runs the worker: it does not return
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        """gunicorn closes a connection it is done with by waiting up to 2 s for the client to
+        close its side first (`util.close_graceful`, RFC 9112 9.6), on the worker's one main
+        thread, which meanwhile accepts nothing and hands nothing on: a dozen clients that kept
+        their side open after `Connection: close` held every request of the worker for seconds
+        each. Here the poller waits for them (`Lingering`); the rest is gunicorn's."""
+        if fs.cancelled() or fs.exception() is not None or fs.result() or not self.lingering:
+            super().finish_request(conn, fs)
+            return
+        self.nr_conns -= 1
+        self.lingering.close(conn.sock, self.poller)
+
+    def murder_pending(self) -> None:
+        super().murder_pending()
+        if self.lingering:
+            self.lingering.expire(self.poller)
 
     @classmethod
     def check_config(cls, cfg: Any, log: Any) -> None:
@@ -199,6 +223,58 @@ class DeadlineThreadWorker(ThreadWorker):
             sock = HeadDeadline(sock)
             setattr(holder, name, sock)
         return sock
+
+
+class Lingering:
+    """Connections closed for writing, whose clients have `SECONDS` to close their side, what
+    they still send read and dropped (so the kernel does not answer it with a reset, which could
+    cut the answer short: `util.close_graceful`'s reason), then closed; waited for by the
+    worker's poller, not its main thread. The worker's loop expires them at least once a
+    second."""
+
+    SECONDS = 2.0  # as `util.close_graceful`
+    MOST = 65536  # bytes read from one before it is closed anyway, as there
+
+    def __init__(self) -> None:
+        self.deadlines: deque[tuple[float, socket.socket]] = deque()
+        self.read: dict[socket.socket, int] = {}
+
+    def close(self, sock: Any, poller: selectors.BaseSelector) -> None:
+        while isinstance(sock, _Deadline):
+            sock = sock.sock
+        try:
+            sock.shutdown(socket.SHUT_WR)
+            sock.setblocking(False)
+            poller.register(sock, selectors.EVENT_READ, lambda s: self.readable(s, poller))
+        except (OSError, ValueError, KeyError):  # the client is gone: nothing to wait for
+            util.close(sock)
+            return
+        self.read[sock] = 0
+        self.deadlines.append((time.monotonic() + self.SECONDS, sock))
+
+    def readable(self, sock: socket.socket, poller: selectors.BaseSelector) -> None:
+        try:
+            data = sock.recv(4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        self.read[sock] += len(data)
+        if not data or self.read[sock] >= self.MOST:
+            self.closed(sock, poller)
+
+    def expire(self, poller: selectors.BaseSelector) -> None:
+        now = time.monotonic()
+        while self.deadlines and self.deadlines[0][0] <= now:
+            _, sock = self.deadlines.popleft()
+            if sock in self.read:
+                self.closed(sock, poller)
+
+    def closed(self, sock: socket.socket, poller: selectors.BaseSelector) -> None:
+        del self.read[sock]
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            poller.unregister(sock)
+        util.close(sock)
 
 
 def can_defer() -> bool:

@@ -512,6 +512,27 @@ def test_connections_that_send_nothing_hold_no_thread(deployed: Server):
             sock.close()
 
 
+def test_clients_that_keep_their_side_open_after_the_answer_hold_no_worker(deployed: Server):
+    """Twelve clients each ask with `Connection: close`, read the answer and keep their side of
+    the connection open. gunicorn waited up to 2 s for each to close its side, one after the
+    other on the worker's main thread: the answers' ends came 2 s apart, and a request
+    meanwhile waited for them all (some 12 s). Now the worker's poller waits for them."""
+    request = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    host, port = deployed.url.removeprefix("http://").split(":")
+    started = time.monotonic()
+    held = [socket.create_connection((host, int(port)), timeout=60) for _ in range(12)]
+    try:
+        for sock in held:
+            sock.sendall(request)
+        answers = [read_answer(sock)[0] for sock in held]  # each read to the server's close
+        assert get(f"{deployed.url}/healthz")[0] == 200
+        assert time.monotonic() - started < 2
+    finally:
+        for sock in held:
+            sock.close()
+    assert set(answers) == {"HTTP/1.1 200 OK"}
+
+
 def raw_request(server: Server, request: bytes) -> tuple[int, dict[str, str], bytes]:
     """Bytes no HTTP client library would send, over a socket: (status, headers, body)."""
     host, port = server.url.removeprefix("http://").split(":")
