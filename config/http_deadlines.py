@@ -24,6 +24,7 @@ import selectors
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import gunicorn
@@ -90,18 +91,9 @@ class _Deadline:
         try:
             return self.sock.recv(size)
         except (TimeoutError, BlockingIOError):
-            self.read_no_more()
             return self.too_late()
         finally:
             self.sock.settimeout(before)
-
-    def read_no_more(self) -> None:
-        """Nothing more is read from this client: its answer is still written. Shut for
-        reading, the socket reads as closed at once, so its close waits for no one: gunicorn's
-        own close waited up to 2 s for such a client on the worker's main thread (24 heads past
-        their deadline were closed one by one over 46 s); `Lingering` would wait as long."""
-        with contextlib.suppress(OSError):  # the client is gone already
-            self.sock.shutdown(socket.SHUT_RD)
 
     def too_late(self) -> bytes:
         raise NotImplementedError
@@ -170,7 +162,7 @@ class DeadlineThreadWorker(ThreadWorker):
         self.lingering: Lingering | None = None
 
     def init_process(self) -> None:
-        self.lingering = Lingering()
+        self.lingering = Lingering(closed=self.one_closed)
         super().init_process()  # it makes the poller, then runs the worker: it does not return
 
     def finish_request(self, conn: Any, fs: Any) -> None:
@@ -182,8 +174,10 @@ class DeadlineThreadWorker(ThreadWorker):
         if fs.cancelled() or fs.exception() is not None or fs.result() or not self.lingering:
             super().finish_request(conn, fs)
             return
+        self.lingering.close(conn.sock, self.poller)  # counted in `nr_conns` until closed
+
+    def one_closed(self) -> None:
         self.nr_conns -= 1
-        self.lingering.close(conn.sock, self.poller)
 
     def murder_pending(self) -> None:
         super().murder_pending()
@@ -230,14 +224,18 @@ class Lingering:
     they still send read and dropped (so the kernel does not answer it with a reset, which could
     cut the answer short: `util.close_graceful`'s reason), then closed; waited for by the
     worker's poller, not its main thread. The worker's loop expires them at least once a
-    second."""
+    second. `closed` is called once for each as it is closed: the worker counts a connection
+    until then, so it accepts no more than `worker_connections` with these among them, and a
+    worker that stops waits for them (its loop ends when none is left), as gunicorn's waited
+    for its own close."""
 
     SECONDS = 2.0  # as `util.close_graceful`
     MOST = 65536  # bytes read from one before it is closed anyway, as there
 
-    def __init__(self) -> None:
+    def __init__(self, closed: Callable[[], None] = lambda: None) -> None:
         self.deadlines: deque[tuple[float, socket.socket]] = deque()
         self.read: dict[socket.socket, int] = {}
+        self.on_closed = closed
 
     def close(self, sock: Any, poller: selectors.BaseSelector) -> None:
         while isinstance(sock, _Deadline):
@@ -248,6 +246,7 @@ class Lingering:
             poller.register(sock, selectors.EVENT_READ, lambda s: self.readable(s, poller))
         except (OSError, ValueError, KeyError):  # the client is gone: nothing to wait for
             util.close(sock)
+            self.on_closed()
             return
         self.read[sock] = 0
         self.deadlines.append((time.monotonic() + self.SECONDS, sock))
@@ -275,6 +274,7 @@ class Lingering:
         with contextlib.suppress(OSError, KeyError, ValueError):
             poller.unregister(sock)
         util.close(sock)
+        self.on_closed()
 
 
 def can_defer() -> bool:

@@ -104,7 +104,8 @@ def _take_turn() -> None:
     """Reversals take turns, first of all (the canonical order, `dedup.locks`): each decides
     which places it removes knowing those the reversals before it left (`places`). Two at once,
     of imports sharing only a wing, each kept it for the other's room, which the other removed:
-    the wing stayed with no room. Reversals are rare, and short beside imports."""
+    the wing stayed with no room. Reversals are rare, and short beside imports; one that waits
+    for its turn past `CASTELLAN_LOCK_TIMEOUT` is refused as busy (503 `database_busy`)."""
     advisory_lock("import reversals")
 
 

@@ -77,11 +77,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for(port: int, process: subprocess.Popen) -> None:
+def wait_for(port: int, process: subprocess.Popen, log: Path | None = None) -> None:
+    """Until the process listens on `port`; if it exits first, what it wrote on stderr (its
+    pipe, or `log`, where it was sent) says why."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {process.stderr.read()}")  # type: ignore[union-attr]
+            said = log.read_text() if log else process.stderr.read()  # type: ignore[union-attr]
+            raise RuntimeError(f"the server exited: {said}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return
@@ -110,7 +113,7 @@ def procfile_mcp(env: dict[str, str], log: Path, **settings: str) -> Iterator[in
             ["sh", "-c", f"exec {procfile_command('mcp')}"], cwd=ROOT, env=env, stderr=written
         )
     try:
-        wait_for(port, process)
+        wait_for(port, process, log)
         yield port
     finally:
         process.terminate()

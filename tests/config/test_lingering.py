@@ -1,6 +1,8 @@
 """A connection gunicorn is done with is closed as RFC 9112 asks (its side first, then a wait
 for the client's), the wait on the worker's poller (`config.http_deadlines.Lingering`), not
-on its main thread, where a client that kept its side open held every request for 2 s."""
+on its main thread, where a client that kept its side open held every request for 2 s. The
+worker counts it until it is closed (`closed`, once each): a worker that stops waits for it,
+as it waited for gunicorn's own close, rather than ending with the answer perhaps unread."""
 
 from __future__ import annotations
 
@@ -11,6 +13,19 @@ import time
 import pytest
 
 from config.http_deadlines import HeadDeadline, Lingering
+
+
+class Closes:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+
+
+@pytest.fixture
+def closes() -> Closes:
+    return Closes()
 
 
 @pytest.fixture
@@ -27,20 +42,21 @@ def served(poller: selectors.BaseSelector, seconds: float = 0.1) -> None:
         key.data(key.fileobj)
 
 
-def test_the_client_is_told_at_once_and_nothing_waits(pair):
+def test_the_client_is_told_at_once_and_nothing_waits(pair, closes):
     server, client = pair
-    lingering, poller = Lingering(), selectors.DefaultSelector()
+    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     started = time.monotonic()
     lingering.close(server, poller)
     assert time.monotonic() - started < 0.1
     client.settimeout(1)
     assert client.recv(10) == b""  # its side is closed: the client reads the end
     assert server.fileno() != -1  # open, waiting for the client's side
+    assert closes.count == 0  # still counted by the worker
 
 
-def test_closed_once_the_client_closes_its_side(pair):
+def test_closed_once_the_client_closes_its_side(pair, closes):
     server, client = pair
-    lingering, poller = Lingering(), selectors.DefaultSelector()
+    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(HeadDeadline(server), poller)  # the socket under the reader's deadline
     client.sendall(b"the rest of a body nobody reads")
     served(poller)
@@ -49,12 +65,13 @@ def test_closed_once_the_client_closes_its_side(pair):
     served(poller)
     assert server.fileno() == -1
     assert not lingering.read
+    assert closes.count == 1
 
 
-def test_closed_after_its_seconds_if_the_client_keeps_its_side(pair, monkeypatch):
+def test_closed_after_its_seconds_if_the_client_keeps_its_side(pair, monkeypatch, closes):
     server, _client = pair
     monkeypatch.setattr(Lingering, "SECONDS", 0.2)
-    lingering, poller = Lingering(), selectors.DefaultSelector()
+    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(server, poller)
     lingering.expire(poller)
     assert server.fileno() != -1
@@ -62,12 +79,14 @@ def test_closed_after_its_seconds_if_the_client_keeps_its_side(pair, monkeypatch
     lingering.expire(poller)
     assert server.fileno() == -1
     assert poller.get_map() == {}
+    lingering.expire(poller)
+    assert closes.count == 1
 
 
-def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(pair, monkeypatch):
+def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(pair, monkeypatch, closes):
     server, client = pair
     monkeypatch.setattr(Lingering, "MOST", 8000)
-    lingering, poller = Lingering(), selectors.DefaultSelector()
+    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(server, poller)
     client.sendall(b"x" * 4096)
     served(poller)
@@ -75,3 +94,13 @@ def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(pair, monkey
     client.sendall(b"x" * 4096)
     served(poller)
     assert server.fileno() == -1
+    assert closes.count == 1
+
+
+def test_a_connection_whose_client_is_gone_is_closed_at_once(closes):
+    server, client = socket.socketpair()
+    client.close()
+    server.shutdown(socket.SHUT_RDWR)  # as a reset leaves it
+    server.close()
+    Lingering(closes).close(server, selectors.DefaultSelector())
+    assert closes.count == 1
