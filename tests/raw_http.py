@@ -1,10 +1,16 @@
 """HTTP as raw bytes: requests no client library would send, and the answer read off the socket
 until the server closes it. For the tests of what a server answers before any app reads the
-request (gunicorn's and uvicorn's own refusals)."""
+request (gunicorn's and uvicorn's own refusals); and a free port for such a server."""
 
 from __future__ import annotations
 
 import socket
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def read_answer(sock: socket.socket) -> tuple[str, dict[str, str], bytes]:

@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 
 from api.mcp_server.server import build_server
+from tests.raw_http import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 INITIALIZE = {
@@ -69,12 +70,6 @@ def manage(env: dict[str, str], *args: str) -> str:
         check=True,
     )
     return done.stdout
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for(port: int, process: subprocess.Popen, log: Path | None = None) -> None:

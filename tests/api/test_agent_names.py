@@ -12,13 +12,14 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
-from django.db import connection, connections
+from django.db import connection
 
 from api import models as api_models
 from api.models import ALL_WINGS, AgentKey
 from dedup.look_alikes import letter_scripts, reading_form
 from palace.models import AGENTS_GROUP
 from review.curators import curators_group
+from tests.races import race
 
 pytestmark = pytest.mark.django_db
 
@@ -120,21 +121,18 @@ def test_two_agents_whose_names_read_alike_made_at_once_make_one(monkeypatch, dj
             checked.wait()
 
     monkeypatch.setattr(api_models, "refuse_a_look_alike", refused_then_meeting)
-    refusals: list[str] = []
 
-    def making(agent: str) -> None:
+    def making(agent: str) -> list[str]:
+        """The refusals of the agent's name (none once made)."""
         try:
             AgentKey.objects.issue(agent=agent, wings=[ALL_WINGS], rights=["read"])
         except ValidationError as error:
-            refusals.extend(error.message_dict["agent"])
-        finally:
-            connections.close_all()
+            return error.message_dict["agent"]
+        return []
 
-    threads = [threading.Thread(target=making, args=(name,)) for name in ("Carol", "carol")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    refusals = [
+        m for answer in race(lambda: making("Carol"), lambda: making("carol")) for m in answer
+    ]
     assert django_user_model.objects.count() == 1
     (refusal,) = refusals
     assert "reads as the user" in refusal

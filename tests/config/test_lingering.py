@@ -29,6 +29,16 @@ def closes() -> Closes:
 
 
 @pytest.fixture
+def lingering(closes: Closes) -> Lingering:
+    return Lingering(closes)
+
+
+@pytest.fixture
+def poller() -> selectors.BaseSelector:
+    return selectors.DefaultSelector()
+
+
+@pytest.fixture
 def pair():
     server, client = socket.socketpair()
     yield server, client
@@ -42,9 +52,8 @@ def served(poller: selectors.BaseSelector, seconds: float = 0.1) -> None:
         key.data(key.fileobj)
 
 
-def test_the_client_is_told_at_once_and_nothing_waits(pair, closes):
+def test_the_client_is_told_at_once_and_nothing_waits(pair, closes, lingering, poller):
     server, client = pair
-    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     started = time.monotonic()
     lingering.close(server, poller)
     assert time.monotonic() - started < 0.1
@@ -54,9 +63,8 @@ def test_the_client_is_told_at_once_and_nothing_waits(pair, closes):
     assert closes.count == 0  # still counted by the worker
 
 
-def test_closed_once_the_client_closes_its_side(pair, closes):
+def test_closed_once_the_client_closes_its_side(pair, closes, lingering, poller):
     server, client = pair
-    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(HeadDeadline(server), poller)  # the socket under the reader's deadline
     client.sendall(b"the rest of a body nobody reads")
     served(poller)
@@ -68,10 +76,11 @@ def test_closed_once_the_client_closes_its_side(pair, closes):
     assert closes.count == 1
 
 
-def test_closed_after_its_seconds_if_the_client_keeps_its_side(pair, monkeypatch, closes):
+def test_closed_after_its_seconds_if_the_client_keeps_its_side(
+    pair, monkeypatch, closes, lingering, poller
+):
     server, _client = pair
     monkeypatch.setattr(Lingering, "SECONDS", 0.2)
-    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(server, poller)
     lingering.expire(poller)
     assert server.fileno() != -1
@@ -83,10 +92,11 @@ def test_closed_after_its_seconds_if_the_client_keeps_its_side(pair, monkeypatch
     assert closes.count == 1
 
 
-def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(pair, monkeypatch, closes):
+def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(
+    pair, monkeypatch, closes, lingering, poller
+):
     server, client = pair
     monkeypatch.setattr(Lingering, "MOST", 8000)
-    lingering, poller = Lingering(closes), selectors.DefaultSelector()
     lingering.close(server, poller)
     client.sendall(b"x" * 4096)
     served(poller)
@@ -97,10 +107,10 @@ def test_a_client_that_sends_on_and_on_is_closed_past_the_most_read(pair, monkey
     assert closes.count == 1
 
 
-def test_a_connection_whose_client_is_gone_is_closed_at_once(closes):
+def test_a_connection_whose_client_is_gone_is_closed_at_once(closes, lingering, poller):
     server, client = socket.socketpair()
     client.close()
     server.shutdown(socket.SHUT_RDWR)  # as a reset leaves it
     server.close()
-    Lingering(closes).close(server, selectors.DefaultSelector())
+    lingering.close(server, poller)
     assert closes.count == 1

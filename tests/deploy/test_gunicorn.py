@@ -29,7 +29,7 @@ import dj_database_url
 import pytest
 
 from tests.browser.conftest import ARGS, CHROMIUM
-from tests.raw_http import exchange, read_answer
+from tests.raw_http import exchange, free_port, read_answer
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres_only]
 
@@ -59,12 +59,6 @@ def log_holds(log: Path, pattern: str, wait: float = 10) -> bool:
             return False
         time.sleep(0.05)
     return True
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(

@@ -6,12 +6,13 @@ import contextlib
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from dedup import imports
 from dedup.imports import reverse as reverse_module
 from palace.models import AuditEntry, Room, Wing
 from tests.dedup.imports.test_reversal_places import ran, records
+from tests.races import race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -37,22 +38,10 @@ def test_two_reversals_of_one_wing_at_once_leave_no_wing(tmp_path, monkeypatch):
         return removed(*args, **kwargs)
 
     monkeypatch.setattr(reverse_module, "places_removed", meeting_then_removed)
-    errors: list[BaseException] = []
-
-    def reversing(imported) -> None:
-        try:
-            imports.import_reverse(imported=imported)
-        except BaseException as error:
-            errors.append(error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=reversing, args=(i,)) for i in (first, second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert errors == []
+    race(  # an error of either (a deadlock, a lock timeout) is raised here
+        lambda: imports.import_reverse(imported=first),
+        lambda: imports.import_reverse(imported=second),
+    )
     assert not Room.objects.exists()
     assert not Wing.objects.exists()
     audited = AuditEntry.objects.filter(action="wing.delete")
