@@ -21,9 +21,8 @@ from django.db.models import Exists, ExpressionWrapper, OuterRef, Q
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from dedup.errors import DomainError
-from dedup.locks import advisory_lock
-from dedup.look_alikes import letter_scripts, reading_form
-from dedup.validation import clean_place_name, label_form
+from dedup.user_names import claim_user_name, refuse_a_look_alike
+from dedup.validation import clean_place_name
 from palace.models import AGENTS_GROUP
 from review.curators import GROUP as CURATORS_GROUP
 
@@ -150,39 +149,6 @@ def refuse_a_person(user: object) -> None:
         )
 
 
-def refuse_a_look_alike(name: str) -> None:
-    """A new agent's name (no user holds it yet) that reads as another user's, refused: the same
-    as one's after the name rule (`label_form`), compatibility folding and case folding
-    (`reading_form`: "Carol" beside "carol"), or written in letters of two scripts
-    (`letter_scripts`: "c\u0430rol", a Cyrillic a among Latin letters). An audit row names its
-    actor by name alone: such an agent's rows would read as that person's. An agent that is
-    already one keeps its name, and its keys."""
-    users = get_user_model().objects
-    if users.filter(username=name).exists():
-        return
-    scripts = letter_scripts(name)
-    if len(scripts) > 1:
-        raise ValidationError(
-            f"{name!r} mixes the letters of {' and '.join(map(script_shown, sorted(scripts)))}:"
-            " it can pass for another name. Write an agent's name in one script.",
-            code="invalid",
-        )
-    # Every user's name is read (a store has its people and agents, not thousands): the
-    # database's own case folding is not Unicode's.
-    form = reading_form(label_form(name))
-    for taken in users.values_list("username", flat=True).iterator():
-        if reading_form(label_form(taken)) == form:
-            raise ValidationError(
-                f"{name!r} reads as the user {taken!r}: the audit log would not tell them "
-                "apart. Name the agent otherwise.",
-                code="invalid",
-            )
-
-
-def script_shown(script: str) -> str:
-    return script if script == "CJK" else script.title()
-
-
 def refuse_an_agent(name: str) -> None:
     """What a key's agent named by `name` is held to, before anything is written: an agent, or
     a new name that reads as no one's."""
@@ -217,9 +183,8 @@ class AgentKeyManager(APIKeyManager):
         was stored; now the second waits for the first and is refused."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
-            advisory_lock("agent name", reading_form(label_form(agent)))
             try:
-                refuse_a_look_alike(agent)
+                claim_user_name(agent)
             except ValidationError as error:
                 raise ValidationError({"agent": error.messages}) from error
             user, created = get_user_model().objects.get_or_create(username=agent)

@@ -42,6 +42,9 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 INSTALLED_APPS = [
+    # First, so its `createsuperuser` (Django's, a new name held to every login's rule:
+    # dedup.user_names) is the one manage.py finds, not django.contrib.auth's.
+    "dedup",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -58,7 +61,6 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "palace",
-    "dedup",
     "review",
     "api",
 ]

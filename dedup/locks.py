@@ -21,6 +21,9 @@ proposals, by id (its apply and reverse, and a revert of a judgement,
 them all up front (`hold_locks`, `rows_held`); one past a lock's place in the order only tries it
 (`lock_taken`: an import's reversal, removing a wing it made).
 
+A login's name (`dedup.user_names`, on its reading form) is a lock of its own: a transaction
+that takes it takes no other, so it has no place in the order.
+
 Drawers before links: a DELETE holds its drawer and then deletes the drawer's links, so a
 request that starts from a link (a decision, its revert, a cluster's decision) reads the link
 unlocked to learn its sides, holds the sides, then locks the link and judges it again (a link's

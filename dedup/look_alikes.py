@@ -1,7 +1,7 @@
 """Names that read as another's: the form two names are compared in (`reading_form`) and the
 scripts a name's letters are written in (`letter_scripts`). Pure functions of the text, for the
-rule a new agent's name is held to (`api.models.refuse_a_look_alike`): an audit row's actor is
-a name, and "Carol" or "c\u0430rol" (a Cyrillic a) beside the curator "carol" read as hers."""
+rule a new login's name is held to (`dedup.user_names`): an audit row's actor is a name, and
+"Carol" or "c\u0430rol" (a Cyrillic a) beside the curator "carol" read as hers."""
 
 from __future__ import annotations
 

@@ -1,9 +1,13 @@
 """The links in the Django admin, with actions that decide through the same service as the
-console: audited, refused when already decided, reversible from the audit log."""
+console: audited, refused when already decided, reversible from the audit log; and the people's
+logins, whose names are held to the rule of every login's."""
 
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
@@ -13,6 +17,7 @@ from django.utils.safestring import SafeString
 
 from dedup.admin import ReadOnly, ReadOnlyAdmin
 from dedup.errors import DomainError
+from dedup.user_names import claim_user_name
 from palace.models import AuditEntry, DrawerLink, EntityLink
 from review import services
 from review.curators import DECIDE_PERMISSION
@@ -173,3 +178,38 @@ class AuditEntryAdmin(ReadOnlyAdmin):
         if entry is None:
             return None
         return next(without_deleted_content([entry], request.user))
+
+
+class NameHeldToTheRule:
+    """The admin's forms of a login: a new name, or a login's new name, held to every login's
+    rule (`dedup.user_names`) under its lock. The admin validates a form and saves it in one
+    transaction, so the lock is held until the login is stored: two logins made or renamed at
+    once under names that read alike cannot both be (the second form is refused, said on its
+    field)."""
+
+    instance: Any
+    cleaned_data: dict[str, Any]
+
+    def clean_username(self) -> Any:
+        clean = getattr(super(), "clean_username", None)  # the add form's: case-blind taken
+        name = clean() if clean is not None else self.cleaned_data.get("username")
+        if name and name != self.instance.username:
+            claim_user_name(name, user=self.instance if self.instance.pk else None)
+        return name
+
+
+class LoginCreationForm(NameHeldToTheRule, AdminUserCreationForm):
+    pass
+
+
+class LoginChangeForm(NameHeldToTheRule, UserChangeForm):
+    pass
+
+
+class LoginAdmin(UserAdmin):
+    add_form = LoginCreationForm
+    form = LoginChangeForm
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), LoginAdmin)

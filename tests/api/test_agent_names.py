@@ -1,4 +1,4 @@
-"""A new agent's name must not read as another user's (`api.models.refuse_a_look_alike`): the
+"""A new agent's name must not read as another user's (`dedup.user_names.refuse_a_look_alike`): the
 audit log names its actor by name alone, and `agent_key create Carol` (or "c\u0430rol", a
 Cyrillic a) beside the curator carol made an agent whose rows read as hers. An agent made
 before keeps its name and gets its next key."""
@@ -14,8 +14,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from api import models as api_models
 from api.models import ALL_WINGS, AgentKey
+from dedup import user_names
 from dedup.look_alikes import letter_scripts, reading_form
 from palace.models import AGENTS_GROUP
 from review.curators import curators_group
@@ -113,14 +113,14 @@ def test_two_agents_whose_names_read_alike_made_at_once_make_one(monkeypatch, dj
     """Each, past the look-alike check, waits (up to a second) for the other to be past its
     own: both were, as neither was stored yet, and `Carol` and `carol` were both made."""
     checked = threading.Barrier(2, timeout=1)
-    refuse = api_models.refuse_a_look_alike
+    refuse = user_names.refuse_a_look_alike
 
-    def refused_then_meeting(name: str) -> None:
-        refuse(name)
+    def refused_then_meeting(name: str, **given) -> None:
+        refuse(name, **given)
         with contextlib.suppress(threading.BrokenBarrierError):  # the other waits for its turn
             checked.wait()
 
-    monkeypatch.setattr(api_models, "refuse_a_look_alike", refused_then_meeting)
+    monkeypatch.setattr(user_names, "refuse_a_look_alike", refused_then_meeting)
 
     def making(agent: str) -> list[str]:
         """The refusals of the agent's name (none once made)."""

@@ -1,5 +1,7 @@
 import getpass
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -10,9 +12,19 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup.commands import CastellanCommand
+from dedup.user_names import claim_user_name, refuse_a_look_alike
 from dedup.validation import clean_username
 from palace.models import AGENTS_GROUP
 from review.curators import curators_group
+
+
+@contextmanager
+def name_refused(username: str) -> Iterator[None]:
+    """A new curator's name refused by the rule of every login's (`dedup.user_names`), said."""
+    try:
+        yield
+    except ValidationError as error:
+        raise CommandError(f"{' '.join(error.messages)} No user {username} was created.") from None
 
 
 class Command(CastellanCommand):
@@ -46,12 +58,19 @@ class Command(CastellanCommand):
                 "choose another name."
             )
         # Everything that can refuse is asked before anything is written, so a refusal (or a
-        # prompt nobody answers) leaves no user behind, and no user without a password.
+        # prompt nobody answers) leaves no user behind, and no user without a password. A new
+        # name is asked again under its lock, in the transaction that stores it.
+        if user is None:
+            with name_refused(username):
+                refuse_a_look_alike(username)
         if password is None and user is None:
             password = self.ask_password(username)
         if password is not None:
             self.check_password(password, user or User(username=username))
         with transaction.atomic():
+            if user is None:
+                with name_refused(username):
+                    claim_user_name(username)
             user, created = User.objects.get_or_create(username=username)
             if password is not None:
                 user.set_password(password)
