@@ -227,6 +227,25 @@ def arguments(
     return parsed
 
 
+def store_arguments(
+    doc: str, *, writes: int, texts: dict[str, str] | None = None, **options: int
+) -> argparse.Namespace:
+    """The command line of an experiment on one store of --size drawers over --rooms rooms (the
+    raw-SQLite designs weighed for issue 14): --writes, an integer option per keyword with its
+    default, a text option per item of `texts` with its default, and the hidden --child a
+    design's process is run with when each runs apart."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--writes", type=int, default=writes)
+    for name, default in options.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+    for name, default_text in (texts or {}).items():
+        parser.add_argument(f"--{name}", default=default_text)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
 def run_children(script: str, backends: str, separator: str = ","):
     """Run the benchmark once per backend (or other item of the `separator`-separated list),
     each in its own process (settings are read once per process) given this process's command

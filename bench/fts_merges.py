@@ -24,7 +24,6 @@ unreadable, "database disk image is malformed", on SQLite 3.40.1: not offered.)
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -43,6 +42,7 @@ from bench._common import (
     run_children,
     sampled,
     setup_django,
+    store_arguments,
     table,
 )
 from bench._fill import bulk_fill
@@ -179,15 +179,7 @@ def segments() -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--size", type=int, default=100_000)
-    parser.add_argument("--rooms", type=int, default=100)
-    parser.add_argument("--writes", type=int, default=3000)
-    parser.add_argument("--settings", default=SETTINGS)
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = store_arguments(__doc__, writes=3000, texts={"settings": SETTINGS})
     if args.child:
         print(json.dumps(child(args.child, args.size, args.rooms, args.writes)), flush=True)
         return

@@ -19,7 +19,6 @@ write is one transaction; times in ms; "extra" is a write's mean less the plain 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import random
 import re
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Vocabulary, one_typo, percentile, table
+from bench._common import Vocabulary, one_typo, percentile, store_arguments, table
 
 MASK = (1 << 64) - 1
 GROUP_MATCHES = 64
@@ -175,15 +174,7 @@ def rounds(store: Store, vocabulary: Vocabulary, rng: random.Random, args) -> tu
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--size", type=int, default=100_000)
-    parser.add_argument("--rooms", type=int, default=100)
-    parser.add_argument("--writes", type=int, default=2000)
-    parser.add_argument("--bands", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = store_arguments(__doc__, writes=2000, bands=12, seed=0)
     rng = random.Random(args.seed)
     vocabulary = Vocabulary(rng)
     with tempfile.TemporaryDirectory() as directory:

@@ -39,7 +39,6 @@ sum of the two means; segments are counted every 25 rounds.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import functools
 import random
@@ -48,10 +47,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import Vocabulary, one_typo, percentile, table
+from bench._common import Vocabulary, one_typo, percentile, store_arguments, table
 from bench.minhash_bands import RANKED, Store
 
 DESIGNS = "today;recent:256:crisismerge=2;recent:1024:crisismerge=2"
@@ -73,12 +73,27 @@ def timed(ranked):
     return wrapper
 
 
-class Today(Store):
-    """Today's design: `Store` as it is (its plain insert, its word-pair write)."""
+class Design(Store):
+    """A design's store: its label, its batch moves' and lookups' times (s)."""
 
     def __init__(self, path: Path, stop: frozenset[str], label: str) -> None:
         super().__init__(path, stop, bands=0)
-        self.label, self.moves, self.lookups = label, [], []
+        self.label = label
+        self.moves: list[float] = []
+        self.lookups: list[float] = []
+
+    def settle(self) -> None:
+        raise NotImplementedError
+
+    def segments(self) -> tuple[int, int | None]:
+        raise NotImplementedError
+
+    def in_recent(self, drawer: int) -> bool:
+        raise NotImplementedError
+
+
+class Today(Design):
+    """Today's design: `Store` as it is (its plain insert, its word-pair write)."""
 
     ranked = timed(Store.ranked)
 
@@ -92,13 +107,12 @@ class Today(Store):
         return False
 
 
-class Recent(Store):
+class Recent(Design):
     """The recent design. `Store`'s insert and lookup ask the index named `fts`: here the recent
     one; the big one, filled as `fts`, is renamed `big` by `settle`."""
 
-    def __init__(self, path: Path, stop: frozenset[str], label: str, spec: dict) -> None:
-        super().__init__(path, stop, bands=0)
-        self.label, self.moves, self.lookups = label, [], []
+    def __init__(self, path: Path, stop: frozenset[str], label: str, spec: dict[str, Any]) -> None:
+        super().__init__(path, stop, label)
         self.batch, self.two = spec["batch"], spec["two"]
         self.optimize_every, self.options = spec["optimize"], spec["options"]
         self.pending: list[str] = []  # the terms in recent, in drawer order
@@ -183,7 +197,13 @@ def parsed_design(design: str) -> dict:
         return {"recent": False}
     if name != "recent" or not parts or not parts[0].isdigit() or int(parts[0]) < 1:
         sys.exit(f"unknown design {design!r}: today or recent:B[:two][:optimize=K][...]")
-    spec = {"recent": True, "batch": int(parts[0]), "two": False, "optimize": 0, "options": {}}
+    spec: dict[str, Any] = {
+        "recent": True,
+        "batch": int(parts[0]),
+        "two": False,
+        "optimize": 0,
+        "options": {},
+    }
     for part in parts[1:]:
         key, _, value = part.partition("=")
         if key == "two" and not value:
@@ -197,14 +217,16 @@ def parsed_design(design: str) -> dict:
     return spec
 
 
-def filled(designs: list[str], directory: Path, vocabulary: Vocabulary, args) -> list[Store]:
+def filled(designs: list[str], directory: Path, vocabulary: Vocabulary, args) -> list[Design]:
     """A store a design, each filled with the same drawers (in one transaction) and settled."""
     stop = frozenset(vocabulary.common)
-    stores: list[Store] = []
+    stores: list[Design] = []
     for index, design in enumerate(designs):
         spec = parsed_design(design)
         path = directory / f"design{index}.db"
-        store = Recent(path, stop, design, spec) if spec["recent"] else Today(path, stop, design)
+        store: Design = (
+            Recent(path, stop, design, spec) if spec["recent"] else Today(path, stop, design)
+        )
         vocabulary.rng = random.Random(args.seed + 1)  # the same drawers in every store
         started = time.perf_counter()
         store.db.execute("BEGIN")
@@ -227,7 +249,7 @@ class Tally:
         self.written: list[tuple[int, int, str]] = []  # (id, room, text) of the run's plain ones
 
 
-def rounds(stores: list[Store], vocabulary: Vocabulary, rng: random.Random, args) -> list[Tally]:
+def rounds(stores: list[Design], vocabulary: Vocabulary, rng: random.Random, args) -> list[Tally]:
     """Each design's tally, over `--writes` rounds of a plain insert and a dedup write each."""
     originals = (
         stores[0]
@@ -269,7 +291,7 @@ def rounds(stores: list[Store], vocabulary: Vocabulary, rng: random.Random, args
     return tallies
 
 
-def timing_row(store: Store, tally: Tally) -> list[str]:
+def timing_row(store: Design, tally: Tally) -> list[str]:
     plain, dedup = tally.times["plain"], tally.times["dedup"]
     row = [store.label]
     for spent in (plain, dedup):
@@ -283,11 +305,10 @@ def timing_row(store: Store, tally: Tally) -> list[str]:
     return [*row, f"{lookup:.3f}", f"{ratio:.2f}x", f"{both:.3f}"]
 
 
-def structure_row(store: Store, tally: Tally, args) -> list[str]:
+def structure_row(store: Design, tally: Tally, args) -> list[str]:
     def counted(values: list[int | None]) -> str:
-        if values[0] is None:
-            return "-"
-        return f"{statistics.mean(values):.1f} / {max(values)}"
+        known = [value for value in values if value is not None]
+        return f"{statistics.mean(known):.1f} / {max(known)}" if known else "-"
 
     moves = [1000 * spent for spent in store.moves]
     planted = (args.writes + 1) // 2
@@ -304,15 +325,7 @@ def structure_row(store: Store, tally: Tally, args) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--size", type=int, default=100_000)
-    parser.add_argument("--rooms", type=int, default=100)
-    parser.add_argument("--writes", type=int, default=3000)
-    parser.add_argument("--designs", default=DESIGNS)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = store_arguments(__doc__, writes=3000, seed=0, texts={"designs": DESIGNS})
     designs = args.designs.split(";")
     for design in designs:
         parsed_design(design)  # refused here rather than after a fill
