@@ -2,7 +2,8 @@
 (`agent_key create`, the admin's key form through `api.models.AgentKeyManager.issue`), a person's
 (`create_curator`, `createsuperuser`, the admin's user forms). An audit row names its actor by
 name alone, so a new name that reads as another user's ("Carol" beside the curator "carol", or
-"c\u0430rol" with a Cyrillic a) would make its rows read as theirs.
+"c\u0430rol" with a Cyrillic a), or one that shows nothing, would make its rows read as theirs
+or as no one's. (`seed_demo` makes its `curator` without it, once, in the store it seeds.)
 
 `refuse_a_look_alike` asks; `claim_user_name` asks under a lock on how the name reads, inside
 the transaction that then stores the login, so two logins made at the same moment whose names
@@ -11,25 +12,32 @@ lock stands alone in `dedup.locks`' order: a transaction that takes it takes no 
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
 
+from dedup.invisible import shows_nothing
 from dedup.locks import advisory_lock
 from dedup.look_alikes import letter_scripts, reading_form
 from dedup.validation import label_form
 
 
-def refuse_a_look_alike(name: str, *, user: Any = None) -> None:
-    """A new name (no user holds it yet) that reads as another user's, refused: the same as
-    one's after the name rule (`label_form`), compatibility folding and case folding
-    (`reading_form`: "Carol" beside "carol"), or written in letters of two scripts
-    (`letter_scripts`: "c\u0430rol", a Cyrillic a among Latin letters). A name a user already
-    holds is theirs (an agent gets its next key under it; the uniqueness of usernames is the
-    model's to say). `user`: the login being renamed, whose own name is no other's."""
-    users = get_user_model().objects
-    if users.filter(username=name).exists():
+def refuse_a_look_alike(name: str, *, user: AbstractBaseUser | None = None) -> None:
+    """A login's new name (made, or a login renamed: `user`, whose own name is no other's)
+    refused when it shows nothing (`shows_nothing`: a Hangul filler is a letter to the user
+    model), when it reads as another user's (the same after the name rule, `label_form`, and
+    compatibility and case folding, `reading_form`: "Carol" beside "carol"), or when it is
+    written in letters of two scripts (`letter_scripts`: "c\u0430rol", a Cyrillic a among Latin
+    letters). A name another user already holds is theirs (an agent gets its next key under it;
+    the uniqueness of usernames is the model's to say)."""
+    if shows_nothing(name):
+        raise ValidationError(
+            f"{name!r} shows nothing: the audit log would name no one. Choose a visible name.",
+            code="invalid",
+        )
+    users = get_user_model().objects.all()
+    others = users.exclude(pk=user.pk) if user is not None and user.pk is not None else users
+    if others.filter(username=name).exists():
         return
     scripts = letter_scripts(name)
     if len(scripts) > 1:
@@ -38,7 +46,6 @@ def refuse_a_look_alike(name: str, *, user: Any = None) -> None:
             " it can pass for another name. Write a login's name in one script.",
             code="invalid",
         )
-    others = users.exclude(pk=user.pk) if getattr(user, "pk", None) is not None else users
     # Every user's name is read (a store has its people and agents, not thousands): the
     # database's own case folding is not Unicode's.
     form = reading_form(label_form(name))
@@ -51,7 +58,7 @@ def refuse_a_look_alike(name: str, *, user: Any = None) -> None:
             )
 
 
-def claim_user_name(name: str, *, user: Any = None) -> None:
+def claim_user_name(name: str, *, user: AbstractBaseUser | None = None) -> None:
     """`refuse_a_look_alike` under a lock on the name's reading form, held until the caller's
     transaction ends (it must be in one, and store the login in it)."""
     advisory_lock("user name", reading_form(label_form(name)))

@@ -194,7 +194,7 @@ class NameHeldToTheRule:
         clean = getattr(super(), "clean_username", None)  # the add form's: case-blind taken
         name = clean() if clean is not None else self.cleaned_data.get("username")
         if name and name != self.instance.username:
-            claim_user_name(name, user=self.instance if self.instance.pk else None)
+            claim_user_name(name, user=self.instance)
         return name
 
 

@@ -5,18 +5,13 @@ log names its actor by name alone: a curator "Carol" beside the agent "carol" re
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 from django.urls import reverse
 
 from api.models import ALL_WINGS, AgentKey
-from dedup import user_names
-from tests.races import race
 
 pytestmark = pytest.mark.django_db
 
@@ -148,33 +143,51 @@ def test_the_admins_rename_to_ones_own_name_in_capitals_is_taken(admin_client, d
     assert usernames(django_user_model) == ["Dave", "admin"]
 
 
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL")
-def test_two_logins_whose_names_read_alike_made_at_once_make_one(monkeypatch, django_user_model):
-    """A curator and an administrator, each past the look-alike check in the transaction that
-    stores it, wait (up to a second) for the other to be past its own: without the lock both
-    were, and both were made. (`create_curator` asks first outside it too, before a prompt.)"""
-    checked = threading.Barrier(2, timeout=1)
-    refuse = user_names.refuse_a_look_alike
+def test_a_name_that_shows_nothing_is_refused_by_createsuperuser(django_user_model):
+    """A Hangul filler is a letter to the user model's validator."""
+    with pytest.raises(CommandError, match=r"shows nothing"):
+        call_command("createsuperuser", interactive=False, username="\u3164", email="")
+    assert usernames(django_user_model) == []
 
-    def refused_then_meeting(name: str, **given) -> None:
-        refuse(name, **given)
-        if connection.in_atomic_block:
-            with contextlib.suppress(threading.BrokenBarrierError):  # the other waits its turn
-                checked.wait()
 
-    def making(command: str, *arguments: str, **options: object) -> str:
-        try:
-            call_command(command, *arguments, stdout=None, **options)
-        except CommandError as error:
-            return str(error)
-        return ""
+def test_a_name_that_shows_nothing_is_refused_by_the_admin(admin_client, django_user_model):
+    response = add_login(admin_client, "\u3164")
+    assert "shows nothing" in " ".join(response.context["adminform"].form.errors["username"])
+    assert usernames(django_user_model) == ["admin"]
 
-    with mock.patch.object(user_names, "refuse_a_look_alike", refused_then_meeting):
-        answers = race(
-            lambda: making("create_curator", "Carol", "--password", "a-long-pass-phrase-1"),
-            lambda: making("createsuperuser", interactive=False, username="carol", email=""),
-        )
-    assert django_user_model.objects.count() == 1
-    (refusal,) = [answer for answer in answers if answer]
-    assert "reads as the user" in refusal
+
+def test_a_superuser_whose_look_alike_was_made_while_it_was_typed_is_taken_back(
+    django_user_model,
+):
+    """At a prompt no lock is held: the name is asked again once the login is stored."""
+
+    def answer(message: str) -> str:
+        if message.startswith("Email"):  # "Carol" was accepted; meanwhile an agent is made
+            AgentKey.objects.issue(agent="carol", wings=[ALL_WINGS], rights=["read"])
+            return ""
+        return "Carol"
+
+    with (
+        mock.patch("builtins.input", answer),
+        mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
+        pytest.raises(CommandError, match=r"reads as the user 'carol'.* was taken back"),
+    ):
+        call_command("createsuperuser", interactive=True, stdin=Terminal(), stdout=None)
+    assert usernames(django_user_model) == ["carol"]
+
+
+def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_user_model):
+    """The name was no one's when asked; an agent of that very name is made before the
+    curator's transaction: the login `get_or_create` finds is the agent's."""
+    from review.management.commands import create_curator
+
+    claim = create_curator.claim_user_name
+
+    def agent_made_meanwhile(name: str) -> None:
+        AgentKey.objects.issue(agent=name, wings=[ALL_WINGS], rights=["read"])
+        claim(name)
+
+    monkeypatch.setattr(create_curator, "claim_user_name", agent_made_meanwhile)
+    with pytest.raises(CommandError, match=r"^dave is an agent's user"):
+        call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
+    assert not django_user_model.objects.filter(groups__name="curators").exists()

@@ -1,20 +1,25 @@
 """Django's `createsuperuser`, its new name held to the rule of every login's
-(`dedup.user_names`): one that reads as another user's ("Admin" beside the agent "admin") is
-refused, as `create_curator`, `agent_key create` and the admin refuse it. Found before
-django.contrib.auth's own because `dedup` comes first in INSTALLED_APPS.
+(`dedup.user_names`): one that reads as another user's ("Admin" beside the agent "admin"), mixes
+scripts or shows nothing is refused, as `create_curator`, `agent_key create` and the admin refuse
+it. Found before django.contrib.auth's own because `dedup` comes first in INSTALLED_APPS.
 
-At a prompt the name is asked as it is typed (and asked for again if refused). With `--noinput`
-(as a deploy script runs it: the name from --username or DJANGO_SUPERUSER_USERNAME) it is asked
-under its lock, in the transaction that stores the login, so two logins made at once whose names
-read alike cannot both be. A prompt holds no transaction (nor lock) while someone types: a login
-made meanwhile under a name that reads alike is not seen."""
+With `--noinput` (as a deploy script runs it: the name from --username or
+DJANGO_SUPERUSER_USERNAME) the name is asked under its lock, in the transaction that stores the
+login. At a prompt it is asked as it is typed (and asked for again if refused), but no
+transaction is held while someone types (on SQLite it would hold every writer): once the login
+is stored, its name is asked again under the lock, and a login made meanwhile under a name that
+reads alike means this one is taken back. Either way, of two logins made at once whose names
+read alike one is kept. The lock is the default database's (`dedup.locks`): --database names
+no other in this project."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.management.commands import createsuperuser
 from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from dedup.user_names import claim_user_name, refuse_a_look_alike
@@ -22,12 +27,15 @@ from dedup.user_names import claim_user_name, refuse_a_look_alike
 
 class Command(createsuperuser.Command):
     def handle(self, *args: Any, **options: Any) -> None:
-        self.held = not options["interactive"]
-        if not self.held:
-            super().handle(*args, **options)
+        self.under_lock = not options["interactive"]
+        self.accepted: str | None = None
+        if self.under_lock:
+            with transaction.atomic(using=options["database"]):
+                super().handle(*args, **options)
             return
-        with transaction.atomic(using=options["database"]):
-            super().handle(*args, **options)
+        super().handle(*args, **options)
+        if self.accepted is not None:
+            self.keep_unless_met(self.accepted, options["database"])
 
     def _validate_username(self, username: str, verbose_field_name: str, database: str) -> Any:
         """Django's checks (taken, blank, the field's own), then the rule: the one place every
@@ -39,7 +47,28 @@ class Command(createsuperuser.Command):
         if error:
             return error
         try:
-            (claim_user_name if self.held else refuse_a_look_alike)(username)
+            (claim_user_name if self.under_lock else refuse_a_look_alike)(username)
         except ValidationError as refusal:
             return f"Error: {' '.join(refusal.messages)}"
+        self.accepted = username
         return None
+
+    def keep_unless_met(self, username: str, database: str) -> None:
+        """The login made at a prompt, asked again under its name's lock now that it is stored;
+        taken back if another whose name reads alike was made since its name was typed."""
+        refusal = None
+        with transaction.atomic(using=database):
+            users = get_user_model().objects.db_manager(database)
+            made = users.filter(username=username).first()
+            if made is None:  # nothing was stored (no terminal to ask at)
+                return
+            try:
+                claim_user_name(username, user=made)
+            except ValidationError as error:
+                refusal = " ".join(error.messages)
+                made.delete()
+        if refusal is not None:  # said once the login is gone
+            raise CommandError(
+                f"{refusal} It was made while {username!r} was typed: the superuser "
+                f"{username!r} was taken back."
+            )

@@ -27,6 +27,16 @@ def name_refused(username: str) -> Iterator[None]:
         raise CommandError(f"{' '.join(error.messages)} No user {username} was created.") from None
 
 
+def refuse_an_agents(user: Any) -> None:
+    """An agent's user writes with its keys' scopes; a curator's rights on top of them would let
+    any holder of those keys decide review items."""
+    if user is not None and user.groups.filter(name=AGENTS_GROUP).exists():
+        raise CommandError(
+            f"{user.username} is an agent's user (agent_key made it): a curator is a person; "
+            "choose another name."
+        )
+
+
 class Command(CastellanCommand):
     help = (
         "Create a curator (or make an existing user one): a member of the curators group. "
@@ -50,13 +60,7 @@ class Command(CastellanCommand):
         username = clean_username(username)
         User = get_user_model()
         user = User.objects.filter(username=username).first()
-        if user is not None and user.groups.filter(name=AGENTS_GROUP).exists():
-            # An agent's user writes with its keys' scopes; a curator's rights on top of them
-            # would let any holder of those keys decide review items.
-            raise CommandError(
-                f"{username} is an agent's user (agent_key made it): a curator is a person; "
-                "choose another name."
-            )
+        refuse_an_agents(user)
         # Everything that can refuse is asked before anything is written, so a refusal (or a
         # prompt nobody answers) leaves no user behind, and no user without a password. A new
         # name is asked again under its lock, in the transaction that stores it.
@@ -72,6 +76,8 @@ class Command(CastellanCommand):
                 with name_refused(username):
                     claim_user_name(username)
             user, created = User.objects.get_or_create(username=username)
+            if not created:  # an agent's, made since it was asked for above, is refused too
+                refuse_an_agents(user)
             if password is not None:
                 user.set_password(password)
             if staff:

@@ -1,0 +1,104 @@
+"""Two logins made at once whose names read alike ("Carol", "carol"), on PostgreSQL with real
+threads: one is made, the other refused, whatever makes them (`create_curator`,
+`createsuperuser --noinput`, the admin's add form), as each asks the name under one lock on how
+it reads (`dedup.user_names.claim_user_name`). Each test makes both pass their checks at once
+unless the lock keeps one waiting: the checks meet (each waits up to a second for the other)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from unittest import mock
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
+
+from dedup import user_names
+from review.admin import LoginCreationForm
+from review.management.commands import create_curator
+from tests.races import race
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="real concurrency needs PostgreSQL"
+    ),
+]
+
+PASSWORD = "a-long-pass-phrase-1"
+
+
+@contextlib.contextmanager
+def checks_meeting(*, in_transactions_only: bool) -> Iterator[None]:
+    """Every look-alike check (or only those made in a transaction) waits, once past, for the
+    other's to be past too; one the lock holds back comes after the other's wait gave up."""
+    checked = threading.Barrier(2, timeout=1)
+    refuse = user_names.refuse_a_look_alike
+
+    def refused_then_meeting(name: str, **given) -> None:
+        refuse(name, **given)
+        if connection.in_atomic_block or not in_transactions_only:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                checked.wait()
+
+    with (
+        mock.patch.object(user_names, "refuse_a_look_alike", refused_then_meeting),
+        mock.patch.object(create_curator, "refuse_a_look_alike", refused_then_meeting),
+    ):
+        yield
+
+
+def making(command: str, *arguments: str, **options: object) -> str:
+    """The command's refusal ("" once made)."""
+    try:
+        call_command(command, *arguments, stdout=None, **options)
+    except CommandError as error:
+        return str(error)
+    return ""
+
+
+def adding(username: str) -> str:
+    """The admin's add form for `username`, validated and saved in one transaction as the admin
+    does: its refusal ("" once made)."""
+    with transaction.atomic():
+        form = LoginCreationForm({"username": username, "usable_password": "false"})
+        if form.is_valid():
+            form.save()
+            return ""
+    return " ".join(form.errors["username"])
+
+
+def refused_one(answers: list[str]) -> str:
+    (refusal,) = [answer for answer in answers if answer]
+    return refusal
+
+
+def test_a_curator_and_an_administrator(django_user_model):
+    """`create_curator` also asks before its transaction (before a prompt): only the checks made
+    in a transaction meet, or that first one would meet the administrator's."""
+    with checks_meeting(in_transactions_only=True):
+        answers = race(
+            lambda: making("create_curator", "Carol", "--password", PASSWORD),
+            lambda: making("createsuperuser", interactive=False, username="carol", email=""),
+        )
+    assert django_user_model.objects.count() == 1
+    assert "reads as the user" in refused_one(answers)
+
+
+def test_two_curators(django_user_model):
+    with checks_meeting(in_transactions_only=False):
+        answers = race(
+            lambda: making("create_curator", "Carol", "--password", PASSWORD),
+            lambda: making("create_curator", "carol", "--password", PASSWORD),
+        )
+    assert django_user_model.objects.count() == 1
+    assert "reads as the user" in refused_one(answers)
+
+
+def test_two_adds_in_the_admin(django_user_model):
+    with checks_meeting(in_transactions_only=False):
+        answers = race(lambda: adding("Stra\u00dfe"), lambda: adding("strasse"))
+    assert django_user_model.objects.count() == 1
+    assert "reads as the user" in refused_one(answers)
