@@ -180,7 +180,9 @@ class AgentKeyManager(APIKeyManager):
         and a person's login made an agent's here is still refused at sign-in. A new agent's
         name is asked again here, under a lock on how it reads: two made at once whose names
         read alike ("Carol", "carol") had each passed the callers' check, made before either
-        was stored; now the second waits for the first and is refused."""
+        was stored; now the second waits for the first and is refused. So is a person's login
+        made meanwhile under the very name (`createsuperuser Dan` beside `agent_key create
+        Dan`), which the callers' check had not seen."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
             try:
@@ -192,6 +194,10 @@ class AgentKeyManager(APIKeyManager):
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
             user.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
+            try:  # a person's login (made meanwhile by its very name) is no agent for a group
+                refuse_a_person(user)
+            except ValidationError as error:
+                raise ValidationError({"agent": error.messages}) from error
             key, secret = self.create_key(
                 user=user,
                 name=name or agent,

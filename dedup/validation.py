@@ -250,9 +250,15 @@ CURSOR_MAX_CHARACTERS = 512  # a cursor the app made (sealed: dedup.cursors) is 
 def clean_username(value: str, field: str = "username") -> str:
     """A user's name (a curator's, an agent's) as the user model's field accepts it: its length
     and its characters (letters, digits and @.+-_), where a command saved whatever it was given
-    (and PostgreSQL refused one past its column with an error); not one that shows nothing."""
+    (and PostgreSQL refused one past its column with an error); not one that shows nothing; and
+    in the form Django's own forms store and sign in with (`normalize_username`, NFKC: a
+    fullwidth "\uff51uinn" is "quinn", whom the login page could not find under the name as
+    typed), unless a login holds the name exactly as typed (made before that rule)."""
+    User = get_user_model()
     try:
-        name = get_user_model()._meta.get_field("username").clean(value, None)
+        name = User._meta.get_field("username").clean(value, None)
+        if not User.objects.filter(username=name).exists():  # checked as it will be stored
+            name = User._meta.get_field("username").clean(User.normalize_username(name), None)
     except ValidationError as error:
         raise InvalidInput(
             f"{field}: {' '.join(error.messages)}", details={"field": field}

@@ -40,7 +40,7 @@ def create(agent: str) -> None:
     [
         ("Carol", r"^'Carol' reads as the user 'carol': the audit log would not tell them apart"),
         ("CAROL", r"^'CAROL' reads as the user 'carol'"),
-        ("\uff43arol", r"^'\uff43arol' reads as the user 'carol'"),  # a fullwidth c
+        ("\uff43arol", r"^carol is a person's login"),  # a fullwidth c: stored as "carol"
         ("c\u0430rol", r"^'c\u0430rol' mixes the letters of Cyrillic and Latin"),
         ("car\u03bfl", r"^'car\u03bfl' mixes the letters of Greek and Latin"),  # a Greek o
     ],

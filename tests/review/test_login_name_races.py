@@ -102,3 +102,40 @@ def test_two_adds_in_the_admin(django_user_model):
         answers = race(lambda: adding("Stra\u00dfe"), lambda: adding("strasse"))
     assert django_user_model.objects.count() == 1
     assert "reads as the user" in refused_one(answers)
+
+
+def test_a_curator_and_an_administrator_of_one_name_in_two_widths(django_user_model):
+    """Both are stored as "pet1" (NFKC, as Django's forms and `create_user` store a name): one
+    is made, the other refused as taken (or made meanwhile), never both side by side."""
+    with checks_meeting(in_transactions_only=True):
+        answers = race(
+            lambda: making("create_curator", "pet1", "--password", PASSWORD),
+            lambda: making(
+                "createsuperuser", interactive=False, username="\uff50\uff45\uff541", email=""
+            ),
+        )
+    assert list(django_user_model.objects.values_list("username", flat=True)) == ["pet1"]
+    assert "already taken" in refused_one(answers) or "made meanwhile" in refused_one(answers)
+
+
+def test_an_agent_and_an_administrator_of_one_name(django_user_model):
+    """Neither takes over the other's login: the one made second is refused."""
+    with checks_meeting(in_transactions_only=True):
+        answers = race(
+            lambda: making("agent_key", "create", "Dan", "--wings", "*"),
+            lambda: making("createsuperuser", interactive=False, username="Dan", email=""),
+        )
+    dan = django_user_model.objects.get(username="Dan")
+    assert dan.is_superuser != dan.groups.filter(name="agents").exists()
+    assert refused_one(answers)
+
+
+def test_two_administrators_of_one_name(django_user_model):
+    """The second is told the name is taken (it once failed on the unique constraint)."""
+    with checks_meeting(in_transactions_only=True):
+        answers = race(
+            lambda: making("createsuperuser", interactive=False, username="zed", email=""),
+            lambda: making("createsuperuser", interactive=False, username="zed", email=""),
+        )
+    assert django_user_model.objects.count() == 1
+    assert "already taken" in refused_one(answers)

@@ -11,10 +11,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from api.management.commands import agent_key
 from api.models import ALL_WINGS, AgentKey
+from review.management.commands import create_curator
 
 pytestmark = pytest.mark.django_db
 
+PASSWORD = "a-long-pass-phrase-1"
 READS_AS_CAROL = r"'Carol' reads as the user 'carol': the audit log would not tell them apart"
 
 
@@ -179,8 +182,6 @@ def test_a_superuser_whose_look_alike_was_made_while_it_was_typed_is_taken_back(
 def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_user_model):
     """The name was no one's when asked; an agent of that very name is made before the
     curator's transaction: the login `get_or_create` finds is the agent's."""
-    from review.management.commands import create_curator
-
     claim = create_curator.claim_user_name
 
     def agent_made_meanwhile(name: str) -> None:
@@ -188,6 +189,36 @@ def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_
         claim(name)
 
     monkeypatch.setattr(create_curator, "claim_user_name", agent_made_meanwhile)
-    with pytest.raises(CommandError, match=r"^dave is an agent's user"):
+    with pytest.raises(CommandError, match=r"^dave was made meanwhile, by another command"):
         call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
     assert not django_user_model.objects.filter(groups__name="curators").exists()
+
+
+def test_a_curator_typed_in_fullwidth_letters_is_stored_as_the_login_page_reads_it(
+    client, django_user_model
+):
+    """Django's login form reads "\uff51\uff55\uff49\uff4e\uff4e" as "quinn" (NFKC): stored as
+    typed, that curator could never sign in."""
+    call_command("create_curator", "\uff51\uff55\uff49\uff4e\uff4e", "--password", PASSWORD)
+    assert usernames(django_user_model) == ["quinn"]
+    response = client.post(
+        "/accounts/login/", {"username": "\uff51\uff55\uff49\uff4e\uff4e", "password": PASSWORD}
+    )
+    assert response.status_code == 302
+
+
+def test_a_name_holding_a_character_that_shows_nothing_is_refused_shown(
+    admin_client, django_user_model
+):
+    response = add_login(admin_client, "dave\u3164")  # the form's NFKC makes it U+1160
+    errors = " ".join(response.context["adminform"].form.errors["username"])
+    assert "'dave\\u1160' holds a character that shows nothing" in errors
+    assert usernames(django_user_model) == ["admin"]
+
+
+def test_agent_keys_refusal_under_the_lock_names_no_option(carol, monkeypatch):
+    """The agent is the command's argument: the refusal `issue` makes (when a look-alike was
+    made after the command's own check) is said as the command's own would be."""
+    monkeypatch.setattr(agent_key, "refuse_an_agent", lambda name: None)
+    with pytest.raises(CommandError, match=r"^'Carol' reads as the user 'carol'"):
+        call_command("agent_key", "create", "Carol", "--wings", "*", stdout=None)

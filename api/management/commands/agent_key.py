@@ -95,9 +95,12 @@ class Command(CastellanCommand):
                 expires_at=expires_at,
                 name=name,
             )
-        except ValidationError as error:
+        except ValidationError as error:  # the agent is an argument, the others options
             raise CommandError(
-                " ".join(f"--{field}: {' '.join(m)}" for field, m in error.message_dict.items())
+                " ".join(
+                    " ".join(m) if field == "agent" else f"--{field}: {' '.join(m)}"
+                    for field, m in error.message_dict.items()
+                )
             ) from error
         self.stdout.write(f"Agent key {key.prefix} for {agent} (shown once, store it now):")
         self.stdout.write(secret)

@@ -22,7 +22,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from dedup.user_names import claim_user_name, refuse_a_look_alike
+from dedup.user_names import claim_user_name, hold_user_name, refuse_a_look_alike
 
 
 class Command(createsuperuser.Command):
@@ -42,12 +42,16 @@ class Command(createsuperuser.Command):
         name passes, typed, given with --username or read from the environment. (A private
         method of Django's command, which returns its refusal as a line of text: the public
         hook, `get_input_data`, sees typed names only.)"""
+        # As it will be stored (`create_user` normalises it): "\uff44an" is taken if "dan" is.
+        username = self.UserModel.normalize_username(username)
+        if self.under_lock and username:  # before Django asks whether it is taken
+            hold_user_name(username)
         checked = super()._validate_username  # type: ignore[misc]  # not in django-stubs
         error = checked(username, verbose_field_name, database)
         if error:
             return error
         try:
-            (claim_user_name if self.under_lock else refuse_a_look_alike)(username)
+            refuse_a_look_alike(username)
         except ValidationError as refusal:
             return f"Error: {' '.join(refusal.messages)}"
         self.accepted = username

@@ -75,9 +75,14 @@ class Command(CastellanCommand):
             if user is None:
                 with name_refused(username):
                     claim_user_name(username)
+            new = user is None
             user, created = User.objects.get_or_create(username=username)
-            if not created:  # an agent's, made since it was asked for above, is refused too
-                refuse_an_agents(user)
+            if new and not created:
+                raise CommandError(
+                    f"{username} was made meanwhile, by another command: it is not made a "
+                    "curator unasked. Run this again to make that login a curator."
+                )
+            refuse_an_agents(user)  # an agent's, made one since it was asked for above
             if password is not None:
                 user.set_password(password)
             if staff:
