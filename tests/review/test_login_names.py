@@ -82,7 +82,9 @@ def test_createsuperuser_asks_again_for_a_typed_look_alike(carol, django_user_mo
         mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
     ):
         call_command("createsuperuser", interactive=True, stdin=Terminal())
-    assert "reads as the user 'carol'" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "reads as the user 'carol'" in said.err
+    assert "Superuser created successfully." in said.out
     assert usernames(django_user_model) == ["carol", "dave"]
 
 
@@ -160,7 +162,7 @@ def test_a_name_that_shows_nothing_is_refused_by_the_admin(admin_client, django_
 
 
 def test_a_superuser_whose_look_alike_was_made_while_it_was_typed_is_taken_back(
-    django_user_model,
+    django_user_model, capsys
 ):
     """At a prompt no lock is held: the name is asked again once the login is stored."""
 
@@ -175,8 +177,30 @@ def test_a_superuser_whose_look_alike_was_made_while_it_was_typed_is_taken_back(
         mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
         pytest.raises(CommandError, match=r"reads as the user 'carol'.* was taken back"),
     ):
-        call_command("createsuperuser", interactive=True, stdin=Terminal(), stdout=None)
+        call_command("createsuperuser", interactive=True, stdin=Terminal())
+    assert "created successfully" not in capsys.readouterr().out  # it said so, then took it back
     assert usernames(django_user_model) == ["carol"]
+
+
+@pytest.mark.django_db(transaction=True)  # the failed insert is in no test's transaction
+def test_a_superuser_whose_very_name_was_made_while_it_was_typed_is_refused(
+    django_user_model,
+):
+    """It failed on the unique constraint, with a traceback."""
+
+    def answer(message: str) -> str:
+        if message.startswith("Email"):
+            django_user_model.objects.create_user("dave")
+            return ""
+        return "dave"
+
+    with (
+        mock.patch("builtins.input", answer),
+        mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
+        pytest.raises(CommandError, match=r"^Error: 'dave' was made meanwhile"),
+    ):
+        call_command("createsuperuser", interactive=True, stdin=Terminal())
+    assert not django_user_model.objects.get(username="dave").is_superuser
 
 
 def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_user_model):
@@ -189,6 +213,22 @@ def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_
         claim(name)
 
     monkeypatch.setattr(create_curator, "claim_user_name", agent_made_meanwhile)
+    with pytest.raises(CommandError, match=r"^dave is an agent's user"):
+        call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
+    assert not django_user_model.objects.filter(groups__name="curators").exists()
+
+
+def test_a_curators_name_a_person_took_meanwhile_is_not_made_a_curator_unasked(
+    monkeypatch, django_user_model
+):
+    """Made a curator, that login's password would have been the one typed for a new one."""
+    claim = create_curator.claim_user_name
+
+    def person_made_meanwhile(name: str) -> None:
+        django_user_model.objects.create_superuser(name, password="their-own-pass-phrase")
+        claim(name)
+
+    monkeypatch.setattr(create_curator, "claim_user_name", person_made_meanwhile)
     with pytest.raises(CommandError, match=r"^dave was made meanwhile, by another command"):
         call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
     assert not django_user_model.objects.filter(groups__name="curators").exists()

@@ -20,9 +20,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.management.commands import createsuperuser
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
-from dedup.user_names import claim_user_name, hold_user_name, refuse_a_look_alike
+from dedup.user_names import claim_user_name, hold_user_name, refuse_a_look_alike, shown
 
 
 class Command(createsuperuser.Command):
@@ -33,9 +33,17 @@ class Command(createsuperuser.Command):
             with transaction.atomic(using=options["database"]):
                 super().handle(*args, **options)
             return
-        super().handle(*args, **options)
+        try:  # its "created" said once it is kept
+            super().handle(*args, **{**options, "verbosity": 0})
+        except IntegrityError:  # the very name, made while it was typed
+            raise CommandError(
+                f"Error: {shown(self.accepted or '')} was made meanwhile, by another command: "
+                "no superuser was made. Choose another name."
+            ) from None
         if self.accepted is not None:
             self.keep_unless_met(self.accepted, options["database"])
+            if options["verbosity"] >= 1:
+                self.stdout.write("Superuser created successfully.")
 
     def _validate_username(self, username: str, verbose_field_name: str, database: str) -> Any:
         """Django's checks (taken, blank, the field's own), then the rule: the one place every
@@ -73,6 +81,6 @@ class Command(createsuperuser.Command):
                 made.delete()
         if refusal is not None:  # said once the login is gone
             raise CommandError(
-                f"{refusal} It was made while {username!r} was typed: the superuser "
-                f"{username!r} was taken back."
+                f"{refusal} It was made while {shown(username)} was typed: the superuser "
+                f"{shown(username)} was taken back."
             )

@@ -12,7 +12,7 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup.commands import CastellanCommand
-from dedup.user_names import claim_user_name, refuse_a_look_alike
+from dedup.user_names import claim_user_name, refuse_a_look_alike, shown
 from dedup.validation import clean_username
 from palace.models import AGENTS_GROUP
 from review.curators import curators_group
@@ -24,7 +24,9 @@ def name_refused(username: str) -> Iterator[None]:
     try:
         yield
     except ValidationError as error:
-        raise CommandError(f"{' '.join(error.messages)} No user {username} was created.") from None
+        raise CommandError(
+            f"{' '.join(error.messages)} No user {shown(username)} was created."
+        ) from None
 
 
 def refuse_an_agents(user: Any) -> None:
@@ -77,12 +79,12 @@ class Command(CastellanCommand):
                     claim_user_name(username)
             new = user is None
             user, created = User.objects.get_or_create(username=username)
+            refuse_an_agents(user)  # an agent's, made one since it was asked for above
             if new and not created:
                 raise CommandError(
                     f"{username} was made meanwhile, by another command: it is not made a "
                     "curator unasked. Run this again to make that login a curator."
                 )
-            refuse_an_agents(user)  # an agent's, made one since it was asked for above
             if password is not None:
                 user.set_password(password)
             if staff:
