@@ -5,9 +5,11 @@ log names its actor by name alone: a curator "Carol" beside the agent "carol" re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from unittest import mock
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -33,13 +35,13 @@ def usernames(django_user_model) -> list[str]:
 
 def test_a_curator_whose_name_reads_as_an_agents_is_refused(carol, django_user_model):
     with pytest.raises(CommandError, match=READS_AS_CAROL):
-        call_command("create_curator", "Carol", "--password", "a-long-pass-phrase-1")
+        call_command("create_curator", "Carol", "--password", PASSWORD)
     assert usernames(django_user_model) == ["carol"]
 
 
 def test_a_curator_in_letters_of_two_scripts_is_refused(django_user_model):
     with pytest.raises(CommandError, match=r"mixes the letters of Cyrillic and Latin"):
-        call_command("create_curator", "c\u0430rol", "--password", "a-long-pass-phrase-1")
+        call_command("create_curator", "c\u0430rol", "--password", PASSWORD)
     assert usernames(django_user_model) == []
 
 
@@ -47,7 +49,7 @@ def test_an_existing_login_made_a_curator_keeps_its_name(django_user_model):
     """The rule is a new name's: "Carol" made before the rule stays, and can be made a curator."""
     django_user_model.objects.create_user("carol")
     django_user_model.objects.create_user("Carol")
-    call_command("create_curator", "Carol", "--password", "a-long-pass-phrase-1")
+    call_command("create_curator", "Carol", "--password", PASSWORD)
     assert django_user_model.objects.get(username="Carol").groups.filter(name="curators").exists()
 
 
@@ -79,7 +81,7 @@ def test_createsuperuser_asks_again_for_a_typed_look_alike(carol, django_user_mo
     answers = iter(["Carol", "dave", ""])  # the name twice, then the email
     with (
         mock.patch("builtins.input", lambda message: next(answers)),
-        mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
+        mock.patch("getpass.getpass", lambda prompt="": PASSWORD),
     ):
         call_command("createsuperuser", interactive=True, stdin=Terminal())
     said = capsys.readouterr()
@@ -161,23 +163,29 @@ def test_a_name_that_shows_nothing_is_refused_by_the_admin(admin_client, django_
     assert usernames(django_user_model) == ["admin"]
 
 
+def typed_at_the_prompt(name: str, meanwhile: Callable[[], object]) -> None:
+    """`createsuperuser` at a prompt, `name` typed; `meanwhile` run as the email is asked (the
+    name accepted, the login not stored yet)."""
+
+    def answer(message: str) -> str:
+        if message.startswith("Email"):
+            meanwhile()
+            return ""
+        return name
+
+    with (
+        mock.patch("builtins.input", answer),
+        mock.patch("getpass.getpass", lambda prompt="": PASSWORD),
+    ):
+        call_command("createsuperuser", interactive=True, stdin=Terminal())
+
+
 def test_a_superuser_whose_look_alike_was_made_while_it_was_typed_is_taken_back(
     django_user_model, capsys
 ):
     """At a prompt no lock is held: the name is asked again once the login is stored."""
-
-    def answer(message: str) -> str:
-        if message.startswith("Email"):  # "Carol" was accepted; meanwhile an agent is made
-            AgentKey.objects.issue(agent="carol", wings=[ALL_WINGS], rights=["read"])
-            return ""
-        return "Carol"
-
-    with (
-        mock.patch("builtins.input", answer),
-        mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
-        pytest.raises(CommandError, match=r"reads as the user 'carol'.* was taken back"),
-    ):
-        call_command("createsuperuser", interactive=True, stdin=Terminal())
+    with pytest.raises(CommandError, match=r"reads as the user 'carol'.* was taken back"):
+        typed_at_the_prompt("Carol", lambda: an_agent("carol"))
     assert "created successfully" not in capsys.readouterr().out  # it said so, then took it back
     assert usernames(django_user_model) == ["carol"]
 
@@ -187,50 +195,42 @@ def test_a_superuser_whose_very_name_was_made_while_it_was_typed_is_refused(
     django_user_model,
 ):
     """It failed on the unique constraint, with a traceback."""
-
-    def answer(message: str) -> str:
-        if message.startswith("Email"):
-            django_user_model.objects.create_user("dave")
-            return ""
-        return "dave"
-
-    with (
-        mock.patch("builtins.input", answer),
-        mock.patch("getpass.getpass", lambda prompt="": "a-long-pass-phrase-1"),
-        pytest.raises(CommandError, match=r"^Error: 'dave' was made meanwhile"),
-    ):
-        call_command("createsuperuser", interactive=True, stdin=Terminal())
+    with pytest.raises(CommandError, match=r"^Error: 'dave' was made meanwhile"):
+        typed_at_the_prompt("dave", lambda: django_user_model.objects.create_user("dave"))
     assert not django_user_model.objects.get(username="dave").is_superuser
 
 
-def test_a_curators_name_an_agent_took_meanwhile_is_refused(monkeypatch, django_user_model):
-    """The name was no one's when asked; an agent of that very name is made before the
-    curator's transaction: the login `get_or_create` finds is the agent's."""
-    claim = create_curator.claim_user_name
-
-    def agent_made_meanwhile(name: str) -> None:
-        AgentKey.objects.issue(agent=name, wings=[ALL_WINGS], rights=["read"])
-        claim(name)
-
-    monkeypatch.setattr(create_curator, "claim_user_name", agent_made_meanwhile)
-    with pytest.raises(CommandError, match=r"^dave is an agent's user"):
-        call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
-    assert not django_user_model.objects.filter(groups__name="curators").exists()
+def an_agent(name: str) -> None:
+    AgentKey.objects.issue(agent=name, wings=[ALL_WINGS], rights=["read"])
 
 
-def test_a_curators_name_a_person_took_meanwhile_is_not_made_a_curator_unasked(
-    monkeypatch, django_user_model
+def an_administrator(name: str) -> None:
+    get_user_model().objects.create_superuser(name, password="their-own-pass-phrase")
+
+
+@pytest.mark.parametrize(
+    ("made", "refusal"),
+    [
+        (an_agent, r"^dave is an agent's user"),
+        # made a curator, its password would have been the one typed for a new login
+        (an_administrator, r"^dave was made meanwhile, by another command"),
+    ],
+    ids=["agent", "administrator"],
+)
+def test_a_curators_name_taken_meanwhile_is_not_made_a_curator(
+    monkeypatch, django_user_model, made, refusal
 ):
-    """Made a curator, that login's password would have been the one typed for a new one."""
+    """The name was no one's when asked; a login of that very name is made before the
+    curator's transaction: the login `get_or_create` finds is not made a curator."""
     claim = create_curator.claim_user_name
 
-    def person_made_meanwhile(name: str) -> None:
-        django_user_model.objects.create_superuser(name, password="their-own-pass-phrase")
+    def made_meanwhile(name: str) -> None:
+        made(name)
         claim(name)
 
-    monkeypatch.setattr(create_curator, "claim_user_name", person_made_meanwhile)
-    with pytest.raises(CommandError, match=r"^dave was made meanwhile, by another command"):
-        call_command("create_curator", "dave", "--password", "a-long-pass-phrase-1")
+    monkeypatch.setattr(create_curator, "claim_user_name", made_meanwhile)
+    with pytest.raises(CommandError, match=refusal):
+        call_command("create_curator", "dave", "--password", PASSWORD)
     assert not django_user_model.objects.filter(groups__name="curators").exists()
 
 
