@@ -176,13 +176,13 @@ class AgentKeyManager(APIKeyManager):
         """A new key for `agent` (a user, made on first use and put in the agents group) and
         the key itself, which is not stored and cannot be shown again. Wings or rights that
         `clean_scope` refuses raise its ValidationError before anything is written. Who `agent`
-        may be is its callers' to ask (`refuse_an_agent`): a login made here has no password,
-        and a person's login made an agent's here is still refused at sign-in. A new agent's
-        name is asked again here, under a lock on how it reads: two made at once whose names
-        read alike ("Carol", "carol") had each passed the callers' check, made before either
-        was stored; now the second waits for the first and is refused. So is a person's login
-        made meanwhile under the very name (`createsuperuser Dan` beside `agent_key create
-        Dan`), which the callers' check had not seen."""
+        may be its callers ask first (`refuse_an_agent`, before a command writes anything); a
+        login made here has no password. It is asked again here, under a lock on how the name
+        reads: two made at once whose names read alike ("Carol", "carol") had each passed the
+        callers' check, made before either was stored; now the second waits for the first and
+        is refused. So is a person's login (`refuse_a_person`, asked once the login is in the
+        agents' group), such as one made meanwhile under the very name (`createsuperuser Dan`
+        beside `agent_key create Dan`), which the callers' check had not seen."""
         wings, rights = clean_scope(wings=list(wings), rights=list(rights))
         with transaction.atomic():
             try:
