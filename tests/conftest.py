@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth.models import Group, Permission
 from django.core.cache import cache
@@ -42,6 +44,13 @@ def agent_client(username: str, wings=(ALL_WINGS,), rights=RIGHTS) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
     return client
+
+
+class Terminal(io.StringIO):
+    """A stream that is a terminal: a stdin for getpass to ask at, a stderr for a progress bar."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def person_client(user) -> APIClient:

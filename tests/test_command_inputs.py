@@ -23,6 +23,7 @@ from palace.models import Drawer, DrawerLink, Import
 from review.curators import GROUP
 from review.models import Proposal, SweepRun
 from review.services import sweeps
+from tests.conftest import Terminal
 
 pytestmark = pytest.mark.django_db
 
@@ -197,13 +198,6 @@ def test_a_curator_of_an_odd_name_is_refused(dedup_settings, username):
     with pytest.raises(CommandError):
         call_command("create_curator", username, "--password", "secret-pass-1")
     assert not get_user_model().objects.exists()
-
-
-class Terminal(io.StringIO):
-    """A stream that is a terminal: a stdin for getpass to ask at, a stderr for a progress bar."""
-
-    def isatty(self) -> bool:
-        return True
 
 
 def test_a_new_curator_without_a_terminal_is_refused_and_nothing_is_made(

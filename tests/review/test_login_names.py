@@ -16,6 +16,7 @@ from django.urls import reverse
 from api.management.commands import agent_key
 from api.models import ALL_WINGS, AgentKey
 from review.management.commands import create_curator
+from tests.conftest import Terminal
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +24,14 @@ PASSWORD = "a-long-pass-phrase-1"
 READS_AS_CAROL = r"'Carol' reads as the user 'carol': the audit log would not tell them apart"
 
 
+def an_agent(name: str) -> None:
+    AgentKey.objects.issue(agent=name, wings=[ALL_WINGS], rights=["read"])
+
+
 @pytest.fixture
 def carol():
     """An agent: its rows in the audit log read "carol"."""
-    AgentKey.objects.issue(agent="carol", wings=[ALL_WINGS], rights=["read"])
+    an_agent("carol")
 
 
 def usernames(django_user_model) -> list[str]:
@@ -72,11 +77,6 @@ def test_createsuperuser_without_input_makes_a_name_no_one_reads_as(carol, djang
     assert django_user_model.objects.get(username="dave").is_superuser
 
 
-class Terminal:
-    def isatty(self) -> bool:
-        return True
-
-
 def test_createsuperuser_asks_again_for_a_typed_look_alike(carol, django_user_model, capsys):
     answers = iter(["Carol", "dave", ""])  # the name twice, then the email
     with (
@@ -108,7 +108,7 @@ def add_login(client, username: str):
 def test_the_admins_add_form_refuses_a_look_alike(
     carol, admin_client, django_user_model, username, refusal
 ):
-    AgentKey.objects.issue(agent="strasse", wings=[ALL_WINGS], rights=["read"])
+    an_agent("strasse")
     response = add_login(admin_client, username)
     assert response.status_code == 200
     assert refusal in " ".join(response.context["adminform"].form.errors["username"])
@@ -198,10 +198,6 @@ def test_a_superuser_whose_very_name_was_made_while_it_was_typed_is_refused(
     with pytest.raises(CommandError, match=r"^Error: 'dave' was made meanwhile"):
         typed_at_the_prompt("dave", lambda: django_user_model.objects.create_user("dave"))
     assert not django_user_model.objects.get(username="dave").is_superuser
-
-
-def an_agent(name: str) -> None:
-    AgentKey.objects.issue(agent=name, wings=[ALL_WINGS], rights=["read"])
 
 
 def an_administrator(name: str) -> None:
