@@ -72,6 +72,15 @@ def test_createsuperuser_without_input_refuses_a_look_alike(
     assert usernames(django_user_model) == ["carol"]
 
 
+@pytest.mark.parametrize("username", ["a\x00b", "a\x01b", "x" * 400])
+def test_createsuperuser_without_input_refuses_an_odd_name_as_such(django_user_model, username):
+    """A NUL reached the database (PostgreSQL: a DataError, with a traceback) before the field
+    refused it."""
+    with pytest.raises(CommandError, match=r"valid username|at most 150 characters"):
+        call_command("createsuperuser", interactive=False, username=username, email="")
+    assert usernames(django_user_model) == []
+
+
 def test_createsuperuser_without_input_makes_a_name_no_one_reads_as(carol, django_user_model):
     call_command("createsuperuser", interactive=False, username="dave", email="", stdout=None)
     assert django_user_model.objects.get(username="dave").is_superuser

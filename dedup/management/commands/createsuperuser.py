@@ -52,6 +52,10 @@ class Command(createsuperuser.Command):
         hook, `get_input_data`, sees typed names only.)"""
         # As it will be stored (`create_user` normalises it): "\uff44an" is taken if "dan" is.
         username = self.UserModel.normalize_username(username)
+        try:  # the field's own check first: Django asks whether a name is taken before it,
+            self.username_field.clean(username, None)  # and PostgreSQL refuses a NUL in a query
+        except ValidationError as refusal:
+            return "; ".join(refusal.messages)
         if self.under_lock and username:  # before Django asks whether it is taken
             hold_user_name(username)
         checked = super()._validate_username  # type: ignore[misc]  # not in django-stubs
