@@ -3,7 +3,7 @@
 (`create_curator`, `createsuperuser`, the admin's user forms). An audit row names its actor by
 name alone, so a new name that reads as another user's ("Carol" beside the curator "carol", or
 "c\u0430rol" with a Cyrillic a), or one holding what shows nothing, would make its rows read as
-theirs or as no one's. (`seed_demo` makes its `curator` without it, once, in the store it seeds.)
+theirs or as no one's. `seed_demo` makes its `curator` under it too.
 
 Names are compared as stored: Django's forms and `create_user` store a name in its NFKC form
 (`normalize_username`), and so do the commands (`dedup.validation.clean_username`).

@@ -8,7 +8,8 @@ import re
 import uuid
 
 import pytest
-from django.core.management import call_command
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 
 from api.models import AgentKey
 from dedup import services
@@ -97,3 +98,38 @@ def test_every_demo_mention_is_on_a_drawer_that_names_it(first_output):
     for mention in mentions:
         name = mention.observation["name"]
         assert names(mention.drawer.content, name), (name, mention.drawer.content)
+
+
+def seed_refused() -> str:
+    with pytest.raises(CommandError) as refusal:
+        seed()
+    return str(refusal.value)
+
+
+def test_a_first_seed_beside_a_look_alike_login_is_refused_and_writes_nothing(dedup_settings):
+    """The demo's curator is held to the rule of every login's name: beside an administrator
+    "Curator", a second login reading as theirs would make the audit log's rows ambiguous."""
+    get_user_model().objects.create_user("Curator", password="x")
+    refusal = seed_refused()
+    assert "reads as the user 'Curator'" in refusal
+    assert not get_user_model().objects.filter(username="curator").exists()
+    assert not Drawer.objects.exists()
+
+
+def test_an_agents_login_named_curator_is_not_made_a_curator(dedup_settings):
+    call_command("agent_key", "create", "curator", "--wings", "*", stdout=io.StringIO())
+    refusal = seed_refused()
+    assert "agent's user" in refusal
+    assert not Drawer.objects.exists()
+
+
+def test_a_later_run_beside_a_look_alike_serves_on_without_a_login(first_output):
+    """`make run` runs seed_demo at every start: once the curator renamed themselves "Curator",
+    the next start must not stop, nor make a second "curator"."""
+    User = get_user_model()
+    User.objects.filter(username="curator").update(username="Curator")
+    out, err = io.StringIO(), io.StringIO()
+    call_command("seed_demo", "--no-progress", stdout=out, stderr=err)
+    assert "No demo curator login" in err.getvalue()
+    assert "Curator login:" not in out.getvalue()
+    assert not User.objects.filter(username="curator").exists()

@@ -1,7 +1,5 @@
 import getpass
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -12,31 +10,9 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup.commands import CastellanCommand
-from dedup.user_names import claim_user_name, refuse_a_look_alike, shown
+from dedup.user_names import claim_user_name, refuse_a_look_alike
 from dedup.validation import clean_username
-from palace.models import AGENTS_GROUP
-from review.curators import curators_group
-
-
-@contextmanager
-def name_refused(username: str) -> Iterator[None]:
-    """A new curator's name refused by the rule of every login's (`dedup.user_names`), said."""
-    try:
-        yield
-    except ValidationError as error:
-        raise CommandError(
-            f"{' '.join(error.messages)} No user {shown(username)} was created."
-        ) from None
-
-
-def refuse_an_agents(user: Any) -> None:
-    """An agent's user writes with its keys' scopes; a curator's rights on top of them would let
-    any holder of those keys decide review items."""
-    if user is not None and user.groups.filter(name=AGENTS_GROUP).exists():
-        raise CommandError(
-            f"{user.username} is an agent's user (agent_key made it): a curator is a person; "
-            "choose another name."
-        )
+from review.curators import curators_group, name_refused, refuse_an_agents
 
 
 class Command(CastellanCommand):

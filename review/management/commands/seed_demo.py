@@ -16,15 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from dedup import services
 from dedup.commands import CastellanCommand, progress_bar
+from dedup.user_names import claim_user_name
 from palace.models import AuditAction, AuditEntry, AuditTarget, Drawer
-from review.curators import curators_group
+from review.curators import curators_group, refuse_an_agents
 from review.demo import SIGHTINGS, Write, demo_plan
 
 if TYPE_CHECKING:
@@ -47,21 +49,26 @@ class Command(CastellanCommand):
 
     def handle(self, *args: Any, no_progress: bool, url: str, **options: Any) -> None:
         seeded = self.seeded()
+        token: Token | None = None
         if seeded:
             self.stdout.write(
                 f"Demo palace: seeded already ({seeded}); nothing written, so your changes "
                 "and deletions stand."
             )
-            with transaction.atomic():
-                _, token = self.curator()
+            try:
+                with transaction.atomic():
+                    _, token = self.curator()
+            except CommandError as refusal:  # the store's own users stand: say why, serve on
+                self.stderr.write(f"No demo curator login: {refusal}")
         else:
             with transaction.atomic():
                 token = self.seed(no_progress, options["verbosity"])
-        self.stdout.write(
-            f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}  (the first seed's password, unless "
-            "changed since)"
-        )
-        self.stdout.write(f"API token:     {token.key}  (the curator's own)")
+        if token is not None:
+            self.stdout.write(
+                f"Curator login: {DEMO_USER} / {DEMO_PASSWORD}  (the first seed's password, "
+                "unless changed since)"
+            )
+            self.stdout.write(f"API token:     {token.key}  (the curator's own)")
         # By name: the API's app owns the keys, and review may not import it. A key is minted
         # only the first time: an agent with an active key is told how to mint another.
         call_command(
@@ -89,6 +96,7 @@ class Command(CastellanCommand):
         return ""
 
     def seed(self, no_progress: bool, verbosity: int) -> Token:
+        _, token = self.curator()  # first: a refused name writes nothing
         plan = demo_plan(random.Random(2026))
         with progress_bar(
             verbosity, hidden=no_progress, total=len(plan), desc="drawers", unit=" drawers"
@@ -98,7 +106,6 @@ class Command(CastellanCommand):
             verbosity, hidden=no_progress, total=len(SIGHTINGS), desc="mentions", unit=" names"
         ) as bar:
             mentions = self.mention(written, bar.update)
-        _, token = self.curator()
         AuditEntry.objects.record(
             actor=None,
             action=AuditAction.DEMO_SEED,
@@ -151,9 +158,22 @@ class Command(CastellanCommand):
         return mentions
 
     def curator(self) -> tuple[User, Token]:
+        """The demo's curator, made the first time under the rule of every login's name (the
+        caller's transaction stores it): a store whose admin made "Curator" gets no second
+        login that reads as theirs, and an agent named "curator" is not made a curator."""
         User = get_user_model()
-        user, created = User.objects.get_or_create(username=DEMO_USER, defaults={"is_staff": True})
-        if created:
+        user = User.objects.filter(username=DEMO_USER).first()
+        refuse_an_agents(user)
+        if user is None:
+            try:
+                claim_user_name(DEMO_USER)
+            except ValidationError as error:
+                raise CommandError(
+                    f"{error.messages[0].removesuffix(' Choose another name.')} The demo's "
+                    f"curator is always {DEMO_USER}: rename that user, or seed another "
+                    "database."
+                ) from None
+            user = User(username=DEMO_USER, is_staff=True)
             user.set_password(DEMO_PASSWORD)
             user.save()
         user.groups.add(curators_group())
