@@ -177,6 +177,7 @@ def test_unknown_and_malformed_entity_ids(api, suffix):
         ({"name": " \ufeff\u2060 "}, "empty_label"),
         ({"name": "Ada", "kind": "Bad Kind"}, "invalid"),
         ({"name": "Ada", "kind": " "}, "empty_label"),
+        ({"name": "Ada", "kind": ""}, "empty_label"),  # given blank: not `other` (README)
         ({"name": "Ada", "kind": 7}, "invalid"),
         ({"name": 4}, "invalid"),
         ({"name": "Ada", "provenance": [1]}, "invalid"),
