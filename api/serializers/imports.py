@@ -55,7 +55,12 @@ class ImportSerializer(serializers.Serializer):
         "and each list's count (removed_count...)}: each list its first 100 (the audit log "
         "holds every one)."
     )
-    malformed = ImportErrorSerializer(source="errors", many=True)
+    malformed = ImportErrorSerializer(
+        source="errors",
+        many=True,
+        help_text="The first 100 malformed records, in file order, each with its file, line and "
+        "why; `summary.malformed` counts them all.",
+    )
     drawers = serializers.SerializerMethodField(
         help_text=f"The first {LISTED} drawers it created (ids), oldest first; every one, paged, "
         "at `GET /api/imports/{id}/drawers`."

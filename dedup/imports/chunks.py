@@ -89,6 +89,12 @@ def hold_running(imported: Import) -> None:
         raise ImportStopped(f"import {imported.pk} is {status or 'deleted'}")
 
 
+# The malformed records an import keeps, with file, line and why, in file order; the summary
+# counts every one. A file of a million bad lines had stored (and answered on every poll of
+# `GET /api/imports/{id}`) a list of a million, 100 MB.
+MALFORMED_KEPT = 100
+
+
 @dataclass
 class Tally:
     files: set[str] = field(default_factory=set)
@@ -96,7 +102,8 @@ class Tally:
     created: int = 0
     exact: int = 0
     similar: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)  # the first MALFORMED_KEPT
+    malformed_records: int = 0
     stopped: bool = False  # reversed while it ran: what it wrote is gone
     # Every record read, malformed or not, a drawer or another of a Castellan file's lines:
     # what the progress counts (`files.records_in` counts them before).
@@ -109,8 +116,13 @@ class Tally:
             "created": self.created,
             "exact": self.exact,
             "similar": self.similar,
-            "malformed": len(self.errors),
+            "malformed": self.malformed_records,
         }
+
+    def malformed(self, problem: formats.Malformed) -> None:
+        self.malformed_records += 1
+        if len(self.errors) < MALFORMED_KEPT:
+            self.errors.append(problem.as_dict())
 
     def count(self, *, stored: bool, linked: bool) -> None:
         if not stored:
@@ -303,9 +315,7 @@ class ChunkWriter(ChunkQueue):
             else:
                 result = drawer_write(room=room, **write)
         except DomainError as error:
-            self.tally.errors.append(
-                formats.Malformed(record.file, record.line, str(error)).as_dict()
-            )
+            self.tally.malformed(formats.Malformed(record.file, record.line, str(error)))
             return None
         self.tally.count(stored=result.created, linked=bool(result.links))
         if self.names_drawers:

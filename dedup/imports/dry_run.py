@@ -37,9 +37,7 @@ class ChunkChecker(ChunkQueue):
                     **self.write_arguments(record, drawer_id),
                 )
             except DomainError as error:
-                self.tally.errors.append(
-                    formats.Malformed(record.file, record.line, str(error)).as_dict()
-                )
+                self.tally.malformed(formats.Malformed(record.file, record.line, str(error)))
                 continue
             self.tally.count(stored=check.would_store, linked=bool(check.similar))
 

@@ -167,7 +167,7 @@ def _run_items(
             writer.flush()  # what came before is written first (and errors stay in file order)
             reached = False
             if isinstance(item, formats.Malformed):
-                tally.errors.append(item.as_dict())
+                tally.malformed(item)
             elif isinstance(writer, ChunkWriter):
                 _apply_other(imported, item, tally, writer.file_drawers)
         if reached and on_progress is not None:
@@ -216,7 +216,7 @@ def _apply_other(
                     import_id=imported.pk, mention_id=written.mention.pk
                 )
     except (DomainError, KeyError, TypeError, ValueError) as error:
-        tally.errors.append(formats.Malformed(item.file, item.line, _reason(error)).as_dict())
+        tally.malformed(formats.Malformed(item.file, item.line, _reason(error)))
 
 
 ALIASES_NEED_EVERY_WING = (

@@ -33,7 +33,7 @@ def apply_supersessions(
     own supersessions from later work by these rows. A drawer someone else superseded meanwhile
     (after its chunk, before this) is left as they made it, and not recorded as the import's.
     A supersession `drawer_supersede` would refuse is reported malformed with its line: a drawer
-    naming itself, one whose successor was deleted meanwhile, or one of another wing (its rule,
+    naming a successor found nowhere, one naming itself, one whose successor was deleted meanwhile, or one of another wing (its rule,
     `refuse_across_wings`); so is one closing a cycle (its
     successor superseded, through the file's chain, by it), which would leave no drawer of the
     cycle current. A chain is history (A by B, B by C), taken in any order."""
@@ -55,11 +55,10 @@ def apply_supersessions(
     successors: dict[uuid.UUID, uuid.UUID] = {}  # the chain this import makes
     for supersession, by, valid_to in planned:
         drawer_id = supersession.drawer_id
-        refusal = _refused_supersession(drawer_id, by, found, successors)
+        named = supersession.data.get("superseded_by")
+        refusal = _refused_supersession(drawer_id, named, by, found, successors)
         if refusal:
-            tally.errors.append(
-                formats.Malformed(supersession.file, supersession.line, refusal).as_dict()
-            )
+            tally.malformed(formats.Malformed(supersession.file, supersession.line, refusal))
             continue
         if not Drawer.objects.filter(uuid=drawer_id, valid_to__isnull=True).update(
             valid_to=valid_to, superseded_by=by
@@ -91,11 +90,20 @@ class Found(NamedTuple):
 
 def _refused_supersession(
     drawer_id: uuid.UUID,
+    named: object,
     by: Drawer | None,
     found: Found,
     successors: Mapping[uuid.UUID, uuid.UUID],
 ) -> str:
-    """Why the import does not supersede this drawer by `by` (`apply_supersessions`), or ""."""
+    """Why the import does not supersede this drawer by `by`, the drawer its line's
+    `superseded_by` (`named`) names (`apply_supersessions`), or "". A line naming no successor
+    ends its drawer alone; one naming a drawer found nowhere leaves it current, as any refused
+    supersession does (it had ended the drawer, with no successor and no word)."""
+    if by is None and named:
+        return (
+            f"superseded_by names {str(named)[:100]!r}, neither a drawer of this file nor one an "
+            "import stored under that id: the drawer is left current."
+        )
     if by is None:
         return ""
     if by.uuid == drawer_id:

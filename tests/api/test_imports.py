@@ -130,3 +130,18 @@ def test_an_uploaded_line_is_held_to_a_body_s_rules(api):
         "content must be a string",
     ]
     assert not Drawer.objects.exists()
+
+
+def test_an_import_keeps_its_first_hundred_malformed_records_and_counts_them_all(api):
+    """A file of a million bad lines had stored, and answered on every poll, a list of a million
+    (100 MB): the first 100 are kept, in file order; the summary counts every one."""
+    body = {
+        "format": "jsonl",
+        "data": "x\n" * 150 + '{"id": "g", "content": "A good line."}\n',
+        "wing": "w",
+    }
+    response = api.post("/api/imports", body, format="json")
+    detail = api.get(f"/api/imports/{response.json()['id']}").json()
+    assert detail["summary"]["malformed"] == 150
+    assert [m["line"] for m in detail["malformed"]] == list(range(1, 101))
+    assert detail["summary"]["created"] == 1

@@ -59,3 +59,28 @@ def test_a_chain_is_history_and_taken_in_any_order(tmp_path):
     assert alpha.superseded_by_id == beta.pk
     assert beta.superseded_by_id == gamma.pk
     assert gamma.valid_to is None
+
+
+@pytest.mark.parametrize(
+    "named",
+    ["00000000-0000-4000-8000-000000000000", "not-in-this-file"],
+    ids=["a-random-id", "an-id-of-no-line"],
+)
+def test_a_successor_found_nowhere_is_reported_and_the_drawer_stays_current(tmp_path, named):
+    """A line naming a successor that neither the file nor an earlier import holds had ended its
+    drawer with no successor and no word (`malformed` empty, the drawer no longer current)."""
+    path = castellan(tmp_path, drawer_line("a", "Alpha fact.", valid_to=WHEN, superseded_by=named))
+    tally = run(path)
+    assert [e["line"] for e in tally.errors] == [1]
+    assert "the drawer is left current" in tally.errors[0]["error"]
+    assert drawer("Alpha fact.").valid_to is None
+    assert not AuditEntry.objects.filter(action=AuditAction.DRAWER_SUPERSEDE).exists()
+
+
+def test_a_line_ending_its_drawer_with_no_successor_still_ends_it(tmp_path):
+    path = castellan(tmp_path, drawer_line("a", "Alpha fact.", valid_to=WHEN))
+    tally = run(path)
+    assert tally.errors == []
+    alpha = drawer("Alpha fact.")
+    assert alpha.valid_to is not None
+    assert alpha.superseded_by_id is None
