@@ -33,10 +33,10 @@ def apply_supersessions(
     own supersessions from later work by these rows. A drawer someone else superseded meanwhile
     (after its chunk, before this) is left as they made it, and not recorded as the import's.
     A supersession `drawer_supersede` would refuse is reported malformed with its line: a drawer
-    naming a successor found nowhere, one naming itself, one whose successor was deleted meanwhile, or one of another wing (its rule,
-    `refuse_across_wings`); so is one closing a cycle (its
-    successor superseded, through the file's chain, by it), which would leave no drawer of the
-    cycle current. A chain is history (A by B, B by C), taken in any order."""
+    naming a successor found nowhere, one naming itself, one whose successor was deleted
+    meanwhile, or one of another wing (its rule, `refuse_across_wings`); so is one closing a
+    cycle (its successor superseded, through the file's chain, by it), which would leave no
+    drawer of the cycle current. A chain is history (A by B, B by C), taken in any order."""
     hold_running(imported)
     planned = []
     for supersession in supersessions:
