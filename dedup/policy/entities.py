@@ -10,6 +10,7 @@ from typing import TypeAlias
 
 import regex
 
+from dedup.policy.merge_gates import differing_numbers
 from dedup.policy.similarity import edit_distance
 from dedup.policy.text import fold, without_leading_marks
 
@@ -49,6 +50,16 @@ def entity_key(name: str) -> str:
     folded = fold(name)
     key = without_leading_marks(_KEY_SEPARATOR.sub(" ", _KEY_DROPPED.sub("", folded)).strip())
     return key or folded.strip()
+
+
+def numbers_agree(a: str, b: str) -> bool:
+    """No number of one name is missing from the other, compared by value as the console's
+    merge gate compares them (`merge_gates.differing_numbers`): "Server 1" and "Server 2",
+    "db-prod-01" and "db-prod-02", "Python 3.11" and "Python 3.12" are one edit apart and never
+    one entity by that alone; nor "Python 3.12" and "Python 31.2", whose keys (dots dropped)
+    are the same."""
+    only_a, only_b = differing_numbers(a, b)
+    return not (only_a or only_b)
 
 
 def key_similarity(a: str, b: str, distance: int | None = None) -> float:
@@ -130,7 +141,9 @@ def resolve(
     """Resolve a sighted name, in order: exact name, same key, recorded alias, then (when fuzzy) a
     single unambiguous typo in a key of MIN_TYPO_KEY_CHARS or more, of the name or of an alias
     a person recorded (`EntityCandidate.typo_aliases`). Anything else is distinct, with the
-    entities it resembles as possible matches, closest first.
+    entities it resembles as possible matches, closest first. A name converges only on a name or
+    alias holding the same numbers (`numbers_agree`): one that differs in a number is at most a
+    possible match, for a person to judge.
 
     `distinct_from` holds entities a person has said are not this one; they are never proposed.
     The result does not depend on the order the candidates arrive in.
@@ -144,19 +157,25 @@ def resolve(
     exact = best([c for c in eligible if c.name == name])
     if exact is not None:
         return Resolution(exact.id, Rule.EXACT, CONFIDENCE[Rule.EXACT])
-    same_key = best([c for c in eligible if c.key == key])
+    same_key = best([c for c in eligible if c.key == key and numbers_agree(name, c.name)])
     if same_key is not None:
         return Resolution(same_key.id, Rule.NORMALIZED, CONFIDENCE[Rule.NORMALIZED])
-    alias = best([c for c in eligible if any(entity_key(a) == key for a in c.aliases)])
+    alias = best(
+        [
+            c
+            for c in eligible
+            if any(entity_key(a) == key and numbers_agree(name, a) for a in c.aliases)
+        ]
+    )
     if alias is not None:
         return Resolution(alias.id, Rule.ALIAS, CONFIDENCE[Rule.ALIAS])
     if not fuzzy:
         return Resolution(None, Rule.DISTINCT, 0.0)
-    return _typo_or_distinct(key, kind, eligible, distinct_from)
+    return _typo_or_distinct(name, kind, eligible, distinct_from)
 
 
 def _typo_or_distinct(
-    key: str,
+    name: str,
     kind: str,
     eligible: list[EntityCandidate],
     distinct_from: frozenset[Hashable],
@@ -165,6 +184,7 @@ def _typo_or_distinct(
     # Only the canonical name's key and the aliases a person recorded are compared here: an
     # alias recorded by a convergence may itself have been a typo, and comparing against it
     # would let spellings drift one edit at a time.
+    key = entity_key(name)
     close: list[tuple[int, float, EntityCandidate, str]] = []
     for candidate in eligible:
         if candidate.id in distinct_from:
@@ -174,7 +194,11 @@ def _typo_or_distinct(
             distance, score, matched = nearest
             close.append((distance, score, candidate, matched))
 
-    one_edit = [(c, score, matched) for d, score, c, matched in close if d == 1]
+    one_edit = [
+        (c, score, matched)
+        for d, score, c, matched in close
+        if d == 1 and numbers_agree(name, _spelling(c, matched))
+    ]
     if (
         len(one_edit) == 1
         and len(key) >= MIN_TYPO_KEY_CHARS
@@ -219,3 +243,11 @@ def _nearest_key(key: str, candidate: EntityCandidate) -> tuple[int, float, str]
         return None
     distance, negated_score, _, nearest = min(ranked)
     return distance, -negated_score, nearest
+
+
+def _spelling(candidate: EntityCandidate, key: str) -> str:
+    """The name, or the alias a person recorded, whose key `_nearest_key` matched: its numbers
+    as written ("3.12", where the key holds "312")."""
+    if candidate.key == key:
+        return candidate.name
+    return next((a for a in candidate.typo_aliases if entity_key(a) == key), candidate.name)

@@ -121,3 +121,12 @@ def test_the_links_a_new_entity_returns_are_the_rows_stored(dedup_settings):
     }
     assert returned == stored
     assert all(link._state.adding is False for link in result.possible)
+
+
+def test_a_name_one_digit_from_another_gets_a_possible_link_not_an_alias(drawer):
+    """From a curator's trial: "Server 2" had become an alias of "Server 1" with no review."""
+    first = services.mention_add(drawer=drawer, name="Server 1", kind="tool").resolution.entity
+    second = services.mention_add(drawer=drawer, name="Server 2", kind="tool").resolution.entity
+    assert second.pk != first.pk
+    assert not EntityAlias.objects.filter(entity=first).exclude(alias="Server 1").exists()
+    assert EntityLink.objects.filter(newer=second, older=first).exists()

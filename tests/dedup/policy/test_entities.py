@@ -370,3 +370,38 @@ def test_a_full_width_name_converges_on_its_usual_width_by_key():
         "ＰｏｓｔｇｒｅＳＱＬ", "tool", [EntityCandidate(1, "PostgreSQL", "tool")], True
     )
     assert (result.entity, result.rule) == (1, Rule.NORMALIZED)
+
+
+@pytest.mark.parametrize(
+    ("known", "sighted"),
+    [
+        pytest.param("Server 1", "Server 2", id="a-digit-changed"),
+        pytest.param("db-prod-01", "db-prod-02", id="a-host-number"),
+        pytest.param("Python 3.11", "Python 3.12", id="a-version"),
+        pytest.param("Python 3.12", "Python 31.2", id="same-key-dots-dropped"),
+        pytest.param("Release 2024", "Release 20245", id="a-digit-added"),
+    ],
+)
+def test_a_name_differing_in_a_number_never_converges_and_is_proposed(known, sighted):
+    """A wrong merge is worse than a missed one: one edit in a number makes another server,
+    host or version, so the typo (or key) rule converges on nothing; a person judges the
+    possible match."""
+    resolution = resolve(sighted, "tool", [EntityCandidate(1, known, "tool")], True)
+    assert resolution.entity is None
+    assert [match.entity for match in resolution.possible] == [1]
+
+
+def test_a_person_alias_differing_in_a_number_is_not_reached_either():
+    known = EntityCandidate(1, "Castle", "tool", ("Server 1",), typo_aliases=("Server 1",))
+    assert resolve("Server 2", "tool", [known], True).entity is None
+    assert resolve("server-1", "tool", [known], True).entity == 1
+
+
+def test_a_typo_beside_the_same_numbers_still_converges():
+    resolution = resolve("Servr 01", "tool", [EntityCandidate(1, "Server 01", "tool")], True)
+    assert (resolution.entity, resolution.rule) == (1, Rule.TYPO)
+
+
+def test_a_number_changed_does_not_make_a_real_typo_ambiguous():
+    known = [EntityCandidate(1, "Server 1", "tool"), EntityCandidate(2, "Servor 2", "tool")]
+    assert resolve("Server 2", "tool", known, True).entity == 2
