@@ -14,7 +14,7 @@ from typing import Protocol
 from dedup.errors import InvalidInput
 from dedup.policy import numerals
 from dedup.policy.text import normalize_text
-from dedup.policy.word_flags import WordFlag, changed_words, differing_words
+from dedup.policy.word_flags import WordFlag, changed_symbols, changed_words, differing_words
 
 DRAWER_TIERS = ("exact", "normalized", "near")
 ENTITY_TIERS = ("exact", "normalized", "alias", "typo", "possible")
@@ -22,7 +22,9 @@ MERGE_TIERS = ("exact", "normalized")
 # The words the numbers gate counts beside digits: "one day" against "two days" is a number
 # changed, "on Monday" against "on Friday" a date (names are the entities gate's).
 DATE_OR_NUMBER_WORDS = ("number word", "weekday", "month")
-GATES = ("same_kind", "same_entities", "numbers_differ")  # a drawer pair's (`drawer_gates`)
+# A drawer pair's (`drawer_gates`). A proposal stored before a gate was added has no verdict for
+# it: it does not apply (None), as a gate it could not have failed.
+GATES = ("same_kind", "same_entities", "numbers_differ", "symbols_differ")
 TIERS = tuple(sorted({*DRAWER_TIERS, *ENTITY_TIERS}))  # a tier of either kind of sweep
 # Digits of any script, joined by a separator in the usual width or full-width (an input method
 # types "１５：３０" whole).
@@ -77,7 +79,19 @@ def drawer_gates(
         # "port 8080" against "port 8081", "one day" against "two days", "Monday" and "Friday".
         "numbers_differ": bool(only_older or only_newer)
         or any(flag.kind in DATE_OR_NUMBER_WORDS for flag in words),
+        # "deploys allowed: ✅" against "deploys allowed: ❌": the same words, a normalized pair.
+        "symbols_differ": changed_symbols(older.content, newer.content) is not None,
     }
+
+
+def with_symbols_gate(gates: Mapping[str, object], texts: Mapping[str, str]) -> dict[str, object]:
+    """A stored pair's gates with `symbols_differ` asked of its texts (`older`, `newer`) when
+    they predate it: a proposal made before that gate would otherwise pass it, and an apply
+    merge "✅" into "❌"."""
+    if "symbols_differ" in gates:
+        return dict(gates)
+    older, newer = texts.get("older", ""), texts.get("newer", "")
+    return {**gates, "symbols_differ": changed_symbols(older, newer) is not None}
 
 
 def gates_pass(gates: Mapping[str, object]) -> bool:
@@ -85,6 +99,7 @@ def gates_pass(gates: Mapping[str, object]) -> bool:
         gates.get("same_kind") is not False
         and gates.get("same_entities") is not False
         and not gates.get("numbers_differ")
+        and not gates.get("symbols_differ")
     )
 
 
@@ -116,7 +131,8 @@ def _value(number: str) -> str:
 class Differences:
     """What two texts differ in that a curator is warned of before they are merged: numbers
     (dates, times, versions: `differing_numbers`), words flagged by kind (names, weekdays,
-    months, numbers written as words: `differing_words`) and any other word (`changed_words`).
+    months, numbers written as words: `differing_words`), any other word (`changed_words`) and
+    symbols (`changed_symbols`: "✅" against "❌").
     A wrong merge is worse than a missed one: texts that differ only in case, punctuation,
     spacing or a typo warn of nothing, any other difference may be another fact."""
 
@@ -151,6 +167,8 @@ def text_differences(a: str, b: str, *, other_words: bool = True) -> Differences
     same_words = normalize_text(a) == normalize_text(b)
     if other_words and not same_words and (other := changed_words(a, b)) is not None:
         flags.append(other)
+    if (symbols := changed_symbols(a, b)) is not None:
+        flags.append(symbols)
     return Differences(tuple(only_a), tuple(only_b), tuple(flags))
 
 

@@ -1,9 +1,10 @@
 """Words worth a flag when two texts differ in them: numbers written as words, weekdays, months
 and names ("Tuesday" against "Thursday", "three" against "four", "Ada" against "Alan"), and any
 other word but for a typo (`changed_words`: "dark" against "light"). A typo changes letters;
-these change the fact. The review console marks them in its diffs (`review.diff`) and warns of
-them before a merge (`merge_gates.text_differences`), and a sweep's numbers gate counts the
-numbers and dates among them (`merge_gates.drawer_gates`)."""
+these change the fact, and so does a symbol (`changed_symbols`: "✅" against "❌"). The review
+console marks the words in its diffs (`review.diff`) and warns of all of them before a merge
+(`merge_gates.text_differences`); a sweep's numbers gate counts the numbers and dates among
+them, its symbols gate the symbols (`merge_gates.drawer_gates`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,14 @@ _SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
 # words count only when capitalised ("May", not "may"). Numbers written as words, English's and
 # other languages': `number_words`.
 _AMBIGUOUS_MONTHS = frozenset(("march", "may"))
+# A symbol that carries a fact, which a normalised text drops with punctuation: an emoji, a
+# check or a cross (Unicode's other symbols, flags' regional letters among them), a comparison
+# or an operator (math symbols) and a currency ("✅" against "❌", "< 5 ms" against "> 5 ms",
+# "5 $" against "5 €"). Modifier symbols (a skin tone, "^") and punctuation change no fact.
+# Each is read with the characters drawn with it (a grapheme: a flag's two regional letters, an
+# emoji's joined parts), less its skin tone and presentation selector.
+SYMBOL = regex.compile(r"(?=[\p{So}\p{Sm}\p{Sc}])\X")
+_SYMBOL_STYLE = regex.compile(r"[\p{Sk}\uFE0E\uFE0F]")
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,7 @@ FLAG_LABELS = {
     "month": "a month",
     "name": "a name",
     "word": "a word",  # any other word (`changed_words`)
+    "symbol": "a symbol",  # `changed_symbols`
 }
 FLAG_KINDS = tuple(FLAG_LABELS)
 # A typo is one edit (an adjacent swap is one) in a word of this many letters or more, its first
@@ -115,6 +125,21 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
         if left or right:
             flags.append(WordFlag(kind, left, right))
     return flags
+
+
+def changed_symbols(a: str, b: str) -> WordFlag | None:
+    """The symbols (`SYMBOL`) of each text that the other lacks, in text order: two texts of
+    the same words, which a normalised text cannot tell apart, may state opposite facts
+    ("deploys allowed: ✅" against "deploys allowed: ❌")."""
+    left, right = _symbols(a), _symbols(b)
+    only_left = tuple(c for c in left if c not in right)
+    only_right = tuple(c for c in right if c not in left)
+    return WordFlag("symbol", only_left, only_right) if only_left or only_right else None
+
+
+def _symbols(text: str) -> dict[str, None]:
+    """A text's symbols, each once, in text order (the width of a full-width one aside)."""
+    return dict.fromkeys(_SYMBOL_STYLE.sub("", symbol) for symbol in SYMBOL.findall(fold(text)))
 
 
 def is_typo(a: str, b: str) -> bool:

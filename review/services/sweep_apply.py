@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from dedup.errors import Conflict, InvalidInput, NotFound
 from dedup.policy import NEAR_THRESHOLD_RANGE
-from dedup.policy.merge_gates import MERGE_TIERS, gates_pass, tiers_chosen
+from dedup.policy.merge_gates import MERGE_TIERS, gates_pass, tiers_chosen, with_symbols_gate
 from dedup.services import drawer_link
 from palace.models import (
     AuditAction,
@@ -280,7 +280,7 @@ def _apply_one(
     if (
         proposal.kind == Proposal.Kind.DRAWER
         and proposal.tier in merge_tiers
-        and gates_pass(proposal.gates)
+        and gates_pass(with_symbols_gate(proposal.gates, proposal.texts))
     ):
         decide(
             item=ItemRef.of(link),

@@ -75,3 +75,15 @@ def test_the_confirm_page_counts_the_pairs_left_open(links, as_curator):
     assert "<strong>1</strong>: the texts differ in a number or a date" in page
     assert "Merge the other 1</button>" in page
     assert not AuditEntry.objects.exists()
+
+
+def test_a_bulk_merge_leaves_a_normalized_pair_whose_symbol_changed_open(dedup_settings, curator):
+    allowed = "Friday deploys are allowed for the billing service: \u2705"
+    write.drawer_write_in(wing="ops", room="deploys", content=allowed)
+    (link,) = write.drawer_write_in(
+        wing="ops", room="deploys", content=allowed.replace("\u2705", "\u274c")
+    ).links
+    assert link.verdict == "normalized"
+    result = services.decide_many(items=[f"d{link.pk}"], action="merge", actor=curator)
+    assert result.held_back == {f"d{link.pk}": "the texts differ in a symbol"}
+    assert DrawerLink.objects.get().status == DrawerLink.Status.OPEN

@@ -221,3 +221,26 @@ def test_the_what_if_table_leaves_out_the_proposals_discarded_or_recorded_distin
     assert before["distinct"] == 1
     sweep_services.reverse(run, actor=curator)
     assert sweep_selectors.summary(run)["if_applied_at"]["0.90"] == before
+
+
+ALLOWED = "Friday deploys are allowed for the billing service: \u2705"
+
+
+@pytest.mark.parametrize("stored_before_the_gate", [False, True], ids=["new", "stored-before"])
+def test_an_apply_never_merges_a_pair_whose_symbol_changed(
+    dedup_settings, curator, stored_before_the_gate
+):
+    """ "...: ✅" and "...: ❌" are the same words (normalized): an apply merging normalized pairs
+    links them, and leaves the merge to a person, also for a proposal made before the gate."""
+    room = write.room_get_or_create(wing="ops", room="deploys")
+    legacy(room, ALLOWED)
+    legacy(room, ALLOWED.replace("\u2705", "\u274c"))
+    run = sweep_services.execute(sweep_services.start(threshold=0.9))
+    (proposal,) = run.proposals.all()
+    assert (proposal.tier, proposal.gates["symbols_differ"]) == ("normalized", True)
+    if stored_before_the_gate:
+        gates = {k: v for k, v in proposal.gates.items() if k != "symbols_differ"}
+        Proposal.objects.filter(pk=proposal.pk).update(gates=gates)
+    sweep_services.apply(run, threshold=0.9, merge_tiers=("normalized",), actor=curator)
+    assert Proposal.objects.get().status == Proposal.Status.LINKED
+    assert DrawerLink.objects.get().status == DrawerLink.Status.OPEN
