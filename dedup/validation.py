@@ -9,6 +9,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -285,22 +286,47 @@ def id_of(raw: str) -> int | None:
 def document_problem(document: Any) -> tuple[str, str] | None:
     """Where a decoded JSON document nests deeper than MAX_DEPTH or holds an unstorable string
     (a key or a value), and which ("deep" or "unstorable"); None if neither. Iterative, so the
-    check itself cannot recurse too deeply."""
-    pending: list[tuple[Any, str, int]] = [(document, "", 0)]
+    check itself cannot recurse too deeply; only containers are stacked, each with its way back
+    to the root, so a path is spelled only for the problem found (spelling one for every value
+    had cost a body of a million values a second)."""
+    pending: list[tuple[Any, Way, int]] = [(document, None, 0)]
     while pending:
-        value, path, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            return path, "deep"
-        if isinstance(value, str) and unstorable(value):
-            return path, "unstorable"
+        value, way, depth = pending.pop()
+        if depth >= MAX_DEPTH and value:  # what it holds is deeper than MAX_DEPTH
+            return spelled(way), "deep"
         if isinstance(value, dict):
-            for key, item in value.items():
-                if unstorable(key):
-                    return path, "unstorable"
-                pending.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+            items: Iterable[tuple[Any, Any]] = value.items()
         elif isinstance(value, list):
-            pending.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+            items = enumerate(value)
+        else:
+            if isinstance(value, str) and unstorable(value):
+                return spelled(way), "unstorable"
+            continue
+        for key, item in items:
+            if isinstance(key, str) and unstorable(key):
+                return spelled(way), "unstorable"
+            if isinstance(item, str):
+                if unstorable(item):
+                    return spelled((way, key)), "unstorable"
+            elif isinstance(item, (dict, list)):
+                pending.append((item, (way, key), depth + 1))
     return None
+
+
+# The keys and indexes from a document's root to a value, innermost last: (way, key) pairs.
+Way = tuple["Way", Any] | None
+
+
+def spelled(way: Way) -> str:
+    """A way as a path: `items[0].wing`."""
+    keys: list[Any] = []
+    while way is not None:
+        way, key = way
+        keys.append(key)
+    path = ""
+    for key in reversed(keys):
+        path += f"[{key}]" if isinstance(key, int) else f".{key}" if path else str(key)
+    return path
 
 
 def cursor_of(values: list[Any]) -> str:

@@ -43,6 +43,7 @@ from mcp.types import (
 from pydantic import AnyUrl, ValidationError
 from rest_framework import serializers
 
+from api.errors import DETAILS_NAMED
 from api.mcp_server import reads
 from api.mcp_server.calls import (
     caller_of,
@@ -52,6 +53,7 @@ from api.mcp_server.calls import (
     release_old_connections,
 )
 from api.mcp_server.wire import AnsweringReadStream, ScreenedStdin
+from api.serializers.common import UNKNOWN_FIELD, unknown_fields
 from dedup.errors import NotFound
 
 WINGS_URI = "castellan://wings"
@@ -97,18 +99,15 @@ def add_resources(server: MCPServer) -> None:
     server.resource(ROOMS_URI, name="rooms", mime_type=JSON)(rooms)
 
 
-# The REST API's word for a field a body does not declare (`api.serializers.common`).
-UNKNOWN = "Unknown field."
-
-
 def invalid_arguments(error: ValidationError) -> serializers.ValidationError:
     """The SDK's check of a call against the tool's schema, as the REST API's `invalid`: each
     problem at its path written as REST writes one (`items[0].wing`), an argument the schema
     does not declare (a checkpoint item's) `Unknown field.`."""
     fields: dict[str, list[str]] = {}
-    for problem in error.errors(include_url=False, include_input=False):
+    problems = error.errors(include_url=False, include_input=False)
+    for problem in problems[:DETAILS_NAMED]:  # the answer names no more (`api.errors`)
         where = path_of(problem["loc"]) or "arguments"
-        message = UNKNOWN if problem["type"] == "extra_forbidden" else problem["msg"]
+        message = UNKNOWN_FIELD if problem["type"] == "extra_forbidden" else problem["msg"]
         fields.setdefault(where, []).append(message)
     return serializers.ValidationError(fields)
 
@@ -120,13 +119,19 @@ def path_of(location: Iterable[str | int]) -> str:
     return path
 
 
+def checked(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    check_arguments(arguments)
+    check_known(arguments, schema)
+
+
 def check_known(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     """An argument the tool's schema does not declare is `invalid`, by name, as a field a REST
     body does not declare is: the SDK dropped it without a word, so a misspelt optional
     argument (`limt`) was silently its default."""
-    unknown = sorted(set(arguments) - set(schema.get("properties", {})))
+    declared = schema.get("properties", {})
+    unknown = [name for name in arguments if name not in declared]
     if unknown:
-        raise serializers.ValidationError({name: [UNKNOWN] for name in unknown})
+        raise unknown_fields(unknown)
 
 
 class CastellanServer(MCPServer):
@@ -150,9 +155,10 @@ class CastellanServer(MCPServer):
         if name not in tools:
             return refusal(NotFound(f"No tool named {name[:100]!r}: tools/list names them."))
         try:
-            # As a REST body is read: the unstorable strings first (a NUL in a name too).
-            check_arguments(arguments)
-            check_known(arguments, tools[name].input_schema)
+            # As a REST body is read: the unstorable strings first (a NUL in a name too). In a
+            # worker thread: a message of 4 MiB holding 380,000 keys had held the event loop,
+            # and every other call of the process, for seconds.
+            await anyio.to_thread.run_sync(checked, arguments, tools[name].input_schema)
         except Exception as exc:  # every failure is an answer with a code (a crash: logged)
             return refusal(exc)
         try:
