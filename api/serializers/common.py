@@ -30,7 +30,7 @@ class InputSerializer(serializers.Serializer):
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
-            unknown = [str(name) for name in data if name not in self.fields]
+            unknown = [str(name) for name in data.keys() - set(self.fields)]  # in C: fast
             if unknown:
                 raise unknown_fields(unknown)
             refuse_empty_labels(data, self.given_labels)
