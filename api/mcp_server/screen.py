@@ -68,21 +68,49 @@ SDK_REFUSALS = {
 
 def refusals_in_json(send: Send) -> Send:
     """`send`, with the SDK's refusals (`SDK_REFUSALS`) answered as the REST API's, with the
-    same status."""
+    same status, and a JSON-RPC error it answers 400 without `data` given the REST API's body
+    as its data (`with_rest_data`: a protocol-version header it does not know)."""
     refusal: bytes | None = None
+    held: Message | None = None  # a 400's start, sent once its body is whole
+    content = b""
 
     async def sent(message: Message) -> None:
-        nonlocal refusal
+        nonlocal refusal, held, content
         if message["type"] == "http.response.start" and message["status"] in SDK_REFUSALS:
             refusal = SDK_REFUSALS[message["status"]]
             headers = [(b"content-type", b"application/json")]
             await send({**message, "headers": headers})
         elif refusal is not None and message["type"] == "http.response.body":
             await send({**message, "body": refusal if message.get("body") else b""})
+        elif message["type"] == "http.response.start" and message["status"] == 400:
+            held = message
+        elif held is not None and message["type"] == "http.response.body":
+            content += message.get("body", b"")
+            if message.get("more_body"):
+                return
+            content = with_rest_data(content)
+            headers = [(b"content-type", b"application/json")]
+            headers.append((b"content-length", str(len(content)).encode()))
+            await send({**held, "headers": headers})
+            await send({"type": "http.response.body", "body": content})
         else:
             await send(message)
 
     return sent
+
+
+def with_rest_data(content: bytes) -> bytes:
+    """A JSON-RPC error answer whose error has no `data`, given the REST API's body as its data,
+    code `invalid` (every refusal of this server carries one); any other answer as it is."""
+    try:
+        answer = json.loads(content)
+    except ValueError:
+        return content
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or "data" in error:
+        return content
+    error["data"] = body(str(error.get("message", "")), "invalid")
+    return json.dumps(answer).encode()
 
 
 def replay(first: Message, receive: Receive) -> Receive:

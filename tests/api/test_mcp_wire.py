@@ -238,7 +238,11 @@ def test_stdio_the_server_still_answers_after_them(stdio: Stdio) -> None:
 
 
 def post(
-    body: bytes, authorization: str, host: bytes = b"127.0.0.1", origin: bytes | None = None
+    body: bytes,
+    authorization: str,
+    host: bytes = b"127.0.0.1",
+    origin: bytes | None = None,
+    headers: tuple[tuple[bytes, bytes], ...] = (),
 ) -> tuple[int, bytes]:
     """A POST on the ASGI app as uvicorn would make it, its session manager running; a hang
     fails the test."""
@@ -262,6 +266,7 @@ def post(
             (b"content-type", b"application/json"),
             (b"authorization", authorization.encode()),
             *([(b"origin", origin)] if origin is not None else []),
+            *headers,
         ],
     }
 
@@ -445,3 +450,28 @@ def test_stdio_arguments_nested_32_levels_below_arguments_are_read(stdio: Stdio)
     ).encode()
     answer = stdio.answer(line)
     assert answer["result"]["isError"] is False
+
+
+TOOLS_LIST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param(((b"mcp-protocol-version", b"1999-01-01"),), id="unknown-version"),
+        pytest.param(((b"mcp-protocol-version", b"garbage"),), id="garbage-version"),
+        pytest.param(
+            ((b"mcp-protocol-version", b"2026-07-28"), (b"mcp-method", b"tools/call")),
+            id="another-method-named",
+        ),
+    ],
+)
+def test_http_the_sdks_refusal_of_a_header_carries_a_rest_body(bearer: str, headers) -> None:
+    """A helper's trial: the SDK's JSON-RPC error for a bad protocol-version header had no
+    `data`, where every other refusal's data is the REST API's body with its code."""
+    status, content = post(TOOLS_LIST, bearer, headers=headers)
+    error = json.loads(content)["error"]
+    assert status == 400
+    assert error["data"]["code"] == "invalid"
+    assert error["data"]["error"] == error["message"]
