@@ -62,5 +62,21 @@ def known_format(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespons
     return refuse_other_formats
 
 
-schema_view = read_only(known_format(SpectacularAPIView.as_view()))
-docs_view = read_only(SpectacularSwaggerView.as_view(url_name="api:schema"))
+def errors_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A refusal of the view's in the API's JSON: DRF renders an error with the view's first
+    renderer, so an `Accept` the schema cannot meet was a 406 written in YAML, and one the docs
+    cannot meet an HTML page."""
+
+    @wraps(view)
+    def answered(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        data = getattr(response, "data", None)
+        if response.status_code >= 400 and isinstance(data, dict) and "code" in data:
+            return JsonResponse(data, status=response.status_code)
+        return response
+
+    return answered
+
+
+schema_view = read_only(known_format(errors_in_json(SpectacularAPIView.as_view())))
+docs_view = read_only(errors_in_json(SpectacularSwaggerView.as_view(url_name="api:schema")))

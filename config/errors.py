@@ -4,9 +4,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 
 from api.errors import body, not_found_response, unserved_host
 
@@ -46,3 +51,21 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
         return JsonResponse(body("Internal server error.", "server_error"), status=500)
     return defaults.server_error(request)
+
+
+def read_only_machine_endpoint(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A machine's endpoint (`MACHINE_PATHS`), read with GET or HEAD: any other method is the
+    API's JSON 405 with `Allow`. (Django's `require_safe` answered an empty HTML 405, and a POST
+    met the CSRF check first: a 403 HTML page.)"""
+
+    @csrf_exempt
+    @wraps(view)
+    def read_only(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method in ("GET", "HEAD"):
+            return view(request, *args, **kwargs)
+        message = f'Method "{request.method}" not allowed.'
+        response = JsonResponse(body(message, "method_not_allowed"), status=405)
+        response["Allow"] = "GET, HEAD"
+        return response
+
+    return read_only

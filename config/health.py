@@ -17,14 +17,15 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
+
+from config.errors import read_only_machine_endpoint
 
 logger = logging.getLogger("castellan.health")
 
 
 @login_not_required
 @never_cache
-@require_safe
+@read_only_machine_endpoint
 def healthz(request: HttpRequest) -> JsonResponse:
     """The process is up and serving; no database query."""
     return JsonResponse({"status": "ok"})
@@ -57,7 +58,7 @@ def unapplied_migrations() -> list[str]:
 
 @login_not_required
 @never_cache
-@require_safe
+@read_only_machine_endpoint
 def readyz(request: HttpRequest) -> JsonResponse:
     """Ready for traffic: the database answers and no migration is waiting. 503 otherwise."""
     try:

@@ -21,12 +21,12 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
+from config.errors import read_only_machine_endpoint
 from palace.models import DrawerLink, EntityLink
 
 
@@ -68,7 +68,7 @@ def exposition() -> bytes:
 
 @login_not_required
 @never_cache
-@require_safe
+@read_only_machine_endpoint
 def metrics_view(request: HttpRequest) -> HttpResponse:
     if not allowed(request):
         raise Http404

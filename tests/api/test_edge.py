@@ -203,3 +203,28 @@ def test_the_schema_refuses_a_format_it_does_not_write_in_json(value):
 @pytest.mark.parametrize("value", ["json", "yaml"])
 def test_the_schema_is_written_in_its_own_formats(value):
     assert Client().get(f"/api/schema/?format={value}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "accept"),
+    [("/api/schema/", "text/html"), ("/api/docs/", "application/xml")],
+)
+def test_an_accept_the_schema_or_docs_cannot_meet_is_refused_in_json(path, accept):
+    """A helper's trial: the schema's 406 was written in YAML, the docs' was an HTML page."""
+    response = Client().get(path, HTTP_ACCEPT=accept)
+    assert response.status_code == 406
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "not_acceptable"
+
+
+@pytest.mark.parametrize("value", ["xml", "api", "yaml"])
+def test_a_format_the_api_does_not_answer_in_is_invalid_not_a_404(http, value):
+    """`?format=xml` on a route that exists was 404 `not_found`, "Not found."."""
+    response = http.get(f"/api/wings?format={value}")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert response.json()["details"] == {"field": "format"}
+
+
+def test_format_json_is_answered(http):
+    assert http.get("/api/wings?format=json").status_code == 200

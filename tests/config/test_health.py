@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import OperationalError, connection
+from django.test import Client
 
 from config import health
 
@@ -69,9 +70,15 @@ def test_probes_are_exempt_from_the_https_redirect_and_from_login(client, settin
     assert client.get("/accounts/login/").status_code == 301
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
 @pytest.mark.parametrize("method", ["post", "put", "delete"])
-def test_probes_answer_reads_only(client, method):
-    assert getattr(client, method)("/healthz").status_code == 405
+def test_probes_answer_reads_only_in_json(method, path):
+    """A POST met the CSRF check first (a 403 HTML page, a helper's trial); now the machines'
+    JSON 405, as the API's."""
+    response = getattr(Client(enforce_csrf_checks=True), method)(path)
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+    assert response["Allow"] == "GET, HEAD"
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
