@@ -160,9 +160,13 @@ def unscopable(wing: str) -> bool:
     return wing == "*" or "," in wing
 
 
+DOT_SEGMENTS = (".", "..")
+
+
 def clean_place_name(value: object, field: str, *, restored: bool = False) -> str:
     """The name a new wing or room is given (`clean_label`, then `label_form`), which the API's
-    paths and a key's wings must be able to name: no `/` (a path's separator), and a wing
+    paths and a key's wings must be able to name: no `/` (a path's separator), not `.` nor `..`
+    (a path's dot segments), and a wing
     neither `*` (every wing, to a key) nor holding `,` (between a key's wings). `restored` (an
     import's record, its store's names kept) allows the `/` a path cannot name, never what a
     key cannot. Names made before stay reachable as they are."""
@@ -171,6 +175,12 @@ def clean_place_name(value: object, field: str, *, restored: bool = False) -> st
         raise EmptyLabel(f"{field} must not be blank.", details={"field": field})
     if "/" in label and not restored:
         raise InvalidInput(f"{field} must not contain '/'.", details={"field": field})
+    if label in DOT_SEGMENTS and not restored:
+        raise InvalidInput(
+            f"{field} must not be '.' or '..': a browser reads either in a path as a folder, "
+            "so no link could name it.",
+            details={"field": field},
+        )
     if field == "wing" and unscopable(label):
         raise InvalidInput(UNSCOPABLE_WING, details={"field": field})
     return label

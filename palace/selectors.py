@@ -4,6 +4,7 @@ needs done up front, so no caller loops into N+1 queries."""
 from __future__ import annotations
 
 import enum
+import re
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -38,12 +39,17 @@ from palace.models import (
 )
 from palace.models.entities import mentions_in
 
+# An id as the API writes it, in either case (RFC 9562 reads hex digits so): Python's
+# `uuid.UUID` also reads braces, a `urn:uuid:` prefix and 32 digits without hyphens, which
+# made every object answer to five spellings of its id.
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
 
 def parse_uuid(value: object) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except (TypeError, ValueError, AttributeError):
+    """An id written as the API writes ids (`_UUID`), or None."""
+    if not isinstance(value, str) or not _UUID.fullmatch(value):
         return None
+    return uuid.UUID(value)
 
 
 def drawers_with_place() -> QuerySet[Drawer]:

@@ -467,3 +467,25 @@ def test_a_source_within_the_limit_is_kept(api):
     response = api.post(URL, {"content": "small", "source": source}, format="json")
     assert response.status_code == 201
     assert Drawer.objects.get().source == source
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        pytest.param(lambda u: "{" + str(u) + "}", id="braces"),
+        pytest.param(lambda u: f"urn:uuid:{u}", id="urn"),
+        pytest.param(lambda u: u.hex, id="no-hyphens"),
+    ],
+)
+def test_a_drawer_id_spelled_otherwise_than_the_api_writes_it_is_malformed(api, spelled):
+    """A helper's trial: every drawer answered to five spellings of its id (DELETE too)."""
+    drawer = write(api).json()
+    response = api.delete(f"/api/drawers/{spelled(uuid.UUID(drawer['id']))}")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_id"
+    assert Drawer.objects.filter(uuid=drawer["id"]).exists()
+
+
+def test_a_drawer_id_in_capitals_is_the_same_id(api):
+    drawer = write(api).json()
+    assert api.get(f"/api/drawers/{drawer['id'].upper()}").json()["id"] == drawer["id"]

@@ -28,7 +28,7 @@ def drawers_url(wing: str, room: str = "r") -> str:
 # Names a path or a key must be able to name again ---------------------------------------------
 
 
-@pytest.mark.parametrize("wing", ["a/b", "*", "ops,secret"])
+@pytest.mark.parametrize("wing", ["a/b", "*", "ops,secret", ".", ".."])
 def test_a_new_wing_a_path_or_key_cannot_name_is_refused(api, wing):
     response = api.post("/api/diary", {"wing": wing, "content": "x"}, format="json")
     assert response.status_code == 400
@@ -40,6 +40,26 @@ def test_a_new_room_a_path_cannot_name_is_refused():
     with pytest.raises(InvalidInput, match="room must not contain '/'"):
         services.drawer_write_in(wing="notes", room="x/y", content="x")
     assert Room.objects.count() == 0
+
+
+@pytest.mark.parametrize("room", [".", "..", " .. "])
+def test_a_room_named_as_a_dot_segment_is_refused(room):
+    """A helper's trial: `/api/wings/notes/rooms/%2e%2e/drawers` made a room `..`, which a
+    browser resolves as the folder above: no console link could name it."""
+    with pytest.raises(InvalidInput, match="must not be '.' or '..'"):
+        services.drawer_write_in(wing="notes", room=room, content="x")
+    assert Room.objects.count() == 0
+
+
+def test_renaming_a_room_to_a_dot_segment_is_refused():
+    room = services.room_get_or_create(wing="notes", room="r")
+    with pytest.raises(InvalidInput, match="must not be '.' or '..'"):
+        services.room_change(room=room, name="..", wing=room.wing)
+
+
+def test_a_name_holding_dots_is_still_a_name():
+    written = services.drawer_write_in(wing="notes", room="...", content="Three dots.")
+    assert written.drawer.room.name == "..."
 
 
 def test_a_wing_made_before_the_rule_is_still_written_into():
