@@ -46,14 +46,14 @@ def test_a_new_room_a_path_cannot_name_is_refused():
 def test_a_room_named_as_a_dot_segment_is_refused(room):
     """A helper's trial: `/api/wings/notes/rooms/%2e%2e/drawers` made a room `..`, which a
     browser resolves as the folder above: no console link could name it."""
-    with pytest.raises(InvalidInput, match="must not be '.' or '..'"):
+    with pytest.raises(InvalidInput, match=r"must not be '\.' or '\.\.'"):
         services.drawer_write_in(wing="notes", room=room, content="x")
     assert Room.objects.count() == 0
 
 
 def test_renaming_a_room_to_a_dot_segment_is_refused():
     room = services.room_get_or_create(wing="notes", room="r")
-    with pytest.raises(InvalidInput, match="must not be '.' or '..'"):
+    with pytest.raises(InvalidInput, match=r"must not be '\.' or '\.\.'"):
         services.room_change(room=room, name="..", wing=room.wing)
 
 
