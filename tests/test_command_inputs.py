@@ -184,8 +184,18 @@ def test_an_import_into_a_wing_that_cannot_be_one_is_refused_once(
         ["", "--wings", "*"],
         ["bad\x01name", "--wings", "*"],
         ["agent-1", "--wings", "*", "--name", "n" * 51],
+        ["agent-1", "--wings", "*", "--expires", ""],  # had made a key that never expires
     ],
-    ids=["20 digits", "5,000 digits", "unicode digit", "300 chars", "empty", "control", "name"],
+    ids=[
+        "20 digits",
+        "5,000 digits",
+        "unicode digit",
+        "300 chars",
+        "empty",
+        "control",
+        "name",
+        "empty expiry",
+    ],
 )
 def test_an_agent_key_of_odd_arguments_is_refused(dedup_settings, arguments):
     with pytest.raises(CommandError):

@@ -84,7 +84,7 @@ class Command(CastellanCommand):
             raise CommandError(" ".join(error.messages)) from error
         if unless_active and self.tell_active(agent, wings, rights):
             return
-        expires_at = timezone.now() + duration(expires) if expires else None
+        expires_at = timezone.now() + duration(expires) if expires is not None else None
         try:
             # `issue` holds them to the admin's rule (`clean_scope`), so a key is refused the
             # same way everywhere.
