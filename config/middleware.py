@@ -31,7 +31,7 @@ from urllib.parse import unquote_to_bytes
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
-from django.utils.html import escape
+from django.template.loader import render_to_string
 
 from api.errors import body
 from api.query import each_given_once
@@ -106,8 +106,14 @@ def refusal(
 ) -> HttpResponse:
     if is_api(request):
         return JsonResponse(body(message, code, details), status=status)
-    page = f"<!doctype html><title>{status}</title><h1>{status}</h1><p>{escape(message)}</p>"
+    # The console's page, with its header, but asking nothing of the request (the edge answers
+    # before a session or a user is read): a bare "<h1>400</h1>" had no way back, no language.
+    title = REFUSAL_TITLES.get(status, "Refused")
+    page = render_to_string("refusal.html", {"title": title, "message": message})
     return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+
+
+REFUSAL_TITLES = {400: "Bad request", 411: "Length required"}
 
 
 class EdgeMiddleware:

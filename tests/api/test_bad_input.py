@@ -452,3 +452,16 @@ def test_a_route_reading_no_body_refuses_a_malformed_one(world, method, path, bo
     assert response.status_code == 400
     assert response.json()["code"] in {"invalid", "invalid_json"}
     assert row_counts() == before
+
+
+@pytest.mark.parametrize("url", ["/?q=%00", "/?q=%ff", "/audit/?actor=%ed%a0%80"])
+def test_a_console_page_refused_at_the_edge_is_the_consoles_page(world, url):
+    """A curator's trial: the refusal was a bare "<h1>400</h1>" with no header, no way back and
+    no language (axe: html-has-lang, no main landmark)."""
+    response = Client().get(url, RAW_URI=url)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert '<html lang="en">' in page
+    assert '<main id="main"' in page
+    assert "<title>Bad request · Castellan</title>" in page
+    assert 'href="/">Back to the review queue' in page

@@ -126,6 +126,7 @@ def every_page(page, live_server, palace):
         ("sweep", f"/sweeps/{run}/"),
         ("clusters", "/?type=cluster"),
         ("cluster", f"/clusters/{palace['cluster']}/"),
+        ("a page refused at the edge (a NUL in its query)", "/?q=%00"),
     ):
         page.goto(live_server.url + url)
         yield name
