@@ -11,7 +11,7 @@ failure becomes.
   refused with 411 `unsupported_request`: Django reads a body by its Content-Length, so it read
   nothing and the view ran as if the body were empty (a supersede without `by`).
 - A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
-  body, one cut short by a client that left) is refused with 400 `invalid`: Django raises again
+  body, one cut short by a client that left, URL-encoded fields that are not UTF-8) is refused with 400 `invalid`: Django raises again
   at every read of the form, the error page's own CSRF check included, so left to the error
   page it became a 500.
 - An API query parameter given more than once is refused with 400 `invalid`, naming it: each
@@ -46,12 +46,20 @@ UNREADABLE_FORM = "The form's body cannot be read: send it as UTF-8 form data."
 
 
 def unreadable_form(request: HttpRequest) -> bool:
-    """A console POST whose form Django cannot parse."""
+    """A console POST whose form Django cannot parse, or whose URL-encoded fields do not decode
+    as UTF-8 (Django reads U+FFFD for the broken bytes: a note sent as `%ED%A0%80` was stored as
+    "\ufffd\ufffd\ufffd", where the same bytes in a query string are refused)."""
     if is_api(request) or request.method != "POST":
         return False
     try:
         request.POST  # noqa: B018 - parsed here, where a failure can still be answered
     except (BadRequest, SuspiciousOperation, MultiPartParserError, UnreadablePostError):
+        return True
+    if request.content_type != "application/x-www-form-urlencoded":
+        return False
+    try:  # read whole already, by the parse above
+        unquote_to_bytes(request.body.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
         return True
     return False
 

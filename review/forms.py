@@ -103,7 +103,14 @@ class QueueFilterForm(forms.Form):
         default="similarity",
         choices=list(selectors.ORDERS.items()),
     )
-    q = forms.CharField(label="Search", required=False, widget=forms.SearchInput)
+    # The box holds what a search reads: pasted longer, a text made a request line past
+    # gunicorn's 4,094 bytes, answered in the API's JSON (a curator's trial); 200 characters,
+    # nine bytes each once percent-encoded at worst, stay within it.
+    q = forms.CharField(
+        label="Search",
+        required=False,
+        widget=forms.SearchInput(attrs={"maxlength": SEARCH_LENGTH}),
+    )
     # Any sweep's number is accepted; the list offers the recent finished ones.
     run = forms.CharField(label="Sweep proposals", required=False, widget=forms.Select)
 

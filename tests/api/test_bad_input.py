@@ -378,6 +378,23 @@ def test_a_console_form_in_another_charset_is_refused(world, path):
     assert row_counts() == before
 
 
+@pytest.mark.parametrize("note", [b"%ED%A0%80", b"%FF", b"caf%E9"])
+def test_a_console_form_field_that_is_not_utf8_is_refused_not_stored_as_replacements(world, note):
+    """A curator's trial: a decision posted with `note=%ED%A0%80` dismissed the item and stored
+    the note as three U+FFFD; the same bytes in a query string were refused."""
+    client = Client(raise_request_exception=False)
+    client.force_login(world["user"])
+    before = row_counts()
+    response = client.post(
+        f"/items/{world['item']}/decide",
+        b"action=dismiss&note=" + note,
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 400
+    assert "UTF-8" in response.content.decode()
+    assert row_counts() == before
+
+
 def test_audit_page_cursor_beyond_any_id_is_an_empty_page_not_an_error(world):
     client = Client(raise_request_exception=False)
     client.force_login(world["user"])

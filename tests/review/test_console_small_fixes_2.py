@@ -45,3 +45,10 @@ def test_whitenoise_serves_the_favicon(client):
         b"".join(response.streaming_content if response.streaming else [response.content])[:4]
         == b"\x00\x00\x01\x00"
     )
+
+
+def test_the_search_box_holds_no_more_than_a_search_reads(as_curator, drawer_link):
+    """A curator's trial: a long text pasted into the box made a request line past gunicorn's
+    limit, answered 414 in the API's JSON."""
+    page = as_curator.get("/").content.decode()
+    assert 'name="q" maxlength="200"' in page
