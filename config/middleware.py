@@ -11,9 +11,9 @@ failure becomes.
   refused with 411 `unsupported_request`: Django reads a body by its Content-Length, so it read
   nothing and the view ran as if the body were empty (a supersede without `by`).
 - A console form whose body Django cannot parse (a charset other than UTF-8, a broken multipart
-  body, one cut short by a client that left, URL-encoded fields that are not UTF-8) is refused with 400 `invalid`: Django raises again
-  at every read of the form, the error page's own CSRF check included, so left to the error
-  page it became a 500.
+  body, one cut short by a client that left, URL-encoded fields that are not UTF-8) is refused
+  with 400 `invalid`: Django raises again at every read of the form, the error page's own CSRF
+  check included, so left to the error page it became a 500.
 - An API query parameter given more than once is refused with 400 `invalid`, naming it: each
   takes one value, and a repeat was read as its last (`api.query`).
 - A database that cannot be reached answers 503 `database_unavailable`, and one that is busy
