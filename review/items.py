@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from dedup.errors import Conflict, DomainError, InvalidInput
-from palace.models import AuditAction, AuditTarget, DrawerLink, EntityLink
+from palace.models import DECISION_PREFIX, AuditAction, AuditTarget, DrawerLink, EntityLink
 
 REVERT_ACTION = AuditAction.REVIEW_REVERT
 ITEM_TARGET = AuditTarget.REVIEW_ITEM
@@ -55,6 +55,16 @@ _LABELS = {
     Action.SAME: "The same",
     Action.WRONG: "Not the same",
 }
+
+
+def done_words(action: str) -> str:
+    """A decision's action (as audited: `review.add_alias`) in the console's words: its
+    button's ("add alias"), a judgement's as one ("judged not the same", not "wrong")."""
+    code = action.removeprefix(DECISION_PREFIX)
+    if code not in Action.__members__.values():
+        return code.replace("_", " ")
+    words = Action(code).label.lower()
+    return f"judged {words}" if code in (Action.SAME, Action.WRONG) else words
 
 
 DRAWER_ACTIONS = (Action.MERGE, Action.DELETE_LINK, Action.DISMISS)

@@ -13,7 +13,8 @@ from typing import TypedDict
 
 from django.http import HttpRequest
 
-from palace.models import DECISION_PREFIX, AuditEntry
+from palace.models import AuditEntry
+from review.items import done_words
 
 SESSION_KEY = "review_undo_offer"
 
@@ -35,8 +36,7 @@ def offer_undo(request: HttpRequest, entry: AuditEntry, *, batch_size: int | Non
             decision=None, batch=str(entry.batch), label=f"Undo all {size} decisions of this batch"
         )
     else:
-        action = entry.action.removeprefix(DECISION_PREFIX).replace("_", " ")
-        label = f"Undo {action} on {entry.data.get('item', '')}"
+        label = f"Undo {done_words(entry.action)} on {entry.data.get('item', '')}"
         offer = UndoOffer(decision=entry.pk, batch=None, label=label)
     request.session[SESSION_KEY] = offer
 

@@ -100,8 +100,19 @@ def _decisions() -> QuerySet[AuditEntry]:
 def check_decision_known(decision: int) -> None:
     """404 `decision_not_found` for an id that is no decision, read before a request's body (the
     revert checks again, holding the row)."""
-    if not _decisions().filter(pk=decision).exists():
-        raise NotFound("No decision with that id.", code="decision_not_found")
+    if _decisions().filter(pk=decision).exists():
+        return
+    entry = AuditEntry.objects.filter(pk=decision).first()
+    message = "No decision with that id." if entry is None else not_a_decision(entry)
+    raise NotFound(message, code="decision_not_found")
+
+
+def not_a_decision(entry: AuditEntry) -> str:
+    """Why an audit row that is no curator's decision (a revert, a write, the demo's seed) is
+    not reverted: "No decision with that id." had denied the row the log shows."""
+    if entry.action == REVERT_ACTION:
+        return f"#{entry.pk} is a revert, which is not reverted: decide the item again instead."
+    return f"#{entry.pk} is not a curator's decision ({entry.action}): only decisions are reverted."
 
 
 def check_batch_known(batch: uuid.UUID) -> None:
@@ -125,12 +136,10 @@ def _decision(decision: int | AuditEntry) -> AuditEntry:
     """The decision, locked, if it exists and is not reverted yet."""
     pk = decision.pk if isinstance(decision, AuditEntry) else decision
     entry = AuditEntry.objects.select_for_update().filter(pk=pk).first()
-    if (
-        entry is None
-        or not entry.action.startswith(DECISION_PREFIX)
-        or entry.action == REVERT_ACTION
-    ):
+    if entry is None:
         raise NotFound("No decision with that id.", code="decision_not_found")
+    if not entry.action.startswith(DECISION_PREFIX) or entry.action == REVERT_ACTION:
+        raise NotFound(not_a_decision(entry), code="decision_not_found")
     done = reverts_of(entry)
     if done is not None:
         raise AlreadyDecided(

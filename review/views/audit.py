@@ -22,6 +22,7 @@ from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import AuditFilterForm
+from review.items import done_words
 from review.views import offers
 from review.views.common import (
     HtmxHttpRequest,
@@ -173,7 +174,10 @@ def _report_reverted(
     elif len(entries) > 1:
         messages.success(request, f"Reverted {len(entries)} decisions: {reverted}.")
     else:
-        messages.success(request, f"Reverted decision {reverted}.")
+        (entry,) = entries
+        undone = AuditEntry.objects.filter(pk=entry.data["reverts"]).first()
+        what = f" ({done_words(undone.action)} on {undone.data.get('item', '')})" if undone else ""
+        messages.success(request, f"Reverted decision {reverted}{what}.")
     for entry in entries:
         if entry.data.get("not_restored"):
             lost = "; ".join(entry.data["not_restored"])

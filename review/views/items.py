@@ -23,6 +23,7 @@ from palace.models import AuditEntry
 from review import selectors, services
 from review.curators import DECIDE_PERMISSION
 from review.forms import QueueFilterForm
+from review.items import done_words
 from review.selectors import holds as hold_selectors
 from review.selectors.gone import gone_item
 from review.services import ItemRef
@@ -261,7 +262,7 @@ def decide(request: HtmxHttpRequest, item_id: str) -> HttpResponse:
         entry = _decide_from_form(request, ref)
     except DomainError as error:
         return _refused(request, item_id, error)
-    done = f"{entry.action.removeprefix(services.DECISION_PREFIX).replace('_', ' ')} on {ref}"
+    done = f"{done_words(entry.action)} on {ref}"
     # The Undo button beside it says how to undo (and names its key only where keys are on).
     messages.success(request, f"Done: {done}{_also_settled(entry)}.")
     offer(request, entry)

@@ -7,7 +7,7 @@ import pytest
 
 from dedup import services as write
 from palace.models import AuditEntry, EntityLink
-from review.items import DRAWER_ACTIONS, ENTITY_ACTIONS
+from review.items import DRAWER_ACTIONS, ENTITY_ACTIONS, done_words
 from tests.review.clusters_data import five_drawers
 from tests.review.test_cluster_views import cluster_ref, form
 
@@ -81,3 +81,36 @@ def test_the_item_buttons_are_the_actions_labels(as_curator, drawer_link, entity
                 rf'value="{action.value}"[^>]*><kbd>\w</kbd> {re.escape(action.label)}</button>'
             )
             assert re.search(button, page), (item, action)
+
+
+@pytest.mark.parametrize(
+    ("action", "words"),
+    [
+        ("review.add_alias", "add alias"),
+        ("review.delete_link", "delete link"),
+        ("review.wrong", "judged not the same"),
+        ("review.same", "judged the same"),
+        ("review.something_new", "something new"),
+    ],
+)
+def test_a_decision_is_said_in_its_buttons_words(action, words):
+    """A curator's trial: judging a proposal "Not the same" said "Done: wrong on p99."."""
+    assert done_words(action) == words
+
+
+def test_a_revert_says_what_it_undid(as_curator, drawer_link):
+    """After `u` the page said only "Reverted decision #2.", not which action on which item."""
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    decision = AuditEntry.objects.get()
+    page = shown(as_curator, as_curator.post(f"/audit/{decision.pk}/revert"))
+    assert f"Reverted decision #{decision.pk} (dismiss on d{drawer_link.pk})." in page
+
+
+def test_a_revert_of_a_row_that_is_no_decision_says_what_the_row_is(as_curator, drawer_link):
+    """ "No decision with that id." had denied a row the audit log shows (a revert, a seed)."""
+    as_curator.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"})
+    as_curator.post(f"/audit/{AuditEntry.objects.get().pk}/revert")
+    revert = AuditEntry.objects.order_by("pk").last()
+    page = shown(as_curator, as_curator.post(f"/audit/{revert.pk}/revert"))
+    assert f"#{revert.pk} is a revert, which is not reverted" in page
+    assert AuditEntry.objects.count() == 2
