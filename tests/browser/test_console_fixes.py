@@ -178,3 +178,15 @@ def test_a_clusters_text_column_stays_readable_on_a_phone(phone, live_server, cu
         phone.locator(".members td.text").nth(1).evaluate("e => e.getBoundingClientRect().width")
     )
     assert width >= 200
+
+
+def test_the_keys_dialog_names_the_proposals_keys_and_escape(page, live_server, palace):  # noqa: F811
+    """A curator's trial: the list left out what m and d do on a sweep's proposal, and Escape."""
+    log_in(page, live_server, f"/items/d{port_link().pk}/")
+    page.keyboard.press("?")
+    keys = page.locator("dialog#keys")
+    expect(keys).to_contain_text("on a sweep's proposal, the same")
+    expect(keys).to_contain_text("on a sweep's proposal, not the same")
+    expect(keys).to_contain_text("close this list")
+    page.keyboard.press("Escape")
+    expect(keys).not_to_be_visible()
