@@ -113,6 +113,8 @@ def _revert_batch(request: HttpRequest, batch: str, *, redirect_to: str) -> Http
         messages.error(request, error.message)
     except DomainError as error:
         messages.error(request, error.message)
+        if error.code == "decision_not_found":  # no batch page to go back to: a 404 there
+            return redirect(reverse("review:audit"))  # left the message to the next page
     else:
         _report_reverted(request, entries, batch=batch_id)
     return redirect(redirect_to)

@@ -2,6 +2,7 @@
 right, a short batch id, an alias that settled other pairs says so, buttons' labels for names."""
 
 import re
+import uuid
 
 import pytest
 
@@ -114,3 +115,11 @@ def test_a_revert_of_a_row_that_is_no_decision_says_what_the_row_is(as_curator, 
     page = shown(as_curator, as_curator.post(f"/audit/{revert.pk}/revert"))
     assert f"#{revert.pk} is a revert, which is not reverted" in page
     assert AuditEntry.objects.count() == 2
+
+
+def test_a_revert_of_an_unknown_batch_says_so_on_the_page_it_lands_on(as_curator):
+    """It landed on the batch's 404 page, and its message on the next, unrelated page."""
+    response = as_curator.post(f"/batches/{uuid.UUID(int=7)}/revert")
+    assert response["Location"] == "/audit/"
+    assert "No decision in that batch." in shown(as_curator, response)
+    assert "No decision in that batch." not in as_curator.get("/audit/").content.decode()
