@@ -63,6 +63,7 @@ class SessionEndedMiddleware:
         back = _decision_item(request)
         if back is None and htmx:
             back = htmx_page(request) or request.get_full_path()
+            messages.info(request, "Your session had ended: log in again to go on.")
         if back is None:
             return response
         login = redirect_to_login(back)

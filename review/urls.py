@@ -1,8 +1,6 @@
-from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from review import views
-from review.forms import LoginForm
 
 app_name = "review"
 urlpatterns = [
@@ -22,9 +20,7 @@ urlpatterns = [
     path("stats/", views.stats, name="stats"),
     path("sweeps/", views.sweep_list, name="sweeps"),
     path("sweeps/<int:run_id>/", views.sweep_detail, name="sweep"),
-    path(
-        "accounts/login/", auth_views.LoginView.as_view(authentication_form=LoginForm), name="login"
-    ),
+    path("accounts/login/", views.login, name="login"),
     path("accounts/logout/", views.logout, name="logout"),
     # A browser asks for /favicon.ico on pages without a <link rel=icon> (a JSON answer, the
     # API's docs): WhiteNoise serves the file under STATIC_URL, so send it there.

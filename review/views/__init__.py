@@ -4,7 +4,7 @@ Every page works without JavaScript (plain links and forms). With htmx, the queu
 item's panel are swapped in place: a view renders the partial when `request.htmx` is set.
 """
 
-from review.views.accounts import logout
+from review.views.accounts import login, logout
 from review.views.audit import audit, batch_revert, revert, undo
 from review.views.clusters import batch, cluster, cluster_decide
 from review.views.holds import hold
@@ -26,6 +26,7 @@ __all__ = [
     "favicon",
     "hold",
     "item",
+    "login",
     "logout",
     "queue",
     "revert",

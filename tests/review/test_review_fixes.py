@@ -87,3 +87,18 @@ def test_a_cluster_decision_without_a_session_returns_to_the_cluster_after_login
     first = DrawerLink.objects.filter(newer__in=restatements, status="open").order_by("pk")[0]
     response = client.post(f"/clusters/d{first.pk}/decide", {"links": str(first.pk)}, **HTMX)
     assert f"next=/clusters/d{first.pk}/" in response["HX-Redirect"]
+
+
+def test_a_session_that_ended_is_said_on_the_login_page_itself(client, drawer_link, curator):
+    """A curator's trial: htmx took the curator to a login page that said nothing; the
+    message came only after logging in. It is said there, and again on the item."""
+    response = client.post(f"/items/d{drawer_link.pk}/decide", {"action": "dismiss"}, **HTMX)
+    login = client.get(response["HX-Redirect"]).content.decode()
+    assert "Your session had ended, so your dismiss" in login
+    client.force_login(curator)
+    item = client.get(f"/items/d{drawer_link.pk}/").content.decode()
+    assert "Your session had ended, so your dismiss" in item
+    client.logout()
+    queue = client.get("/?page=2", **HTMX)
+    login = client.get(queue["HX-Redirect"]).content.decode()
+    assert "Your session had ended: log in again to go on." in login
