@@ -180,7 +180,7 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
         run.proposals.order_by()
         .annotate(**gates)
         .values(*keys)
-        .annotate(proposals=Count("pk"), **at)
+        .annotate(proposals=Count("pk"), kept=Count("pk", filter=kept), **at)
     )
     labels = [f"{t:.2f}" if round(t, 2) == t else f"{t:.3f}" for t in thresholds]
     what_if = {label: {"links": 0, "merges": 0, "distinct": 0} for label in labels}
@@ -196,7 +196,10 @@ def summary(run: SweepRun, *, thresholds: Iterable[float] = WHAT_IF_THRESHOLDS) 
         else:
             outcome = "links"
         for index, label in enumerate(labels):
-            what_if[label][outcome] += group[f"at_{index}"]
+            # A judgement is recorded whatever the threshold (`apply_reach`, the confirm page):
+            # counted at the threshold alone, the table said 0 where Apply then recorded some.
+            counted = group["kept"] if outcome == "distinct" else group[f"at_{index}"]
+            what_if[label][outcome] += counted
     return {"tiers": tiers, "if_applied_at": what_if}
 
 

@@ -244,3 +244,16 @@ def test_an_apply_never_merges_a_pair_whose_symbol_changed(
     sweep_services.apply(run, threshold=0.9, merge_tiers=("normalized",), actor=curator)
     assert Proposal.objects.get().status == Proposal.Status.LINKED
     assert DrawerLink.objects.get().status == DrawerLink.Status.OPEN
+
+
+def test_a_judgement_below_the_threshold_is_counted_as_apply_records_it(run, curator):
+    """A curator's trial: the what-if table showed 0 judged distinct at a threshold above the
+    judged proposal's score, and the apply at that threshold then recorded it distinct."""
+    judged = run.proposals.filter(score__lt=0.999).order_by("pk").first()
+    sweep_services.judge(judged, verdict="wrong", actor=curator)
+    above = judged.score + 0.001
+    what_if = sweep_selectors.summary(run, thresholds=[above])["if_applied_at"]
+    (counts,) = what_if.values()
+    sweep_services.apply(run, threshold=above, merge_tiers=(), actor=curator)
+    assert counts["distinct"] == 1
+    assert DistinctPair.objects.count() == 1  # recorded by the apply, below its threshold
