@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import regex
+
 # Characters that show nothing in a name, taken out of a new one, so that "no\u200btes" is
 # "notes" rather than a second wing that looks the same: Unicode's format characters (a soft
 # hyphen, zero-width spaces, word joiners, a byte order mark, the bidirectional controls such as
@@ -178,3 +180,23 @@ def shows_nothing(value: str) -> bool:
     characters drawn as nothing on their own (those `visible` takes out, a joiner, a variation
     selector, which shape or choose how the character beside them is drawn). "" is blank."""
     return all(c.isspace() or c in BLANKS or _unseen(c) for c in value)
+
+
+def hidden_characters(text: str, *, at_most: int = 5) -> list[str]:
+    """The characters of a text that show nothing yet change what a reader sees or what is
+    stored (a bidirectional control such as U+202E, which shows what follows it reversed; a
+    zero-width space; a Hangul filler): each once, as `U+202E RIGHT-TO-LEFT OVERRIDE`, the first
+    `at_most`, for a curator who would otherwise compare two texts that are not what they show.
+    The joiners emoji and scripts need, and the format characters that are drawn, are not among
+    them."""
+    found: dict[str, None] = {}
+    for match in _MAY_BE_HIDDEN.finditer(text):  # in C: a page of a million characters reads
+        c = match.group()  # them all
+        if c not in _KEPT_FORMAT:
+            found.setdefault(c)
+            if len(found) == at_most:
+                break
+    return [f"U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')}" for c in found]
+
+
+_MAY_BE_HIDDEN = regex.compile(f"[\\p{{Cf}}{''.join(sorted(_FILLERS))}]")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from dedup import policy
+from dedup.invisible import hidden_characters
 from dedup.policy.merge_gates import text_differences
 from dedup.policy.word_flags import WordFlag
 from palace import selectors as palace_selectors
@@ -32,6 +33,7 @@ class DrawerItem:
     mentions: dict[int, list[Mention]]
     last_decision: AuditEntry | None
     word_flags: list[WordFlag] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)  # `hidden_characters` of both texts
 
 
 @dataclass
@@ -54,6 +56,7 @@ class ProposalItem:
     numbers_right: list[str]
     last_decision: AuditEntry | None
     word_flags: list[WordFlag] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
 
 
 def _other_links(link: DrawerLink | EntityLink, pair: tuple[int, int]) -> dict[int, list]:
@@ -98,6 +101,7 @@ def _proposal_detail(ref: ItemRef) -> ProposalItem | None:
         list(differences.numbers_right),
         last_decision(ref),
         list(differences.words),
+        hidden_characters(f"{older}\n{newer}"),
     )
 
 
@@ -127,6 +131,7 @@ def _drawer_detail(ref: ItemRef) -> DrawerItem | None:
         mentions,
         last_decision(ref),
         list(differences.words),
+        hidden_characters(f"{link.older.content}\n{link.newer.content}"),
     )
 
 

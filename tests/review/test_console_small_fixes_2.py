@@ -52,3 +52,23 @@ def test_the_search_box_holds_no_more_than_a_search_reads(as_curator, drawer_lin
     limit, answered 414 in the API's JSON."""
     page = as_curator.get("/").content.decode()
     assert 'name="q" maxlength="200"' in page
+
+
+def test_an_item_whose_texts_hold_characters_that_do_not_show_says_which(as_curator):
+    """A curator's trial: a U+202E override showed one text reversed in the diff and otherwise
+    in the radio's label, and nothing told the curator the text held it."""
+    from dedup import services
+
+    text = "The deploy key rotates every ninety days on the build server."
+    services.drawer_write_in(wing="ops", room="keys", content=text)
+    (link,) = services.drawer_write_in(
+        wing="ops", room="keys", content=text.replace("build", "\u202ebuild\u200b")
+    ).links
+    page = as_curator.get(f"/items/d{link.pk}/").content.decode()
+    assert "The texts hold characters that do not show" in page
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE; U+200B ZERO WIDTH SPACE" in page
+
+
+def test_an_item_of_plain_texts_and_emoji_warns_of_nothing_hidden(as_curator, drawer_link):
+    page = as_curator.get(f"/items/d{drawer_link.pk}/").content.decode()
+    assert "do not show" not in page

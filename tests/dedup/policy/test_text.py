@@ -151,3 +151,14 @@ def test_every_character_of_another_width_is_folded_and_nothing_else():
             assert fold(character) == unicodedata.normalize("NFC", usual).casefold(), hex(code)
         elif decomposition.startswith("<"):
             assert fold(character) == unicodedata.normalize("NFC", character).casefold(), hex(code)
+
+
+def test_hidden_characters_name_what_does_not_show_and_not_what_is_drawn():
+    from dedup.invisible import hidden_characters
+
+    assert hidden_characters("a\u202eb\u200bc\u202ed") == [
+        "U+202E RIGHT-TO-LEFT OVERRIDE",
+        "U+200B ZERO WIDTH SPACE",
+    ]
+    assert hidden_characters("family \U0001f468\u200d\U0001f469 \u0600") == []
+    assert len(hidden_characters("".join(chr(0x2060 + i) for i in range(5)) + "\u200b")) == 5
