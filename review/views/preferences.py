@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from review.services.preferences import shortcuts_set
@@ -14,6 +16,16 @@ from review.views.common import post_or_show, safe_next
 @login_required
 @post_or_show(lambda request: reverse("review:queue"))  # it has no page of its own
 def shortcuts(request: HttpRequest) -> HttpResponse:
-    """Single-key shortcuts on or off (WCAG 2.1.4), from the header or the keys dialog."""
-    shortcuts_set(request=request, enabled=request.POST.get("single_key_shortcuts") == "1")
+    """Single-key shortcuts on or off (WCAG 2.1.4), from the header or the keys dialog: "1" or
+    "0", another value refused (any but "1" had turned them off, unsaid)."""
+    value = request.POST.get("single_key_shortcuts")
+    if value not in ("0", "1"):
+        page = render_to_string(
+            "refusal.html",
+            {"title": "Bad request", "message": "single_key_shortcuts must be 1 (on) or 0 (off)."},
+            request=request,
+        )
+        return HttpResponseBadRequest(page)
+    shortcuts_set(request=request, enabled=value == "1")
+    messages.success(request, f"Single-key shortcuts are {'on' if value == '1' else 'off'}.")
     return redirect(safe_next(request, reverse("review:queue")))

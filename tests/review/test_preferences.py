@@ -74,3 +74,17 @@ def test_flash_messages_are_a_plain_list_inside_a_status_region(client, curator,
     body = client.get("/").content.decode()
     assert '<div role="status"><ul class="messages">' in body
     assert '<ul class="messages" role=' not in body  # a list keeps its list role (axe: listitem)
+
+
+@pytest.mark.parametrize("value", ["maybe", "", "on", "2"])
+def test_a_value_other_than_one_or_zero_is_refused_not_taken_for_off(as_curator, curator, value):
+    """A curator's trial: `single_key_shortcuts=maybe` turned them off, unsaid."""
+    response = as_curator.post("/preferences/shortcuts", {"single_key_shortcuts": value})
+    assert response.status_code == 400
+    assert "must be 1 (on) or 0 (off)" in response.content.decode()
+    assert not ConsolePreferences.objects.filter(user=curator, single_key_shortcuts=False).exists()
+
+
+def test_a_change_is_said(as_curator):
+    response = as_curator.post("/preferences/shortcuts", {"single_key_shortcuts": "0"})
+    assert "Single-key shortcuts are off." in as_curator.get(response["Location"]).content.decode()
