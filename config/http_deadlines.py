@@ -29,6 +29,7 @@ from typing import Any
 
 import gunicorn
 from gunicorn import util
+from gunicorn.http import parser as gunicorn_parser
 from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 
@@ -198,6 +199,10 @@ class DeadlineThreadWorker(ThreadWorker):
                 f"gunicorn {gunicorn.__version__}: install the version constraints.txt pins."
             )
 
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = closing_on_an_unread_body(self.wsgi)  # type: ignore[has-type]
+
     def enqueue_req(self, conn: Any) -> None:
         if not self.cfg.is_ssl:
             self._head_deadline(conn).arm(self.head_seconds)
@@ -217,6 +222,39 @@ class DeadlineThreadWorker(ThreadWorker):
             sock = HeadDeadline(sock)
             setattr(holder, name, sock)
         return sock
+
+
+# What gunicorn reads of a body the app left unread, before it serves the next request on the
+# connection (`parser._DRAIN_MAX_BYTES`); past it, it closes the connection instead.
+DRAINED_AT_MOST = getattr(gunicorn_parser, "_DRAIN_MAX_BYTES", 64 * 1024)
+
+
+def closing_on_an_unread_body(app: Any) -> Any:
+    """The WSGI app, its answer marked `Connection: close` when it leaves more of the request's
+    body unread than gunicorn drains (a refusal before the body: 401, 403 `out_of_scope`, 404).
+    gunicorn then closes the connection anyway, and its answer had said `keep-alive`: a client
+    or a proxy reusing it met a reset connection on its next request (a helper's trial). A
+    WSGI app cannot say `Connection` itself (gunicorn drops hop-by-hop headers); the response
+    object gunicorn hands it `start_response` of can."""
+
+    def served(environ: dict[str, Any], start_response: Any) -> Any:
+        body = environ.get("wsgi.input")  # gunicorn's, before the app wraps it (config/wsgi.py)
+
+        def started(status: str, headers: Any, exc_info: Any = None) -> Any:
+            response = getattr(start_response, "__self__", None)
+            if response is not None and unread_body(body) > DRAINED_AT_MOST:
+                response.force_close()
+            return start_response(status, headers, exc_info)
+
+        return app(environ, started)
+
+    return served
+
+
+def unread_body(body: Any) -> int:
+    """Bytes of a request's body (sent with a Content-Length) not read yet."""
+    left = getattr(getattr(body, "reader", None), "length", 0)
+    return left if isinstance(left, int) else 0
 
 
 class Lingering:

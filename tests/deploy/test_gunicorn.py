@@ -8,6 +8,7 @@ Runs when DATABASE_URL names PostgreSQL (the database of the run is left alone: 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -658,3 +659,31 @@ def test_what_gunicorn_hands_on_that_django_would_misread_is_refused(
     answered, _, body = raw_request(deployed, request_bytes)
     assert answered == status
     assert json.loads(body)["code"] == code
+
+
+@pytest.mark.parametrize(("size", "connection"), [(200_000, "close"), (1_000, "keep-alive")])
+def test_an_answer_given_before_a_large_body_is_read_says_the_connection_closes(
+    deployed: Server, size: int, connection: str
+):
+    """A refusal before the body (401 here) leaves it unread; gunicorn drains 64 KiB of it at
+    most, and past that closes the connection, where its answer had said `keep-alive`: a client
+    reusing it met a reset connection on its next request (a helper's trial). A small body is
+    drained, and the connection kept."""
+    body = b'{"content": "' + b"x" * size + b'"}'
+    head = (
+        b"POST /api/wings/w/rooms/r/drawers HTTP/1.1\r\nHost: localhost\r\n"
+        b"X-Forwarded-Proto: https\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    host, port = deployed.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head + body)
+        sock.settimeout(3)  # a kept connection is not closed by the server: read what came
+        raw = b""
+        with contextlib.suppress(TimeoutError):
+            while chunk := sock.recv(65536):
+                raw += chunk
+    status, *lines = raw.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    assert status.split()[1] == "401"
+    assert headers["Connection"] == connection
