@@ -87,10 +87,7 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
         named = entities_named(kind=kind, name=name, key=key)
         if named or not fuzzy:
             return NameLookup(named, [])
-        entity_ids, alias_ids = owners_within_reach(key)
-        return NameLookup(
-            [], entities_of_owners(kind=kind, entity_ids=entity_ids, alias_ids=alias_ids)
-        )
+        return NameLookup([], known_within_reach(kind, key))
     # A programming error: a lock taken outside a transaction is gone with the statement.
     if lock is not None and not db.in_atomic_block:  # pragma: no cover
         raise RuntimeError("name_lookup() takes a lock only inside a transaction.")
@@ -113,6 +110,14 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
     reached = (rows[index] for index in indexes_within_reach(key, keys))
     found = known_by_entity((entity_of(row[_ENTITY], db), row[_ALIAS]) for row in reached)
     return NameLookup([], found, bands)
+
+
+def known_within_reach(kind: str, key: str) -> list[KnownEntity]:
+    """The entities within reach of a key (`owners_within_reach`), of the kind, each with the
+    aliases a person recorded: what `name_lookup` finds when it names none, asked apart for a
+    name whose named entities do not converge on it (`policy.numbers_agree`)."""
+    entity_ids, alias_ids = owners_within_reach(key)
+    return entities_of_owners(kind=kind, entity_ids=entity_ids, alias_ids=alias_ids)
 
 
 def signatures_parameter(signatures: Iterable[int]) -> str:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import enum
 import functools
+import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
 import regex
 
-from dedup.policy.merge_gates import differing_numbers
 from dedup.policy.similarity import edit_distance
 from dedup.policy.text import fold, without_leading_marks
 
@@ -52,14 +52,29 @@ def entity_key(name: str) -> str:
     return key or folded.strip()
 
 
+# A number in a name: digits of any script, a "." or "," inside it kept ("3.12" is not "31.2",
+# whose keys are one); any other character between digits separates two numbers ("747-400" is
+# "747 400", "2024/25" is "2024-25").
+_NAME_NUMBER = regex.compile(r"\d+(?:[.,]\d+)*")
+_LEADING_ZEROS = regex.compile(r"^0+(?=\d)")
+
+
+def name_numbers(name: str) -> list[str]:
+    """A name's numbers in order, by value: each digit as its ASCII one (a full-width 2 is 2),
+    leading zeros dropped ("01" is 1)."""
+    return [
+        _LEADING_ZEROS.sub("", "".join(str(unicodedata.decimal(c, c)) for c in number))
+        for number in _NAME_NUMBER.findall(name)
+    ]
+
+
 def numbers_agree(a: str, b: str) -> bool:
-    """No number of one name is missing from the other, compared by value as the console's
-    merge gate compares them (`merge_gates.differing_numbers`): "Server 1" and "Server 2",
-    "db-prod-01" and "db-prod-02", "Python 3.11" and "Python 3.12" are one edit apart and never
-    one entity by that alone; nor "Python 3.12" and "Python 31.2", whose keys (dots dropped)
-    are the same."""
-    only_a, only_b = differing_numbers(a, b)
-    return not (only_a or only_b)
+    """Two names holding the same numbers, in order, by value (`name_numbers`): "Server 1" and
+    "Server 2", "db-prod-01" and "db-prod-02", "Python 3.11" and "Python 3.12" are one edit apart
+    and never one entity by that alone, nor "Python 3.12" and "Python 31.2", whose keys (dots
+    dropped) are one; "db-prod-01" and "db-prod-1", "1-800-Flowers" and "1 800 Flowers" may be.
+    Numbers written in words or numerals ("World War II") are letters here."""
+    return name_numbers(a) == name_numbers(b)
 
 
 def key_similarity(a: str, b: str, distance: int | None = None) -> float:

@@ -128,18 +128,24 @@ def differing_words(a: str, b: str) -> list[WordFlag]:
 
 
 def changed_symbols(a: str, b: str) -> WordFlag | None:
-    """The symbols (`SYMBOL`) of each text that the other lacks, in text order: two texts of
-    the same words, which a normalised text cannot tell apart, may state opposite facts
-    ("deploys allowed: ✅" against "deploys allowed: ❌")."""
+    """Whether two texts' symbols (`SYMBOL`) differ, in order and in number: two texts of the
+    same words, which a normalised text cannot tell apart, may state opposite facts ("deploys
+    allowed: ✅" against "deploys allowed: ❌"; "deploys ✅, rollbacks ❌" against "deploys ❌,
+    rollbacks ✅", the same symbols swapped). The flag holds those one text has and the other
+    lacks, or, where both hold the same ones, each text's symbols in order."""
     left, right = _symbols(a), _symbols(b)
-    only_left = tuple(c for c in left if c not in right)
-    only_right = tuple(c for c in right if c not in left)
-    return WordFlag("symbol", only_left, only_right) if only_left or only_right else None
+    if left == right:
+        return None
+    only_left = tuple(dict.fromkeys(c for c in left if c not in right))
+    only_right = tuple(dict.fromkeys(c for c in right if c not in left))
+    if not (only_left or only_right):
+        only_left, only_right = tuple(left), tuple(right)
+    return WordFlag("symbol", only_left, only_right)
 
 
-def _symbols(text: str) -> dict[str, None]:
-    """A text's symbols, each once, in text order (the width of a full-width one aside)."""
-    return dict.fromkeys(_SYMBOL_STYLE.sub("", symbol) for symbol in SYMBOL.findall(fold(text)))
+def _symbols(text: str) -> list[str]:
+    """A text's symbols in text order (the width of a full-width one aside)."""
+    return [_SYMBOL_STYLE.sub("", symbol) for symbol in SYMBOL.findall(fold(text))]
 
 
 def is_typo(a: str, b: str) -> bool:

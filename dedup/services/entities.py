@@ -158,6 +158,14 @@ def _entity_resolve_locked(
     )
     known, by_id, all_aliases = known_entities(found)
     resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
+    if resolution.entity is None and found.named and config.entity_fuzzy:
+        # Named entities that do not converge (their numbers differ): the typo rule may still
+        # reach another within two edits, which the lookup left unread once it named some.
+        found = candidates.NameLookup(
+            found.named, candidates.known_within_reach(kind, key), found.bands
+        )
+        known, by_id, all_aliases = known_entities(found)
+        resolution = policy.resolve(name, kind, known, config.entity_fuzzy)
     if resolution.entity is None:
         if _created_meanwhile(key, found, first_look=lock is not None):
             # An entity of a near key may have been created since the lookup: look again. The
@@ -195,12 +203,12 @@ def known_entities(
     """The entities the name may resolve to, as the policy sees them, by id, and (from the
     exact lookups, which read them all) each one's aliases."""
     matching = found.named
-    if matching:
-        known = [policy_candidate(m.entity, m.aliases) for m in matching]
-        return known, {m.entity.id: m.entity for m in matching}, _aliases_by_id(matching)
-    band = found.reached  # empty unless fuzzy matching asked for it
-    known = [policy_candidate(m.entity, m.aliases, typo=True) for m in band]
-    return known, {m.entity.id: m.entity for m in band}, {}
+    named = {m.entity.id for m in matching}
+    band = [m for m in found.reached if m.entity.id not in named]  # fuzzy matching's, if asked
+    known = [policy_candidate(m.entity, m.aliases) for m in matching]
+    known += [policy_candidate(m.entity, m.aliases, typo=True) for m in band]
+    by_id = {m.entity.id: m.entity for m in [*matching, *band]}
+    return known, by_id, _aliases_by_id(matching)
 
 
 def _aliases_by_id(known: list[candidates.KnownEntity]) -> dict[int, tuple[str, ...]]:

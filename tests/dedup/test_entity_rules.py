@@ -130,3 +130,14 @@ def test_a_name_one_digit_from_another_gets_a_possible_link_not_an_alias(drawer)
     assert second.pk != first.pk
     assert not EntityAlias.objects.filter(entity=first).exclude(alias="Server 1").exists()
     assert EntityLink.objects.filter(newer=second, older=first).exists()
+
+
+def test_a_name_whose_same_key_entity_differs_in_numbers_still_reaches_its_typo(drawer):
+    """A fresh-eyes review: "Release 1.2" keys as "release 12", which names the entity
+    "Release 12"; its numbers differ, so it does not converge there, and the lookup, having
+    named one, had not read the entities within reach ("Relase 1.2", a typo of it)."""
+    services.mention_add(drawer=drawer, name="Release 12", kind="tool")
+    typo = services.mention_add(drawer=drawer, name="Relase 1.2", kind="tool").resolution.entity
+    reached = services.mention_add(drawer=drawer, name="Release 1.2", kind="tool").resolution
+    assert reached.entity.pk == typo.pk
+    assert Entity.objects.count() == 2

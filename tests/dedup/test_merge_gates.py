@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dedup.policy.merge_gates import drawer_gates, gates_pass
+from dedup.policy.merge_gates import drawer_gates, gates_pass, with_symbols_gate
 
 
 def gates(older: str, newer: str) -> dict:
@@ -76,5 +76,8 @@ def test_a_symbol_kept_passes_it(older, newer):
     assert gates(older, newer)["symbols_differ"] is False
 
 
-def test_a_proposal_stored_before_the_symbols_gate_passes_as_it_did():
-    assert gates_pass({"same_kind": None, "same_entities": None, "numbers_differ": False})
+def test_a_proposal_stored_before_the_symbols_gate_is_asked_it_of_its_texts():
+    stored = {"same_kind": None, "same_entities": None, "numbers_differ": False}
+    texts = {"older": ALLOWED, "newer": ALLOWED.replace("\u2705", "\u274c")}
+    assert not gates_pass(with_symbols_gate(stored, texts))
+    assert gates_pass(with_symbols_gate(stored, {"older": ALLOWED, "newer": ALLOWED}))

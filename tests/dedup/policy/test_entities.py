@@ -405,3 +405,19 @@ def test_a_typo_beside_the_same_numbers_still_converges():
 def test_a_number_changed_does_not_make_a_real_typo_ambiguous():
     known = [EntityCandidate(1, "Server 1", "tool"), EntityCandidate(2, "Servor 2", "tool")]
     assert resolve("Server 2", "tool", known, True).entity == 2
+
+
+@pytest.mark.parametrize(
+    ("known", "sighted", "rule"),
+    [
+        pytest.param("1-800-Flowers", "1 800 Flowers", Rule.NORMALIZED, id="separators"),
+        pytest.param("Boeing 747-400", "Boeing 747 400", Rule.NORMALIZED, id="hyphen-space"),
+        pytest.param("db-prod-01", "db-prod-1", Rule.TYPO, id="leading-zero"),
+        pytest.param("Server \uff12", "Server 2", Rule.NORMALIZED, id="full-width-digit"),
+    ],
+)
+def test_names_whose_numbers_are_the_same_by_value_still_converge(known, sighted, rule):
+    """A fresh-eyes review: comparing numbers as written (separators, leading zeros) had lost
+    these, which converged before the numbers rule."""
+    resolution = resolve(sighted, "tool", [EntityCandidate(1, known, "tool")], True)
+    assert (resolution.entity, resolution.rule) == (1, rule)
