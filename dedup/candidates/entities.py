@@ -113,9 +113,7 @@ def name_lookup(*, kind: str, name: str, key: str, fuzzy: bool, lock: int | None
 
 
 def known_within_reach(kind: str, key: str) -> list[KnownEntity]:
-    """The entities within reach of a key (`owners_within_reach`), of the kind, each with the
-    aliases a person recorded: what `name_lookup` finds when it names none, asked apart for a
-    name whose named entities do not converge on it (`policy.numbers_agree`)."""
+    """`name_lookup`'s find when it names none; asked apart when the named do not converge."""
     entity_ids, alias_ids = owners_within_reach(key)
     return entities_of_owners(kind=kind, entity_ids=entity_ids, alias_ids=alias_ids)
 
