@@ -13,6 +13,8 @@ for 160 numbers); now it takes one, and the array is one text parameter.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from dedup.policy.entities import MAX_POSSIBLE_EDITS
 from palace.models import PERSON_ALIAS_SOURCES
 
@@ -165,3 +167,10 @@ POSTGRESQL_ENTITY_FUNCTION_REMOVE = (
     f"DROP FUNCTION IF EXISTS {ENTITY_FUNCTION_NAME}"
     "(bigint, text, text, text, bigint[], bigint, bigint)"
 )
+
+
+def signatures_parameter(signatures: Iterable[int]) -> str:
+    """Signatures as one PostgreSQL array literal, for a `%s::bigint[]` parameter: psycopg
+    writes a list into the statement one number at a time (0.3 ms for 160 of them), a string
+    in one go."""
+    return "{" + ",".join(map(str, signatures)) + "}"
