@@ -239,11 +239,13 @@ def closing_on_an_unread_body(app: Any) -> Any:
 
     def served(environ: dict[str, Any], start_response: Any) -> Any:
         body = environ.get("wsgi.input")  # gunicorn's, before the app wraps it (config/wsgi.py)
+        # A body sent chunked is never read (Django reads by Content-Length: refused 411).
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
 
         def started(status: str, headers: Any, exc_info: Any = None) -> Any:
             response = getattr(start_response, "__self__", None)
-            if response is not None and unread_body(body) > DRAINED_AT_MOST:
-                response.force_close()
+            if response is not None and (chunked or unread_body(body) >= DRAINED_AT_MOST):
+                response.force_close()  # gunicorn gives up at 64 KiB drained, not past it
             return start_response(status, headers, exc_info)
 
         return app(environ, started)

@@ -121,7 +121,7 @@ def refusal(
     return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
 
 
-REFUSAL_TITLES = {400: "Bad request", 411: "Length required"}
+REFUSAL_TITLES = {400: "Bad request", 411: "Length required", 503: "Unavailable"}
 
 
 class EdgeMiddleware:

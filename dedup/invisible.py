@@ -192,7 +192,7 @@ def hidden_characters(text: str, *, at_most: int = 5) -> list[str]:
     found: dict[str, None] = {}
     for match in _MAY_BE_HIDDEN.finditer(text):  # in C: a page of a million characters reads
         c = match.group()  # them all
-        if c not in _KEPT_FORMAT:
+        if c not in _KEPT_FORMAT and not _TAGS[0] <= c <= _TAGS[1]:  # a region's flag's tags
             found.setdefault(c)
             if len(found) == at_most:
                 break

@@ -47,7 +47,8 @@ class ImportAdmin(ReadOnlyAdmin):
     def malformed(self, imported: Import) -> str:
         errors = imported.errors or []
         shown = [f"{e.get('file')}:{e.get('line')} {e.get('error')}" for e in errors[: self.shown]]
-        return self._first(shown, len(errors))
+        # The summary counts every one; the import keeps the first 100 (`MALFORMED_KEPT`).
+        return self._first(shown, (imported.summary or {}).get("malformed", len(errors)))
 
     def _first(self, shown: list[str], total: int) -> str:
         more = f" (and {total - len(shown)} more)" if total > len(shown) else ""

@@ -101,8 +101,9 @@ def _refused_supersession(
     supersession does (it had ended the drawer, with no successor and no word)."""
     if by is None and named:
         return (
-            f"superseded_by names {str(named)[:100]!r}, neither a drawer of this file nor one an "
-            "import stored under that id: the drawer is left current."
+            f"superseded_by names {str(named)[:100]!r}, which no drawer holds now (none of this "
+            "file, nor one an import stored under that id; or it was deleted meanwhile): the "
+            "drawer is left current."
         )
     if by is None:
         return ""

@@ -661,7 +661,11 @@ def test_what_gunicorn_hands_on_that_django_would_misread_is_refused(
     assert json.loads(body)["code"] == code
 
 
-@pytest.mark.parametrize(("size", "connection"), [(200_000, "close"), (1_000, "keep-alive")])
+@pytest.mark.parametrize(
+    ("size", "connection"),
+    # 65,521 makes a body of 64 KiB exactly: gunicorn gives up at 64 KiB drained.
+    [(200_000, "close"), (65_521, "close"), (1_000, "keep-alive")],
+)
 def test_an_answer_given_before_a_large_body_is_read_says_the_connection_closes(
     deployed: Server, size: int, connection: str
 ):
@@ -687,3 +691,16 @@ def test_an_answer_given_before_a_large_body_is_read_says_the_connection_closes(
     headers = dict(line.split(": ", 1) for line in lines)
     assert status.split()[1] == "401"
     assert headers["Connection"] == connection
+
+
+def test_an_answer_to_a_chunked_body_says_the_connection_closes(deployed: Server):
+    """A chunked body is refused (411) unread: gunicorn closes the connection, so it says so."""
+    chunk = b"x" * 100_000
+    request = (
+        b"POST /api/wings/w/rooms/r/drawers HTTP/1.1\r\nHost: localhost\r\n"
+        b"X-Forwarded-Proto: https\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(chunk) + chunk + b"\r\n0\r\n\r\n"
+    )
+    status, headers, _ = raw_request(deployed, request)
+    assert status == 411
+    assert headers["Connection"] == "close"

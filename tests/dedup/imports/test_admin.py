@@ -38,3 +38,13 @@ def test_an_imports_page_lists_the_first_twenty_of_each(admin_client, tmp_path: 
     assert "(and 5 more)" in page  # of the drawers
     assert "(and 3 more)" in page  # of the malformed records
     assert page.count("export.jsonl:") == 20
+
+
+def test_the_malformed_records_past_those_kept_are_counted(admin_client, tmp_path: Path):
+    """A fresh-eyes review: the import keeps the first 100; "how many more" counted those only."""
+    path = tmp_path / "export.jsonl"
+    path.write_text("not json\n" * 130)
+    imported = imports.import_create(source=str(path), format="mempalace")
+    imports.import_run(imported, path=path)
+    page = admin_client.get(f"/admin/palace/import/{imported.pk}/change/").content.decode()
+    assert "(and 110 more)" in page

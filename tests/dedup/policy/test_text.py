@@ -162,3 +162,10 @@ def test_hidden_characters_name_what_does_not_show_and_not_what_is_drawn():
     ]
     assert hidden_characters("family \U0001f468\u200d\U0001f469 \u0600") == []
     assert len(hidden_characters("".join(chr(0x2060 + i) for i in range(5)) + "\u200b")) == 5
+
+
+def test_a_regions_flag_is_drawn_not_hidden():
+    from dedup.invisible import hidden_characters
+
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    assert hidden_characters(f"Go {england}!") == []
