@@ -16,6 +16,7 @@ from rest_framework import serializers
 
 from api.error_codes import ERROR_CODE_CHOICES
 from dedup.errors import EmptyLabel
+from palace import selectors
 
 
 class InputSerializer(serializers.Serializer):
@@ -85,10 +86,13 @@ class StrictCharField(serializers.CharField):
 
 
 class StrictUUIDField(serializers.UUIDField):
-    """A UUID written as text: DRF's UUIDField takes an integer (and so `true`) as one."""
+    """A UUID written as text, as the API writes ids (`selectors.parse_uuid`, which a path's id
+    is read by): DRF's UUIDField takes an integer (and so `true`) as one, and braces, a
+    `urn:uuid:` prefix or 32 bare digits, so a drawer written under `{...}` could not be read
+    back by that spelling."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, str):
+        if not isinstance(data, str) or selectors.parse_uuid(data) is None:
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
 

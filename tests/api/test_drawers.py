@@ -489,3 +489,12 @@ def test_a_drawer_id_spelled_otherwise_than_the_api_writes_it_is_malformed(api, 
 def test_a_drawer_id_in_capitals_is_the_same_id(api):
     drawer = write(api).json()
     assert api.get(f"/api/drawers/{drawer['id'].upper()}").json()["id"] == drawer["id"]
+
+
+@pytest.mark.parametrize("spelling", ["{%s}", "urn:uuid:%s"])
+def test_a_drawer_id_given_in_the_body_is_read_as_a_path_reads_it(api, spelling):
+    """A fresh-eyes review: a drawer written under `{...}` could not be read back by that id."""
+    response = write(api, id=spelling % uuid.uuid4())
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert not Drawer.objects.exists()
