@@ -136,3 +136,38 @@ def test_the_migration_keeps_one_of_unfinished_twins_a_running_one_first():
         assert SweepPart.objects.get(pk=part.pk).status == "failed"
     finally:
         migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_proposal_stored_before_the_symbols_gate_is_given_its_verdict():
+    """The what-if table and the confirm page read the stored gates: a "✅"/"❌" pair stored
+    before the gate was counted as a merge that Apply then did not make (a fresh-eyes review)."""
+    before, after = [("review", "0010_undo_offers")], [("review", "0011_proposal_symbols_gate")]
+    allowed = "Deploys are allowed: \u2705"
+    try:
+        old = migrate(before)
+        run = old.get_model("review", "SweepRun").objects.create(wing="ops", threshold=0.9)
+        proposals = old.get_model("review", "Proposal").objects
+        gates = {"same_kind": None, "same_entities": None, "numbers_differ": False}
+        changed, kept, entity = (
+            proposals.create(
+                run_id=run.pk,
+                kind=kind,
+                tier="normalized",
+                score=1.0,
+                gates=gates,
+                texts={"older": allowed, "newer": newer},
+            )
+            for kind, newer in (
+                ("drawer", allowed.replace("\u2705", "\u274c")),
+                ("drawer", allowed),
+                ("entity", allowed.replace("\u2705", "\u274c")),
+            )
+        )
+        migrate(after)
+        stored = {p.pk: p.gates for p in Proposal.objects.all()}
+        assert stored[changed.pk]["symbols_differ"] is True
+        assert stored[kept.pk]["symbols_differ"] is False
+        assert "symbols_differ" not in stored[entity.pk]
+    finally:
+        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
