@@ -6,6 +6,8 @@ a client can branch on `code` and show `error`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
@@ -267,3 +269,23 @@ def _a_route(path: str, urlconf: str | None) -> bool:
         return resolve(path, urlconf).url_name != "no-such-route"
     except Resolver404:
         return False
+
+
+READ_METHODS = ("GET", "HEAD")
+
+
+def read_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view read with GET or HEAD: any other method is the API's JSON 405 with `Allow` (the
+    schema and its docs, whose own answers were YAML or HTML; the machines' endpoints, whose
+    `require_safe` answered an empty HTML 405). `wraps` keeps the view's `csrf_exempt`."""
+
+    @wraps(view)
+    def refuse_other_methods(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method in READ_METHODS:
+            return view(request, *args, **kwargs)
+        message = f'Method "{request.method}" not allowed.'
+        response = JsonResponse(body(message, "method_not_allowed"), status=405)
+        response["Allow"] = ", ".join(READ_METHODS)
+        return response
+
+    return refuse_other_methods

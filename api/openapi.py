@@ -10,9 +10,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.errors import body
-
-READ_METHODS = ("GET", "HEAD")
+from api.errors import body, read_only
 
 
 class AgentKeyScheme(OpenApiAuthenticationExtension):
@@ -25,23 +23,6 @@ class AgentKeyScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "An agent key: `Authorization: Bearer <key>` or `Token <key>`.",
         }
-
-
-def read_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Any other method is the API's JSON 405. Left to drf-spectacular, it was answered in the
-    view's own format (YAML, HTML), and OPTIONS on the docs was a 500 (no template for the
-    metadata)."""
-
-    @wraps(view)  # keeps the view's csrf_exempt: a POST is refused as a 405, not by CSRF
-    def refuse_other_methods(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method in READ_METHODS:
-            return view(request, *args, **kwargs)
-        message = f'Method "{request.method}" not allowed.'
-        response = JsonResponse(body(message, "method_not_allowed"), status=405)
-        response["Allow"] = ", ".join(READ_METHODS)
-        return response
-
-    return refuse_other_methods
 
 
 SCHEMA_FORMATS = sorted({renderer.format for renderer in SpectacularAPIView.renderer_classes})

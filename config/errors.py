@@ -5,15 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
-from typing import Any
 
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
-from api.errors import body, not_found_response, unserved_host
+from api.errors import body, not_found_response, read_only, unserved_host
 
 API_PREFIX = "/api/"
 MACHINE_PATHS = ("/healthz", "/readyz", "/metrics")
@@ -54,18 +52,6 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def read_only_machine_endpoint(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A machine's endpoint (`MACHINE_PATHS`), read with GET or HEAD: any other method is the
-    API's JSON 405 with `Allow`. (Django's `require_safe` answered an empty HTML 405, and a POST
-    met the CSRF check first: a 403 HTML page.)"""
-
-    @csrf_exempt
-    @wraps(view)
-    def read_only(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.method in ("GET", "HEAD"):
-            return view(request, *args, **kwargs)
-        message = f'Method "{request.method}" not allowed.'
-        response = JsonResponse(body(message, "method_not_allowed"), status=405)
-        response["Allow"] = "GET, HEAD"
-        return response
-
-    return read_only
+    """A machine's endpoint (`MACHINE_PATHS`), read with GET or HEAD (`api.errors.read_only`),
+    with no CSRF check: a POST met it first, a 403 HTML page."""
+    return csrf_exempt(read_only(view))
