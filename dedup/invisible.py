@@ -150,6 +150,12 @@ def _selects(value: str, index: int) -> bool:
     return _side(before) in (_LETTER, _OTHER)
 
 
+def _taken_out(c: str) -> bool:
+    """A filler, or a format character neither a joiner nor drawn: out of any name, wherever it
+    stands (a tag, after a black flag, is the caller's to keep)."""
+    return c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT)
+
+
 def visible(value: str) -> str:
     """The value without the characters that show nothing (above)."""
     kept: list[str] = []
@@ -160,7 +166,7 @@ def visible(value: str) -> str:
                 kept.append(c)
             continue
         flag = c == _BLACK_FLAG
-        if c in _FILLERS or (unicodedata.category(c) == "Cf" and c not in _KEPT_FORMAT):
+        if _taken_out(c):
             continue
         if c in _JOINERS and not _joins(value, index):
             continue
@@ -190,13 +196,15 @@ def hidden_characters(text: str, *, at_most: int = 5) -> list[str]:
     The joiners emoji and scripts need, and the format characters that are drawn, are not among
     them."""
     found: dict[str, None] = {}
-    for match in _MAY_BE_HIDDEN.finditer(text):  # in C: a page of a million characters reads
-        c = match.group()  # them all
-        if c not in _KEPT_FORMAT and not _TAGS[0] <= c <= _TAGS[1]:  # a region's flag's tags
+    # The regex finds what may be taken out in C: a page of a million characters reads them all.
+    for match in _MAY_BE_TAKEN_OUT.finditer(text):
+        c = match.group()
+        if _taken_out(c) and not _TAGS[0] <= c <= _TAGS[1]:  # tags: a region's flag's
             found.setdefault(c)
             if len(found) == at_most:
                 break
     return [f"U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')}" for c in found]
 
 
-_MAY_BE_HIDDEN = regex.compile(f"[\\p{{Cf}}{''.join(sorted(_FILLERS))}]")
+# The characters `_taken_out` may take: the fillers and the format characters.
+_MAY_BE_TAKEN_OUT = regex.compile(f"[\\p{{Cf}}{''.join(sorted(_FILLERS))}]")
