@@ -31,7 +31,6 @@ from urllib.parse import unquote_to_bytes
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
-from django.template.loader import render_to_string
 
 from api.errors import body
 from api.query import each_given_once
@@ -39,6 +38,7 @@ from config.errors import API_PREFIX, is_api
 from dedup.database import database_failure
 from dedup.errors import InvalidInput
 from dedup.validation import UNSTORABLE_MESSAGE, unstorable
+from review.views.common import refusal_page
 
 logger = logging.getLogger("castellan.edge")
 
@@ -114,14 +114,8 @@ def refusal(
 ) -> HttpResponse:
     if is_api(request):
         return JsonResponse(body(message, code, details), status=status)
-    # The console's page, with its header, but asking nothing of the request (the edge answers
-    # before a session or a user is read): a bare "<h1>400</h1>" had no way back, no language.
-    title = REFUSAL_TITLES.get(status, "Refused")
-    page = render_to_string("refusal.html", {"title": title, "message": message})
-    return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
-
-
-REFUSAL_TITLES = {400: "Bad request", 411: "Length required", 503: "Unavailable"}
+    # The console's page (a bare "<h1>400</h1>" had no way back, no language).
+    return refusal_page(message, status)
 
 
 class EdgeMiddleware:

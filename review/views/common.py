@@ -12,6 +12,7 @@ from django import forms
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.middleware import HtmxDetails
 
@@ -130,3 +131,17 @@ def post_or_show(to: Callable[..., str]) -> Callable:
         return wrapped
 
     return decorate
+
+
+REFUSAL_TITLES = {400: "Bad request", 411: "Length required", 503: "Unavailable"}
+
+
+def refusal_page(
+    message: str, status: int = 400, request: HttpRequest | None = None
+) -> HttpResponse:
+    """The console's page for a request refused before any work (templates/refusal.html): its
+    header, a way back, nothing changed. Without `request` it asks nothing of one, so the edge
+    can answer with it before a session or a user is read (`config.middleware`)."""
+    title = REFUSAL_TITLES.get(status, "Refused")
+    page = render_to_string("refusal.html", {"title": title, "message": message}, request)
+    return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.template.loader import render_to_string
 from django.urls import reverse
 
 from review.services.preferences import shortcuts_set
-from review.views.common import post_or_show, safe_next
+from review.views.common import post_or_show, refusal_page, safe_next
 
 
 @login_required
@@ -20,12 +19,7 @@ def shortcuts(request: HttpRequest) -> HttpResponse:
     "0", another value refused (any but "1" had turned them off, unsaid)."""
     value = request.POST.get("single_key_shortcuts")
     if value not in ("0", "1"):
-        page = render_to_string(
-            "refusal.html",
-            {"title": "Bad request", "message": "single_key_shortcuts must be 1 (on) or 0 (off)."},
-            request=request,
-        )
-        return HttpResponseBadRequest(page)
+        return refusal_page("single_key_shortcuts must be 1 (on) or 0 (off).", request=request)
     shortcuts_set(request=request, enabled=value == "1")
     messages.success(request, f"Single-key shortcuts are {'on' if value == '1' else 'off'}.")
     return redirect(safe_next(request, reverse("review:queue")))
